@@ -1,0 +1,73 @@
+// LocalTensor: a typed view of a region of the current core's UB.
+// The kernel-core layer (queues, TBuf, DataCopy) creates them; the vector layer reads
+// aopt_addr()/aopt_ptr() to compute and to record addresses for the timing model.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "aopt_sim/kernel/core.h"
+#include "aopt_sim/kernel/types.h"
+
+namespace AscendC {
+
+enum class TPosition : std::uint8_t { GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM, SPM, SHM, TSCM, MAX };
+using QuePosition = TPosition;
+
+template <typename T>
+class LocalTensor {
+ public:
+  using PrimType = T;
+  LocalTensor() = default;
+  // Our own constructor (not AscendC API): a view of `count` elements at UB byte address `addr`.
+  LocalTensor(std::uint32_t addr, std::uint32_t count, TPosition pos = TPosition::VECCALC)
+      : addr_(addr), size_(count), pos_(pos) {}
+
+  // Sub-tensor starting `offset` elements in.
+  LocalTensor operator[](std::uint32_t offset) const {
+    return LocalTensor(addr_ + offset * static_cast<std::uint32_t>(sizeof(T)),
+                       size_ > offset ? size_ - offset : 0, pos_);
+  }
+  T GetValue(std::uint32_t idx, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
+    check_index(idx, loc, "GetValue");
+    aopt::sim::record_scalar(1, 0, loc, "GetValue");
+    return aopt_ptr()[idx];
+  }
+  void SetValue(std::uint32_t idx, T value, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
+    check_index(idx, loc, "SetValue");
+    aopt::sim::record_scalar(1, 0, loc, "SetValue");
+    aopt_ptr()[idx] = value;
+  }
+  template <typename U>
+  LocalTensor<U> ReinterpretCast() const {
+    return LocalTensor<U>(addr_, static_cast<std::uint32_t>(
+                                     (static_cast<std::uint64_t>(size_) * sizeof(T)) / sizeof(U)),
+                          pos_);
+  }
+  std::uint32_t GetSize() const { return size_; }
+  void SetSize(std::uint32_t size) { size_ = size; }
+  std::uint32_t GetLength() const { return size_ * static_cast<std::uint32_t>(sizeof(T)); }
+  TPosition GetPosition() const { return pos_; }
+  T* GetPhyAddr() const { return aopt_ptr(); }
+  T* GetPhyAddr(std::uint32_t offset) const { return aopt_ptr() + offset; }
+
+  // --- emulator-only accessors (not AscendC API) ---
+  std::uint32_t aopt_addr() const { return addr_; }  // UB byte address
+  T* aopt_ptr() const { return reinterpret_cast<T*>(aopt::sim::ub_base() + addr_); }
+  bool aopt_valid() const { return size_ != 0 || addr_ != 0; }
+
+ private:
+  void check_index(std::uint32_t idx, const aopt::sim::src_loc& loc, const char* api) const {
+    if (idx >= size_) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::ub_out_of_bounds,
+                      std::string("index ") + std::to_string(idx) + " is outside the tensor of " +
+                          std::to_string(size_) + " elements",
+                      loc, api);
+    }
+  }
+  std::uint32_t addr_ = 0;
+  std::uint32_t size_ = 0;
+  TPosition pos_ = TPosition::VECCALC;
+};
+
+}  // namespace AscendC

@@ -1,0 +1,75 @@
+// Scalar types of the AscendC kernel language: half, bfloat16_t, the GM address type.
+// `half` is the native IEEE binary16 type of g++ (_Float16): every arithmetic operation on it is
+// rounded to binary16, as on the chip. bfloat16_t is 16 bits with round-to-nearest-even
+// conversion from float; arithmetic goes through float and rounds back.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+using half = _Float16;
+
+struct bfloat16_t {
+  std::uint16_t bits = 0;
+
+  constexpr bfloat16_t() = default;
+  bfloat16_t(float f) : bits(from_float(f)) {}  // NOLINT: implicit like the hardware type
+  bfloat16_t(double d) : bfloat16_t(static_cast<float>(d)) {}
+  bfloat16_t(int v) : bfloat16_t(static_cast<float>(v)) {}
+  bfloat16_t(half h) : bfloat16_t(static_cast<float>(h)) {}
+
+  static bfloat16_t from_bits(std::uint16_t b) {
+    bfloat16_t r;
+    r.bits = b;
+    return r;
+  }
+  static std::uint16_t from_float(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x007fffffu) != 0) {
+      return static_cast<std::uint16_t>((u >> 16) | 0x0040u);  // quiet NaN, keep sign
+    }
+    const std::uint32_t lsb = (u >> 16) & 1u;
+    u += 0x7fffu + lsb;  // round to nearest, ties to even
+    return static_cast<std::uint16_t>(u >> 16);
+  }
+  float ToFloat() const {
+    std::uint32_t u = static_cast<std::uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+  }
+  operator float() const { return ToFloat(); }  // NOLINT
+
+  friend bfloat16_t operator+(bfloat16_t a, bfloat16_t b) { return bfloat16_t(a.ToFloat() + b.ToFloat()); }
+  friend bfloat16_t operator-(bfloat16_t a, bfloat16_t b) { return bfloat16_t(a.ToFloat() - b.ToFloat()); }
+  friend bfloat16_t operator*(bfloat16_t a, bfloat16_t b) { return bfloat16_t(a.ToFloat() * b.ToFloat()); }
+  friend bfloat16_t operator/(bfloat16_t a, bfloat16_t b) { return bfloat16_t(a.ToFloat() / b.ToFloat()); }
+  bfloat16_t& operator+=(bfloat16_t o) { return *this = *this + o; }
+  bfloat16_t& operator-=(bfloat16_t o) { return *this = *this - o; }
+  bfloat16_t& operator*=(bfloat16_t o) { return *this = *this * o; }
+  bfloat16_t& operator/=(bfloat16_t o) { return *this = *this / o; }
+  bfloat16_t operator-() const { return from_bits(static_cast<std::uint16_t>(bits ^ 0x8000u)); }
+};
+
+namespace AscendC {
+using ::bfloat16_t;
+using ::half;
+}  // namespace AscendC
+
+#ifndef __aicore__
+#define __aicore__
+#endif
+#ifndef __global__
+#define __global__
+#endif
+#ifndef __gm__
+#define __gm__
+#endif
+#ifndef __ubuf__
+#define __ubuf__
+#endif
+#ifndef __inline__
+#define __inline__ inline
+#endif
+using GM_ADDR = std::uint8_t*;

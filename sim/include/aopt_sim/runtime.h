@@ -1,0 +1,69 @@
+// The emulated device runtime: GM allocations and kernel launch on blockDim emulated AIV cores.
+// Contract shared by the kernel API (sim/include/aopt_sim/kernel), the harness (sim/harness),
+// the timing model's tests and the API tests. Implementation: sim/runtime/.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aopt_sim/trace.h"
+
+namespace aopt::sim {
+
+// Hardware errors: what the chip would reject or hang on. Never a slowdown.
+enum class hw_error_kind : std::uint8_t {
+  ub_overflow,          // TPipe/TBuf allocations exceed the core's UB
+  misaligned,           // UB or GM address not 32 B aligned where the instruction requires it
+  truncated_copy,       // contiguous DataCopy of a size that is not a multiple of 32 B
+  param_out_of_range,   // repeat > 255, blockLen > 65535, count > tensor size, ...
+  reserved_event,       // event id 6 or 7, or an id outside 0..7
+  double_set_event,     // SetFlag twice before the matching WaitFlag
+  deadlock,             // a WaitFlag that can never be satisfied
+  gm_out_of_bounds,     // a GM access outside every allocation the kernel was given
+  ub_out_of_bounds,     // a LocalTensor access outside its buffer
+  sync_all_missing_core,// SyncAll with a core that never arrives
+  invalid_use,          // API misuse: DeQue on an empty queue, FreeTensor twice, ...
+};
+const char* hw_error_kind_name(hw_error_kind k);
+
+struct hw_error {
+  hw_error_kind kind = hw_error_kind::invalid_use;
+  std::string message;   // what was wrong and what to do
+  call_site site;        // where in the operator's source
+  std::uint32_t block_idx = 0;
+  std::string to_string() const;  // "file:line: in function: API: message (core N)"
+};
+
+// Thrown inside an emulated core; caught by launch(). Kernel code never sees it.
+struct hw_fault {
+  hw_error error;
+};
+
+// GM memory the kernel may address. Allocations are 4096-byte aligned and zero-filled; any
+// GM access by a kernel must fall inside one of them.
+void* gm_alloc(std::size_t bytes, std::string name);
+void gm_free(void* p);
+// Allocation containing [p, p+bytes) or nullptr; `base` receives its start.
+const char* gm_find(const void* p, std::size_t bytes, const void** base = nullptr);
+
+struct launch_options {
+  std::uint32_t block_dim = 1;
+  std::uint32_t core_count = 40;     // physical AIV cores (profile); more blocks run in waves
+  std::uint32_t ub_bytes = 196608;   // UB capacity per core (profile)
+  bool record_trace = true;
+};
+
+struct launch_result {
+  std::vector<core_trace> cores;     // one per block, index = block idx
+  std::optional<hw_error> error;     // first hardware error, if any (traces are partial then)
+};
+
+// Runs `body` once per block, each on its own thread with that block's core context
+// (GetBlockIdx, UB, trace). SyncAll inside body is a real barrier across the blocks.
+launch_result launch(const launch_options& opts, const std::function<void()>& body);
+
+}  // namespace aopt::sim

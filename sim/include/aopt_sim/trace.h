@@ -1,0 +1,110 @@
+// The instruction trace: the contract between the functional emulation (kernel API, runtime)
+// and the timing model (sim/timing). Every AscendC call a kernel makes on one emulated core
+// appends records here, in program order, with real UB/GM addresses; the timing model replays
+// them. Nothing in this header depends on the kernel API headers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aopt::sim {
+
+// The pipes of one AIV core. PIPE_ALL is not a pipe: a barrier on it is rec_kind::barrier
+// with pipe::all.
+enum class pipe : std::uint8_t { s = 0, v = 1, mte2 = 2, mte3 = 3, all = 4 };
+inline constexpr int pipe_count = 4;
+
+enum class rec_kind : std::uint8_t {
+  scalar,     // scalar-pipe work: `repeats` element accesses (GetValue/SetValue, priced by the
+              // profile's scalar.elem_access_cycles) plus `cycles` fixed cycles (mask sets)
+  vector,     // one vector instruction on PIPE_V (calls over 255 repeats already split or not:
+              // the timing model splits by `repeats`)
+  copy_in,    // GM -> UB on MTE2
+  copy_out,   // UB -> GM on MTE3 (atomic when `atomic` is set)
+  copy_local, // UB -> UB on PIPE_V
+  set_flag,   // SetFlag<src_dst>(event): fires when all earlier work of `src` has finished
+  wait_flag,  // WaitFlag<src_dst>(event): blocks `dst` until set, then clears the flag
+  barrier,    // PipeBarrier<p>: later work of p waits for earlier work of p (p == all: every pipe)
+  sync_all,   // SyncAll(): every core drains and waits for every other core
+};
+
+// Vector cost classes; cycles per repeat for each class and dtype come from the device profile
+// (sim/profiles/*.json, key = the name returned by vec_class_name()).
+enum class vec_class : std::uint8_t {
+  unary,        // Adds Muls Maxs Mins Relu Abs Reciprocal Rsqrt Not ShiftLeft/Right LeakyRelu
+  binary,       // Add Sub Mul Max Min And Or Axpy
+  compare,      // Compare CompareScalar
+  select,       // Select
+  duplicate,    // Duplicate, CreateVecIndex, Brcb
+  cast,         // Cast
+  exp_ln,       // Exp Ln
+  sqrt,         // Sqrt
+  div,          // Div
+  reduce_sum,   // ReduceSum WholeReduceSum BlockReduceSum PairReduceSum RepeatReduceSum
+  reduce_max,   // ReduceMax ReduceMin WholeReduceMax/Min
+  mul_add,      // MulAddDst FusedMulAdd (three operands)
+  gather,       // Gather
+  gather_mask,  // GatherMask
+  count_
+};
+
+inline const char* vec_class_name(vec_class c) {
+  switch (c) {
+    case vec_class::unary: return "unary";
+    case vec_class::binary: return "binary";
+    case vec_class::compare: return "compare";
+    case vec_class::select: return "select";
+    case vec_class::duplicate: return "duplicate";
+    case vec_class::cast: return "cast";
+    case vec_class::exp_ln: return "exp_ln";
+    case vec_class::sqrt: return "sqrt";
+    case vec_class::div: return "div";
+    case vec_class::reduce_sum: return "reduce_sum";
+    case vec_class::reduce_max: return "reduce_max";
+    case vec_class::mul_add: return "mul_add";
+    case vec_class::gather: return "gather";
+    case vec_class::gather_mask: return "gather_mask";
+    case vec_class::count_: break;
+  }
+  return "unknown";
+}
+
+// Where in the operator's source a record was issued (std::source_location of the API call).
+struct call_site {
+  std::string file;
+  std::uint32_t line = 0;
+  std::string function;  // enclosing function of the call
+  std::string api;       // AscendC API name, e.g. "DataCopy"
+};
+
+struct trace_rec {
+  rec_kind kind = rec_kind::scalar;
+  pipe p = pipe::s;           // executing pipe (barrier: the barrier's pipe)
+  pipe src = pipe::s;         // set_flag / wait_flag: source pipe of the event
+  pipe dst = pipe::s;         // set_flag / wait_flag: destination pipe of the event
+  std::uint8_t dtype_bytes = 0;  // vector: element size the class cost is looked up for
+  vec_class vclass = vec_class::unary;
+  bool atomic = false;        // copy_out with SetAtomicAdd/Max active
+  std::uint16_t event = 0;    // flag id (user ids 0..7; queue-internal ids start at 64)
+  std::uint32_t site = 0;     // index into core_trace::sites
+  std::uint32_t repeats = 0;  // vector: number of repeats (256 B each; count form: ceil);
+                              // scalar: number of element accesses
+  std::uint16_t bank_cycles = 0;  // vector: cycles per repeat imposed by UB bank-group
+                                  // conflicts (0 = conflict-free; see MODEL.md section 3)
+  std::uint32_t blocks = 0;       // copies: number of bursts (1 for contiguous copies)
+  std::uint32_t block_bytes = 0;  // copies: bytes per burst
+  std::uint64_t gm_addr = 0;      // copies: GM byte address of the first burst (offset from
+                                  // the start of the GM allocation, so alignment is meaningful)
+  std::uint32_t ub_addr = 0;      // copies and vector: UB byte address (destination)
+  std::uint64_t cycles = 0;       // scalar: fixed cycles of scalar work
+};
+
+struct core_trace {
+  std::uint32_t block_idx = 0;
+  std::vector<trace_rec> recs;
+  std::vector<call_site> sites;
+  std::uint32_t ub_peak_bytes = 0;  // high-water mark of TPipe allocations on this core
+};
+
+}  // namespace aopt::sim
