@@ -9,8 +9,10 @@ function(aopt_add_test)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
+  # A list inside PROPERTIES is flattened: escape it so every label survives.
+  string(REPLACE ";" "\\;" _labels "${T_LABELS}")
   gtest_discover_tests(${T_NAME}
     DISCOVERY_MODE PRE_TEST
-    PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+    PROPERTIES LABELS "${_labels}" TIMEOUT ${T_TIMEOUT}
                ENVIRONMENT "AOPT_SOURCE_DIR=${PROJECT_SOURCE_DIR};AOPT_BUILD_DIR=${PROJECT_BINARY_DIR}")
 endfunction()

@@ -55,7 +55,12 @@ struct launch_options {
   std::uint32_t core_count = 40;     // physical AIV cores (profile); more blocks run in waves
   std::uint32_t ub_bytes = 196608;   // UB capacity per core (profile)
   bool record_trace = true;
+  std::uint64_t tiling_key = 0;      // what TILING_KEY_IS(k) compares against
 };
+
+// Bytes at the start of the kernel's workspace reserved for the system (GetUserWorkspace
+// returns workspace + this; the host's GetLibApiWorkSpaceSize() must answer the same).
+inline constexpr std::size_t sys_workspace_bytes = std::size_t{16} << 20;
 
 struct launch_result {
   std::vector<core_trace> cores;     // one per block, index = block idx

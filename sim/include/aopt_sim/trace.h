@@ -98,6 +98,11 @@ struct trace_rec {
                                   // the start of the GM allocation, so alignment is meaningful)
   std::uint32_t ub_addr = 0;      // copies and vector: UB byte address (destination)
   std::uint64_t cycles = 0;       // scalar: fixed cycles of scalar work
+  // Added by the timing model (H3), additive: both default to "unknown/normal".
+  std::uint16_t gm_buf = 0;       // copies: index of the GM allocation touched (1-based; 0 =
+                                  // unknown); same-window serialisation compares it
+  bool l2_bypass = false;         // copies: the GlobalTensor had SetL2CacheHint(
+                                  // CacheMode::CACHE_MODE_DISABLE): the data does not allocate in L2
 };
 
 struct core_trace {

@@ -44,4 +44,38 @@ void record_scalar(std::uint64_t elem_accesses, std::uint64_t raw_cycles, const 
 [[noreturn]] void fail(hw_error_kind kind, const std::string& message, const src_loc& loc,
                        const char* api);
 
+// ---- Additions for the kernel-core layer (queues, TPipe, copies, sync); implemented in
+// sim/runtime/core_context.cpp. ----
+
+// Current core's TPipe (GetTPipePtr): set by the TPipe constructor, cleared by its destructor.
+void set_current_pipe(void* pipe);
+void* current_pipe();
+// Records the end of a TPipe allocation (UB byte offset) into core_trace::ub_peak_bytes.
+void note_ub_usage(std::uint32_t end_bytes);
+// A fresh queue-internal event id (64 and up) for the pipe pair {a, b}; unique on this core.
+std::uint16_t next_queue_event(pipe a, pipe b);
+
+// Atomic accumulation mode of UB->GM copies (SetAtomicAdd/Max/Min/None), per core.
+enum class atomic_op : std::uint8_t { none, add, max, min };
+atomic_op atomic_mode();
+void set_atomic_mode(atomic_op op);
+// Serialises atomic read-modify-write of GM across cores.
+void gm_atomic_lock();
+void gm_atomic_unlock();
+
+// SyncAll(): a true barrier across every block of the launch. Raises sync_all_missing_core
+// when a block finishes without arriving, or when block_dim exceeds the physical core count.
+void sync_all(const src_loc& loc, const char* api);
+
+// System workspace pointer (SetSysWorkspace / GetSysWorkSpacePtr), per core.
+void set_sys_workspace(std::uint8_t* p);
+std::uint8_t* sys_workspace();
+// Size in bytes (as requested) of the GM allocation starting at `base`; 0 if none starts there.
+std::size_t gm_alloc_bytes(const void* base);
+// The tiling key the launch was given (TILING_KEY_IS).
+std::uint64_t tiling_key();
+// Unique per block execution (process-wide, never reused): per-core state kept by the API
+// headers in thread_locals (mask registers, ...) resets when it changes.
+std::uint64_t core_serial();
+
 }  // namespace aopt::sim

@@ -55,6 +55,11 @@ struct bfloat16_t {
 namespace AscendC {
 using ::bfloat16_t;
 using ::half;
+
+// Constants of the AscendC headers that the data-movement API is specified in.
+constexpr std::int32_t ONE_BLK_SIZE = 32;              // bytes of one UB data block
+constexpr std::uint16_t DEFAULT_DATA_COPY_NBURST = 1;  // DataCopyParams::blockCount default
+constexpr std::uint16_t DEFAULT_DATA_COPY_STRIDE = 0;  // DataCopyParams gap default
 }  // namespace AscendC
 
 #ifndef __aicore__

@@ -1,0 +1,681 @@
+// The host harness of the `sim` backend: `host --signature` and `host --run run.json`, exactly
+// as docs/harness-protocol.md specifies. Linked (with main.cpp) into every candidate's host
+// executable together with the operator's op_host sources.
+#include "aopt_sim/host/harness.h"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aopt_sim/host/host.h"
+#include "aopt_sim/host/list_tensor_desc.h"
+#include "aopt_sim/kernel/core.h"
+#include "aopt_sim/profile.h"
+#include "aopt_sim/runtime.h"
+#if __has_include("aopt_sim/timing.h")
+#include "aopt_sim/timing.h"
+#define AOPT_HARNESS_HAVE_TIMING 1
+#endif
+
+namespace aopt::sim::harness {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using gm_ptr = std::uint8_t*;
+
+// The request itself is malformed (an evaluator bug, not an operator result): exit code 2.
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// The operator failed before launch (tiling, InferShape, attributes): status tiling_error.
+struct tiling_failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct tensor_item {
+  std::vector<std::int64_t> shape;
+  ge::DataType dtype = ge::DT_FLOAT;
+  std::string dtype_name;
+  std::string file;             // as given in run.json
+  std::vector<std::uint8_t> bytes;
+  bool shape_given = false;
+  gm_ptr gm = nullptr;
+};
+
+struct io_arg {
+  std::string name;
+  std::size_t ir_index = 0;
+  bool present = true;
+  bool is_list = false;
+  std::vector<tensor_item> items;
+};
+
+std::int64_t numel(const std::vector<std::int64_t>& shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+std::string shape_str(const std::vector<std::int64_t>& s) {
+  std::string r = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+gert::Shape to_gert(const std::vector<std::int64_t>& s) {
+  gert::Shape g;
+  for (auto d : s) g.AppendDim(d);
+  return g;
+}
+
+std::vector<std::int64_t> from_gert(const gert::Shape& g) {
+  std::vector<std::int64_t> s;
+  for (std::size_t i = 0; i < g.GetDimNum(); ++i) s.push_back(g.GetDim(i));
+  return s;
+}
+
+std::size_t elem_bytes(ge::DataType dt) { return static_cast<std::size_t>(ge::GetSizeByDataType(dt)); }
+
+class runner {
+ public:
+  explicit runner(std::string path) : run_path_(std::move(path)) {
+    dir_ = fs::path(run_path_).parent_path();
+  }
+  ~runner() {
+    for (void* p : allocations_) aopt::sim::gm_free(p);
+    if (handle_ != nullptr) dlclose(handle_);
+  }
+  runner(const runner&) = delete;
+  runner& operator=(const runner&) = delete;
+
+  int run();
+
+ private:
+  fs::path resolve(const std::string& f) const {
+    fs::path p(f);
+    return p.is_absolute() || dir_.empty() ? p : dir_ / p;
+  }
+  void load_request();
+  tensor_item read_item(const json& j, const std::string& name, bool is_input);
+  io_arg read_arg(const json& j, const std::string& name, std::size_t ir, bool is_input);
+  void build_instance();
+  void set_attrs();
+  void infer_outputs();
+  void run_tiling();
+  void allocate_gm();
+  void launch_kernel();
+  void write_outputs();
+  void write_result();
+  gm_ptr alloc(std::size_t bytes, const std::string& name) {
+    void* p = aopt::sim::gm_alloc(bytes == 0 ? 32 : bytes, name);
+    allocations_.push_back(p);
+    return static_cast<gm_ptr>(p);
+  }
+
+  std::string run_path_;
+  fs::path dir_;
+  json req_;
+  fs::path result_path_ = "result.json";
+  device_profile profile_;
+  const host::op_def_record* rec_ = nullptr;
+  host::op_instance op_;
+  std::vector<io_arg> inputs_;
+  std::vector<io_arg> outputs_;
+  std::shared_ptr<void> compile_info_;
+  std::vector<void*> allocations_;
+  std::vector<gm_ptr> args_;
+  std::size_t workspace_bytes_ = 0;
+  std::size_t tiling_bytes_ = 0;
+  void* handle_ = nullptr;
+
+  // result
+  std::string status_ = "ok";
+  std::string message_;
+  json hw_error_ = nullptr;
+  json timing_ = nullptr;
+  std::uint32_t ub_bytes_ = 0;
+  bool tiled_ = false;
+};
+
+json hw_error_json(const hw_error& e) {
+  return {{"kind", hw_error_kind_name(e.kind)}, {"message", e.message},   {"file", e.site.file},
+          {"line", e.site.line},                {"function", e.site.function}, {"api", e.site.api},
+          {"block_idx", e.block_idx}};
+}
+
+void runner::load_request() {
+  std::ifstream in(run_path_);
+  if (!in) throw usage_error("cannot open " + run_path_ + ": give the path of a run.json (docs/harness-protocol.md)");
+  try {
+    req_ = json::parse(in);
+  } catch (const json::exception& e) {
+    throw usage_error(run_path_ + ": not valid JSON: " + e.what());
+  }
+  if (!req_.is_object()) throw usage_error(run_path_ + ": the request must be a JSON object");
+  result_path_ = resolve(req_.value("result", std::string("result.json")));
+}
+
+tensor_item runner::read_item(const json& j, const std::string& name, bool is_input) {
+  tensor_item t;
+  const std::string where = run_path_ + ": " + (is_input ? "input '" : "output '") + name + "'";
+  if (!j.is_object()) throw usage_error(where + " must be an object");
+  if (!j.contains("dtype") || !j["dtype"].is_string()) throw usage_error(where + " has no \"dtype\" string");
+  t.dtype_name = j["dtype"].get<std::string>();
+  auto dt = host::parse_dtype(t.dtype_name);
+  if (!dt) throw usage_error(where + ": unknown dtype '" + t.dtype_name + "' (use float16 float32 bfloat16 int8 ... bool)");
+  t.dtype = *dt;
+  if (j.contains("shape")) {
+    if (!j["shape"].is_array()) throw usage_error(where + ": \"shape\" must be an array of integers");
+    for (const auto& d : j["shape"]) {
+      if (!d.is_number_integer() || d.get<std::int64_t>() < 0) {
+        throw usage_error(where + ": \"shape\" must hold non-negative integers");
+      }
+      t.shape.push_back(d.get<std::int64_t>());
+    }
+    t.shape_given = true;
+  } else if (is_input) {
+    throw usage_error(where + " has no \"shape\"");
+  }
+  if (!j.contains("file") || !j["file"].is_string()) throw usage_error(where + " has no \"file\"");
+  t.file = j["file"].get<std::string>();
+  if (is_input) {
+    const fs::path p = resolve(t.file);
+    std::ifstream f(p, std::ios::binary);
+    if (!f) throw usage_error(where + ": cannot open tensor file " + p.string());
+    t.bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    const std::size_t want = static_cast<std::size_t>(numel(t.shape)) * elem_bytes(t.dtype);
+    if (t.bytes.size() != want) {
+      throw usage_error(where + ": " + p.string() + " holds " + std::to_string(t.bytes.size()) + " bytes but shape " +
+                        shape_str(t.shape) + " of " + t.dtype_name + " needs " + std::to_string(want));
+    }
+  }
+  return t;
+}
+
+io_arg runner::read_arg(const json& j, const std::string& name, std::size_t ir, bool is_input) {
+  io_arg a;
+  a.name = name;
+  a.ir_index = ir;
+  if (j.contains("list")) {
+    a.is_list = true;
+    if (!j["list"].is_array()) throw usage_error(run_path_ + ": \"list\" of '" + name + "' must be an array");
+    for (const auto& item : j["list"]) a.items.push_back(read_item(item, name, is_input));
+  } else {
+    a.items.push_back(read_item(j, name, is_input));
+  }
+  return a;
+}
+
+void runner::build_instance() {
+  const json ins = req_.value("inputs", json::array());
+  const json outs = req_.value("outputs", json::array());
+  if (!ins.is_array() || !outs.is_array()) throw usage_error(run_path_ + ": \"inputs\" and \"outputs\" must be arrays");
+  auto find = [](const json& arr, const std::string& name) -> const json* {
+    for (const auto& e : arr) {
+      if (e.is_object() && e.value("name", std::string()) == name) return &e;
+    }
+    return nullptr;
+  };
+  if (rec_->defined) {
+    for (std::size_t ir = 0; ir < rec_->inputs.size(); ++ir) {
+      const auto& p = rec_->inputs[ir];
+      const json* j = find(ins, p.name);
+      if (j == nullptr) {
+        if (p.type == host::param_type::required) {
+          throw usage_error(run_path_ + ": required input '" + p.name + "' of " + rec_->op_type + " is missing");
+        }
+        io_arg a;
+        a.name = p.name;
+        a.ir_index = ir;
+        a.present = false;
+        inputs_.push_back(std::move(a));
+        continue;
+      }
+      inputs_.push_back(read_arg(*j, p.name, ir, true));
+    }
+    for (std::size_t ir = 0; ir < rec_->outputs.size(); ++ir) {
+      const auto& p = rec_->outputs[ir];
+      const json* j = find(outs, p.name);
+      if (j == nullptr) {
+        throw usage_error(run_path_ + ": output '" + p.name + "' of " + rec_->op_type +
+                          " is missing (every output needs a dtype and a file)");
+      }
+      outputs_.push_back(read_arg(*j, p.name, ir, false));
+    }
+  } else {
+    for (std::size_t i = 0; i < ins.size(); ++i) inputs_.push_back(read_arg(ins[i], ins[i].value("name", ""), i, true));
+    for (std::size_t i = 0; i < outs.size(); ++i) outputs_.push_back(read_arg(outs[i], outs[i].value("name", ""), i, false));
+  }
+
+  op_.node_type = rec_->op_type;
+  op_.node_name = rec_->op_type;
+  op_.ir_input_count = inputs_.size();
+  op_.ir_output_count = outputs_.size();
+  op_.platform = host::default_platform();
+  auto fill_slot = [](host::io_slot& s, const io_arg& a, std::size_t rel, const tensor_item& t) {
+    s.name = a.name;
+    s.ir_index = a.ir_index;
+    s.relative = rel;
+    s.shape.MutableOriginShape() = to_gert(t.shape);
+    s.shape.MutableStorageShape() = to_gert(t.shape);
+    s.desc.SetDataType(t.dtype);
+    s.tensor.MutableShape() = s.shape;
+    s.tensor.SetDataType(t.dtype);
+    if (!t.bytes.empty()) s.tensor.SetData(t.bytes.data(), t.bytes.size());
+  };
+  for (const auto& a : inputs_) {
+    if (!a.present) continue;
+    for (std::size_t r = 0; r < a.items.size(); ++r) {
+      op_.inputs.emplace_back();
+      fill_slot(op_.inputs.back(), a, r, a.items[r]);
+    }
+  }
+  for (const auto& a : outputs_) {
+    for (std::size_t r = 0; r < a.items.size(); ++r) {
+      op_.outputs.emplace_back();
+      fill_slot(op_.outputs.back(), a, r, a.items[r]);
+    }
+  }
+}
+
+void runner::set_attrs() {
+  const json attrs = req_.value("attrs", json::object());
+  if (!attrs.is_object()) throw usage_error(run_path_ + ": \"attrs\" must be an object");
+  using K = gert::AoptAttrValue::kind;
+  for (const auto& def : rec_->attrs) {
+    auto v = std::make_unique<gert::AoptAttrValue>(def.default_value);
+    v->k = def.kind;
+    if (attrs.contains(def.name)) {
+      const json& j = attrs[def.name];
+      try {
+        switch (def.kind) {
+          case K::boolean: v->b = j.get<bool>(); break;
+          case K::int64: case K::data_type: v->i = j.get<std::int64_t>(); break;
+          case K::float32: v->f = j.get<float>(); break;
+          case K::string: v->s = j.get<std::string>(); break;
+          case K::list_int: v->li = j.get<std::vector<std::int64_t>>(); break;
+          case K::list_float: v->lf = j.get<std::vector<float>>(); break;
+          case K::list_bool: {
+            v->lb.clear();
+            for (const auto& b : j) v->lb.push_back(b.get<bool>() ? 1 : 0);
+            break;
+          }
+          case K::none: break;
+        }
+      } catch (const json::exception& e) {
+        throw usage_error(run_path_ + ": attribute '" + def.name + "' has the wrong JSON type for its OpDef type: " +
+                          e.what());
+      }
+    } else if (def.required) {
+      throw tiling_failure("required attribute '" + def.name + "' of " + rec_->op_type +
+                           " has no value: add it to the case's \"attrs\"");
+    }
+    op_.attrs.aopt_add(std::move(v));
+  }
+}
+
+void runner::infer_outputs() {
+  bool need_shape = false;
+  for (const auto& a : outputs_) {
+    for (const auto& t : a.items) need_shape = need_shape || !t.shape_given;
+  }
+  if (need_shape && rec_->infer_shape != nullptr) {
+    gert::InferShapeContext ctx(&op_);
+    ge::graphStatus st = ge::GRAPH_FAILED;
+    try {
+      st = rec_->infer_shape(&ctx);
+    } catch (const std::exception& e) {
+      throw tiling_failure(std::string("InferShape threw: ") + e.what());
+    }
+    if (st != ge::GRAPH_SUCCESS) {
+      throw tiling_failure("InferShape of " + rec_->op_type + " returned failure (" + std::to_string(st) + ")");
+    }
+  }
+  std::vector<std::int64_t> first_input;
+  for (const auto& a : inputs_) {
+    if (a.present && !a.items.empty()) {
+      first_input = a.items.front().shape;
+      break;
+    }
+  }
+  std::size_t slot = 0;
+  for (auto& a : outputs_) {
+    for (auto& t : a.items) {
+      auto& s = op_.outputs[slot++];
+      if (!t.shape_given) {
+        t.shape = rec_->infer_shape != nullptr ? from_gert(s.shape.GetOriginShape()) : first_input;
+        for (auto d : t.shape) {
+          if (d < 0) {
+            throw tiling_failure("InferShape gave output '" + a.name + "' the shape " + shape_str(t.shape) +
+                                 " with an unknown dimension: give the shape in the case");
+          }
+        }
+      }
+      s.shape.MutableOriginShape() = to_gert(t.shape);
+      s.shape.MutableStorageShape() = to_gert(t.shape);
+      s.tensor.MutableShape() = s.shape;
+    }
+  }
+}
+
+void runner::run_tiling() {
+  if (rec_->tiling == nullptr) {
+    throw tiling_failure("no tiling function is registered for " + rec_->op_type +
+                         ": use this->AICore().SetTiling(TilingFunc) or IMPL_OP_OPTILING(" + rec_->op_type +
+                         ").Tiling(TilingFunc)");
+  }
+  if (rec_->make_compile_info) {
+    compile_info_ = rec_->make_compile_info();
+    op_.compile_info = compile_info_.get();
+    gert::TilingParseContext pctx(compile_info_.get(), op_.platform, op_.node_name.c_str());
+    ge::graphStatus st = ge::GRAPH_FAILED;
+    try {
+      st = rec_->tiling_parse(&pctx);
+    } catch (const std::exception& e) {
+      throw tiling_failure(std::string("TilingParse threw: ") + e.what());
+    }
+    if (st != ge::GRAPH_SUCCESS) throw tiling_failure("TilingParse returned failure (" + std::to_string(st) + ")");
+  }
+  gert::TilingContext ctx(&op_);
+  ge::graphStatus st = ge::GRAPH_FAILED;
+  try {
+    st = rec_->tiling(&ctx);
+  } catch (const std::exception& e) {
+    throw tiling_failure(std::string("the tiling function threw: ") + e.what());
+  }
+  if (st != ge::GRAPH_SUCCESS) {
+    throw tiling_failure("the tiling function of " + rec_->op_type + " returned failure (" + std::to_string(st) +
+                         "); its OP_LOGE output is on stderr");
+  }
+  tiled_ = true;
+  tiling_bytes_ = op_.raw_tiling.GetDataSize();
+  if (tiling_bytes_ == 0) {
+    throw tiling_failure("the tiling function left the tiling data size at 0: call "
+                         "context->GetRawTilingData()->SetDataSize(tiling.GetDataSize()) after SaveToBuffer");
+  }
+  if (tiling_bytes_ > op_.raw_tiling.GetCapacity()) {
+    throw tiling_failure("tiling data size " + std::to_string(tiling_bytes_) + " exceeds the buffer capacity " +
+                         std::to_string(op_.raw_tiling.GetCapacity()));
+  }
+  if (op_.block_dim == 0) {
+    throw tiling_failure("the tiling function set block dim 0 (call context->SetBlockDim(n) with n >= 1)");
+  }
+  if (op_.block_dim > 65535) {
+    throw tiling_failure("block dim " + std::to_string(op_.block_dim) + " exceeds 65535");
+  }
+  workspace_bytes_ = op_.workspace_num > 0 ? op_.workspaces[0] : 0;
+}
+
+void runner::allocate_gm() {
+  auto place = [&](io_arg& a, bool is_input) -> gm_ptr {
+    if (!a.present) return nullptr;
+    for (std::size_t r = 0; r < a.items.size(); ++r) {
+      auto& t = a.items[r];
+      const std::size_t bytes = static_cast<std::size_t>(numel(t.shape)) * elem_bytes(t.dtype);
+      t.gm = alloc(bytes, (is_input ? "input " : "output ") + a.name + (a.is_list ? "[" + std::to_string(r) + "]" : ""));
+      if (is_input && bytes > 0) std::memcpy(t.gm, t.bytes.data(), bytes);
+    }
+    if (!a.is_list) return a.items.front().gm;
+    std::vector<std::vector<std::int64_t>> shapes;
+    std::vector<const void*> ptrs;
+    for (const auto& t : a.items) {
+      shapes.push_back(t.shape);
+      ptrs.push_back(t.gm);
+    }
+    const auto words = host::build_list_desc(shapes, ptrs);
+    gm_ptr d = alloc(words.size() * sizeof(std::uint64_t), "tensor list " + a.name);
+    std::memcpy(d, words.data(), words.size() * sizeof(std::uint64_t));
+    return d;
+  };
+  for (auto& a : inputs_) args_.push_back(place(a, true));
+  for (auto& a : outputs_) args_.push_back(place(a, false));
+  // Workspace: the system part the library API reserves (GetLibApiWorkSpaceSize; the kernel's
+  // GetUserWorkspace skips it) followed by what the tiling asked for in GetWorkspaceSizes()[0].
+  args_.push_back(alloc(workspace_bytes_ + aopt::sim::sys_workspace_bytes, "workspace"));
+  gm_ptr tiling = alloc(tiling_bytes_, "tiling");
+  std::memcpy(tiling, op_.raw_tiling.GetData(), tiling_bytes_);
+  args_.push_back(tiling);
+}
+
+template <std::size_t... I>
+void call_with(void* sym, gm_ptr* a, std::index_sequence<I...>) {
+  using fn_t = void (*)(decltype((void)I, gm_ptr{})...);
+  fn_t f;
+  static_assert(sizeof f == sizeof sym);
+  std::memcpy(&f, &sym, sizeof f);
+  f(a[I]...);
+}
+
+constexpr std::size_t max_kernel_args = 48;
+
+template <std::size_t N>
+void call_arity(void* sym, std::vector<gm_ptr>& a) {
+  if (a.size() == N) {
+    call_with(sym, a.data(), std::make_index_sequence<N>{});
+  } else if constexpr (N > 1) {
+    call_arity<N - 1>(sym, a);
+  } else {
+    throw std::runtime_error("kernel called with " + std::to_string(a.size()) + " arguments");
+  }
+}
+
+void runner::launch_kernel() {
+  const std::string so = req_.value("kernel_so", std::string());
+  if (so.empty()) throw usage_error(run_path_ + ": \"kernel_so\" is missing");
+  const std::string kernel = req_.value("kernel", rec_->kernel);
+  const fs::path so_path = resolve(so);
+  handle_ = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle_ == nullptr) {
+    const char* err = dlerror();
+    status_ = "runtime_error";
+    message_ = "cannot load kernel " + so_path.string() + ": " + (err ? err : "unknown dlopen error") +
+               " (an undefined symbol means the kernel uses an API the sim does not provide)";
+    return;
+  }
+  void* plain = dlsym(handle_, kernel.c_str());
+  void* tpl = plain == nullptr ? dlsym(handle_, ("aopt_tpl_entry_" + kernel).c_str()) : nullptr;
+  if (plain == nullptr && tpl == nullptr) {
+    status_ = "runtime_error";
+    message_ = "kernel " + so_path.string() + " has no function '" + kernel + "': declare it extern \"C\" " +
+               "__global__ __aicore__ void " + kernel + "(...), or for a templated entry build the wrapper with " +
+               "AOPT_TPL_KERNEL_ENTRY(" + kernel + ")";
+    return;
+  }
+  if (args_.size() > max_kernel_args) {
+    status_ = "runtime_error";
+    message_ = "kernel has " + std::to_string(args_.size()) + " GM arguments; the harness supports up to " +
+               std::to_string(max_kernel_args);
+    return;
+  }
+
+  launch_options opts;
+  opts.block_dim = op_.block_dim;
+  opts.core_count = profile_.aiv_cores;
+  opts.ub_bytes = static_cast<std::uint32_t>(profile_.ub_bytes);
+  opts.record_trace = req_.value("timing", true);
+  opts.tiling_key = op_.tiling_key;
+  auto body = [&] {
+    try {
+      if (plain != nullptr) {
+        std::vector<gm_ptr> a = args_;
+        call_arity<max_kernel_args>(plain, a);
+      } else {
+        using tpl_fn = void (*)(gm_ptr*, std::size_t);
+        tpl_fn f;
+        std::memcpy(&f, &tpl, sizeof f);
+        std::vector<gm_ptr> a = args_;
+        f(a.data(), a.size());
+      }
+    } catch (const hw_fault&) {
+      throw;
+    } catch (const std::exception& e) {
+      hw_error err;
+      err.kind = hw_error_kind::invalid_use;
+      err.message = e.what();
+      err.block_idx = aopt::sim::block_idx();
+      throw hw_fault{err};
+    }
+  };
+  launch_result lr;
+  try {
+    lr = aopt::sim::launch(opts, body);
+  } catch (const std::exception& e) {
+    status_ = "runtime_error";
+    message_ = std::string("launch failed: ") + e.what();
+    return;
+  }
+  for (const auto& c : lr.cores) ub_bytes_ = std::max(ub_bytes_, c.ub_peak_bytes);
+  if (lr.error) {
+    status_ = "runtime_error";
+    message_ = lr.error->to_string();
+    hw_error_ = hw_error_json(*lr.error);
+    return;
+  }
+  if (!opts.record_trace) return;
+#ifdef AOPT_HARNESS_HAVE_TIMING
+  try {
+    const timing_report rep = simulate(lr.cores, profile_);
+    timing_ = rep.to_json();
+    if (rep.error) {
+      status_ = "runtime_error";
+      message_ = rep.error->to_string();
+      hw_error_ = hw_error_json(*rep.error);
+    }
+  } catch (const std::exception& e) {
+    status_ = "runtime_error";
+    message_ = std::string("timing model failed: ") + e.what();
+  }
+#else
+  timing_ = json{{"simulated", true}, {"profile", profile_.name}, {"unavailable", "built without aopt_sim_timing"}};
+#endif
+}
+
+void runner::write_outputs() {
+  for (const auto& a : outputs_) {
+    for (const auto& t : a.items) {
+      if (t.gm == nullptr) continue;
+      const fs::path p = resolve(t.file);
+      std::ofstream f(p, std::ios::binary | std::ios::trunc);
+      if (!f) throw usage_error("cannot write output file " + p.string());
+      const std::size_t bytes = static_cast<std::size_t>(numel(t.shape)) * elem_bytes(t.dtype);
+      f.write(reinterpret_cast<const char*>(t.gm), static_cast<std::streamsize>(bytes));
+    }
+  }
+}
+
+void runner::write_result() {
+  json outs = json::array();
+  for (const auto& a : outputs_) {
+    auto item_json = [](const tensor_item& t) {
+      return json{{"shape", t.shape}, {"dtype", t.dtype_name}, {"file", t.file}};
+    };
+    if (a.is_list) {
+      json l = json::array();
+      for (const auto& t : a.items) l.push_back(item_json(t));
+      outs.push_back({{"name", a.name}, {"list", l}});
+    } else if (!a.items.empty()) {
+      json o = item_json(a.items.front());
+      o["name"] = a.name;
+      outs.push_back(o);
+    }
+  }
+  json r = {{"status", status_}, {"message", message_}, {"outputs", outs}, {"ub_bytes", ub_bytes_},
+            {"hw_error", hw_error_}, {"timing", timing_}};
+  r["tiling"] = tiled_ ? json{{"block_dim", op_.block_dim},
+                              {"tiling_key", op_.tiling_key},
+                              {"workspace_bytes", workspace_bytes_},
+                              {"tiling_bytes", tiling_bytes_}}
+                       : json(nullptr);
+  std::ofstream f(result_path_, std::ios::trunc);
+  if (!f) throw usage_error("cannot write " + result_path_.string());
+  f << r.dump(1) << "\n";
+}
+
+int runner::run() {
+  load_request();
+  try {
+    profile_ = load_profile(req_.value("profile", std::string("910b4")));
+  } catch (const std::exception& e) {
+    throw usage_error(std::string("cannot load the device profile: ") + e.what());
+  }
+  host::set_default_platform(host::platform_from_profile(profile_));
+  std::string why;
+  rec_ = host::main_op(req_.value("op_type", req_.value("kernel", std::string())), &why);
+  if (rec_ == nullptr) throw usage_error(why);
+  build_instance();
+  try {
+    set_attrs();
+    infer_outputs();
+    run_tiling();
+  } catch (const tiling_failure& e) {
+    status_ = "tiling_error";
+    message_ = e.what();
+    write_result();
+    return 0;
+  }
+  allocate_gm();
+  launch_kernel();
+  write_outputs();
+  write_result();
+  return 0;
+}
+
+int print_signature(const std::string& hint) {
+  std::string why;
+  const auto* rec = host::main_op(hint, &why);
+  if (rec == nullptr) {
+    std::cerr << "host --signature: " << why << "\n";
+    return 2;
+  }
+  std::cout << host::signature_json(*rec).dump() << "\n";
+  return 0;
+}
+
+void usage(std::ostream& o, const char* argv0) {
+  o << "usage: " << argv0 << " --signature [OP_TYPE]\n"
+    << "       " << argv0 << " --run run.json\n"
+    << "The sim backend's operator harness (docs/harness-protocol.md).\n";
+}
+
+}  // namespace
+
+int harness_main(int argc, char** argv) {
+  const char* argv0 = argc > 0 ? argv[0] : "host";
+  if (argc >= 2 && std::strcmp(argv[1], "--signature") == 0) {
+    return print_signature(argc >= 3 ? argv[2] : "");
+  }
+  if (argc >= 3 && std::strcmp(argv[1], "--run") == 0) {
+    try {
+      runner r(argv[2]);
+      return r.run();
+    } catch (const usage_error& e) {
+      std::cerr << "host --run: " << e.what() << "\n";
+      return 2;
+    } catch (const std::exception& e) {
+      std::cerr << "host --run: internal error: " << e.what() << "\n";
+      return 3;
+    }
+  }
+  if (argc >= 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    usage(std::cout, argv0);
+    return 0;
+  }
+  usage(std::cerr, argv0);
+  return 2;
+}
+
+}  // namespace aopt::sim::harness

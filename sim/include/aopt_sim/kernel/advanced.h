@@ -1,0 +1,273 @@
+// Tier-5 advanced math API (the `lib/math/...`, `lib/activation/...` headers of CANN): Sigmoid,
+// Tanh, Power (tensor^tensor, tensor^scalar, scalar^tensor), Erf, Sin, Cos, Log/Log2/Log10, the
+// advanced Exp (taylorExpandLevel), Asin, Acos, Atan, Sign.
+//
+// Values: computed per element in float (double for 32-bit integer Power) and rounded once to T,
+// i.e. at least as accurate as the chip's library (which evaluates polynomial/series forms).
+// Timing: the library composes each function of primitive vector instructions; we append one
+// vector record per primitive of that composition (half inputs are cast to float first and
+// back at the end, as the library does), so the timing model sees the real instruction mix.
+// sharedTmpBuffer, when given, must be 32 B aligned; its content is not modelled.
+#pragma once
+
+#include <cmath>
+#include <initializer_list>
+
+#include "aopt_sim/kernel/vector.h"
+
+namespace aopt::sim::adv {
+
+using AscendC::LocalTensor;
+
+// One record per primitive of the composition, over `count` elements of type T.
+template <typename T>
+inline void record_composition(std::initializer_list<vec_class> seq, std::uint32_t count, std::uint32_t dst_addr,
+                               const src_loc& loc, const char* api) {
+  if (count == 0) return;
+  constexpr bool widen = sizeof(T) == 2 && !std::is_integral_v<T>;
+  const std::uint32_t work_bytes = widen ? 4 : static_cast<std::uint32_t>(sizeof(T));
+  const std::uint32_t reps = (count * work_bytes + 255) / 256;
+  if (widen) vec::record_vec(vec_class::cast, 4, reps, dst_addr, 0, loc, api);
+  for (vec_class c : seq) vec::record_vec(c, work_bytes, reps, dst_addr, 0, loc, api);
+  if (widen) vec::record_vec(vec_class::cast, 4, reps, dst_addr, 0, loc, api);
+}
+
+inline void check_tmp(const LocalTensor<std::uint8_t>* tmp, const src_loc& loc, const char* api) {
+  if (tmp != nullptr) vec::check_aligned(*tmp, "sharedTmpBuffer", loc, api);
+}
+
+template <typename T, class F>
+inline void unary_fn(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<std::uint8_t>* tmp,
+                     std::uint32_t count, std::initializer_list<vec_class> seq, const src_loc& loc, const char* api,
+                     F f) {
+  vec::check_operand(dst, count, "dst", loc, api);
+  vec::check_operand(src, count, "src", loc, api);
+  check_tmp(tmp, loc, api);
+  T* d = dst.aopt_ptr();
+  const T* s = src.aopt_ptr();
+  for (std::uint32_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(static_cast<float>(s[i])));
+  record_composition<T>(seq, count, dst.aopt_addr(), loc, api);
+}
+
+template <typename T>
+inline T pow_elem(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    // Integer power: repeated squaring with wrap-around; negative exponents give 0 except |a| == 1.
+    if (b < 0) return a == 1 ? T(1) : (a == static_cast<T>(-1) ? ((b & 1) ? a : T(1)) : T(0));
+    using U = std::make_unsigned_t<T>;
+    U r = 1, x = static_cast<U>(a);
+    for (auto e = static_cast<U>(b); e; e >>= 1) {
+      if (e & 1) r = static_cast<U>(r * x);
+      x = static_cast<U>(x * x);
+    }
+    return static_cast<T>(r);
+  } else {
+    return static_cast<T>(std::pow(static_cast<float>(a), static_cast<float>(b)));
+  }
+}
+
+template <typename T, class A, class B>
+inline void power_fn(const LocalTensor<T>& dst, std::uint32_t count, const LocalTensor<std::uint8_t>* tmp,
+                     const src_loc& loc, A a_of, B b_of) {
+  const char* api = "Power";
+  vec::check_operand(dst, count, "dst", loc, api);
+  check_tmp(tmp, loc, api);
+  T* d = dst.aopt_ptr();
+  for (std::uint32_t i = 0; i < count; ++i) d[i] = pow_elem<T>(a_of(i), b_of(i));
+  // |x|, Ln, Mul, Exp, then sign and special-case fix-ups with Compare/Select.
+  record_composition<T>({vec_class::unary, vec_class::exp_ln, vec_class::binary, vec_class::exp_ln,
+                         vec_class::compare, vec_class::select, vec_class::compare, vec_class::select},
+                        count, dst.aopt_addr(), loc, api);
+}
+
+}  // namespace aopt::sim::adv
+
+// Declares the four documented overloads of a unary advanced function:
+// (dst, src, sharedTmpBuffer, calCount), (dst, src, calCount), (dst, src, sharedTmpBuffer), (dst, src).
+#define AOPT_ADV_UNARY(NAME, FN, ...)                                                                            \
+  template <typename T, bool isReuseSource = false>                                                              \
+  inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                         \
+                   const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount, AOPT_VEC_LOC) {         \
+    aopt::sim::adv::unary_fn(dst, src, &sharedTmpBuffer, calCount, {__VA_ARGS__}, loc, #NAME, FN);               \
+  }                                                                                                              \
+  template <typename T, bool isReuseSource = false>                                                              \
+  inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount, AOPT_VEC_LOC) { \
+    aopt::sim::adv::unary_fn(dst, src, nullptr, calCount, {__VA_ARGS__}, loc, #NAME, FN);                        \
+  }                                                                                                              \
+  template <typename T, bool isReuseSource = false>                                                              \
+  inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                         \
+                   const LocalTensor<uint8_t>& sharedTmpBuffer, AOPT_VEC_LOC) {                                  \
+    aopt::sim::adv::unary_fn(dst, src, &sharedTmpBuffer, src.GetSize(), {__VA_ARGS__}, loc, #NAME, FN);          \
+  }                                                                                                              \
+  template <typename T, bool isReuseSource = false>                                                              \
+  inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, AOPT_VEC_LOC) {                         \
+    aopt::sim::adv::unary_fn(dst, src, nullptr, src.GetSize(), {__VA_ARGS__}, loc, #NAME, FN);                   \
+  }
+
+namespace AscendC {
+
+namespace aopt_adv_fn {
+inline float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+inline float tanh_(float x) { return std::tanh(x); }
+inline float erf_(float x) { return std::erf(x); }
+inline float sin_(float x) { return std::sin(x); }
+inline float cos_(float x) { return std::cos(x); }
+inline float log_(float x) { return std::log(x); }
+inline float log2_(float x) { return std::log2(x); }
+inline float log10_(float x) { return std::log10(x); }
+inline float exp_(float x) { return std::exp(x); }
+inline float asin_(float x) { return std::asin(x); }
+inline float acos_(float x) { return std::acos(x); }
+inline float atan_(float x) { return std::atan(x); }
+inline float sign_(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f); }
+}  // namespace aopt_adv_fn
+
+using aopt::sim::vec_class;
+
+AOPT_ADV_UNARY(Sigmoid, aopt_adv_fn::sigmoid, vec_class::unary, vec_class::exp_ln, vec_class::unary, vec_class::div)
+AOPT_ADV_UNARY(Tanh, aopt_adv_fn::tanh_, vec_class::unary, vec_class::unary, vec_class::unary, vec_class::exp_ln,
+               vec_class::unary, vec_class::unary, vec_class::div)
+AOPT_ADV_UNARY(Erf, aopt_adv_fn::erf_, vec_class::unary, vec_class::unary, vec_class::binary, vec_class::unary,
+               vec_class::binary, vec_class::unary, vec_class::binary, vec_class::unary, vec_class::binary,
+               vec_class::unary, vec_class::binary, vec_class::unary, vec_class::binary, vec_class::unary,
+               vec_class::binary, vec_class::div)
+AOPT_ADV_UNARY(Sin, aopt_adv_fn::sin_, vec_class::unary, vec_class::cast, vec_class::cast, vec_class::binary,
+               vec_class::binary, vec_class::binary, vec_class::binary, vec_class::unary, vec_class::binary,
+               vec_class::unary, vec_class::binary, vec_class::unary, vec_class::binary, vec_class::unary,
+               vec_class::binary, vec_class::compare, vec_class::select)
+AOPT_ADV_UNARY(Cos, aopt_adv_fn::cos_, vec_class::unary, vec_class::cast, vec_class::cast, vec_class::binary,
+               vec_class::binary, vec_class::binary, vec_class::binary, vec_class::unary, vec_class::binary,
+               vec_class::unary, vec_class::binary, vec_class::unary, vec_class::binary, vec_class::unary,
+               vec_class::binary, vec_class::compare, vec_class::select)
+AOPT_ADV_UNARY(Log, aopt_adv_fn::log_, vec_class::exp_ln)
+AOPT_ADV_UNARY(Log2, aopt_adv_fn::log2_, vec_class::exp_ln, vec_class::unary)
+AOPT_ADV_UNARY(Log10, aopt_adv_fn::log10_, vec_class::exp_ln, vec_class::unary)
+AOPT_ADV_UNARY(Asin, aopt_adv_fn::asin_, vec_class::unary, vec_class::binary, vec_class::unary, vec_class::sqrt,
+               vec_class::binary, vec_class::unary, vec_class::binary, vec_class::unary, vec_class::binary,
+               vec_class::unary, vec_class::binary, vec_class::unary, vec_class::binary, vec_class::compare,
+               vec_class::select)
+AOPT_ADV_UNARY(Acos, aopt_adv_fn::acos_, vec_class::unary, vec_class::binary, vec_class::unary, vec_class::sqrt,
+               vec_class::binary, vec_class::unary, vec_class::binary, vec_class::unary, vec_class::binary,
+               vec_class::unary, vec_class::binary, vec_class::unary, vec_class::binary, vec_class::compare,
+               vec_class::select, vec_class::unary)
+AOPT_ADV_UNARY(Atan, aopt_adv_fn::atan_, vec_class::unary, vec_class::unary, vec_class::div, vec_class::binary,
+               vec_class::unary, vec_class::binary, vec_class::unary, vec_class::binary, vec_class::unary,
+               vec_class::binary, vec_class::unary, vec_class::binary, vec_class::compare, vec_class::select)
+AOPT_ADV_UNARY(Sign, aopt_adv_fn::sign_, vec_class::compare, vec_class::select, vec_class::compare,
+               vec_class::select)
+
+// Advanced Exp: Exp<T, taylorExpandLevel, isReuseSource>. Level 0 is one Exp instruction; a
+// higher level splits x into integer and fraction parts and sums that many Taylor terms.
+template <typename T, uint8_t taylorExpandLevel, bool isReuseSource = false>
+inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                const uint32_t calCount, AOPT_VEC_LOC) {
+  namespace a = aopt::sim::adv;
+  a::unary_fn(dst, src, &sharedTmpBuffer, calCount, {vec_class::exp_ln}, loc, "Exp", aopt_adv_fn::exp_);
+  for (uint8_t k = 0; k < taylorExpandLevel; ++k) {
+    a::record_composition<T>({vec_class::binary, vec_class::unary}, calCount, dst.aopt_addr(), loc, "Exp");
+  }
+}
+template <typename T, uint8_t taylorExpandLevel, bool isReuseSource = false>
+inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount, AOPT_VEC_LOC) {
+  namespace a = aopt::sim::adv;
+  a::unary_fn(dst, src, nullptr, calCount, {vec_class::exp_ln}, loc, "Exp", aopt_adv_fn::exp_);
+  for (uint8_t k = 0; k < taylorExpandLevel; ++k) {
+    a::record_composition<T>({vec_class::binary, vec_class::unary}, calCount, dst.aopt_addr(), loc, "Exp");
+  }
+}
+
+// ---- Power -------------------------------------------------------------------------------------
+
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0Tensor, const LocalTensor<T>& src1Tensor,
+                  const LocalTensor<uint8_t>& sharedTmpBuffer, uint32_t calCount, AOPT_VEC_LOC) {
+  aopt::sim::vec::check_operand(src0Tensor, calCount, "src0Tensor", loc, "Power");
+  aopt::sim::vec::check_operand(src1Tensor, calCount, "src1Tensor", loc, "Power");
+  const T* a = src0Tensor.aopt_ptr();
+  const T* b = src1Tensor.aopt_ptr();
+  aopt::sim::adv::power_fn<T>(dst, calCount, &sharedTmpBuffer, loc, [&](uint32_t i) { return a[i]; },
+                              [&](uint32_t i) { return b[i]; });
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0Tensor, const LocalTensor<T>& src1Tensor,
+                  uint32_t calCount, AOPT_VEC_LOC) {
+  aopt::sim::vec::check_operand(src0Tensor, calCount, "src0Tensor", loc, "Power");
+  aopt::sim::vec::check_operand(src1Tensor, calCount, "src1Tensor", loc, "Power");
+  const T* a = src0Tensor.aopt_ptr();
+  const T* b = src1Tensor.aopt_ptr();
+  aopt::sim::adv::power_fn<T>(dst, calCount, nullptr, loc, [&](uint32_t i) { return a[i]; },
+                              [&](uint32_t i) { return b[i]; });
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0Tensor, const LocalTensor<T>& src1Tensor,
+                  const LocalTensor<uint8_t>& sharedTmpBuffer, AOPT_VEC_LOC) {
+  Power<T, isReuseSource>(dst, src0Tensor, src1Tensor, sharedTmpBuffer, src0Tensor.GetSize(), loc);
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0Tensor, const LocalTensor<T>& src1Tensor,
+                  AOPT_VEC_LOC) {
+  Power<T, isReuseSource>(dst, src0Tensor, src1Tensor, src0Tensor.GetSize(), loc);
+}
+
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0Tensor,
+                  const aopt::sim::vec::nodeduce_t<T>& src1Scalar, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                  uint32_t calCount, AOPT_VEC_LOC) {
+  aopt::sim::vec::check_operand(src0Tensor, calCount, "src0Tensor", loc, "Power");
+  const T* a = src0Tensor.aopt_ptr();
+  const T e = src1Scalar;
+  aopt::sim::adv::power_fn<T>(dst, calCount, &sharedTmpBuffer, loc, [&](uint32_t i) { return a[i]; },
+                              [&](uint32_t) { return e; });
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0Tensor,
+                  const aopt::sim::vec::nodeduce_t<T>& src1Scalar, uint32_t calCount, AOPT_VEC_LOC) {
+  aopt::sim::vec::check_operand(src0Tensor, calCount, "src0Tensor", loc, "Power");
+  const T* a = src0Tensor.aopt_ptr();
+  const T e = src1Scalar;
+  aopt::sim::adv::power_fn<T>(dst, calCount, nullptr, loc, [&](uint32_t i) { return a[i]; },
+                              [&](uint32_t) { return e; });
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0Tensor,
+                  const aopt::sim::vec::nodeduce_t<T>& src1Scalar, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                  AOPT_VEC_LOC) {
+  Power<T, isReuseSource>(dst, src0Tensor, src1Scalar, sharedTmpBuffer, src0Tensor.GetSize(), loc);
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0Tensor,
+                  const aopt::sim::vec::nodeduce_t<T>& src1Scalar, AOPT_VEC_LOC) {
+  Power<T, isReuseSource>(dst, src0Tensor, src1Scalar, src0Tensor.GetSize(), loc);
+}
+
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const aopt::sim::vec::nodeduce_t<T>& src0Scalar,
+                  const LocalTensor<T>& src1Tensor, const LocalTensor<uint8_t>& sharedTmpBuffer, uint32_t calCount,
+                  AOPT_VEC_LOC) {
+  aopt::sim::vec::check_operand(src1Tensor, calCount, "src1Tensor", loc, "Power");
+  const T base = src0Scalar;
+  const T* b = src1Tensor.aopt_ptr();
+  aopt::sim::adv::power_fn<T>(dst, calCount, &sharedTmpBuffer, loc, [&](uint32_t) { return base; },
+                              [&](uint32_t i) { return b[i]; });
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const aopt::sim::vec::nodeduce_t<T>& src0Scalar,
+                  const LocalTensor<T>& src1Tensor, uint32_t calCount, AOPT_VEC_LOC) {
+  aopt::sim::vec::check_operand(src1Tensor, calCount, "src1Tensor", loc, "Power");
+  const T base = src0Scalar;
+  const T* b = src1Tensor.aopt_ptr();
+  aopt::sim::adv::power_fn<T>(dst, calCount, nullptr, loc, [&](uint32_t) { return base; },
+                              [&](uint32_t i) { return b[i]; });
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const aopt::sim::vec::nodeduce_t<T>& src0Scalar,
+                  const LocalTensor<T>& src1Tensor, const LocalTensor<uint8_t>& sharedTmpBuffer, AOPT_VEC_LOC) {
+  Power<T, isReuseSource>(dst, src0Scalar, src1Tensor, sharedTmpBuffer, src1Tensor.GetSize(), loc);
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const aopt::sim::vec::nodeduce_t<T>& src0Scalar,
+                  const LocalTensor<T>& src1Tensor, AOPT_VEC_LOC) {
+  Power<T, isReuseSource>(dst, src0Scalar, src1Tensor, src1Tensor.GetSize(), loc);
+}
+
+}  // namespace AscendC

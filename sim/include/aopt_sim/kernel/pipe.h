@@ -1,0 +1,464 @@
+// TPipe, TQue/TQueBind and TBuf: UB allocation and the queue protocol. Queue operations are
+// flags in disguise (MODEL.md section 1): each buffer slot owns one internal event id (64 and
+// up) and AllocTensor/EnQue/DeQue/FreeTensor record the matching wait/set flag records.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "aopt_sim/kernel/core.h"
+#include "aopt_sim/kernel/sync.h"
+#include "aopt_sim/kernel/tensor.h"
+
+namespace AscendC {
+class TPipe;
+}
+
+namespace aopt::sim::kernel_detail {
+
+using AscendC::TPosition;
+
+constexpr TPosition que_src(TPosition p) {
+  return p == TPosition::VECIN ? TPosition::GM : p;
+}
+constexpr TPosition que_dst(TPosition p) {
+  return p == TPosition::VECOUT ? TPosition::GM : p;
+}
+// Pipe that fills a queue buffer whose data comes from `src`.
+constexpr aopt::sim::pipe producer_pipe(TPosition src) {
+  return (src == TPosition::GM || src == TPosition::VECIN) ? aopt::sim::pipe::mte2
+                                                           : aopt::sim::pipe::v;
+}
+// Pipe that drains a queue buffer whose data goes to `dst`.
+constexpr aopt::sim::pipe consumer_pipe(TPosition dst) {
+  return (dst == TPosition::GM || dst == TPosition::VECOUT) ? aopt::sim::pipe::mte3
+                                                            : aopt::sim::pipe::v;
+}
+// Logical position of the tensors a queue hands out.
+constexpr TPosition tensor_pos(TPosition src, TPosition dst) {
+  return src == TPosition::GM ? dst : src;
+}
+
+constexpr std::uint32_t align32(std::uint32_t v) { return (v + 31u) & ~31u; }
+
+// Non-template state of one queue (TQueBind) after TPipe::InitBuffer.
+class que_state {
+ public:
+  que_state(aopt::sim::pipe producer, aopt::sim::pipe consumer, TPosition pos)
+      : producer_(producer), consumer_(consumer), pos_(pos) {}
+
+  void init(std::uint32_t base, std::uint32_t num, std::uint32_t slot_bytes,
+            const aopt::sim::src_loc& loc) {
+    base_ = base;
+    slot_bytes_ = slot_bytes;
+    state_.assign(num, slot_free);
+    events_.assign(num, 0);
+    fifo_.clear();
+    fifo_head_ = 0;
+    cursor_ = 0;
+    initialized_ = true;
+    if (has_flags()) {
+      for (std::uint32_t i = 0; i < num; ++i) {
+        events_[i] = aopt::sim::next_queue_event(producer_, consumer_);
+        // The buffer starts free: pre-set its "free" flag so the first AllocTensor passes.
+        record_flag(true, consumer_, producer_, events_[i], loc, "InitBuffer");
+      }
+    }
+  }
+
+  std::uint32_t alloc(const aopt::sim::src_loc& loc) {
+    require_init(loc, "AllocTensor");
+    const auto n = static_cast<std::uint32_t>(state_.size());
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const std::uint32_t i = (cursor_ + k) % n;
+      if (state_[i] == slot_free) {
+        cursor_ = (i + 1) % n;
+        state_[i] = slot_allocated;
+        if (has_flags()) record_flag(false, consumer_, producer_, events_[i], loc, "AllocTensor");
+        return i;
+      }
+    }
+    aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                    "AllocTensor: all " + std::to_string(n) +
+                        " buffers of this queue are in use: FreeTensor one before allocating "
+                        "again, or give the queue more buffers in InitBuffer",
+                    loc, "AllocTensor");
+  }
+
+  void enque(std::uint32_t addr, const aopt::sim::src_loc& loc) {
+    require_init(loc, "EnQue");
+    const std::uint32_t i = slot_of(addr, loc, "EnQue");
+    if (state_[i] != slot_allocated) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                      std::string("EnQue of a buffer that is ") + state_name(state_[i]) +
+                          ": EnQue a tensor once, after AllocTensor and before FreeTensor",
+                      loc, "EnQue");
+    }
+    state_[i] = slot_enqueued;
+    fifo_.push_back(static_cast<std::uint8_t>(i));
+    if (has_flags()) record_flag(true, producer_, consumer_, events_[i], loc, "EnQue");
+  }
+
+  std::uint32_t deque(const aopt::sim::src_loc& loc) {
+    require_init(loc, "DeQue");
+    if (fifo_head_ >= fifo_.size()) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                      "DeQue on an empty queue: nothing was EnQue'd into it (the hardware would "
+                      "hang here)",
+                      loc, "DeQue");
+    }
+    const std::uint32_t i = fifo_[fifo_head_++];
+    if (fifo_head_ == fifo_.size()) {
+      fifo_.clear();
+      fifo_head_ = 0;
+    }
+    state_[i] = slot_dequeued;
+    if (has_flags()) record_flag(false, producer_, consumer_, events_[i], loc, "DeQue");
+    return i;
+  }
+
+  void free(std::uint32_t addr, const aopt::sim::src_loc& loc) {
+    require_init(loc, "FreeTensor");
+    const std::uint32_t i = slot_of(addr, loc, "FreeTensor");
+    if (state_[i] == slot_free) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                      "FreeTensor of a buffer that is already free (FreeTensor twice?)", loc,
+                      "FreeTensor");
+    }
+    if (state_[i] == slot_enqueued) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                      "FreeTensor of a buffer that is still in the queue: DeQue it first", loc,
+                      "FreeTensor");
+    }
+    state_[i] = slot_free;
+    if (has_flags()) record_flag(true, consumer_, producer_, events_[i], loc, "FreeTensor");
+  }
+
+  std::uint32_t slot_addr(std::uint32_t i) const { return base_ + i * slot_bytes_; }
+  std::uint32_t slot_bytes() const { return slot_bytes_; }
+  TPosition pos() const { return pos_; }
+  bool initialized() const { return initialized_; }
+  std::uint32_t queued() const { return static_cast<std::uint32_t>(fifo_.size() - fifo_head_); }
+  std::uint32_t num() const { return static_cast<std::uint32_t>(state_.size()); }
+  bool has_idle() const {
+    for (auto s : state_) {
+      if (s == slot_free) return true;
+    }
+    return false;
+  }
+  std::uint16_t event_of(std::uint32_t i) const { return events_[i]; }
+
+ private:
+  enum : std::uint8_t { slot_free, slot_allocated, slot_enqueued, slot_dequeued };
+  static const char* state_name(std::uint8_t s) {
+    switch (s) {
+      case slot_free: return "free (not allocated)";
+      case slot_allocated: return "allocated";
+      case slot_enqueued: return "already in the queue";
+      default: return "dequeued";
+    }
+  }
+  bool has_flags() const { return producer_ != consumer_; }
+  void require_init(const aopt::sim::src_loc& loc, const char* api) const {
+    if (!initialized_) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                      "queue used before TPipe::InitBuffer gave it memory", loc, api);
+    }
+  }
+  std::uint32_t slot_of(std::uint32_t addr, const aopt::sim::src_loc& loc, const char* api) const {
+    const auto n = static_cast<std::uint32_t>(state_.size());
+    if (addr >= base_ && addr < base_ + n * slot_bytes_) return (addr - base_) / slot_bytes_;
+    aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                    std::string(api) + " of a tensor at UB address " + std::to_string(addr) +
+                        " that does not belong to this queue (its buffers span " +
+                        std::to_string(base_) + ".." + std::to_string(base_ + n * slot_bytes_) +
+                        "): pass the tensor this queue's AllocTensor/DeQue returned",
+                    loc, api);
+  }
+
+  aopt::sim::pipe producer_;
+  aopt::sim::pipe consumer_;
+  TPosition pos_;
+  bool initialized_ = false;
+  std::uint32_t base_ = 0;
+  std::uint32_t slot_bytes_ = 0;
+  std::uint32_t cursor_ = 0;
+  std::vector<std::uint8_t> state_;
+  std::vector<std::uint16_t> events_;
+  std::vector<std::uint8_t> fifo_;
+  std::size_t fifo_head_ = 0;
+};
+
+}  // namespace aopt::sim::kernel_detail
+
+namespace AscendC {
+
+struct TQueConfig {
+  bool nd2nz = false;
+  bool nz2nd = false;
+  bool scmBlockGroup = false;
+  std::uint32_t bufferLen = 0;
+  std::uint32_t bufferNumber = 0;
+  std::uint32_t consumerSize = 0;
+  TPosition consumer[8] = {};
+  bool enableStaticEvtId = false;
+  bool enableLoopQueue = false;
+};
+
+template <TPosition src, TPosition dst, std::int32_t depth, auto mask = 0>
+class TQueBind {
+ public:
+  TQueBind()
+      : q_(aopt::sim::kernel_detail::producer_pipe(src), aopt::sim::kernel_detail::consumer_pipe(dst),
+           aopt::sim::kernel_detail::tensor_pos(src, dst)) {}
+  TQueBind(const TQueBind&) = delete;
+  TQueBind& operator=(const TQueBind&) = delete;
+
+  template <typename T>
+  LocalTensor<T> AllocTensor(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    const std::uint32_t i = q_.alloc(loc);
+    return LocalTensor<T>(q_.slot_addr(i), q_.slot_bytes() / static_cast<std::uint32_t>(sizeof(T)),
+                          q_.pos());
+  }
+  template <typename T>
+  void AllocTensor(LocalTensor<T>& tensor, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    tensor = AllocTensor<T>(loc);
+  }
+  template <typename T>
+  void FreeTensor(LocalTensor<T>& tensor, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    q_.free(tensor.aopt_addr(), loc);
+  }
+  template <typename T>
+  bool EnQue(const LocalTensor<T>& tensor, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    q_.enque(tensor.aopt_addr(), loc);
+    return true;
+  }
+  template <typename T>
+  LocalTensor<T> DeQue(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    const std::uint32_t i = q_.deque(loc);
+    return LocalTensor<T>(q_.slot_addr(i), q_.slot_bytes() / static_cast<std::uint32_t>(sizeof(T)),
+                          q_.pos());
+  }
+  template <typename T>
+  void DeQue(LocalTensor<T>& tensor, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    tensor = DeQue<T>(loc);
+  }
+  bool VacantInQue() const { return q_.queued() < q_.num(); }
+  bool HasTensorInQue() const { return q_.queued() > 0; }
+  std::int32_t GetTensorCountInQue() const { return static_cast<std::int32_t>(q_.queued()); }
+  bool HasIdleBuffer() const { return q_.has_idle(); }
+  void FreeAllEvent() {}
+
+  // --- emulator-only ---
+  aopt::sim::kernel_detail::que_state& aopt_state() { return q_; }
+  const aopt::sim::kernel_detail::que_state& aopt_state() const { return q_; }
+
+ private:
+  aopt::sim::kernel_detail::que_state q_;
+};
+
+template <TPosition pos, std::int32_t depth, auto mask = 0>
+class TQue : public TQueBind<aopt::sim::kernel_detail::que_src(pos),
+                             aopt::sim::kernel_detail::que_dst(pos), depth, mask> {
+ public:
+  TQue() = default;
+};
+
+template <TPosition pos = TPosition::LCM>
+class TBuf {
+ public:
+  TBuf() = default;
+  TBuf(const TBuf&) = delete;
+  TBuf& operator=(const TBuf&) = delete;
+
+  template <typename T>
+  LocalTensor<T> Get(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
+    require_init(loc, "TBuf::Get");
+    return LocalTensor<T>(base_, bytes_ / static_cast<std::uint32_t>(sizeof(T)), pos);
+  }
+  template <typename T>
+  LocalTensor<T> Get(std::uint32_t len, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
+    require_init(loc, "TBuf::Get");
+    if (static_cast<std::uint64_t>(len) * sizeof(T) > bytes_) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                      "TBuf::Get(" + std::to_string(len) + ") asks for " +
+                          std::to_string(static_cast<std::uint64_t>(len) * sizeof(T)) +
+                          " bytes but InitBuffer gave this TBuf " + std::to_string(bytes_),
+                      loc, "TBuf::Get");
+    }
+    return LocalTensor<T>(base_, len, pos);
+  }
+  template <typename T>
+  LocalTensor<T> GetWithOffset(std::uint32_t size, std::uint32_t bufOffset,
+                               aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
+    require_init(loc, "TBuf::GetWithOffset");
+    if (bufOffset % 32 != 0) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::misaligned,
+                      "GetWithOffset: bufOffset " + std::to_string(bufOffset) +
+                          " is not a multiple of 32 bytes",
+                      loc, "TBuf::GetWithOffset");
+    }
+    if (bufOffset + static_cast<std::uint64_t>(size) * sizeof(T) > bytes_) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                      "GetWithOffset(" + std::to_string(size) + ", " + std::to_string(bufOffset) +
+                          ") reaches byte " +
+                          std::to_string(bufOffset + static_cast<std::uint64_t>(size) * sizeof(T)) +
+                          " but InitBuffer gave this TBuf " + std::to_string(bytes_) + " bytes",
+                      loc, "TBuf::GetWithOffset");
+    }
+    return LocalTensor<T>(base_ + bufOffset, size, pos);
+  }
+  template <typename T>
+  LocalTensor<T> AllocTensor(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    return Get<T>(loc);
+  }
+  template <typename T>
+  void FreeTensor(LocalTensor<T>&) {}
+  template <typename T>
+  void EnQue(const LocalTensor<T>&) {}
+  template <typename T>
+  LocalTensor<T> DeQue(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    return Get<T>(loc);
+  }
+
+  // --- emulator-only ---
+  void aopt_init(std::uint32_t base, std::uint32_t bytes) {
+    base_ = base;
+    bytes_ = bytes;
+    initialized_ = true;
+  }
+  std::uint32_t aopt_bytes() const { return bytes_; }
+
+ private:
+  void require_init(const aopt::sim::src_loc& loc, const char* api) const {
+    if (!initialized_) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                      "TBuf used before TPipe::InitBuffer gave it memory", loc, api);
+    }
+  }
+  std::uint32_t base_ = 0;
+  std::uint32_t bytes_ = 0;
+  bool initialized_ = false;
+};
+
+class TPipe {
+ public:
+  TPipe() { aopt::sim::set_current_pipe(this); }
+  ~TPipe() {
+    try {
+      if (aopt::sim::current_pipe() == this) aopt::sim::set_current_pipe(nullptr);
+    } catch (...) {
+      // destroyed outside an emulated core: nothing to unregister
+    }
+  }
+  TPipe(const TPipe&) = delete;
+  TPipe& operator=(const TPipe&) = delete;
+
+  template <class Q>
+  bool InitBuffer(Q& que, std::uint8_t num, std::uint32_t len,
+                  aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    if (num == 0 || len == 0) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                      "InitBuffer with num=" + std::to_string(num) + " and len=" +
+                          std::to_string(len) + ": both must be positive",
+                      loc, "InitBuffer");
+    }
+    const std::uint32_t slot = aopt::sim::kernel_detail::align32(len);
+    const std::uint32_t base = take(static_cast<std::uint64_t>(slot) * num, num, len, loc);
+    que.aopt_state().init(base, num, slot, loc);
+    return true;
+  }
+  template <TPosition pos>
+  bool InitBuffer(TBuf<pos>& buf, std::uint32_t len,
+                  aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    if (len == 0) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                      "InitBuffer of a TBuf with len=0: the length must be positive", loc,
+                      "InitBuffer");
+    }
+    const std::uint32_t bytes = aopt::sim::kernel_detail::align32(len);
+    const std::uint32_t base = take(bytes, 1, len, loc);
+    buf.aopt_init(base, bytes);
+    return true;
+  }
+
+  void Reset() {
+    cursor_ = 0;
+    for (auto& m : used_events_) m = 0;
+  }
+  void Destroy() { Reset(); }
+  void Init() { Reset(); }
+
+  template <HardEvent evt>
+  TEventID FetchEventID() {
+    return FetchEventID(evt);
+  }
+  TEventID FetchEventID(HardEvent evt, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    const std::uint8_t used = used_events_[static_cast<int>(evt)];
+    for (int id = 0; id < 6; ++id) {
+      if (!(used & (1u << id))) return static_cast<TEventID>(id);
+    }
+    aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                    "FetchEventID: all 6 event ids of this HardEvent are allocated: "
+                    "ReleaseEventID some",
+                    loc, "FetchEventID");
+  }
+  template <HardEvent evt>
+  TEventID AllocEventID(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    std::uint8_t& used = used_events_[static_cast<int>(evt)];
+    for (int id = 0; id < 6; ++id) {
+      if (!(used & (1u << id))) {
+        used = static_cast<std::uint8_t>(used | (1u << id));
+        return static_cast<TEventID>(id);
+      }
+    }
+    aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                    "AllocEventID: all 6 event ids of this HardEvent are allocated: "
+                    "ReleaseEventID some",
+                    loc, "AllocEventID");
+  }
+  template <HardEvent evt>
+  void ReleaseEventID(TEventID id, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    aopt::sim::kernel_detail::check_user_event(id, loc, "ReleaseEventID");
+    std::uint8_t& used = used_events_[static_cast<int>(evt)];
+    used = static_cast<std::uint8_t>(used & ~(1u << id));
+  }
+
+  // --- emulator-only ---
+  std::uint32_t aopt_used_bytes() const { return cursor_; }
+
+ private:
+  std::uint32_t take(std::uint64_t bytes, std::uint32_t num, std::uint32_t len,
+                     const aopt::sim::src_loc& loc) {
+    const std::uint64_t end = cursor_ + bytes;
+    const std::uint32_t cap = aopt::sim::ub_capacity();
+    if (end > cap) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::ub_overflow,
+                      "InitBuffer of " + std::to_string(num) + " x " + std::to_string(len) +
+                          " bytes brings this TPipe's UB use to " + std::to_string(end) +
+                          " bytes, over the " + std::to_string(cap) +
+                          " bytes of UB: shrink the tile size or the buffer count",
+                      loc, "InitBuffer");
+    }
+    const std::uint32_t base = cursor_;
+    cursor_ = static_cast<std::uint32_t>(end);
+    aopt::sim::note_ub_usage(cursor_);
+    return base;
+  }
+
+  std::uint32_t cursor_ = 0;
+  std::uint8_t used_events_[static_cast<int>(HardEvent::MAX) + 1] = {};
+};
+
+inline TPipe* GetTPipePtr(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  auto* p = static_cast<TPipe*>(aopt::sim::current_pipe());
+  if (p == nullptr) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                    "GetTPipePtr(): no TPipe exists on this core: construct a TPipe first", loc,
+                    "GetTPipePtr");
+  }
+  return p;
+}
+
+}  // namespace AscendC

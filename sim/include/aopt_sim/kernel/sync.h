@@ -1,0 +1,219 @@
+// Pipes, hardware events and synchronisation: pipe_t, event_t, HardEvent, PipeBarrier,
+// SetFlag/WaitFlag, SyncAll, and the CCE intrinsics pipe_barrier/set_flag/wait_flag.
+// Synchronisation has no effect on values in the emulator (cores run each API call to
+// completion); it only records trace records for the timing model and checks event ids.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "aopt_sim/kernel/core.h"
+
+// Global (builtin) enums of the CCE language.
+enum pipe_t : std::uint8_t {
+  PIPE_S = 0,
+  PIPE_V,
+  PIPE_M,
+  PIPE_MTE1,
+  PIPE_MTE2,
+  PIPE_MTE3,
+  PIPE_ALL,
+  PIPE_MTE4,
+  PIPE_MTE5,
+  PIPE_V2,
+  PIPE_FIX,
+};
+
+enum event_t : std::uint8_t {
+  EVENT_ID0 = 0,
+  EVENT_ID1,
+  EVENT_ID2,
+  EVENT_ID3,
+  EVENT_ID4,
+  EVENT_ID5,
+  EVENT_ID6,
+  EVENT_ID7,
+};
+
+namespace AscendC {
+
+using TEventID = std::int8_t;
+
+enum class HardEvent : std::uint8_t {
+  MTE2_MTE1,
+  MTE1_MTE2,
+  MTE1_M,
+  M_MTE1,
+  MTE2_V,
+  V_MTE2,
+  MTE3_V,
+  V_MTE3,
+  M_V,
+  V_M,
+  V_V,
+  MTE3_MTE1,
+  MTE1_MTE3,
+  MTE1_V,
+  MTE2_M,
+  M_MTE2,
+  V_MTE1,
+  M_FIX,
+  FIX_M,
+  MTE3_MTE2,
+  MTE2_MTE3,
+  S_V,
+  V_S,
+  S_MTE2,
+  MTE2_S,
+  S_MTE3,
+  MTE3_S,
+  MTE2_FIX,
+  FIX_MTE2,
+  FIX_S,
+  M_S,
+  FIX_MTE3,
+  MTE1_FIX,
+  FIX_MTE1,
+  FIX_FIX,
+  MAX,
+};
+
+}  // namespace AscendC
+
+namespace aopt::sim::kernel_detail {
+
+// Maps a CCE pipe to the trace's pipes; false for pipes an AIV core does not have (cube).
+constexpr bool map_pipe(pipe_t p, aopt::sim::pipe& out) {
+  switch (p) {
+    case PIPE_S: out = aopt::sim::pipe::s; return true;
+    case PIPE_V: out = aopt::sim::pipe::v; return true;
+    case PIPE_MTE2: out = aopt::sim::pipe::mte2; return true;
+    case PIPE_MTE3: out = aopt::sim::pipe::mte3; return true;
+    case PIPE_ALL: out = aopt::sim::pipe::all; return true;
+    default: return false;
+  }
+}
+
+// Source and destination pipes of a HardEvent; false when it involves a cube-only pipe.
+constexpr bool event_pipes(AscendC::HardEvent e, aopt::sim::pipe& src, aopt::sim::pipe& dst) {
+  using AscendC::HardEvent;
+  using aopt::sim::pipe;
+  switch (e) {
+    case HardEvent::MTE2_V: src = pipe::mte2; dst = pipe::v; return true;
+    case HardEvent::V_MTE2: src = pipe::v; dst = pipe::mte2; return true;
+    case HardEvent::MTE3_V: src = pipe::mte3; dst = pipe::v; return true;
+    case HardEvent::V_MTE3: src = pipe::v; dst = pipe::mte3; return true;
+    case HardEvent::V_V: src = pipe::v; dst = pipe::v; return true;
+    case HardEvent::MTE3_MTE2: src = pipe::mte3; dst = pipe::mte2; return true;
+    case HardEvent::MTE2_MTE3: src = pipe::mte2; dst = pipe::mte3; return true;
+    case HardEvent::S_V: src = pipe::s; dst = pipe::v; return true;
+    case HardEvent::V_S: src = pipe::v; dst = pipe::s; return true;
+    case HardEvent::S_MTE2: src = pipe::s; dst = pipe::mte2; return true;
+    case HardEvent::MTE2_S: src = pipe::mte2; dst = pipe::s; return true;
+    case HardEvent::S_MTE3: src = pipe::s; dst = pipe::mte3; return true;
+    case HardEvent::MTE3_S: src = pipe::mte3; dst = pipe::s; return true;
+    default: return false;
+  }
+}
+
+inline void check_user_event(std::int32_t id, const aopt::sim::src_loc& loc, const char* api) {
+  if (id < 0 || id > 7) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::reserved_event,
+                    "event id " + std::to_string(id) +
+                        " is outside 0..7: use an id from GetTPipePtr()->FetchEventID() or "
+                        "AllocEventID()",
+                    loc, api);
+  }
+  if (id >= 6) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::reserved_event,
+                    "event id " + std::to_string(id) +
+                        " is reserved by the framework (ids 6 and 7): use 0..5, e.g. from "
+                        "GetTPipePtr()->FetchEventID()",
+                    loc, api);
+  }
+}
+
+// Appends a set_flag or wait_flag record (no checks).
+inline void record_flag(bool set, aopt::sim::pipe src, aopt::sim::pipe dst, std::uint16_t id,
+                        const aopt::sim::src_loc& loc, const char* api) {
+  aopt::sim::trace_rec r;
+  r.kind = set ? aopt::sim::rec_kind::set_flag : aopt::sim::rec_kind::wait_flag;
+  r.p = set ? src : dst;
+  r.src = src;
+  r.dst = dst;
+  r.event = id;
+  r.site = aopt::sim::site_of(loc, api);
+  aopt::sim::record(r);
+}
+
+inline void flag_op(bool set, AscendC::HardEvent e, std::int32_t id, const aopt::sim::src_loc& loc) {
+  const char* api = set ? "SetFlag" : "WaitFlag";
+  check_user_event(id, loc, api);
+  aopt::sim::pipe src = aopt::sim::pipe::s, dst = aopt::sim::pipe::s;
+  if (!event_pipes(e, src, dst)) return;  // cube pipes: nothing on an AIV core
+  record_flag(set, src, dst, static_cast<std::uint16_t>(id), loc, api);
+}
+
+inline void barrier_op(pipe_t p, const aopt::sim::src_loc& loc, const char* api) {
+  aopt::sim::pipe mp = aopt::sim::pipe::s;
+  if (!map_pipe(p, mp) || mp == aopt::sim::pipe::s) return;  // no PIPE_S barrier; cube pipes
+  aopt::sim::trace_rec r;
+  r.kind = aopt::sim::rec_kind::barrier;
+  r.p = mp;
+  r.site = aopt::sim::site_of(loc, api);
+  aopt::sim::record(r);
+}
+
+}  // namespace aopt::sim::kernel_detail
+
+namespace AscendC {
+
+template <pipe_t pipe>
+inline void PipeBarrier(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::kernel_detail::barrier_op(pipe, loc, "PipeBarrier");
+}
+
+template <HardEvent event>
+inline void SetFlag(std::int32_t eventID, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::kernel_detail::flag_op(true, event, eventID, loc);
+}
+
+template <HardEvent event>
+inline void WaitFlag(std::int32_t eventID, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::kernel_detail::flag_op(false, event, eventID, loc);
+}
+
+// SyncAll across every block of the launch (hard synchronisation).
+template <bool isAIVOnly = true>
+inline void SyncAll(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::sync_all(loc, "SyncAll");
+}
+
+}  // namespace AscendC
+
+// CCE intrinsics that older kernels call directly.
+inline void pipe_barrier(pipe_t p, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::kernel_detail::barrier_op(p, loc, "pipe_barrier");
+}
+
+namespace aopt::sim::kernel_detail {
+inline void raw_flag(bool set, pipe_t src, pipe_t dst, std::int32_t id, const aopt::sim::src_loc& loc) {
+  const char* api = set ? "set_flag" : "wait_flag";
+  check_user_event(id, loc, api);
+  aopt::sim::pipe s = aopt::sim::pipe::s, d = aopt::sim::pipe::s;
+  if (!map_pipe(src, s) || !map_pipe(dst, d) || s == aopt::sim::pipe::all ||
+      d == aopt::sim::pipe::all) {
+    return;
+  }
+  record_flag(set, s, d, static_cast<std::uint16_t>(id), loc, api);
+}
+}  // namespace aopt::sim::kernel_detail
+
+inline void set_flag(pipe_t src, pipe_t dst, event_t id,
+                     aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::kernel_detail::raw_flag(true, src, dst, id, loc);
+}
+inline void wait_flag(pipe_t src, pipe_t dst, event_t id,
+                      aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::kernel_detail::raw_flag(false, src, dst, id, loc);
+}

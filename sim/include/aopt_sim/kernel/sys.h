@@ -1,0 +1,71 @@
+// System variables and workspaces: GetBlockIdx, GetBlockNum, GetSubBlockIdx, GetTaskRation,
+// GetUserWorkspace, SetSysWorkspace, GetSysWorkSpacePtr, and TILING_KEY_IS.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "aopt_sim/kernel/core.h"
+#include "aopt_sim/kernel/global_tensor.h"
+#include "aopt_sim/kernel/tensor.h"
+#include "aopt_sim/kernel/types.h"
+#include "aopt_sim/runtime.h"
+
+namespace AscendC {
+
+inline std::int64_t GetBlockIdx() { return static_cast<std::int64_t>(aopt::sim::block_idx()); }
+inline std::int64_t GetBlockNum() { return static_cast<std::int64_t>(aopt::sim::block_num()); }
+// Vector-only kernels run one AIV per block here: sub-block 0 of a ratio of 1.
+inline std::int64_t GetSubBlockIdx() { return 0; }
+inline std::int64_t GetTaskRation() { return 1; }
+
+// The user part of the workspace starts after the system's reserved bytes (the host reserves
+// them through GetLibApiWorkSpaceSize()).
+inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
+  return workspace == nullptr ? nullptr : workspace + aopt::sim::sys_workspace_bytes;
+}
+inline void SetSysWorkspace(GM_ADDR workspace) { aopt::sim::set_sys_workspace(workspace); }
+inline GM_ADDR GetSysWorkSpacePtr() { return aopt::sim::sys_workspace(); }
+
+// SyncAll, software form (workspace in GM and UB): emulated as the same true barrier. A
+// barrier over fewer cores than the launch is not emulated and is reported.
+template <bool isAIVOnly = true>
+inline void SyncAll(const GlobalTensor<std::int32_t>& gmWorkspace, const LocalTensor<std::int32_t>& ubWorkspace,
+                    const std::int32_t usedCores = 0, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  if (usedCores != 0 && static_cast<std::uint32_t>(usedCores) != aopt::sim::block_num()) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                    "SyncAll over " + std::to_string(usedCores) + " of " +
+                        std::to_string(aopt::sim::block_num()) +
+                        " cores is not emulated: synchronise all blocks (usedCores = 0)",
+                    loc, "SyncAll");
+  }
+  aopt::sim::sync_all(loc, "SyncAll");
+}
+
+}  // namespace AscendC
+
+// Kernel type declarations (which cores a kernel starts on): no effect in the emulator, which
+// runs vector kernels on AIV cores only.
+enum KernelMetaType : std::uint8_t {
+  KERNEL_TYPE_AIV_ONLY,
+  KERNEL_TYPE_AIC_ONLY,
+  KERNEL_TYPE_MIX_AIV_1_0,
+  KERNEL_TYPE_MIX_AIC_1_0,
+  KERNEL_TYPE_MIX_AIC_1_1,
+  KERNEL_TYPE_MIX_AIC_1_2,
+  KERNEL_TYPE_AICORE,
+  KERNEL_TYPE_VECTORCORE,
+  KERNEL_TYPE_MIX_AICORE,
+  KERNEL_TYPE_MIX_VECTOR_CORE,
+  KERNEL_TYPE_MAX,
+};
+#ifndef KERNEL_TASK_TYPE_DEFAULT
+#define KERNEL_TASK_TYPE_DEFAULT(type) static_cast<void>(type)
+#endif
+#ifndef KERNEL_TASK_TYPE
+#define KERNEL_TASK_TYPE(key, type) static_cast<void>(key), static_cast<void>(type)
+#endif
+
+#ifndef TILING_KEY_IS
+#define TILING_KEY_IS(k) (::aopt::sim::tiling_key() == static_cast<std::uint64_t>(k))
+#endif

@@ -1,0 +1,163 @@
+// Cast with every RoundMode, count form and mask forms.
+// Float targets (half, float, bfloat16_t) round the exact source value to the target precision
+// with the chosen mode (IEEE overflow to inf for nearest modes, to the largest finite value for
+// the modes that round toward it); integer targets round to an integer and saturate; NaN -> 0.
+// CAST_NONE means "exact, or nearest-even where the conversion loses precision".
+// float -> float (and half -> half) with a rounding mode rounds to an integral value.
+#pragma once
+
+#include <cfloat>
+#include <cmath>
+#include <limits>
+
+#include "aopt_sim/kernel/vec_elementwise.h"
+
+namespace aopt::sim::vec {
+
+template <typename T>
+struct float_fmt {
+  static constexpr bool is_float = false;
+};
+template <>
+struct float_fmt<half> {
+  static constexpr bool is_float = true;
+  static constexpr int p = 11, emin = -14;
+  static constexpr double maxv = 65504.0;
+};
+template <>
+struct float_fmt<float> {
+  static constexpr bool is_float = true;
+  static constexpr int p = 24, emin = -126;
+  static constexpr double maxv = static_cast<double>(FLT_MAX);
+};
+template <>
+struct float_fmt<bfloat16_t> {
+  static constexpr bool is_float = true;
+  static constexpr int p = 8, emin = -126;
+  static constexpr double maxv = 3.3895313892515355e38;  // 0x7f7f
+};
+
+inline double round_integral(double x, AscendC::RoundMode m) {
+  using AscendC::RoundMode;
+  switch (m) {
+    case RoundMode::CAST_FLOOR: return std::floor(x);
+    case RoundMode::CAST_CEIL: return std::ceil(x);
+    case RoundMode::CAST_TRUNC: return std::trunc(x);
+    case RoundMode::CAST_ROUND: return std::round(x);
+    case RoundMode::CAST_ODD: {
+      double t = std::trunc(x);
+      if (t != x && std::fmod(t, 2.0) == 0.0) t += x > 0 ? 1.0 : -1.0;
+      return t;
+    }
+    default: return std::nearbyint(x);  // ties to even in the default rounding mode
+  }
+}
+
+// Rounds exact value `x` to the precision and range of float format D with mode `m`.
+template <typename D>
+inline double round_to_format(double x, AscendC::RoundMode m) {
+  using AscendC::RoundMode;
+  using F = float_fmt<D>;
+  if (!std::isfinite(x) || x == 0.0) return x;
+  int k = 0;
+  (void)std::frexp(x, &k);  // |x| in [2^(k-1), 2^k)
+  const int q = std::max(k - F::p, F::emin - F::p + 1);
+  const double r = std::ldexp(round_integral(std::ldexp(x, -q), m), q);
+  if (std::fabs(r) <= F::maxv) return r;
+  const double inf = std::numeric_limits<double>::infinity();
+  switch (m) {
+    case RoundMode::CAST_TRUNC:
+    case RoundMode::CAST_ODD: return x > 0 ? F::maxv : -F::maxv;
+    case RoundMode::CAST_FLOOR: return x > 0 ? F::maxv : -inf;
+    case RoundMode::CAST_CEIL: return x > 0 ? inf : -F::maxv;
+    default: return x > 0 ? inf : -inf;
+  }
+}
+
+template <typename D>
+inline D from_double(double v) {
+  if constexpr (std::is_same_v<D, bfloat16_t>) {
+    return bfloat16_t(static_cast<float>(v));  // exact: v is already representable
+  } else {
+    return static_cast<D>(v);
+  }
+}
+
+template <typename D, typename S>
+struct cast_op {
+  AscendC::RoundMode m;
+  D operator()(S s) const {
+    using AscendC::RoundMode;
+    if constexpr (float_fmt<D>::is_float) {
+      if constexpr (float_fmt<S>::is_float) {
+        if constexpr (std::is_same_v<D, S>) {
+          if (m == RoundMode::CAST_NONE) return s;
+          return from_double<D>(round_integral(static_cast<double>(static_cast<float>(s)), m));
+        } else if constexpr (float_fmt<S>::p <= float_fmt<D>::p && float_fmt<S>::emin >= float_fmt<D>::emin) {
+          return static_cast<D>(static_cast<float>(s));  // exact widening
+        } else {
+          if (m == RoundMode::CAST_NONE || m == RoundMode::CAST_RINT) {
+            if constexpr (std::is_same_v<D, bfloat16_t>) {
+              return bfloat16_t(static_cast<float>(s));
+            } else {
+              return static_cast<D>(static_cast<float>(s));
+            }
+          }
+          return from_double<D>(round_to_format<D>(static_cast<double>(static_cast<float>(s)), m));
+        }
+      } else {
+        // integer source
+        const double x = static_cast<double>(s);
+        if constexpr (sizeof(S) * 8 <= static_cast<std::size_t>(float_fmt<D>::p)) {
+          return from_double<D>(x);  // exact
+        } else {
+          return from_double<D>(round_to_format<D>(x, m == RoundMode::CAST_NONE ? RoundMode::CAST_RINT : m));
+        }
+      }
+    } else {
+      double x;
+      if constexpr (float_fmt<S>::is_float) {
+        const float f = static_cast<float>(s);
+        if (std::isnan(f)) return D(0);
+        x = round_integral(static_cast<double>(f), m == RoundMode::CAST_ODD ? RoundMode::CAST_RINT : m);
+      } else {
+        x = static_cast<double>(s);
+      }
+      constexpr double lo = static_cast<double>(std::numeric_limits<D>::min());
+      constexpr double hi = static_cast<double>(std::numeric_limits<D>::max());
+      if (x <= lo) return std::numeric_limits<D>::min();
+      if (x >= hi) return std::numeric_limits<D>::max();
+      return static_cast<D>(x);
+    }
+  }
+};
+
+}  // namespace aopt::sim::vec
+
+namespace AscendC {
+
+template <typename T, typename U>
+inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode,
+                 const uint32_t count, AOPT_VEC_LOC) {
+  aopt::sim::vec::unary_count(dst, src, count, aopt::sim::vec_class::cast, "Cast", loc,
+                              aopt::sim::vec::cast_op<T, U>{round_mode});
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode, uint64_t mask,
+                 const int32_t repeatTimes, const UnaryRepeatParams& repeatParams, AOPT_VEC_LOC) {
+  constexpr uint32_t wide = sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U);
+  const auto ln = aopt::sim::vec::lanes_from_mask(isSetMask, mask, repeatTimes, 256 / wide, loc, "Cast");
+  aopt::sim::vec::unary_lanes(dst, src, ln, repeatParams, aopt::sim::vec_class::cast, "Cast", loc,
+                              aopt::sim::vec::cast_op<T, U>{round_mode});
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode,
+                 const uint64_t mask[], const int32_t repeatTimes, const UnaryRepeatParams& repeatParams,
+                 AOPT_VEC_LOC) {
+  constexpr uint32_t wide = sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U);
+  const auto ln = aopt::sim::vec::lanes_from_bits(isSetMask, mask, repeatTimes, 256 / wide, loc, "Cast");
+  aopt::sim::vec::unary_lanes(dst, src, ln, repeatParams, aopt::sim::vec_class::cast, "Cast", loc,
+                              aopt::sim::vec::cast_op<T, U>{round_mode});
+}
+
+}  // namespace AscendC

@@ -1,0 +1,3 @@
+// CANN advanced API include path lib/math/log.h: forwards to the emulator's tier-5 API.
+#pragma once
+#include "aopt_sim/kernel/advanced.h"

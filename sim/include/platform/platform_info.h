@@ -1,0 +1,44 @@
+// Emulated fe::PlatFormInfos: the device facts a tiling function may ask for. On `sim` the
+// harness fills it from the device profile (sim/profiles/<name>.json); PlatformAscendC reads it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace fe {
+
+class PlatFormInfos {
+ public:
+  std::string soc_version = "Ascend910B4";  // full SoC name, e.g. "Ascend910B4"
+  std::string short_soc_version = "Ascend910B";
+  std::string profile_name = "910b4";
+  uint32_t aiv_cores = 40;
+  uint32_t aic_cores = 20;
+  uint64_t ub_bytes = 196608;  // usable UB (GetCoreMemSize(UB))
+  uint64_t l1_bytes = 524288;
+  uint64_t l2_bytes = 100663296;
+  uint64_t hbm_bytes = 34359738368ull;
+  uint64_t l0a_bytes = 65536;
+  uint64_t l0b_bytes = 65536;
+  uint64_t l0c_bytes = 131072;
+  // System workspace the AscendC library API reserves at the start of the kernel workspace
+  // (GetLibApiWorkSpaceSize). 16 MiB on Atlas A2 (910B), per the CANN PlatformAscendC docs.
+  uint32_t lib_api_workspace_bytes = 16u * 1024u * 1024u;
+  double clock_ghz = 1.5;
+
+  // PlatFormInfos' own query API (string-valued, as CANN's platform ini).
+  bool GetPlatformRes(const std::string& label, const std::string& key, std::string& val) const {
+    if (label == "SoCInfo" && key == "ai_core_cnt") { val = std::to_string(aic_cores); return true; }
+    if (label == "SoCInfo" && key == "vector_core_cnt") { val = std::to_string(aiv_cores); return true; }
+    if (label == "SoCInfo" && key == "cube_core_cnt") { val = std::to_string(aic_cores); return true; }
+    if (label == "AICoreSpec" && key == "ub_size") { val = std::to_string(ub_bytes); return true; }
+    if (label == "AICoreSpec" && key == "l1_size") { val = std::to_string(l1_bytes); return true; }
+    if (label == "SoCInfo" && key == "l2_size") { val = std::to_string(l2_bytes); return true; }
+    if (label == "version" && key == "SoC_version") { val = soc_version; return true; }
+    if (label == "version" && key == "Short_SoC_version") { val = short_soc_version; return true; }
+    return false;
+  }
+  uint32_t GetCoreNum() const { return aiv_cores; }
+};
+
+}  // namespace fe

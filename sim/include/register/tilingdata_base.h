@@ -1,0 +1,92 @@
+// Emulated CANN tiling-data definition macros (register/tilingdata_base.h).
+//
+//   BEGIN_TILING_DATA_DEF(TilingData)
+//     TILING_DATA_FIELD_DEF(uint32_t, totalLength);
+//     TILING_DATA_FIELD_DEF_ARR(uint32_t, 8, perCore);
+//   END_TILING_DATA_DEF;
+//   REGISTER_TILING_DATA_CLASS(AddCustom, TilingData)
+//
+// produce one standard-layout class used on both sides: the host sets fields with
+// set_<f>(v) / reads get_<f>() and copies the bytes out with SaveToBuffer(); the kernel TU
+// (which force-includes the same header, as the real build generates kernel_tiling.h from it)
+// reads the public fields (`td.totalLength`) after GET_TILING_DATA. The byte layout is the
+// C++ layout of the fields in declaration order (natural alignment), identical on both sides.
+// REGISTER_TILING_DATA_CLASS(Op, Cls) also declares the alias AoptTiling_<Op> = Cls in the
+// current namespace (GET_TILING_DATA finds optiling::AoptTiling_<AOPT_OP_TYPE>), and on the
+// host records the class in aopt::sim::host::tiling_classes().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <string>
+
+namespace aopt::sim::host {
+struct tiling_class_info {
+  std::string class_name;
+  std::size_t size = 0;
+};
+// op type (first argument of REGISTER_TILING_DATA_CLASS) -> class, for this process.
+inline std::map<std::string, tiling_class_info>& tiling_classes() {
+  static std::map<std::string, tiling_class_info> m;
+  return m;
+}
+inline bool register_tiling_class(const char* op_type, const char* class_name, std::size_t size) {
+  tiling_classes()[op_type] = tiling_class_info{class_name, size};
+  return true;
+}
+}  // namespace aopt::sim::host
+
+#define BEGIN_TILING_DATA_DEF(class_name)                                                    \
+  class class_name {                                                                         \
+   public:                                                                                   \
+    std::size_t GetDataSize() const { return sizeof(class_name); }                           \
+    void SaveToBuffer(void* aopt_buf, std::size_t aopt_capacity) const {                     \
+      if (aopt_buf != nullptr) {                                                             \
+        std::memcpy(aopt_buf, this,                                                          \
+                    aopt_capacity < sizeof(class_name) ? aopt_capacity : sizeof(class_name)); \
+      }                                                                                      \
+    }                                                                                        \
+    void SetDataPtr(void* aopt_buf) {                                                        \
+      if (aopt_buf != nullptr) std::memcpy(this, aopt_buf, sizeof(class_name));              \
+    }                                                                                        \
+    void InitData() {}
+
+#define TILING_DATA_FIELD_DEF(data_type, field_name)                  \
+   public:                                                            \
+    data_type field_name = data_type();                               \
+    void set_##field_name(data_type aopt_v) { field_name = aopt_v; }  \
+    data_type get_##field_name() const { return field_name; }
+
+#define TILING_DATA_FIELD_DEF_ARR(arr_type, arr_size, field_name)          \
+   public:                                                                 \
+    arr_type field_name[arr_size] = {};                                    \
+    void set_##field_name(const arr_type* aopt_v) {                        \
+      if (aopt_v != nullptr) std::memcpy(field_name, aopt_v, sizeof(field_name)); \
+    }                                                                      \
+    arr_type* get_##field_name() { return field_name; }                    \
+    const arr_type* get_##field_name() const { return field_name; }
+
+#define TILING_DATA_FIELD_DEF_STRUCT(struct_type, field_name)                  \
+   public:                                                                     \
+    struct_type field_name;                                                    \
+    void set_##field_name(const struct_type& aopt_v) { field_name = aopt_v; }  \
+    struct_type& get_##field_name() { return field_name; }                     \
+    const struct_type& get_##field_name() const { return field_name; }
+
+#define END_TILING_DATA_DEF }
+
+#if defined(__CCE_AICORE__) || defined(AOPT_KERNEL_TU)
+// Kernel TU: the alias only; the classes are visible unqualified as the generated
+// kernel_tiling.h makes them.
+#define REGISTER_TILING_DATA_CLASS(op_type, class_name) using AoptTiling_##op_type = class_name;
+namespace optiling {}
+using namespace optiling;  // NOLINT: emulates the global-namespace structs of kernel_tiling.h
+#include "kernel_tiling/kernel_tiling.h"
+#else
+#define REGISTER_TILING_DATA_CLASS(op_type, class_name)                                   \
+  using AoptTiling_##op_type = class_name;                                                \
+  [[maybe_unused]] static const bool aopt_tiling_registered_##op_type =                   \
+      ::aopt::sim::host::register_tiling_class(#op_type, #class_name, sizeof(class_name));
+#endif

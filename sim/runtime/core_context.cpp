@@ -1,0 +1,169 @@
+// Per-core emulation context: everything declared in aopt_sim/kernel/core.h.
+#include <algorithm>
+#include <string>
+
+#include "internal.h"
+
+namespace aopt::sim {
+namespace detail {
+
+core_context*& current_core() {
+  thread_local core_context* ctx = nullptr;
+  return ctx;
+}
+
+namespace {
+
+std::mutex& atomic_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+[[noreturn]] void outside_core(const char* what) {
+  hw_error e;
+  e.kind = hw_error_kind::invalid_use;
+  e.message = std::string(what) +
+              " was called outside an emulated core: AscendC kernel APIs only work inside "
+              "aopt::sim::launch() (the harness launches the kernel for you)";
+  e.site.api = what;
+  throw hw_fault{std::move(e)};
+}
+
+core_context& ctx_or_fail(const char* what) {
+  core_context* c = current_core();
+  if (c == nullptr) outside_core(what);
+  return *c;
+}
+
+}  // namespace
+}  // namespace detail
+
+using detail::ctx_or_fail;
+using detail::current_core;
+
+std::byte* ub_base() { return ctx_or_fail("ub_base").ub; }
+std::uint32_t ub_capacity() { return ctx_or_fail("ub_capacity").ub_bytes; }
+std::uint32_t block_idx() { return ctx_or_fail("GetBlockIdx").block_idx; }
+std::uint32_t block_num() { return ctx_or_fail("GetBlockNum").block_num; }
+
+std::uint32_t site_of(const src_loc& loc, const char* api) {
+  detail::core_context& c = ctx_or_fail(api);
+  if (!c.record) return 0;
+  detail::site_key key{loc.file, loc.func, api, loc.line};
+  auto it = c.sites.find(key);
+  if (it != c.sites.end()) return it->second;
+  const auto idx = static_cast<std::uint32_t>(c.trace->sites.size());
+  c.trace->sites.push_back(call_site{loc.file ? loc.file : "", loc.line, loc.func ? loc.func : "",
+                                     api ? api : ""});
+  c.sites.emplace(key, idx);
+  return idx;
+}
+
+void record(const trace_rec& r) {
+  detail::core_context& c = ctx_or_fail("record");
+  if (c.record) c.trace->recs.push_back(r);
+}
+
+void record_scalar(std::uint64_t elem_accesses, std::uint64_t raw_cycles, const src_loc& loc,
+                   const char* api) {
+  detail::core_context& c = ctx_or_fail(api);
+  if (!c.record) return;
+  auto& recs = c.trace->recs;
+  if (!recs.empty() && recs.back().kind == rec_kind::scalar) {
+    recs.back().repeats += static_cast<std::uint32_t>(elem_accesses);
+    recs.back().cycles += raw_cycles;
+    return;
+  }
+  trace_rec r;
+  r.kind = rec_kind::scalar;
+  r.p = pipe::s;
+  r.site = site_of(loc, api);
+  r.repeats = static_cast<std::uint32_t>(elem_accesses);
+  r.cycles = raw_cycles;
+  recs.push_back(r);
+}
+
+void fail(hw_error_kind kind, const std::string& message, const src_loc& loc, const char* api) {
+  hw_error e;
+  e.kind = kind;
+  e.message = message;
+  e.site.file = loc.file ? loc.file : "";
+  e.site.line = loc.line;
+  e.site.function = loc.func ? loc.func : "";
+  e.site.api = api ? api : "";
+  if (detail::core_context* c = current_core()) e.block_idx = c->block_idx;
+  throw hw_fault{std::move(e)};
+}
+
+void set_current_pipe(void* p) { ctx_or_fail("TPipe").pipe = p; }
+void* current_pipe() { return ctx_or_fail("GetTPipePtr").pipe; }
+
+void note_ub_usage(std::uint32_t end_bytes) {
+  detail::core_context& c = ctx_or_fail("InitBuffer");
+  c.trace->ub_peak_bytes = std::max(c.trace->ub_peak_bytes, end_bytes);
+}
+
+std::uint16_t next_queue_event(pipe a, pipe b) {
+  detail::core_context& c = ctx_or_fail("InitBuffer");
+  auto ia = static_cast<int>(a) % pipe_count;
+  auto ib = static_cast<int>(b) % pipe_count;
+  if (ia > ib) std::swap(ia, ib);
+  return static_cast<std::uint16_t>(64 + c.queue_events[ia][ib]++);
+}
+
+atomic_op atomic_mode() { return ctx_or_fail("SetAtomicAdd").atomic; }
+void set_atomic_mode(atomic_op op) { ctx_or_fail("SetAtomicAdd").atomic = op; }
+void gm_atomic_lock() { detail::atomic_mutex().lock(); }
+void gm_atomic_unlock() { detail::atomic_mutex().unlock(); }
+
+void set_sys_workspace(std::uint8_t* p) { ctx_or_fail("SetSysWorkspace").sys_workspace = p; }
+std::uint8_t* sys_workspace() { return ctx_or_fail("GetSysWorkSpacePtr").sys_workspace; }
+std::uint64_t tiling_key() { return ctx_or_fail("TILING_KEY_IS").tiling_key; }
+std::uint64_t core_serial() { return ctx_or_fail("vector mask state").serial; }
+
+void sync_all(const src_loc& loc, const char* api) {
+  detail::core_context& c = ctx_or_fail(api);
+  if (c.block_num > c.core_count) {
+    fail(hw_error_kind::sync_all_missing_core,
+         "SyncAll needs every block resident at once, but the kernel runs " +
+             std::to_string(c.block_num) + " blocks on " + std::to_string(c.core_count) +
+             " cores: set blockDim <= the core count when the kernel uses SyncAll",
+         loc, api);
+  }
+  {
+    trace_rec r;
+    r.kind = rec_kind::sync_all;
+    r.p = pipe::all;
+    r.site = site_of(loc, api);
+    record(r);
+  }
+  detail::launch_barrier& b = *c.barrier;
+  std::unique_lock<std::mutex> lk(b.mu);
+  auto missing = [&] {
+    fail(hw_error_kind::sync_all_missing_core,
+         "SyncAll waits for all " + std::to_string(b.participants) + " blocks, but " +
+             std::to_string(b.finished) +
+             " block(s) already returned without reaching it: every block must call SyncAll "
+             "the same number of times",
+         loc, api);
+  };
+  if (b.aborted) throw detail::launch_aborted{};
+  if (b.finished > 0) {
+    lk.unlock();
+    missing();
+  }
+  const std::uint64_t gen = b.generation;
+  if (++b.arrived == b.participants) {
+    b.arrived = 0;
+    ++b.generation;
+    b.cv.notify_all();
+    return;
+  }
+  b.cv.wait(lk, [&] { return b.generation != gen || b.aborted || b.finished > 0; });
+  if (b.generation != gen) return;
+  if (b.aborted) throw detail::launch_aborted{};
+  lk.unlock();
+  missing();
+}
+
+}  // namespace aopt::sim

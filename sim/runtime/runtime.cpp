@@ -1,0 +1,241 @@
+// GM allocation registry, hardware-error formatting and kernel launch on emulated cores.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <memory>
+#include <shared_mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "internal.h"
+
+namespace aopt::sim {
+
+const char* hw_error_kind_name(hw_error_kind k) {
+  switch (k) {
+    case hw_error_kind::ub_overflow: return "ub_overflow";
+    case hw_error_kind::misaligned: return "misaligned";
+    case hw_error_kind::truncated_copy: return "truncated_copy";
+    case hw_error_kind::param_out_of_range: return "param_out_of_range";
+    case hw_error_kind::reserved_event: return "reserved_event";
+    case hw_error_kind::double_set_event: return "double_set_event";
+    case hw_error_kind::deadlock: return "deadlock";
+    case hw_error_kind::gm_out_of_bounds: return "gm_out_of_bounds";
+    case hw_error_kind::ub_out_of_bounds: return "ub_out_of_bounds";
+    case hw_error_kind::sync_all_missing_core: return "sync_all_missing_core";
+    case hw_error_kind::invalid_use: return "invalid_use";
+  }
+  return "unknown";
+}
+
+std::string hw_error::to_string() const {
+  std::string s;
+  if (!site.file.empty()) {
+    s += site.file;
+    s += ':';
+    s += std::to_string(site.line);
+    s += ": ";
+  }
+  if (!site.function.empty()) {
+    s += "in ";
+    s += site.function;
+    s += ": ";
+  }
+  if (!site.api.empty()) {
+    s += site.api;
+    s += ": ";
+  }
+  s += message;
+  s += " (core ";
+  s += std::to_string(block_idx);
+  s += ')';
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// GM registry
+namespace {
+
+constexpr std::size_t gm_align = 4096;
+
+struct gm_entry {
+  std::size_t bytes = 0;     // as requested
+  std::size_t mapped = 0;    // as mapped (page multiple, at least one page)
+  std::string name;
+};
+
+struct gm_registry {
+  std::shared_mutex mu;
+  std::map<std::uintptr_t, gm_entry> allocs;  // keyed by start address
+};
+
+gm_registry& registry() {
+  static gm_registry r;
+  return r;
+}
+
+}  // namespace
+
+void* gm_alloc(std::size_t bytes, std::string name) {
+  const std::size_t mapped = std::max(gm_align, (bytes + gm_align - 1) / gm_align * gm_align);
+  // Anonymous mappings are page aligned and zero-filled (lazily, so huge tensors cost nothing
+  // until touched).
+  void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    throw std::runtime_error("gm_alloc: cannot map " + std::to_string(bytes) +
+                             " bytes of emulated GM for '" + name +
+                             "': out of memory (reduce the case's tensor sizes)");
+  }
+  auto& r = registry();
+  std::unique_lock lk(r.mu);
+  r.allocs[reinterpret_cast<std::uintptr_t>(p)] = gm_entry{bytes, mapped, std::move(name)};
+  return p;
+}
+
+void gm_free(void* p) {
+  if (p == nullptr) return;
+  auto& r = registry();
+  std::size_t mapped = 0;
+  {
+    std::unique_lock lk(r.mu);
+    auto it = r.allocs.find(reinterpret_cast<std::uintptr_t>(p));
+    if (it == r.allocs.end()) {
+      throw std::invalid_argument("gm_free: pointer was not returned by gm_alloc");
+    }
+    mapped = it->second.mapped;
+    r.allocs.erase(it);
+  }
+  munmap(p, mapped);
+}
+
+const char* gm_find(const void* p, std::size_t bytes, const void** base) {
+  auto& r = registry();
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  std::shared_lock lk(r.mu);
+  auto it = r.allocs.upper_bound(a);
+  if (it == r.allocs.begin()) return nullptr;
+  --it;
+  const std::uintptr_t start = it->first;
+  const std::uintptr_t end = start + it->second.bytes;
+  if (a < start || a > end || bytes > end - a) return nullptr;
+  if (base != nullptr) *base = reinterpret_cast<const void*>(start);
+  return it->second.name.c_str();
+}
+
+std::size_t gm_alloc_bytes(const void* base) {
+  auto& r = registry();
+  std::shared_lock lk(r.mu);
+  auto it = r.allocs.find(reinterpret_cast<std::uintptr_t>(base));
+  return it == r.allocs.end() ? 0 : it->second.bytes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// launch
+namespace {
+
+struct launch_state {
+  std::mutex mu;
+  std::optional<hw_error> error;
+  std::atomic<std::uint32_t> next_block{0};
+  std::atomic<bool> stop{false};
+  detail::launch_barrier barrier;
+};
+
+void record_error(launch_state& st, hw_error e) {
+  {
+    std::lock_guard lk(st.mu);
+    if (!st.error) st.error = std::move(e);
+  }
+  st.stop = true;
+  std::lock_guard lk(st.barrier.mu);
+  st.barrier.aborted = true;
+  st.barrier.cv.notify_all();
+}
+
+std::atomic<std::uint64_t> next_core_serial{0};
+
+void run_blocks(const launch_options& opts, const std::function<void()>& body, launch_state& st,
+                launch_result& out) {
+  std::unique_ptr<std::byte[]> ub(new std::byte[opts.ub_bytes]);
+  for (;;) {
+    if (st.stop) return;
+    const std::uint32_t b = st.next_block.fetch_add(1);
+    if (b >= opts.block_dim) return;
+    std::memset(ub.get(), detail::ub_poison, opts.ub_bytes);
+    detail::core_context ctx;
+    ctx.block_idx = b;
+    ctx.block_num = opts.block_dim;
+    ctx.core_count = opts.core_count;
+    ctx.ub_bytes = opts.ub_bytes;
+    ctx.ub = ub.get();
+    ctx.trace = &out.cores[b];
+    ctx.trace->block_idx = b;
+    ctx.record = opts.record_trace;
+    ctx.tiling_key = opts.tiling_key;
+    ctx.serial = next_core_serial.fetch_add(1) + 1;
+    ctx.barrier = &st.barrier;
+    detail::current_core() = &ctx;
+    try {
+      body();
+    } catch (const hw_fault& f) {
+      record_error(st, f.error);
+    } catch (const detail::launch_aborted&) {
+      // another core failed first
+    } catch (const std::exception& ex) {
+      hw_error e;
+      e.kind = hw_error_kind::invalid_use;
+      e.message = std::string("the kernel threw a C++ exception: ") + ex.what();
+      e.block_idx = b;
+      record_error(st, std::move(e));
+    } catch (...) {
+      hw_error e;
+      e.kind = hw_error_kind::invalid_use;
+      e.message = "the kernel threw a non-standard C++ exception";
+      e.block_idx = b;
+      record_error(st, std::move(e));
+    }
+    detail::current_core() = nullptr;
+    {
+      std::lock_guard lk(st.barrier.mu);
+      ++st.barrier.finished;
+      st.barrier.cv.notify_all();
+    }
+  }
+}
+
+}  // namespace
+
+launch_result launch(const launch_options& opts, const std::function<void()>& body) {
+  if (opts.block_dim == 0) {
+    throw std::invalid_argument("launch: block_dim is 0; a kernel needs at least one block");
+  }
+  if (opts.ub_bytes == 0) throw std::invalid_argument("launch: ub_bytes is 0");
+  launch_result out;
+  out.cores.resize(opts.block_dim);
+  launch_state st;
+  st.barrier.participants = opts.block_dim;
+  // Every block gets its own thread when they can all be resident (SyncAll then works);
+  // larger grids are served by a bounded pool pulling block indices from a counter.
+  const std::uint32_t cap = std::max<std::uint32_t>(1, 2 * std::max<std::uint32_t>(1, opts.core_count));
+  const std::uint32_t nthreads = std::min(opts.block_dim, cap);
+  if (nthreads == 1) {
+    run_blocks(opts, body, st, out);
+  } else {
+    std::vector<std::thread> threads;
+    threads.reserve(nthreads);
+    for (std::uint32_t i = 0; i < nthreads; ++i) {
+      threads.emplace_back([&] { run_blocks(opts, body, st, out); });
+    }
+    for (auto& t : threads) t.join();
+  }
+  out.error = std::move(st.error);
+  return out;
+}
+
+}  // namespace aopt::sim

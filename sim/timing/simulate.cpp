@@ -1,0 +1,786 @@
+// Discrete-event replay of the traces of one launch. See docs/sim.md for the model.
+//
+// Per block: a scalar thread walks the trace in program order, paying scalar cycles and issuing
+// each instruction into the queue (bounded depth) of its pipe (V, MTE2, MTE3). Each pipe runs its
+// queue in order, one instruction at a time; an instruction starts at the latest of its issue
+// time, its pipe being free, and the flag it waits for. Copies are fluid flows: a fixed latency,
+// then the bytes stream at min(per-core rate for the burst size, max-min fair share of the chip
+// bandwidth among all streaming copies of all cores), so every core runs in one event loop.
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "aopt_sim/timing.h"
+
+namespace aopt::sim {
+
+namespace {
+
+constexpr int P_S = 0, P_V = 1, P_MTE2 = 2, P_MTE3 = 3;
+
+const char* pipe_name(pipe p) {
+  switch (p) {
+    case pipe::s: return "S";
+    case pipe::v: return "V";
+    case pipe::mte2: return "MTE2";
+    case pipe::mte3: return "MTE3";
+    case pipe::all: return "ALL";
+  }
+  return "?";
+}
+
+std::string event_name(const trace_rec& r) {
+  std::string s = std::string(pipe_name(r.src)) + "_" + pipe_name(r.dst);
+  s += "(event " + std::to_string(r.event) + (r.event >= 64 ? ", queue-internal" : "") + ")";
+  return s;
+}
+
+enum class ev : std::uint8_t { scalar, pipe, pipe_done, xfer_lat, xfer_done };
+
+struct event {
+  double t;
+  std::uint64_t seq;
+  ev type;
+  std::uint32_t a;
+  std::uint32_t b;
+};
+struct event_later {
+  bool operator()(const event& x, const event& y) const {
+    return x.t > y.t || (x.t == y.t && x.seq > y.seq);
+  }
+};
+
+struct entry {
+  std::uint32_t rec;
+  double ready;
+};
+
+struct pipe_state {
+  std::deque<entry> q;
+  bool busy = false;
+  bool waiting = false;  // head is a WaitFlag whose flag is not set
+  double start = 0;
+  double busy_ns = 0;
+};
+
+enum class sblock : std::uint8_t { none, queue_full, flag, drain, drain_sync, sync };
+
+struct block_state {
+  const core_trace* tr = nullptr;
+  std::uint32_t core = 0;
+  std::uint32_t pc = 0;
+  double s_time = 0;
+  sblock blocked = sblock::none;
+  int blocked_pipe = 0;
+  std::uint32_t blocked_key = 0;
+  bool started = false, issued_all = false, finished = false;
+  double start_ns = 0, end_ns = 0;
+  pipe_state pipes[pipe_count];
+  std::unordered_map<std::uint32_t, bool> flags;
+  double scalar_ns = 0, vec_ns = 0, bank_ns = 0;
+  std::uint64_t in_bytes = 0, out_bytes = 0;
+};
+
+struct xfer {
+  std::uint32_t block = 0;
+  int pipe_idx = 0;
+  double remaining = 0;  // effective bytes still to stream
+  double cap = 0;        // per-core rate limit, bytes per ns
+  double w_hbm = 1;      // share of the flow that loads HBM (the rest goes to L2)
+  double rate = 0;
+  std::uint64_t win_lo = 0, win_hi = 0;
+  std::uint16_t gm_buf = 0;
+  bool streaming = false;
+  bool live = false;
+};
+
+std::uint32_t flag_key(pipe src, pipe dst, std::uint16_t event) {
+  return (static_cast<std::uint32_t>(src) << 19) | (static_cast<std::uint32_t>(dst) << 16) | event;
+}
+
+class simulator {
+ public:
+  simulator(const std::vector<core_trace>& traces, const timing_params& prm, const timing_options& opts)
+      : prm_(prm), traces_(traces) {
+    cores_ = opts.cores != 0 ? opts.cores : prm.aiv_cores;
+    blocks_.resize(traces.size());
+    const std::uint32_t n = static_cast<std::uint32_t>(traces.size());
+    cores_used_ = std::min(n, cores_);
+    waves_ = cores_used_ == 0 ? 0 : (n + cores_ - 1) / cores_;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      blocks_[i].tr = &traces[i];
+      blocks_[i].core = i % std::max(cores_, 1u);
+    }
+    issue_ns_ = prm.api_issue_cycles / prm.clock_ghz;
+    write_hbm_fraction_ = compute_write_fraction();
+  }
+
+  timing_report run() {
+    for (std::uint32_t i = 0; i < cores_used_; ++i) start_block(i, 0.0);
+    while (!events_.empty() && !error_) {
+      const event e = events_.top();
+      events_.pop();
+      now_ = e.t;
+      switch (e.type) {
+        case ev::scalar: scalar_step(e.a); break;
+        case ev::pipe: pipe_step(e.a, static_cast<int>(e.b)); break;
+        case ev::pipe_done: pipe_done(e.a, static_cast<int>(e.b)); break;
+        case ev::xfer_lat: xfer_latency_done(e.a); break;
+        case ev::xfer_done: xfer_check(e.a); break;
+      }
+    }
+    if (!error_) detect_stuck();
+    return make_report();
+  }
+
+ private:
+  // ---------------------------------------------------------------- events
+  void push(double t, ev type, std::uint32_t a, std::uint32_t b = 0) {
+    events_.push(event{t, seq_++, type, a, b});
+  }
+
+  const trace_rec& rec(const block_state& B, std::uint32_t i) const { return B.tr->recs[i]; }
+
+  call_site site_of(const block_state& B, const trace_rec& r) const {
+    if (r.site < B.tr->sites.size()) return B.tr->sites[r.site];
+    return call_site{"<unknown>", 0, "", ""};
+  }
+
+  void fail(hw_error_kind kind, const block_state& B, const trace_rec& r, std::string msg) {
+    if (error_) return;
+    hw_error e;
+    e.kind = kind;
+    e.message = std::move(msg);
+    e.site = site_of(B, r);
+    e.block_idx = B.tr->block_idx;
+    error_ = std::move(e);
+  }
+
+  double ns(double cycles) const { return cycles / prm_.clock_ghz; }
+
+  // ---------------------------------------------------------------- L2 model
+  // Writes land in L2. They cost HBM bandwidth only in the proportion by which the kernel's
+  // L2-allocating footprint (reads without the bypass hint + writes) exceeds the L2 capacity.
+  double compute_write_fraction() const {
+    if (!prm_.l2_model) return 1.0;
+    double footprint = 0, writes = 0;
+    for (const auto& t : traces_) {
+      for (const auto& r : t.recs) {
+        const double bytes = static_cast<double>(r.blocks == 0 ? 1 : r.blocks) * r.block_bytes;
+        if (r.kind == rec_kind::copy_in && !r.l2_bypass) footprint += bytes;
+        if (r.kind == rec_kind::copy_out) {
+          footprint += bytes;
+          writes += bytes;
+        }
+      }
+    }
+    if (writes <= 0) return 0.0;
+    return std::clamp((footprint - prm_.l2_bytes) / writes, 0.0, 1.0);
+  }
+
+  // ---------------------------------------------------------------- blocks
+  void start_block(std::uint32_t b, double t) {
+    auto& B = blocks_[b];
+    B.started = true;
+    B.start_ns = t;
+    B.s_time = t;
+    push(t, ev::scalar, b);
+  }
+
+  void finish_block_if_done(std::uint32_t b) {
+    auto& B = blocks_[b];
+    if (B.finished || !B.issued_all || B.blocked != sblock::none) return;
+    for (int p = 1; p < pipe_count; ++p)
+      if (B.pipes[p].busy || !B.pipes[p].q.empty()) return;
+    B.finished = true;
+    B.end_ns = std::max(now_, B.s_time);
+    const std::uint32_t next = b + cores_;
+    if (next < blocks_.size()) start_block(next, B.end_ns);
+  }
+
+  bool drained(const block_state& B) const {
+    for (int p = 1; p < pipe_count; ++p)
+      if (B.pipes[p].busy || !B.pipes[p].q.empty()) return false;
+    return true;
+  }
+
+  void resume_scalar(std::uint32_t b, double t) {
+    auto& B = blocks_[b];
+    B.blocked = sblock::none;
+    B.s_time = std::max(B.s_time, t);
+    push(B.s_time, ev::scalar, b);
+  }
+
+  // ---------------------------------------------------------------- scalar thread
+  static int pipe_of(const trace_rec& r) {
+    switch (r.kind) {
+      case rec_kind::vector: return P_V;
+      case rec_kind::copy_in: return P_MTE2;
+      case rec_kind::copy_out: return P_MTE3;
+      case rec_kind::copy_local: return r.p == pipe::s || r.p == pipe::all ? P_V : static_cast<int>(r.p);
+      case rec_kind::set_flag: return static_cast<int>(r.src);
+      case rec_kind::wait_flag: return static_cast<int>(r.dst);
+      case rec_kind::barrier: return static_cast<int>(r.p);
+      default: return P_S;
+    }
+  }
+
+  void scalar_step(std::uint32_t b) {
+    auto& B = blocks_[b];
+    if (B.blocked != sblock::none || B.issued_all || B.finished) return;
+    if (B.s_time > now_) return;  // a later event for this thread exists
+    B.s_time = now_;
+    const auto& recs = B.tr->recs;
+    while (!error_) {
+      if (B.pc >= recs.size()) {
+        B.issued_all = true;
+        finish_block_if_done(b);
+        return;
+      }
+      const trace_rec& r = recs[B.pc];
+      if (r.kind == rec_kind::scalar) {
+        const double c = static_cast<double>(r.repeats) * prm_.elem_access_cycles + static_cast<double>(r.cycles);
+        B.scalar_ns += ns(c);
+        B.s_time += ns(c);
+        ++B.pc;
+        continue;
+      }
+      if ((r.kind == rec_kind::set_flag || r.kind == rec_kind::wait_flag) &&
+          (r.src == pipe::all || r.dst == pipe::all)) {
+        fail(hw_error_kind::invalid_use, B, r, "flag with PIPE_ALL as source or destination: use a concrete pipe pair (HardEvent)");
+        return;
+      }
+      const int p = pipe_of(r);
+      const bool inline_op = r.kind == rec_kind::sync_all || (r.kind == rec_kind::barrier && r.p == pipe::all) ||
+                             p == P_S;
+      if (inline_op) {
+        // These act at the scalar thread's true time: never run ahead of the global clock.
+        if (B.s_time > now_) {
+          push(B.s_time, ev::scalar, b);
+          return;
+        }
+        if (!scalar_inline(b, r)) return;
+        continue;
+      }
+      auto& P = B.pipes[p];
+      if (P.q.size() >= prm_.queue_depth) {
+        B.blocked = sblock::queue_full;
+        B.blocked_pipe = p;
+        return;
+      }
+      const double ready = B.s_time + issue_ns_;
+      B.scalar_ns += issue_ns_;
+      B.s_time = ready;
+      const bool kick = P.q.empty() && !P.busy;
+      P.q.push_back(entry{B.pc, ready});
+      ++B.pc;
+      if (kick) push(ready, ev::pipe, b, static_cast<std::uint32_t>(p));
+    }
+  }
+
+  // Executes a scalar-pipe record at now_. Returns false when the thread blocked or failed.
+  bool scalar_inline(std::uint32_t b, const trace_rec& r) {
+    auto& B = blocks_[b];
+    switch (r.kind) {
+      case rec_kind::set_flag:  // SetFlag<S_x>: the scalar pipe's earlier work is done by now
+        B.scalar_ns += issue_ns_;
+        B.s_time += issue_ns_;
+        ++B.pc;
+        set_flag(b, r, B.s_time);
+        return !error_;
+      case rec_kind::wait_flag: {  // WaitFlag<x_S>: the scalar thread stops until it is set
+        const auto key = flag_key(r.src, r.dst, r.event);
+        auto it = B.flags.find(key);
+        if (it != B.flags.end() && it->second) {
+          it->second = false;
+          B.scalar_ns += issue_ns_;
+          B.s_time += issue_ns_;
+          ++B.pc;
+          return true;
+        }
+        B.blocked = sblock::flag;
+        B.blocked_key = key;
+        return false;
+      }
+      case rec_kind::barrier:  // PIPE_ALL (a PIPE_S barrier does not exist; treat it as a no-op)
+        if (r.p == pipe::s) {
+          ++B.pc;
+          return true;
+        }
+        if (drained(B)) {
+          B.scalar_ns += issue_ns_;
+          B.s_time += issue_ns_;
+          ++B.pc;
+          return true;
+        }
+        B.blocked = sblock::drain;
+        return false;
+      case rec_kind::sync_all:
+        if (waves_ > 1) {
+          fail(hw_error_kind::sync_all_missing_core, B, r,
+               "SyncAll with " + std::to_string(blocks_.size()) + " blocks on " + std::to_string(cores_) +
+                   " cores: blocks of later waves never arrive, the chip hangs; keep blockDim <= the core count (" +
+                   std::to_string(cores_) + ") in kernels that call SyncAll");
+          return false;
+        }
+        if (!drained(B)) {
+          B.blocked = sblock::drain_sync;
+          return false;
+        }
+        arrive_sync(b);
+        return false;
+      default:
+        fail(hw_error_kind::invalid_use, B, r, "record kind cannot run on the scalar pipe (trace is malformed)");
+        return false;
+    }
+  }
+
+  void arrive_sync(std::uint32_t b) {
+    auto& B = blocks_[b];
+    B.blocked = sblock::sync;
+    sync_max_ = std::max(sync_max_, std::max(B.s_time, now_));
+    if (++sync_arrived_ < blocks_.size()) return;
+    const double release = sync_max_ + ns(prm_.sync_all_cycles);
+    sync_arrived_ = 0;
+    sync_max_ = 0;
+    for (std::uint32_t i = 0; i < blocks_.size(); ++i) {
+      auto& X = blocks_[i];
+      if (X.blocked != sblock::sync) continue;
+      ++X.pc;
+      X.s_time = release;
+      X.scalar_ns += ns(prm_.sync_all_cycles);
+      X.blocked = sblock::none;
+      push(release, ev::scalar, i);
+    }
+  }
+
+  void on_pipe_idle(std::uint32_t b) {
+    auto& B = blocks_[b];
+    if ((B.blocked == sblock::drain || B.blocked == sblock::drain_sync) && drained(B)) {
+      if (B.blocked == sblock::drain) {
+        B.scalar_ns += issue_ns_;
+        ++B.pc;
+        B.blocked = sblock::none;
+        B.s_time = std::max(B.s_time, now_) + issue_ns_;
+        push(B.s_time, ev::scalar, b);
+      } else {
+        B.s_time = std::max(B.s_time, now_);
+        arrive_sync(b);
+      }
+      return;
+    }
+    finish_block_if_done(b);
+  }
+
+  // ---------------------------------------------------------------- flags
+  void set_flag(std::uint32_t b, const trace_rec& r, double t) {
+    auto& B = blocks_[b];
+    const auto key = flag_key(r.src, r.dst, r.event);
+    bool& f = B.flags[key];
+    if (f) {
+      fail(hw_error_kind::double_set_event, B, r,
+           "SetFlag<" + event_name(r) + "> while the flag is still set: the matching WaitFlag has not consumed the "
+           "previous SetFlag (flags are binary; the chip may hang). Pair every SetFlag with one WaitFlag, or use "
+           "another event id");
+      return;
+    }
+    f = true;
+    if (r.dst == pipe::s) {
+      if (B.blocked == sblock::flag && B.blocked_key == key) {
+        f = false;
+        B.scalar_ns += issue_ns_;
+        ++B.pc;
+        resume_scalar(b, t);
+      }
+    } else if (r.dst != pipe::all) {
+      auto& P = B.pipes[static_cast<int>(r.dst)];
+      if (P.waiting) push(t, ev::pipe, b, static_cast<std::uint32_t>(r.dst));
+    }
+  }
+
+  // ---------------------------------------------------------------- pipes
+  void pipe_step(std::uint32_t b, int p) {
+    auto& B = blocks_[b];
+    auto& P = B.pipes[p];
+    while (!P.busy && !P.q.empty() && !error_) {
+      const entry e = P.q.front();
+      if (e.ready > now_) {
+        push(e.ready, ev::pipe, b, static_cast<std::uint32_t>(p));
+        return;
+      }
+      const trace_rec& r = rec(B, e.rec);
+      switch (r.kind) {
+        case rec_kind::set_flag:
+          P.q.pop_front();
+          set_flag(b, r, now_);
+          break;
+        case rec_kind::wait_flag: {
+          auto it = B.flags.find(flag_key(r.src, r.dst, r.event));
+          if (it == B.flags.end() || !it->second) {
+            P.waiting = true;
+            return;
+          }
+          it->second = false;
+          P.waiting = false;
+          P.q.pop_front();
+          break;
+        }
+        case rec_kind::barrier:
+          P.q.pop_front();
+          break;
+        case rec_kind::vector:
+        case rec_kind::copy_local: {
+          P.q.pop_front();
+          double bank_cycles = 0;
+          const double c = r.kind == rec_kind::vector ? vector_cycles(r, bank_cycles) : ub_copy_cycles(r);
+          P.busy = true;
+          P.start = now_;
+          B.vec_ns += ns(c);
+          B.bank_ns += ns(bank_cycles);
+          push(now_ + ns(c), ev::pipe_done, b, static_cast<std::uint32_t>(p));
+          break;
+        }
+        case rec_kind::copy_in:
+        case rec_kind::copy_out:
+          P.q.pop_front();
+          P.busy = true;
+          P.start = now_;
+          start_xfer(b, p, r);
+          break;
+        default:
+          P.q.pop_front();
+          fail(hw_error_kind::invalid_use, B, r, "record kind cannot run on a pipe (trace is malformed)");
+          return;
+      }
+      if (B.blocked == sblock::queue_full && B.blocked_pipe == p) resume_scalar(b, now_);
+    }
+    if (!P.busy && P.q.empty()) on_pipe_idle(b);
+  }
+
+  void pipe_done(std::uint32_t b, int p) {
+    auto& P = blocks_[b].pipes[p];
+    P.busy = false;
+    P.busy_ns += now_ - P.start;
+    pipe_step(b, p);
+  }
+
+  double vector_cycles(const trace_rec& r, double& bank_cycles) const {
+    const double cpr = prm_.cycles_per_repeat(r.vclass, r.dtype_bytes);
+    const double per = std::max(cpr, static_cast<double>(r.bank_cycles));
+    if (r.repeats == 0) return prm_.vec_floor_cycles;
+    const std::uint32_t mx = prm_.max_repeats;
+    auto chunk = [&](std::uint32_t n) { return std::max(prm_.vec_floor_cycles, prm_.vec_head_cycles + n * per); };
+    const std::uint32_t full = r.repeats / mx, rem = r.repeats % mx;
+    bank_cycles = static_cast<double>(r.repeats) * std::max(0.0, static_cast<double>(r.bank_cycles) - cpr);
+    return full * chunk(mx) + (rem != 0 ? chunk(rem) : 0.0);
+  }
+
+  double ub_copy_cycles(const trace_rec& r) const {
+    const double bytes = static_cast<double>(r.blocks == 0 ? 1 : r.blocks) * r.block_bytes;
+    return std::max(prm_.vec_floor_cycles, prm_.vec_head_cycles + bytes / prm_.ub_copy_bytes_per_cycle);
+  }
+
+  // ---------------------------------------------------------------- transfers
+  void start_xfer(std::uint32_t b, int p, const trace_rec& r) {
+    auto& B = blocks_[b];
+    const bool read = r.kind == rec_kind::copy_in;
+    const double nblocks = r.blocks == 0 ? 1.0 : static_cast<double>(r.blocks);
+    const double bytes = nblocks * r.block_bytes;
+    (read ? B.in_bytes : B.out_bytes) += static_cast<std::uint64_t>(bytes);
+    const double burst = r.block_bytes > 0 ? r.block_bytes : 1.0;
+    const dma_curve& curve = read ? prm_.gm_to_ub : prm_.ub_to_gm;
+    const double stream_ns = std::max(curve.time_ns(burst) - prm_.dma_latency_ns, 1e-3);
+    double cap = burst / stream_ns;
+    // Alignment: GM traffic goes in 128/256/512 B requests per 512 B window, partial pieces
+    // round up (chip traffic grows); a transfer not 512 B aligned also runs the core's DMA engine
+    // at align_eff_32b (32 B aligned) or align_eff_unaligned of its rate.
+    const std::uint64_t w = prm_.window_bytes;
+    const bool multi = r.blocks > 1;
+    double requested = bytes;
+    if (r.gm_addr % w != 0 || r.block_bytes % w != 0) {
+      requested = nblocks * requested_bytes(r.gm_addr % w, r.block_bytes, w);
+      const bool al32 = r.gm_addr % 32 == 0 && (!multi || r.block_bytes % 32 == 0);
+      if (r.gm_addr % w != 0 || multi) cap *= al32 ? prm_.align_eff_32b : prm_.align_eff_unaligned;
+    }
+    std::uint32_t id;
+    if (!free_.empty()) {
+      id = free_.back();
+      free_.pop_back();
+    } else {
+      id = static_cast<std::uint32_t>(xfers_.size());
+      xfers_.emplace_back();
+    }
+    xfer& x = xfers_[id];
+    x = xfer{};
+    x.block = b;
+    x.pipe_idx = p;
+    x.live = true;
+    x.remaining = std::max(requested, bytes);
+    x.gm_buf = r.gm_buf;
+    x.win_lo = r.gm_addr / w;
+    x.win_hi = (r.gm_addr + static_cast<std::uint64_t>(std::max(bytes, 1.0)) - 1) / w;
+    // Several cores on the same 512 B windows serialise.
+    for (std::uint32_t o : in_flight_) {
+      const xfer& y = xfers_[o];
+      if (y.block != b && y.gm_buf == x.gm_buf && y.win_lo <= x.win_hi && x.win_lo <= y.win_hi) {
+        cap *= prm_.same_window_eff;
+        break;
+      }
+    }
+    x.cap = cap;
+    x.w_hbm = read ? 1.0 : write_hbm_fraction_;
+    in_flight_.push_back(id);
+    push(now_ + prm_.dma_latency_ns, ev::xfer_lat, id);
+  }
+
+  // Bytes requested from GM for one burst of `len` bytes starting `off` bytes into a window of
+  // `w` bytes: each piece inside one window rounds up to a 128, 256 or w byte request.
+  static double requested_bytes(std::uint64_t off, std::uint64_t len, std::uint64_t w) {
+    auto round_up = [w](std::uint64_t piece) -> double {
+      if (piece <= 128 && w >= 128) return 128;
+      if (piece <= 256 && w >= 256) return 256;
+      return static_cast<double>(((piece + w - 1) / w) * w);
+    };
+    if (len == 0) return 0;
+    const std::uint64_t head = std::min(len, w - off);
+    double total = round_up(head);
+    const std::uint64_t rest = len - head;
+    total += static_cast<double>(rest / w) * static_cast<double>(w);
+    if (rest % w != 0) total += round_up(rest % w);
+    return total;
+  }
+
+  void advance_flows() {
+    const double dt = now_ - flow_time_;
+    if (dt > 0) {
+      for (std::uint32_t id : streaming_) xfers_[id].remaining -= xfers_[id].rate * dt;
+    }
+    flow_time_ = now_;
+  }
+
+  // Max-min fair rates: first over HBM (weights w_hbm), then the L2 part of writes.
+  void recompute_rates() {
+    fixed_.assign(streaming_.size(), 0);
+    double budget = prm_.hbm_gbs;
+    for (std::size_t i = 0; i < streaming_.size(); ++i) {
+      xfer& x = xfers_[streaming_[i]];
+      x.rate = x.cap;
+      if (x.w_hbm <= 0) fixed_[i] = 1;
+    }
+    for (int iter = 0; iter < 64; ++iter) {
+      double sumw = 0;
+      for (std::size_t i = 0; i < streaming_.size(); ++i)
+        if (!fixed_[i]) sumw += xfers_[streaming_[i]].w_hbm;
+      if (sumw <= 0) break;
+      const double lambda = budget / sumw;
+      bool changed = false;
+      for (std::size_t i = 0; i < streaming_.size(); ++i) {
+        if (fixed_[i]) continue;
+        xfer& x = xfers_[streaming_[i]];
+        if (x.cap <= lambda) {
+          x.rate = x.cap;
+          budget -= x.w_hbm * x.cap;
+          fixed_[i] = 1;
+          changed = true;
+        }
+      }
+      if (!changed) {
+        for (std::size_t i = 0; i < streaming_.size(); ++i)
+          if (!fixed_[i]) xfers_[streaming_[i]].rate = lambda;
+        break;
+      }
+    }
+    double l2_load = 0;
+    for (std::uint32_t id : streaming_) l2_load += (1.0 - xfers_[id].w_hbm) * xfers_[id].rate;
+    if (l2_load > prm_.l2_gbs) {
+      const double scale = prm_.l2_gbs / l2_load;
+      for (std::uint32_t id : streaming_) {
+        xfer& x = xfers_[id];
+        if (x.w_hbm < 1.0) x.rate *= scale + (1.0 - scale) * x.w_hbm;
+      }
+    }
+    double dt_min = std::numeric_limits<double>::infinity();
+    for (std::uint32_t id : streaming_) {
+      const xfer& x = xfers_[id];
+      dt_min = std::min(dt_min, std::max(x.remaining, 0.0) / x.rate);
+    }
+    ++flow_version_;
+    if (std::isfinite(dt_min)) push(now_ + dt_min, ev::xfer_done, flow_version_);
+  }
+
+  void xfer_latency_done(std::uint32_t id) {
+    advance_flows();
+    xfers_[id].streaming = true;
+    streaming_.push_back(id);
+    recompute_rates();
+  }
+
+  void xfer_check(std::uint32_t version) {
+    if (version != flow_version_) return;
+    advance_flows();
+    for (std::size_t i = 0; i < streaming_.size();) {
+      const std::uint32_t id = streaming_[i];
+      xfer& x = xfers_[id];
+      if (x.remaining <= 1e-6 * std::max(1.0, x.rate)) {
+        streaming_[i] = streaming_.back();
+        streaming_.pop_back();
+        finish_xfer(id);
+      } else {
+        ++i;
+      }
+    }
+    recompute_rates();
+  }
+
+  void finish_xfer(std::uint32_t id) {
+    xfer& x = xfers_[id];
+    x.live = false;
+    x.streaming = false;
+    auto it = std::find(in_flight_.begin(), in_flight_.end(), id);
+    if (it != in_flight_.end()) {
+      *it = in_flight_.back();
+      in_flight_.pop_back();
+    }
+    free_.push_back(id);
+    pipe_done(x.block, x.pipe_idx);
+  }
+
+  // ---------------------------------------------------------------- end of replay
+  void detect_stuck() {
+    for (std::uint32_t b = 0; b < blocks_.size() && !error_; ++b) {
+      auto& B = blocks_[b];
+      if (B.finished) continue;
+      if (!B.started) continue;  // its core is stuck on an earlier block (reported there)
+      for (int p = 1; p < pipe_count && !error_; ++p) {
+        const auto& P = B.pipes[p];
+        if (P.waiting && !P.q.empty()) {
+          const trace_rec& r = rec(B, P.q.front().rec);
+          fail(hw_error_kind::deadlock, B, r,
+               "WaitFlag<" + event_name(r) + "> on pipe " + pipe_name(r.dst) +
+                   " can never be satisfied: no SetFlag<" + std::string(pipe_name(r.src)) + "_" + pipe_name(r.dst) +
+                   "> with this id is pending or still to come on block " + std::to_string(B.tr->block_idx) +
+                   " (deadlock). Add the matching SetFlag before this wait (for queues: EnQue before DeQue, "
+                   "FreeTensor before the next AllocTensor)");
+        }
+      }
+      if (error_) break;
+      if (B.blocked == sblock::flag && B.pc < B.tr->recs.size()) {
+        const trace_rec& r = rec(B, B.pc);
+        fail(hw_error_kind::deadlock, B, r,
+             "WaitFlag<" + event_name(r) + "> on the scalar pipe can never be satisfied: no matching SetFlag is "
+             "pending or still to come on block " + std::to_string(B.tr->block_idx) +
+             " (deadlock). Add the matching SetFlag before this wait");
+      } else if (B.blocked == sblock::sync && B.pc < B.tr->recs.size()) {
+        std::string missing;
+        for (const auto& X : blocks_) {
+          if (X.blocked != sblock::sync) {
+            if (!missing.empty()) missing += ", ";
+            missing += std::to_string(X.tr->block_idx);
+          }
+        }
+        const trace_rec& r = rec(B, B.pc);
+        fail(hw_error_kind::sync_all_missing_core, B, r,
+             "SyncAll never completes: block(s) " + missing +
+                 " finished or stopped without reaching the same number of SyncAll calls; every block must call "
+                 "SyncAll the same number of times");
+      } else if (B.pc < B.tr->recs.size()) {
+        const trace_rec& r = rec(B, B.pc);
+        fail(hw_error_kind::deadlock, B, r, "block " + std::to_string(B.tr->block_idx) +
+                                                " stopped here and never finished (deadlock through a flag wait on a pipe)");
+      }
+    }
+  }
+
+  timing_report make_report() const {
+    timing_report rep;
+    rep.profile = prm_.profile_name;
+    rep.block_dim = static_cast<std::uint32_t>(blocks_.size());
+    rep.cores_used = cores_used_;
+    rep.waves = waves_;
+    rep.error = error_;
+    rep.l2_write_hbm_fraction = write_hbm_fraction_;
+    double aiv_ns = 0, vec = 0, scalar = 0, mte2 = 0, mte3 = 0, bank = 0;
+    std::uint64_t in = 0, out = 0;
+    for (const auto& B : blocks_) {
+      block_timing bt;
+      bt.block_idx = B.tr->block_idx;
+      bt.core = B.core;
+      bt.start_us = B.start_ns / 1000.0;
+      bt.end_us = (B.finished ? B.end_ns : now_) / 1000.0;
+      bt.vec_us = B.vec_ns / 1000.0;
+      bt.scalar_us = B.scalar_ns / 1000.0;
+      bt.mte2_us = B.pipes[P_MTE2].busy_ns / 1000.0;
+      bt.mte3_us = B.pipes[P_MTE3].busy_ns / 1000.0;
+      bt.bank_conflict_us = B.bank_ns / 1000.0;
+      bt.gm_to_ub_bytes = B.in_bytes;
+      bt.ub_to_gm_bytes = B.out_bytes;
+      aiv_ns = std::max(aiv_ns, bt.end_us * 1000.0);
+      vec += bt.vec_us;
+      scalar += bt.scalar_us;
+      mte2 += bt.mte2_us;
+      mte3 += bt.mte3_us;
+      bank += bt.bank_conflict_us;
+      in += B.in_bytes;
+      out += B.out_bytes;
+      rep.blocks.push_back(bt);
+    }
+    const double n = std::max<double>(cores_used_, 1.0);
+    rep.aiv_time_us = aiv_ns / 1000.0;
+    rep.task_duration_us = prm_.launch_base_us + prm_.head_per_core_us * cores_used_ + rep.aiv_time_us;
+    rep.vec_us = vec / n;
+    rep.scalar_us = scalar / n;
+    rep.mte2_us = mte2 / n;
+    rep.mte3_us = mte3 / n;
+    if (rep.aiv_time_us > 0) {
+      rep.vec_ratio = rep.vec_us / rep.aiv_time_us;
+      rep.scalar_ratio = rep.scalar_us / rep.aiv_time_us;
+      rep.mte2_ratio = rep.mte2_us / rep.aiv_time_us;
+      rep.mte3_ratio = rep.mte3_us / rep.aiv_time_us;
+    }
+    rep.bank_conflict_ratio = vec > 0 ? bank / vec : 0.0;
+    rep.gm_to_ub_kb = static_cast<double>(in) / 1024.0;
+    rep.ub_to_gm_kb = static_cast<double>(out) / 1024.0;
+    return rep;
+  }
+
+  const timing_params& prm_;
+  const std::vector<core_trace>& traces_;
+  std::uint32_t cores_ = 1, cores_used_ = 0, waves_ = 0;
+  double issue_ns_ = 0;
+  double write_hbm_fraction_ = 1;
+  std::vector<block_state> blocks_;
+  std::priority_queue<event, std::vector<event>, event_later> events_;
+  std::uint64_t seq_ = 0;
+  double now_ = 0;
+  std::optional<hw_error> error_;
+  // flows
+  std::vector<xfer> xfers_;
+  std::vector<std::uint32_t> free_, streaming_, in_flight_;
+  std::vector<char> fixed_;
+  double flow_time_ = 0;
+  std::uint32_t flow_version_ = 0;
+  // SyncAll
+  std::size_t sync_arrived_ = 0;
+  double sync_max_ = 0;
+};
+
+}  // namespace
+
+timing_report simulate(const std::vector<core_trace>& traces, const timing_params& params,
+                       const timing_options& opts) {
+  simulator sim(traces, params, opts);
+  return sim.run();
+}
+
+timing_report simulate(const std::vector<core_trace>& traces, const device_profile& profile,
+                       const timing_options& opts) {
+  const timing_params params = parse_timing_params(profile.raw, "profile '" + profile.name + "'");
+  return simulate(traces, params, opts);
+}
+
+}  // namespace aopt::sim

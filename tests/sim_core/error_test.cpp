@@ -1,0 +1,222 @@
+// Every hardware error the kernel-core layer raises names the operator's file and line.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "kernel_operator.h"
+#include "sim_core_test_util.h"
+
+using namespace AscendC;
+using aopt::sim::hw_error_kind;
+using aopt::sim::test::gm_buffer;
+using aopt::sim::test::run;
+
+namespace {
+
+// Expects `r` to hold an error of `kind` raised at error_test.cpp:`line`, whose message
+// contains `needle`.
+void expect_error(const aopt::sim::launch_result& r, hw_error_kind kind, unsigned line,
+                  const std::string& needle = "") {
+  ASSERT_TRUE(r.error.has_value()) << "expected " << aopt::sim::hw_error_kind_name(kind);
+  EXPECT_EQ(r.error->kind, kind) << r.error->to_string();
+  EXPECT_TRUE(aopt::sim::test::file_is(r.error->site.file, "error_test.cpp")) << r.error->to_string();
+  EXPECT_EQ(r.error->site.line, line) << r.error->to_string();
+  EXPECT_NE(r.error->message.find(needle), std::string::npos) << r.error->to_string();
+  EXPECT_NE(r.error->to_string().find("error_test.cpp:" + std::to_string(line)), std::string::npos);
+}
+
+TEST(HwErrors, UbOverflowNamesRequestAndCapacity) {
+  unsigned line = 0;
+  auto r = run(1, [&] {
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 2> a, b;
+    pipe.InitBuffer(a, 2, 64 * 1024);
+    line = __LINE__; pipe.InitBuffer(b, 2, 40 * 1024);
+  });
+  expect_error(r, hw_error_kind::ub_overflow, line, "212992 bytes, over the 196608 bytes");
+}
+
+TEST(HwErrors, MisalignedUb) {
+  gm_buffer g(4096);
+  unsigned line = 0;
+  auto r = run(1, [&] {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<half> gt;
+    gt.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(g.get()));
+    LocalTensor<half> t = b.Get<half>();
+    line = __LINE__; DataCopy(t[3], gt, 16);
+  });
+  expect_error(r, hw_error_kind::misaligned, line, "not 32-byte aligned");
+}
+
+TEST(HwErrors, MisalignedGm) {
+  gm_buffer g(4096);
+  unsigned line = 0;
+  auto r = run(1, [&] {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> gt;
+    gt.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(g.get() + 2));
+    line = __LINE__; DataCopy(b.Get<float>(), gt, 8);
+  });
+  expect_error(r, hw_error_kind::misaligned, line, "element size");
+}
+
+TEST(HwErrors, GetWithOffsetMisaligned) {
+  unsigned line = 0;
+  auto r = run(1, [&] {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    line = __LINE__; b.GetWithOffset<half>(16, 48);
+  });
+  expect_error(r, hw_error_kind::misaligned, line);
+}
+
+TEST(HwErrors, TruncatedCopy) {
+  gm_buffer g(4096);
+  unsigned line = 0;
+  auto r = run(1, [&] {
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 1, 1024);
+    GlobalTensor<half> gt;
+    gt.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(g.get()));
+    LocalTensor<half> t = q.AllocTensor<half>();
+    line = __LINE__; DataCopy(t, gt, 100);
+  });
+  expect_error(r, hw_error_kind::truncated_copy, line, "200 bytes");
+}
+
+TEST(HwErrors, TruncatedCopyOut) {
+  gm_buffer g(4096);
+  unsigned line = 0;
+  auto r = run(1, [&] {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<std::int8_t> gt;
+    gt.SetGlobalBuffer(reinterpret_cast<__gm__ std::int8_t*>(g.get()));
+    line = __LINE__; DataCopy(gt, b.Get<std::int8_t>(), 33);
+  });
+  expect_error(r, hw_error_kind::truncated_copy, line);
+}
+
+TEST(HwErrors, ParamsOutOfRange) {
+  gm_buffer g(1 << 20);
+  for (int which = 0; which < 4; ++which) {
+    unsigned line = 0;
+    auto r = run(1, [&] {
+      TPipe pipe;
+      TBuf<TPosition::VECCALC> b;
+      pipe.InitBuffer(b, 4096);
+      GlobalTensor<half> gt;
+      gt.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(g.get()));
+      LocalTensor<half> t = b.Get<half>();
+      DataCopyParams big_count{5000, 1, 0, 0};
+      DataCopyParams zero_len{1, 0, 0, 0};
+      DataCopyExtParams long_pad{1, 3000000, 0, 0, 0};
+      DataCopyPadExtParams<half> wide_pad{true, 17, 0, static_cast<half>(0)};
+      switch (which) {
+        case 0: line = __LINE__; DataCopy(t, gt, big_count); break;
+        case 1: line = __LINE__; DataCopy(gt, t, zero_len); break;
+        case 2: line = __LINE__; DataCopyPad(gt, t, long_pad); break;
+        default: line = __LINE__; DataCopyPad(t, gt, DataCopyExtParams{1, 64, 0, 0, 0}, wide_pad); break;
+      }
+    });
+    expect_error(r, hw_error_kind::param_out_of_range, line);
+  }
+}
+
+TEST(HwErrors, ReservedEventIds) {
+  for (int id : {6, 7, 8, -1}) {
+    unsigned line = 0;
+    auto r = run(1, [&] {
+      line = __LINE__; SetFlag<HardEvent::MTE2_V>(id);
+    });
+    expect_error(r, hw_error_kind::reserved_event, line, std::to_string(id));
+  }
+  unsigned line = 0;
+  auto r = run(1, [&] { line = __LINE__; WaitFlag<HardEvent::V_MTE3>(EVENT_ID6); });
+  expect_error(r, hw_error_kind::reserved_event, line, "reserved");
+}
+
+TEST(HwErrors, GmOutOfBounds) {
+  gm_buffer g(1000, "input_x");
+  unsigned line = 0;
+  auto r = run(1, [&] {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 4096);
+    GlobalTensor<float> gt;
+    gt.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(g.get()), 250);
+    line = __LINE__; DataCopy(b.Get<float>(), gt[200], 64);
+  });
+  expect_error(r, hw_error_kind::gm_out_of_bounds, line, "input_x");
+}
+
+TEST(HwErrors, GmScalarOutOfBoundsAndUnknownAddress) {
+  gm_buffer g(64, "tiny");
+  unsigned line = 0;
+  auto r = run(1, [&] {
+    GlobalTensor<std::int32_t> gt;
+    gt.SetGlobalBuffer(reinterpret_cast<__gm__ std::int32_t*>(g.get()));
+    line = __LINE__; gt.GetValue(16);
+  });
+  expect_error(r, hw_error_kind::gm_out_of_bounds, line, "tiny");
+  std::int32_t host_array[16] = {};
+  r = run(1, [&] {
+    GlobalTensor<std::int32_t> gt;
+    gt.SetGlobalBuffer(host_array);
+    line = __LINE__; gt.SetValue(0, 1);
+  });
+  expect_error(r, hw_error_kind::gm_out_of_bounds, line, "not inside any GM buffer");
+}
+
+TEST(HwErrors, UbIndexOutOfBounds) {
+  unsigned line = 0;
+  auto r = run(1, [&] {
+    TPipe pipe;
+    TQue<QuePosition::VECOUT, 1> q;
+    pipe.InitBuffer(q, 1, 64);
+    LocalTensor<float> t = q.AllocTensor<float>();
+    line = __LINE__; t.SetValue(16, 1.0f);
+  });
+  expect_error(r, hw_error_kind::ub_out_of_bounds, line, "index 16");
+}
+
+TEST(HwErrors, CopyOverrunsLocalTensor) {
+  gm_buffer g(4096);
+  unsigned line = 0;
+  auto r = run(1, [&] {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<half> gt;
+    gt.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(g.get()));
+    line = __LINE__; DataCopy(b.Get<half>(64), gt, 128);
+  });
+  expect_error(r, hw_error_kind::ub_out_of_bounds, line, "LocalTensor of 64");
+}
+
+TEST(HwErrors, SyncAllMissingCore) {
+  std::atomic<unsigned> line{0};
+  auto r = run(4, [&] {
+    if (GetBlockIdx() == 0) return;  // block 0 never reaches the barrier
+    line = __LINE__; SyncAll();
+  });
+  expect_error(r, hw_error_kind::sync_all_missing_core, line.load(), "already returned");
+}
+
+TEST(HwErrors, SyncAllNeedsResidentBlocks) {
+  std::atomic<unsigned> line{0};
+  auto r = run(12, [&] { line = __LINE__; SyncAll(); }, 8);
+  expect_error(r, hw_error_kind::sync_all_missing_core, line.load(), "12 blocks on 8 cores");
+}
+
+}  // namespace

@@ -1,0 +1,176 @@
+// Runtime: GM registry, launch, per-core context, hw_error formatting.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "aopt_sim/kernel/core.h"
+#include "aopt_sim/runtime.h"
+#include "sim_core_test_util.h"
+
+namespace aopt::sim {
+namespace {
+
+TEST(GmRegistry, AlignedZeroFilledAndFound) {
+  void* p = gm_alloc(1000, "x");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 4096, 0u);
+  const auto* b = static_cast<const unsigned char*>(p);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(b[i], 0) << i;
+  const void* base = nullptr;
+  EXPECT_STREQ(gm_find(b + 10, 990, &base), "x");
+  EXPECT_EQ(base, p);
+  EXPECT_STREQ(gm_find(b + 1000, 0), "x");  // one past the end, empty range
+  EXPECT_EQ(gm_find(b + 10, 991), nullptr);
+  EXPECT_EQ(gm_find(b - 1, 1), nullptr);
+  EXPECT_EQ(gm_alloc_bytes(p), 1000u);
+  EXPECT_EQ(gm_alloc_bytes(b + 1), 0u);
+  gm_free(p);
+  EXPECT_EQ(gm_find(p, 1), nullptr);
+}
+
+TEST(GmRegistry, ThreadSafe) {
+  std::vector<std::thread> ts;
+  std::atomic<int> bad{0};
+  for (int t = 0; t < 4; ++t) {
+    ts.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        void* p = gm_alloc(64 + i, "t" + std::to_string(t));
+        if (gm_find(p, 64 + i) == nullptr) ++bad;
+        gm_free(p);
+      }
+    });
+  }
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(bad.load(), 0);
+}
+
+TEST(HwError, KindNamesAndToString) {
+  EXPECT_STREQ(hw_error_kind_name(hw_error_kind::ub_overflow), "ub_overflow");
+  EXPECT_STREQ(hw_error_kind_name(hw_error_kind::sync_all_missing_core), "sync_all_missing_core");
+  EXPECT_STREQ(hw_error_kind_name(hw_error_kind::gm_out_of_bounds), "gm_out_of_bounds");
+  hw_error e;
+  e.kind = hw_error_kind::misaligned;
+  e.message = "bad";
+  e.site = call_site{"k.cpp", 12, "Process", "DataCopy"};
+  e.block_idx = 3;
+  EXPECT_EQ(e.to_string(), "k.cpp:12: in Process: DataCopy: bad (core 3)");
+}
+
+TEST(Launch, EveryBlockRunsWithItsContext) {
+  std::vector<std::atomic<int>> seen(50);
+  std::atomic<int> wrong_num{0};
+  auto r = test::run(50, [&] {
+    seen[block_idx()]++;
+    if (block_num() != 50) ++wrong_num;
+  }, 8);
+  EXPECT_FALSE(r.error.has_value());
+  ASSERT_EQ(r.cores.size(), 50u);
+  for (std::uint32_t i = 0; i < 50; ++i) {
+    EXPECT_EQ(seen[i].load(), 1) << i;
+    EXPECT_EQ(r.cores[i].block_idx, i);
+  }
+  EXPECT_EQ(wrong_num.load(), 0);
+}
+
+TEST(Launch, UbIsPoisonedAndPrivate) {
+  std::atomic<int> bad{0};
+  auto r = test::run(4, [&] {
+    const std::byte* ub = ub_base();
+    for (std::uint32_t i = 0; i < ub_capacity(); i += 997) {
+      if (ub[i] != std::byte{0xFF}) ++bad;
+    }
+    std::memset(ub_base(), static_cast<int>(block_idx()), 1024);
+    for (int i = 0; i < 1024; ++i) {
+      if (ub[i] != static_cast<std::byte>(block_idx())) ++bad;
+    }
+  }, 40, 65536);
+  EXPECT_FALSE(r.error.has_value());
+  EXPECT_EQ(bad.load(), 0);
+}
+
+TEST(Launch, FailReportsSiteAndCore) {
+  auto r = test::run(3, [&] {
+    if (block_idx() == 2) fail(hw_error_kind::invalid_use, "boom", src_loc{"f.cpp", 7, "fn"}, "Api");
+  });
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_EQ(r.error->kind, hw_error_kind::invalid_use);
+  EXPECT_EQ(r.error->block_idx, 2u);
+  EXPECT_EQ(r.error->site.file, "f.cpp");
+  EXPECT_EQ(r.error->site.line, 7u);
+  EXPECT_EQ(r.error->site.api, "Api");
+}
+
+TEST(Launch, CppExceptionBecomesError) {
+  auto r = test::run(1, [] { throw std::runtime_error("oops"); });
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_NE(r.error->message.find("oops"), std::string::npos);
+}
+
+TEST(Launch, OutsideCoreIsInvalidUse) {
+  try {
+    (void)ub_base();
+    FAIL() << "ub_base outside a core must throw";
+  } catch (const hw_fault& f) {
+    EXPECT_EQ(f.error.kind, hw_error_kind::invalid_use);
+  }
+}
+
+TEST(Launch, ScalarRecordsMerge) {
+  auto r = test::run(1, [] {
+    for (int i = 0; i < 100; ++i) record_scalar(1, 0, src_loc::current(), "GetValue");
+    record_scalar(0, 5, src_loc::current(), "SetMaskCount");
+  });
+  ASSERT_FALSE(r.error.has_value());
+  ASSERT_EQ(r.cores[0].recs.size(), 1u);
+  EXPECT_EQ(r.cores[0].recs[0].kind, rec_kind::scalar);
+  EXPECT_EQ(r.cores[0].recs[0].repeats, 100u);
+  EXPECT_EQ(r.cores[0].recs[0].cycles, 5u);
+}
+
+TEST(Launch, TracingOff) {
+  launch_options o;
+  o.block_dim = 1;
+  o.record_trace = false;
+  auto r = launch(o, [] { record_scalar(3, 0, src_loc::current(), "GetValue"); });
+  ASSERT_FALSE(r.error.has_value());
+  EXPECT_TRUE(r.cores[0].recs.empty());
+}
+
+TEST(Launch, SiteInterning) {
+  auto r = test::run(1, [] {
+    for (int i = 0; i < 3; ++i) {
+      trace_rec a;
+      a.site = site_of(src_loc::current(), "A");
+      record(a);
+    }
+    trace_rec b;
+    b.site = site_of(src_loc::current(), "B");
+    record(b);
+  });
+  ASSERT_FALSE(r.error.has_value());
+  const auto& c = r.cores[0];
+  ASSERT_EQ(c.recs.size(), 4u);
+  EXPECT_EQ(c.recs[0].site, c.recs[2].site);
+  EXPECT_NE(c.recs[0].site, c.recs[3].site);
+  ASSERT_EQ(c.sites.size(), 2u);
+  EXPECT_EQ(c.sites[c.recs[3].site].api, "B");
+  EXPECT_TRUE(test::file_is(c.sites[0].file, "runtime_test.cpp"));
+}
+
+TEST(Launch, TilingKeyVisible) {
+  launch_options o;
+  o.block_dim = 2;
+  o.tiling_key = 42;
+  std::atomic<int> ok{0};
+  auto r = launch(o, [&] { ok += tiling_key() == 42; });
+  EXPECT_FALSE(r.error.has_value());
+  EXPECT_EQ(ok.load(), 2);
+}
+
+}  // namespace
+}  // namespace aopt::sim
