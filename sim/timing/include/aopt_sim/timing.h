@@ -69,10 +69,11 @@ timing_report simulate(const std::vector<core_trace>& traces, const device_profi
 timing_report simulate(const std::vector<core_trace>& traces, const timing_params& params,
                        const timing_options& opts = {});
 
-// The roofline bound of one case: launch overhead + max(memory time, vector time), where
-// memory time = (bytes_read + bytes_written) / chip HBM bandwidth and vector time =
-// vector_repeats x (cheapest cycles per repeat, 1) / (clock x cores). A lower bound on what any
-// kernel for the case can reach on the profile's chip (L2 reuse aside).
+// The roofline bound of one case: min over core counts c of launch(c) + max(memory(c),
+// vector(c)), where memory(c) is the largest of the HBM time of (bytes_read + the writes L2
+// cannot absorb), the L2 time of the absorbed writes, and the per-core DMA time at plateau
+// bandwidth over c cores; vector(c) = vector_repeats x cycles_per_repeat / (clock x c).
+// A lower bound on what any kernel for the case can reach under the model's own rules.
 struct roofline_input {
   double bytes_read = 0;
   double bytes_written = 0;
@@ -81,7 +82,8 @@ struct roofline_input {
   std::uint32_t cores = 0;     // 0 = all of the profile's AIV cores
 };
 struct roofline_bound {
-  double bound_us = 0;         // launch + max(memory_us, vector_us)
+  double bound_us = 0;         // launch + max(memory_us, vector_us), at the best core count
+  std::uint32_t cores = 0;     // the core count that attains the bound
   double launch_us = 0, memory_us = 0, vector_us = 0;
   bool memory_bound = false;
 };

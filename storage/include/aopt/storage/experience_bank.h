@@ -1,0 +1,123 @@
+// The persistent experience bank: experience tuples in RocksDB. Column families:
+//   tuples        id -> tuple JSON (search::to_json)
+//   by_bottleneck "<class>\0<id>" -> "" for every class search::classify_bottleneck finds in
+//                 the tuple's bottleneck field ("other\0<id>" when none)
+//   meta          "schema_version" -> "1"
+// Writes are WriteBatches (tuple + index together), synced by default. Thread-safe: RocksDB
+// handles concurrency; one experience_bank object per directory per process.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <iosfwd>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aopt/search/experience.h"
+
+namespace rocksdb {
+class DB;
+class ColumnFamilyHandle;
+}  // namespace rocksdb
+
+namespace aopt::storage {
+
+inline constexpr int experience_bank_schema_version = 1;
+
+struct bank_options {
+  bool create_if_missing = true;  // Default: true (false: a missing bank is aopt::error(not_found))
+  bool sync_writes = true;        // Default: true (fsync per write batch; ~200 us)
+};
+
+struct put_result {
+  std::string id;
+  bool inserted = false;  // false: a tuple with this id was already there (left unchanged)
+};
+
+struct bank_page {
+  std::vector<search::experience> items;
+  std::string next_after;  // pass as `after` for the next page; empty when this is the last
+};
+
+struct import_report {
+  std::size_t read = 0;        // entries in the file
+  std::size_t inserted = 0;    // new tuples
+  std::size_t duplicates = 0;  // already in the bank (or twice in the file)
+};
+
+// Turns a RocksDB status message into a message that says what happened to which bank and what
+// to do: locked by another process, opened twice in this process, corruption, ... `dir` names
+// the bank. Exposed for tests.
+std::string explain_rocksdb_error(const std::string& rocksdb_message, const std::filesystem::path& dir,
+                                  const std::string& action);
+
+class experience_bank {
+ public:
+  // Opens (creating when allowed) the bank in directory `dir`. Throws aopt::error:
+  // io_error (locked, unreadable, corrupt: the message explains), not_found, invalid_spec
+  // (schema version newer than this build).
+  explicit experience_bank(const std::filesystem::path& dir, bank_options options = {});
+  ~experience_bank();
+  experience_bank(const experience_bank&) = delete;
+  experience_bank& operator=(const experience_bank&) = delete;
+
+  // Closes the database (column-family handles, then Close()); idempotent. Any other call
+  // afterwards throws aopt::error(invalid_argument).
+  void close();
+  bool is_open() const { return db_ != nullptr; }
+  const std::filesystem::path& dir() const { return dir_; }
+  int schema_version() const;
+
+  // Stores the tuple under its content id (the id is recomputed, created_ms set when 0).
+  // Idempotent: an existing tuple with the same id is left as is. Throws
+  // aopt::error(invalid_spec) listing search::validate()'s problems.
+  put_result put(search::experience e);
+  // Replaces the stored tuple with the same id (embedding, evidence, ...); false if absent.
+  bool update(search::experience e);
+  std::optional<search::experience> get(const std::string& id) const;
+  // Exact id, or a unique prefix of at least 4 hex characters. Throws aopt::error(
+  // invalid_argument) when the prefix is ambiguous.
+  std::optional<search::experience> find(const std::string& id_or_prefix) const;
+  bool erase(const std::string& id);
+  std::size_t count() const;
+
+  // Tuples in id order, starting after `after` (empty = from the start), at most `limit`.
+  bank_page list(const std::string& after = {}, std::size_t limit = 100) const;
+  std::vector<search::experience> all() const;
+  // Tuples indexed under `cls`, in id order.
+  std::vector<search::experience> by_bottleneck(search::bottleneck_class cls) const;
+  // Ids indexed under the "other" key (bottleneck text matching no class).
+  std::vector<std::string> unclassified_ids() const;
+
+  // Reads a file (the paper's JSON, or JSONL; see search::read_experience_file) and puts every
+  // entry. All entries are validated before the first write: a malformed file changes nothing.
+  import_report import_file(const std::filesystem::path& file,
+                            search::file_format format = search::file_format::automatic,
+                            search::provenance origin = search::provenance::import);
+  // Writes every tuple in id order as JSONL or as a JSON array; returns how many.
+  std::size_t export_to(std::ostream& out, search::file_format format) const;
+
+ private:
+  void require_open(const char* what) const;
+  void check_status(const void* status, const std::string& action) const;  // rocksdb::Status*
+  std::vector<std::string> index_keys(const search::experience& e) const;
+  void write_tuple(const search::experience& e, const std::optional<search::experience>& old);
+
+  std::filesystem::path dir_;
+  bank_options options_;
+  rocksdb::DB* db_ = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // every handle Open returned
+  rocksdb::ColumnFamilyHandle* tuples_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* index_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* meta_cf_ = nullptr;
+  int schema_version_ = 0;
+  std::mutex write_mu_;  // put/update/erase: check-then-write is atomic per bank object
+};
+
+// $XDG_DATA_HOME/aopt/bank, else $HOME/.local/share/aopt/bank, else ./aopt-bank.
+std::filesystem::path default_bank_dir();
+
+}  // namespace aopt::storage
