@@ -1,0 +1,35 @@
+// aopt: AscendOptimizer command line.
+#include <iostream>
+#include <map>
+
+#include "aopt/common/error.h"
+#include "aopt/common/log.h"
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"aopt: makes AscendC operators faster (embedded backend: sim, a CPU emulation; its latencies are simulated)"};
+  app.require_subcommand(1);
+  std::string log_level;
+  app.add_option("--log-level", log_level, "trace, debug, info, warn (default), error, off");
+  std::map<CLI::App*, aopt::app::command_fn> commands;
+  auto* eval = app.add_subcommand("eval", "Compile, check and time one operator package");
+  commands[eval] = aopt::app::add_eval_command(*eval);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (!log_level.empty()) aopt::common::set_log_level(log_level);
+  try {
+    for (auto& [sub, fn] : commands) {
+      if (sub->parsed()) return fn();
+    }
+  } catch (const aopt::error& e) {
+    std::cerr << "aopt: error (" << aopt::to_string(e.code()) << "): " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "aopt: internal error: " << e.what() << "\n";
+    return 3;
+  }
+  return 2;
+}

@@ -1,0 +1,17 @@
+// Small file-system helpers with errors that name the file.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace aopt::common {
+
+// Whole file as bytes; aopt::error(io_error or not_found) naming the file otherwise.
+std::string read_text_file(const std::filesystem::path& file);
+void write_text_file(const std::filesystem::path& file, const std::string& content);
+// Writes to a sibling temporary file, then renames: readers never see a partial file.
+void write_text_file_atomic(const std::filesystem::path& file, const std::string& content);
+// A new, empty, uniquely named directory below `parent` (created if needed).
+std::filesystem::path make_unique_dir(const std::filesystem::path& parent, const std::string& prefix);
+
+}  // namespace aopt::common

@@ -1,0 +1,69 @@
+#include "aopt/common/fs.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "aopt/common/error.h"
+
+namespace aopt::common {
+
+namespace fs = std::filesystem;
+
+std::string read_text_file(const fs::path& file) {
+  std::error_code ec_;
+  if (!fs::exists(file, ec_)) {
+    throw error(ec::not_found, file.string() + ": no such file");
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw error(ec::io_error, file.string() + ": cannot open for reading (" + std::strerror(errno) + ")");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_text_file(const fs::path& file, const std::string& content) {
+  if (file.has_parent_path()) fs::create_directories(file.parent_path());
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) throw error(ec::io_error, file.string() + ": cannot open for writing (" + std::strerror(errno) + ")");
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  if (!out) throw error(ec::io_error, file.string() + ": write failed (disk full?)");
+}
+
+namespace {
+std::string unique_suffix() {
+  static std::atomic<unsigned> counter{0};
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
+         std::to_string(rng() % 1000000);
+}
+}  // namespace
+
+void write_text_file_atomic(const fs::path& file, const std::string& content) {
+  const fs::path tmp = file.string() + ".tmp-" + unique_suffix();
+  write_text_file(tmp, content);
+  std::error_code e;
+  fs::rename(tmp, file, e);
+  if (e) {
+    fs::remove(tmp, e);
+    throw error(ec::io_error, file.string() + ": cannot rename temporary file into place");
+  }
+}
+
+fs::path make_unique_dir(const fs::path& parent, const std::string& prefix) {
+  std::error_code e;
+  fs::create_directories(parent, e);
+  if (e) throw error(ec::io_error, parent.string() + ": cannot create directory (" + e.message() + ")");
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    fs::path dir = parent / (prefix + unique_suffix());
+    if (fs::create_directory(dir, e)) return dir;
+  }
+  throw error(ec::io_error, parent.string() + ": cannot create a unique work directory");
+}
+
+}  // namespace aopt::common

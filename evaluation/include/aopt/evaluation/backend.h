@@ -1,0 +1,98 @@
+// A backend turns a candidate into built artefacts (build) and runs one case on them (run).
+// Failures of the candidate are data (build_result::ok, run_result::status); only faults of the
+// evaluator itself throw aopt::error.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aopt/common/subprocess.h"
+#include "aopt/evaluation/candidate.h"
+
+namespace aopt::evaluation {
+
+struct build_result {
+  bool ok = false;
+  std::string stage;          // failing stage: "host", "kernel", "signature"
+  std::string diagnostic;     // first compiler error line(s)
+  std::string log;            // full compiler output (bounded)
+  std::filesystem::path dir;  // build directory
+  std::filesystem::path host_exe;
+  nlohmann::json signature;   // `host --signature`
+  std::map<std::size_t, std::filesystem::path> kernels;  // dtype column -> kernel .so
+  double host_seconds = 0, kernel_seconds = 0, total_seconds = 0;
+  bool speculation_hit = false;  // kernel compiled in parallel with the host on a predicted signature
+};
+
+struct tensor_file {
+  std::string name;
+  dtype type = dtype::float16;
+  std::vector<std::int64_t> shape;
+  std::filesystem::path file;
+};
+
+struct run_input {
+  std::string name;
+  bool is_list = false;
+  std::vector<tensor_file> tensors;
+};
+
+struct run_output_decl {
+  std::string name;
+  dtype type = dtype::float16;
+  std::optional<std::vector<std::int64_t>> shape;
+};
+
+struct run_spec {
+  std::size_t column = 0;
+  std::vector<run_input> inputs;
+  std::vector<run_output_decl> outputs;
+  nlohmann::json attrs = nlohmann::json::object();
+  bool timing = true;
+};
+
+struct run_result {
+  std::string status;         // ok, tiling_error, runtime_error, timeout, resource_error
+  std::string diagnostic;
+  std::vector<tensor_file> outputs;
+  nlohmann::json harness;     // the harness's result.json (null when none was written)
+  common::process_outcome process;
+};
+
+struct roofline_estimate {
+  double bound_us = 0, launch_us = 0, memory_us = 0, vector_us = 0;
+  bool memory_bound = false;
+};
+
+class backend {
+ public:
+  virtual ~backend() = default;
+  virtual std::string name() const = 0;
+  virtual std::string profile_name() const = 0;
+  // Changes whenever results could change: toolchain, device profile contents.
+  virtual std::string fingerprint() const = 0;
+  // Builds the candidate in `dir` for the dtype columns `cases` need.
+  virtual build_result build(const candidate& cand, const std::filesystem::path& dir,
+                             const std::vector<const case_spec*>& cases) = 0;
+  virtual run_result run(const build_result& built, const run_spec& spec, const std::filesystem::path& run_dir,
+                         const common::sandbox_limits& limits) = 0;
+  virtual std::optional<roofline_estimate> roofline(double bytes_read, double bytes_written,
+                                                    double vector_repeats) const = 0;
+};
+
+// Chooses the OpDef dtype column for a case (all inputs' dtypes match). nullopt + `why` if none.
+std::optional<std::size_t> select_column(const nlohmann::json& signature, const case_spec& c, std::string& why);
+// Output declarations of a column (names, dtypes), with a case's overrides applied.
+std::vector<run_output_decl> output_decls(const nlohmann::json& signature, std::size_t column, const case_spec& c);
+
+// The embedded `sim` backend (docs/harness-protocol.md). `profile` is a name or a .json path.
+std::unique_ptr<backend> make_sim_backend(const std::string& profile);
+
+}  // namespace aopt::evaluation

@@ -1,0 +1,54 @@
+// A candidate: the base package plus replaced files. Its key (hash of sources, cases, backend,
+// device profile, seed, toolchain) names its evaluation in the cache.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "aopt/evaluation/package.h"
+
+namespace aopt::evaluation {
+
+struct lineage {
+  std::string parent;     // parent candidate key, empty for a baseline
+  std::string stage;      // "baseline", "tiling", "kernel", ...
+  int round = 0;
+  std::string proposal;   // proposal text
+};
+
+class candidate {
+ public:
+  explicit candidate(std::shared_ptr<const op_package> base);
+
+  // Replaces (or adds) `rel_path` (relative to the package dir, inside op_host/ or op_kernel/).
+  // Throws aopt::error(invalid_argument) for absolute paths, "..", or other directories.
+  void replace(const std::string& rel_path, std::string content);
+
+  const op_package& package() const { return *base_; }
+  std::shared_ptr<const op_package> package_ptr() const { return base_; }
+  const std::map<std::string, std::string>& replacements() const { return replaced_; }
+  bool is_baseline() const { return replaced_.empty(); }
+  lineage& info() { return lineage_; }
+  const lineage& info() const { return lineage_; }
+
+  // Content of a source file (replacement or the base file). Throws if absent.
+  std::string content(const std::string& rel_path) const;
+  // relative path -> sha256 of content, for every source file (base files plus additions).
+  std::map<std::string, std::string> file_hashes() const;
+  // Hash of the given files only (e.g. host sources) in this candidate.
+  std::string hash_of(const std::vector<std::string>& rel_paths) const;
+  // The evaluation key.
+  std::string key(const std::string& backend, const std::string& profile_id, std::uint64_t seed,
+                  const std::string& toolchain_id) const;
+  // Writes every source file (op_host/, op_kernel/) into `dir`.
+  void materialize(const std::filesystem::path& dir) const;
+
+ private:
+  std::shared_ptr<const op_package> base_;
+  std::map<std::string, std::string> replaced_;
+  lineage lineage_;
+};
+
+}  // namespace aopt::evaluation

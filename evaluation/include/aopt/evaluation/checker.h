@@ -1,0 +1,32 @@
+// Comparison of a candidate's outputs with the reference's, per dtype tolerance.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aopt/evaluation/spec.h"
+
+namespace aopt::evaluation {
+
+struct output_check {
+  std::string name;
+  std::size_t elements = 0;
+  std::size_t mismatches = 0;       // |a - b| > atol + rtol * |b| (NaN vs non-NaN counts)
+  double max_abs_err = 0;
+  double max_rel_err = 0;           // |a - b| / max(|b|, tiny)
+  double mismatch_ratio = 0;
+  std::int64_t first_mismatch = -1; // flat index, -1 when none
+  double got_at_first = 0, want_at_first = 0;
+  bool passed = true;
+  std::string message;              // why it failed
+  nlohmann::json to_json() const;
+};
+
+// `got` and `want` decoded values of one output of dtype `t`.
+output_check compare_output(const std::string& name, dtype t, const std::vector<double>& got,
+                            const std::vector<double>& want, const tolerance_spec& tol);
+
+}  // namespace aopt::evaluation

@@ -1,0 +1,63 @@
+// The Evaluator: candidate -> result. Build, run every case sandboxed, check against the
+// reference, time, bound; the content-addressed cache makes the same candidate free the second time.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "aopt/common/subprocess.h"
+#include "aopt/evaluation/backend.h"
+#include "aopt/evaluation/cache.h"
+#include "aopt/evaluation/candidate.h"
+#include "aopt/evaluation/result.h"
+
+namespace aopt::evaluation {
+
+struct eval_options {
+  std::string backend = "sim";
+  std::string profile = "910b4";
+  std::optional<std::string> only_case;     // --case NAME
+  std::optional<std::uint64_t> seed;        // default: aopt.json "seed", else 1
+  bool use_cache = true;
+  std::filesystem::path cache_dir;          // empty = eval_cache::default_root()
+  bool keep_workdir = false;
+  std::filesystem::path work_root;          // empty = $TMPDIR/aopt-work
+  common::sandbox_limits limits = default_limits();
+
+  static common::sandbox_limits default_limits();  // 60 s wall, 120 s CPU, 8 GiB AS, 4 GiB files
+};
+
+class evaluator {
+ public:
+  explicit evaluator(eval_options opts);
+  // For tests and other backends.
+  evaluator(eval_options opts, std::unique_ptr<backend> be);
+
+  eval_result evaluate(const candidate& cand);
+  std::string key_of(const candidate& cand) const;
+  const eval_options& options() const { return opts_; }
+  backend& get_backend() { return *backend_; }
+  // Work directory of the last evaluation (kept only with keep_workdir).
+  const std::filesystem::path& last_workdir() const { return last_workdir_; }
+
+ private:
+  std::uint64_t seed_for(const op_package& pkg) const;
+  eval_result run_cases(const candidate& cand, const std::filesystem::path& work, eval_result r);
+
+  eval_options opts_;
+  std::unique_ptr<backend> backend_;
+  std::optional<eval_cache> cache_;
+  std::filesystem::path last_workdir_;
+  // Built baselines (reference: baseline) and C++ references, kept for the evaluator's life.
+  std::map<std::string, std::pair<std::filesystem::path, build_result>> baselines_;
+  std::map<std::string, std::filesystem::path> references_;
+  std::vector<std::filesystem::path> owned_dirs_;
+
+ public:
+  ~evaluator();
+};
+
+}  // namespace aopt::evaluation

@@ -1,0 +1,33 @@
+// Operator packages (the layouts of docs ascendc/API.md) with their aopt.json.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "aopt/evaluation/spec.h"
+
+namespace aopt::evaluation {
+
+enum class package_layout { msopgen = 1, kernel_direct = 2, op_split = 3 };
+
+struct op_package {
+  std::filesystem::path dir;                    // absolute
+  package_layout layout = package_layout::msopgen;
+  std::vector<std::string> host_sources;        // relative to dir, e.g. "op_host/add_custom.cpp"
+  std::string kernel_source;                    // relative, e.g. "op_kernel/add_custom.cpp"
+  std::string tiling_header;                    // layout 1: "op_host/add_custom_tiling.h"; else empty
+  std::filesystem::path spec_file;              // aopt.json or the msOpST file
+  op_spec spec;
+
+  // Every file that belongs to the operator's sources (op_host/, op_kernel/), relative paths,
+  // sorted. These are what a candidate may replace and what its key hashes.
+  std::vector<std::string> source_files() const;
+};
+
+// Loads OP_DIR: detects the layout, finds aopt.json in OP_DIR or its parent (or msOpST cases
+// under tests/st/), validates it. Throws aopt::error with file/line/what to do.
+op_package load_package(const std::filesystem::path& op_dir);
+
+}  // namespace aopt::evaluation

@@ -1,0 +1,62 @@
+// The result record (DESIGN.md section 4), as data and as JSON.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aopt/evaluation/checker.h"
+
+namespace aopt::evaluation {
+
+// Statuses in the order a candidate can fail them.
+inline constexpr const char* result_statuses[] = {"ok",      "compile_error",   "tiling_error",  "runtime_error",
+                                                  "timeout", "precision_error", "resource_error"};
+
+struct case_result {
+  std::string name;
+  bool timed = false;
+  std::string status = "ok";
+  std::string diagnostic;
+  std::vector<output_check> outputs;
+  double max_abs_err = 0, max_rel_err = 0, mismatch_ratio = 0;
+  std::optional<double> latency_us;            // simulated on sim ("Task Duration(us)")
+  std::optional<std::uint32_t> block_dim;
+  std::optional<std::int64_t> tiling_key;
+  std::optional<std::uint64_t> ub_bytes;
+  std::optional<std::uint64_t> workspace_bytes;
+  nlohmann::json profile = nlohmann::json::object();  // msprof field names, from the backend
+  double run_seconds = 0;
+  nlohmann::json to_json() const;
+};
+
+struct eval_result {
+  int version = 1;
+  std::string status = "ok";
+  std::string diagnostic;
+  std::string key;
+  std::string package;                         // package directory
+  std::string kernel, op_type;
+  std::string backend, profile;
+  bool simulated = true;
+  std::uint64_t seed = 0;
+  bool cached = false;
+  std::string reference;                       // "baseline" or the reference file
+  std::vector<case_result> cases;
+  // Timed case (the first one marked timed that ran ok).
+  std::optional<std::string> timed_case;
+  std::optional<double> latency_us;
+  nlohmann::json bound;                        // roofline: {"bound_us", "headroom", ...} or null
+  nlohmann::json build = nlohmann::json::object();  // seconds, stage, log
+  double total_seconds = 0;
+  std::vector<std::string> warnings;
+
+  bool ok() const { return status == "ok"; }
+  nlohmann::json to_json() const;
+  static eval_result from_json(const nlohmann::json& j);  // throws aopt::error(cache_error)
+};
+
+}  // namespace aopt::evaluation

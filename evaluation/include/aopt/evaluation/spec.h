@@ -1,0 +1,82 @@
+// aopt.json (DESIGN.md section 4): the cases an operator is checked and timed on, tolerances,
+// and the reference. Strict validation: every error names the file, line, field, what was wrong
+// and what to do; unknown keys are warnings.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aopt/evaluation/dtype.h"
+
+namespace aopt::evaluation {
+
+struct tensor_spec {
+  std::vector<std::int64_t> shape;       // empty = scalar (one element)
+  dtype type = dtype::float16;
+  std::optional<std::pair<double, double>> range;  // inclusive [lo, hi]
+  std::int64_t numel() const;
+};
+
+struct input_spec {
+  std::string name;
+  bool is_list = false;                  // dynamic (tensor-list) input
+  std::vector<tensor_spec> tensors;      // exactly one unless is_list
+};
+
+struct output_spec {                     // optional per-case override of an output
+  std::string name;
+  std::optional<std::vector<std::int64_t>> shape;
+  std::optional<dtype> type;
+};
+
+struct case_spec {
+  std::string name;
+  bool timed = false;
+  std::vector<input_spec> inputs;        // in file order
+  std::vector<output_spec> outputs;
+  nlohmann::json attrs = nlohmann::json::object();
+};
+
+struct tolerance_spec {
+  struct entry {
+    double rtol = 0;
+    double atol = 0;
+  };
+  std::map<dtype, entry> per_dtype;      // explicit entries; defaults in for_dtype()
+  double max_mismatch_ratio = 0.001;
+  entry for_dtype(dtype t) const;
+};
+
+struct op_spec {
+  std::string kernel;                    // kernel function / op file name, e.g. "add_custom"
+  std::vector<case_spec> cases;
+  tolerance_spec tolerance;
+  std::string reference = "baseline";    // "baseline" or an absolute path to a .cpp file
+  std::optional<std::uint64_t> seed;     // default input seed
+  std::filesystem::path source;          // aopt.json (or the msOpST file) it came from
+  std::vector<std::string> warnings;     // unknown keys etc., each with file:line
+
+  bool reference_is_baseline() const { return reference == "baseline"; }
+  const case_spec* find_case(const std::string& name) const;
+  // A canonical JSON form (used in candidate keys: formatting changes do not change the key).
+  nlohmann::json to_json() const;
+};
+
+// Parses and validates aopt.json text (`file` names it in messages and anchors `reference`).
+// Throws aopt::error(invalid_spec) / (parse_error) with "file:line:col: field: problem; fix".
+op_spec parse_op_spec(const std::string& text, const std::filesystem::path& file);
+op_spec load_op_spec(const std::filesystem::path& file);
+
+// msOpST test-case JSON (a list of {case_name, op, input_desc, output_desc, attr, ...}). Entries
+// whose `type` lists several dtypes expand to one case per column. The first case is timed.
+op_spec parse_msopst_cases(const std::string& text, const std::filesystem::path& file,
+                           const std::string& kernel);
+
+}  // namespace aopt::evaluation

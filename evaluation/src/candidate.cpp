@@ -1,0 +1,83 @@
+#include "aopt/evaluation/candidate.h"
+
+#include <set>
+
+#include "aopt/common/error.h"
+#include "aopt/common/fs.h"
+#include "aopt/common/sha256.h"
+
+namespace aopt::evaluation {
+
+namespace fs = std::filesystem;
+
+candidate::candidate(std::shared_ptr<const op_package> base) : base_(std::move(base)) {
+  if (!base_) throw error(ec::invalid_argument, "candidate: null base package");
+}
+
+void candidate::replace(const std::string& rel_path, std::string content) {
+  const fs::path p(rel_path);
+  const auto norm = p.lexically_normal().generic_string();
+  const bool inside = norm.rfind("op_host/", 0) == 0 || norm.rfind("op_kernel/", 0) == 0;
+  if (p.is_absolute() || norm.find("..") != std::string::npos || !inside) {
+    throw error(ec::invalid_argument, "candidate: cannot replace '" + rel_path +
+                                          "': only files under op_host/ or op_kernel/ of the package, as relative paths");
+  }
+  replaced_[norm] = std::move(content);
+}
+
+std::string candidate::content(const std::string& rel_path) const {
+  auto it = replaced_.find(rel_path);
+  if (it != replaced_.end()) return it->second;
+  return common::read_text_file(base_->dir / rel_path);
+}
+
+std::map<std::string, std::string> candidate::file_hashes() const {
+  std::map<std::string, std::string> out;
+  for (const auto& f : base_->source_files()) {
+    if (!replaced_.count(f)) out[f] = common::sha256_file_hex(base_->dir / f);
+  }
+  for (const auto& [f, c] : replaced_) out[f] = common::sha256_hex(c);
+  return out;
+}
+
+std::string candidate::hash_of(const std::vector<std::string>& rel_paths) const {
+  common::sha256 h;
+  h.field("files-v1");
+  for (const auto& f : rel_paths) {
+    h.field(f);
+    h.field(common::sha256_hex(content(f)));
+  }
+  return h.finish_hex();
+}
+
+std::string candidate::key(const std::string& backend, const std::string& profile_id, std::uint64_t seed,
+                           const std::string& toolchain_id) const {
+  common::sha256 h;
+  h.field("aopt-candidate-v1");
+  for (const auto& [f, d] : file_hashes()) {
+    h.field(f);
+    h.field(d);
+  }
+  h.field(base_->spec.to_json().dump());
+  if (!base_->spec.reference_is_baseline()) h.field(common::sha256_file_hex(base_->spec.reference));
+  h.field(backend);
+  h.field(profile_id);
+  h.field(std::to_string(seed));
+  h.field(toolchain_id);
+  return h.finish_hex();
+}
+
+void candidate::materialize(const fs::path& dir) const {
+  std::set<std::string> written;
+  for (const auto& [f, c] : replaced_) {
+    common::write_text_file(dir / f, c);
+    written.insert(f);
+  }
+  for (const auto& f : base_->source_files()) {
+    if (written.count(f)) continue;
+    fs::create_directories((dir / f).parent_path());
+    fs::copy_file(base_->dir / f, dir / f, fs::copy_options::overwrite_existing);
+  }
+}
+
+}  // namespace aopt::evaluation

@@ -1,0 +1,393 @@
+#include "aopt/evaluation/evaluator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iterator>
+
+#include "aopt/common/error.h"
+#include "aopt/common/fs.h"
+#include "aopt/common/json.h"
+#include "aopt/common/log.h"
+#include "aopt/common/sha256.h"
+#include "aopt/evaluation/inputs.h"
+#include "aopt/evaluation/toolchain.h"
+
+namespace aopt::evaluation {
+
+namespace fs = std::filesystem;
+
+common::sandbox_limits eval_options::default_limits() {
+  common::sandbox_limits l;
+  l.wall_timeout = std::chrono::seconds(60);
+  l.cpu_seconds = 120;
+  l.address_space_bytes = std::uint64_t(8) << 30;
+  l.file_size_bytes = std::uint64_t(4) << 30;
+  l.max_output_bytes = 256 * 1024;
+  return l;
+}
+
+namespace {
+
+std::unique_ptr<backend> make_backend(const eval_options& o) {
+  if (o.backend == "sim") return make_sim_backend(o.profile);
+  throw error(ec::invalid_argument, "unknown backend '" + o.backend + "'; this build has: sim");
+}
+
+std::vector<std::uint8_t> read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw error(ec::io_error, p.string() + ": cannot read");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& b) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  if (!out) throw error(ec::io_error, p.string() + ": cannot write (disk full?)");
+}
+
+std::string hash_file(const fs::path& p) { return common::sha256_file_hex(p); }
+
+// Positional renaming when a case (e.g. imported from msOpST) names no input like the OpDef.
+case_spec align_case(const case_spec& c, const nlohmann::json& sig) {
+  const auto& ins = sig.value("inputs", nlohmann::json::array());
+  if (ins.size() != c.inputs.size()) return c;
+  for (const auto& i : c.inputs) {
+    for (const auto& s : ins) {
+      if (s.value("name", std::string()) == i.name) return c;
+    }
+  }
+  case_spec out = c;
+  for (std::size_t k = 0; k < out.inputs.size(); ++k) out.inputs[k].name = ins[k].value("name", out.inputs[k].name);
+  return out;
+}
+
+}  // namespace
+
+evaluator::evaluator(eval_options opts) : evaluator(opts, make_backend(opts)) {}
+
+evaluator::evaluator(eval_options opts, std::unique_ptr<backend> be) : opts_(std::move(opts)), backend_(std::move(be)) {
+  if (opts_.use_cache) cache_.emplace(opts_.cache_dir.empty() ? eval_cache::default_root() : opts_.cache_dir);
+  if (opts_.work_root.empty()) opts_.work_root = fs::temp_directory_path() / "aopt-work";
+}
+
+evaluator::~evaluator() {
+  if (opts_.keep_workdir) return;
+  std::error_code e;
+  for (const auto& d : owned_dirs_) fs::remove_all(d, e);
+}
+
+std::uint64_t evaluator::seed_for(const op_package& pkg) const {
+  if (opts_.seed) return *opts_.seed;
+  return pkg.spec.seed.value_or(1);
+}
+
+std::string evaluator::key_of(const candidate& cand) const {
+  const std::string k = cand.key(backend_->name(), backend_->profile_name() + ":" + backend_->fingerprint(),
+                                 seed_for(cand.package()), toolchain::get().id());
+  if (!opts_.only_case) return k;
+  return common::sha256().field(k).field("case").field(*opts_.only_case).finish_hex();
+}
+
+eval_result evaluator::evaluate(const candidate& cand) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto& pkg = cand.package();
+  if (opts_.only_case && !pkg.spec.find_case(*opts_.only_case)) {
+    std::string names;
+    for (const auto& c : pkg.spec.cases) names += (names.empty() ? "" : ", ") + c.name;
+    throw error(ec::invalid_argument, "--case " + *opts_.only_case + ": no such case in " + pkg.spec_file.string() +
+                                          " (cases: " + names + ")");
+  }
+  eval_result r;
+  r.key = key_of(cand);
+  if (cache_) {
+    if (auto hit = cache_->get(r.key)) {
+      hit->cached = true;
+      common::logger()->info("cache hit {}", r.key);
+      return *hit;
+    }
+  }
+  r.package = pkg.dir.string();
+  r.kernel = pkg.spec.kernel;
+  r.backend = backend_->name();
+  r.profile = backend_->profile_name();
+  r.simulated = backend_->name() == "sim";
+  r.seed = seed_for(pkg);
+  r.reference = pkg.spec.reference_is_baseline() ? "baseline" : pkg.spec.reference;
+  r.warnings = pkg.spec.warnings;
+
+  const fs::path work = common::make_unique_dir(opts_.work_root, r.key.substr(0, 12) + "-");
+  last_workdir_ = work;
+  try {
+    r = run_cases(cand, work, std::move(r));
+  } catch (...) {
+    if (!opts_.keep_workdir) {
+      std::error_code e;
+      fs::remove_all(work, e);
+    }
+    throw;
+  }
+  r.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (cache_) cache_->put(r.key, r);
+  if (!opts_.keep_workdir) {
+    std::error_code e;
+    fs::remove_all(work, e);
+  }
+  return r;
+}
+
+eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, eval_result r) {
+  const auto& pkg = cand.package();
+  const auto& spec = pkg.spec;
+  std::vector<const case_spec*> cases;
+  for (const auto& c : spec.cases) {
+    if (!opts_.only_case || c.name == *opts_.only_case) cases.push_back(&c);
+  }
+  const build_result built = backend_->build(cand, work / "build", cases);
+  r.build = {{"seconds", built.total_seconds},
+             {"host_seconds", built.host_seconds},
+             {"kernel_seconds", built.kernel_seconds},
+             {"parallel_kernel_build", built.speculation_hit}};
+  if (!built.ok) {
+    r.status = built.stage == "signature" ? "runtime_error" : "compile_error";
+    r.diagnostic = built.diagnostic;
+    r.build["stage"] = built.stage;
+    r.build["log"] = built.log.size() > 20000 ? built.log.substr(0, 20000) + "\n[truncated]" : built.log;
+    return r;
+  }
+  r.op_type = built.signature.value("op_type", std::string());
+
+  // Reference machinery, prepared lazily.
+  auto baseline_build = [&]() -> const build_result& {
+    const std::string bkey = pkg.dir.string();
+    auto it = baselines_.find(bkey);
+    if (it != baselines_.end()) return it->second.second;
+    const fs::path bdir = common::make_unique_dir(opts_.work_root, "baseline-");
+    owned_dirs_.push_back(bdir);
+    candidate base(cand.package_ptr());
+    auto b = backend_->build(base, bdir, cases);
+    if (!b.ok) {
+      throw error(ec::invalid_spec, pkg.dir.string() + ": the baseline operator itself fails to build (" + b.diagnostic +
+                                        "); `reference: baseline` needs a working original");
+    }
+    return baselines_.emplace(bkey, std::make_pair(bdir, std::move(b))).first->second.second;
+  };
+  auto reference_exe = [&]() -> fs::path {
+    const std::string rkey = common::sha256_file_hex(spec.reference);
+    auto it = references_.find(rkey);
+    if (it != references_.end()) return it->second;
+    const auto& tc = toolchain::get();
+    const fs::path rdir = common::make_unique_dir(opts_.work_root, "reference-");
+    owned_dirs_.push_back(rdir);
+    common::process_request req;
+    req.argv = {tc.cxx, "-std=c++20", "-O2", "-I" + tc.eval_include, spec.reference, tc.reference_main_lib,
+                "-o", (rdir / "reference").string()};
+    req.cwd = rdir.string();
+    req.limits.wall_timeout = std::chrono::seconds(300);
+    const auto out = common::run_process(req);
+    if (!out.ok()) {
+      throw error(ec::invalid_spec, spec.reference + ": the C++ reference does not compile:\n" + out.err.substr(0, 4000));
+    }
+    return references_.emplace(rkey, rdir / "reference").first->second;
+  };
+
+  std::optional<double> timed_in_bytes, timed_out_bytes;
+  for (const auto* cp : cases) {
+    case_result cr;
+    cr.name = cp->name;
+    cr.timed = cp->timed;
+    const auto t0 = std::chrono::steady_clock::now();
+    const case_spec c = align_case(*cp, built.signature);
+    std::string why;
+    const auto column = select_column(built.signature, c, why);
+    if (!column) {
+      if (cand.is_baseline()) throw error(ec::invalid_spec, spec.source.string() + ": " + why);
+      cr.status = "tiling_error";
+      cr.diagnostic = why;
+      r.cases.push_back(cr);
+      continue;
+    }
+    const fs::path run_dir = work / "run" / c.name;
+    fs::create_directories(run_dir);
+    run_spec rs;
+    rs.column = *column;
+    rs.attrs = c.attrs;
+    rs.timing = true;
+    double in_bytes = 0;
+    std::vector<std::pair<fs::path, std::string>> input_hashes;
+    // Inputs in OpDef order, then any the OpDef does not list.
+    std::vector<const input_spec*> ordered;
+    for (const auto& si : built.signature.value("inputs", nlohmann::json::array())) {
+      for (const auto& i : c.inputs) {
+        if (i.name == si.value("name", std::string())) ordered.push_back(&i);
+      }
+    }
+    for (const auto& i : c.inputs) {
+      if (std::find(ordered.begin(), ordered.end(), &i) == ordered.end()) ordered.push_back(&i);
+    }
+    for (const auto* i : ordered) {
+      run_input ri;
+      ri.name = i->name;
+      ri.is_list = i->is_list;
+      for (std::size_t k = 0; k < i->tensors.size(); ++k) {
+        const auto& ts = i->tensors[k];
+        tensor_file tf;
+        tf.name = i->name;
+        tf.type = ts.type;
+        tf.shape = ts.shape;
+        tf.file = run_dir / (i->is_list ? "in_" + i->name + "_" + std::to_string(k) + ".bin" : "in_" + i->name + ".bin");
+        const auto bytes = generate_tensor(ts, r.seed, c.name, i->name, k);
+        write_bytes(tf.file, bytes);
+        in_bytes += static_cast<double>(bytes.size());
+        input_hashes.emplace_back(tf.file, common::sha256_hex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
+        ri.tensors.push_back(tf);
+      }
+      rs.inputs.push_back(ri);
+    }
+    rs.outputs = output_decls(built.signature, *column, c);
+    auto rr = backend_->run(built, rs, run_dir, opts_.limits);
+    cr.status = rr.status;
+    cr.diagnostic = rr.diagnostic;
+    if (rr.status == "ok") {
+      // A candidate must not write to its inputs.
+      for (const auto& [f, h] : input_hashes) {
+        if (hash_file(f) != h) {
+          cr.status = "precision_error";
+          cr.diagnostic = "the kernel wrote to its input " + f.filename().string() +
+                          " (inputs must be read-only; the real operator's callers rely on it)";
+          break;
+        }
+      }
+    }
+    const auto& harness = rr.harness;
+    if (harness.is_object()) {
+      const auto& til = harness.value("tiling", nlohmann::json::object());
+      if (til.contains("block_dim")) cr.block_dim = til["block_dim"].get<std::uint32_t>();
+      if (til.contains("tiling_key")) cr.tiling_key = til["tiling_key"].get<std::int64_t>();
+      if (til.contains("workspace_bytes")) cr.workspace_bytes = til["workspace_bytes"].get<std::uint64_t>();
+      if (harness.contains("ub_bytes") && harness["ub_bytes"].is_number()) cr.ub_bytes = harness["ub_bytes"].get<std::uint64_t>();
+      if (harness.contains("timing") && harness["timing"].is_object()) {
+        cr.profile = harness["timing"];
+        if (cr.profile.contains("Task Duration(us)") && cr.profile["Task Duration(us)"].is_number()) {
+          cr.latency_us = cr.profile["Task Duration(us)"].get<double>();
+        }
+      }
+    }
+    if (cr.status == "ok") {
+      // Reference outputs.
+      std::map<std::string, fs::path> want_files;
+      if (spec.reference_is_baseline()) {
+        if (!cand.is_baseline()) {
+          const auto& bb = baseline_build();
+          const fs::path ref_dir = run_dir / "baseline";
+          fs::create_directories(ref_dir);
+          const auto br = backend_->run(bb, rs, ref_dir, opts_.limits);
+          if (br.status != "ok") {
+            throw error(ec::invalid_spec, pkg.dir.string() + ": the baseline operator itself fails on case '" + c.name +
+                                              "' (" + br.status + ": " + br.diagnostic + "); fix the case or the baseline");
+          }
+          for (const auto& o : br.outputs) want_files[o.name] = o.file;
+        }
+      } else {
+        const fs::path exe = reference_exe();
+        nlohmann::json rj;
+        rj["inputs"] = nlohmann::json::array();
+        for (const auto& ri : rs.inputs) {
+          if (ri.is_list) {
+            nlohmann::json l = nlohmann::json::array();
+            for (const auto& t : ri.tensors) l.push_back({{"dtype", dtype_name(t.type)}, {"shape", t.shape}, {"file", t.file.string()}});
+            rj["inputs"].push_back({{"name", ri.name}, {"list", l}});
+          } else {
+            const auto& t = ri.tensors[0];
+            rj["inputs"].push_back({{"name", ri.name}, {"dtype", dtype_name(t.type)}, {"shape", t.shape}, {"file", t.file.string()}});
+          }
+        }
+        rj["outputs"] = nlohmann::json::array();
+        for (const auto& o : rr.outputs) {
+          const fs::path f = run_dir / ("ref_" + o.name + ".bin");
+          rj["outputs"].push_back({{"name", o.name}, {"dtype", dtype_name(o.type)}, {"shape", o.shape}, {"file", f.string()}});
+          want_files[o.name] = f;
+        }
+        rj["attrs"] = c.attrs;
+        common::write_json_file(run_dir / "ref.json", rj);
+        common::process_request req;
+        req.argv = {exe.string(), (run_dir / "ref.json").string()};
+        req.cwd = run_dir.string();
+        req.limits = opts_.limits;
+        const auto out = common::run_process(req);
+        if (!out.ok()) {
+          throw error(ec::invalid_spec, spec.reference + ": the reference failed on case '" + c.name + "' (" + out.describe() +
+                                            "): " + out.err.substr(0, 2000));
+        }
+      }
+      double out_bytes = 0;
+      for (const auto& o : rr.outputs) {
+        const auto got_bytes = read_bytes(o.file);
+        out_bytes += static_cast<double>(got_bytes.size());
+        std::int64_t numel = 1;
+        for (auto d : o.shape) numel *= d;
+        auto got = decode(o.type, got_bytes.data(), got_bytes.size());
+        if (static_cast<std::int64_t>(got.size()) != numel) {
+          cr.status = "runtime_error";
+          cr.diagnostic = "output '" + o.name + "' file holds " + std::to_string(got.size()) + " elements, its shape says " +
+                          std::to_string(numel);
+          break;
+        }
+        output_check oc;
+        if (want_files.count(o.name)) {
+          const auto want_bytes = read_bytes(want_files[o.name]);
+          oc = compare_output(o.name, o.type, got, decode(o.type, want_bytes.data(), want_bytes.size()), spec.tolerance);
+        } else if (cand.is_baseline() && spec.reference_is_baseline()) {
+          oc = compare_output(o.name, o.type, got, got, spec.tolerance);  // the baseline is its own reference
+        } else {
+          oc.name = o.name;
+          oc.passed = false;
+          oc.message = "the reference produced no output '" + o.name + "'";
+        }
+        cr.max_abs_err = std::max(cr.max_abs_err, oc.max_abs_err);
+        cr.max_rel_err = std::max(cr.max_rel_err, oc.max_rel_err);
+        cr.mismatch_ratio = std::max(cr.mismatch_ratio, oc.mismatch_ratio);
+        if (!oc.passed && cr.status == "ok") {
+          cr.status = "precision_error";
+          cr.diagnostic = oc.message;
+        }
+        cr.outputs.push_back(oc);
+      }
+      if (cp->timed && !timed_in_bytes) {
+        timed_in_bytes = in_bytes;
+        timed_out_bytes = out_bytes;
+      }
+    }
+    cr.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.cases.push_back(std::move(cr));
+  }
+  // Overall status: the first failing case decides.
+  r.status = "ok";
+  for (const auto& cr : r.cases) {
+    if (cr.status != "ok") {
+      r.status = cr.status;
+      r.diagnostic = "case '" + cr.name + "': " + cr.diagnostic;
+      break;
+    }
+  }
+  for (const auto& cr : r.cases) {
+    if (cr.timed && cr.status == "ok" && cr.latency_us) {
+      r.timed_case = cr.name;
+      r.latency_us = cr.latency_us;
+      break;
+    }
+  }
+  if (r.latency_us && timed_in_bytes) {
+    const double repeats = std::max(1.0, *timed_out_bytes / 256.0);
+    if (auto b = backend_->roofline(*timed_in_bytes, *timed_out_bytes, repeats)) {
+      r.bound = {{"bound_us", b->bound_us},       {"launch_us", b->launch_us},
+                 {"memory_us", b->memory_us},     {"vector_us", b->vector_us},
+                 {"memory_bound", b->memory_bound}, {"bytes_read", *timed_in_bytes},
+                 {"bytes_written", *timed_out_bytes}, {"vector_repeats", repeats},
+                 {"headroom", *r.latency_us > 0 ? b->bound_us / *r.latency_us : 0.0}};
+    }
+  }
+  return r;
+}
+
+}  // namespace aopt::evaluation

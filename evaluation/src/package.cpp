@@ -1,0 +1,149 @@
+#include "aopt/evaluation/package.h"
+
+#include <algorithm>
+
+#include "aopt/common/error.h"
+#include "aopt/common/fs.h"
+#include "aopt/common/log.h"
+
+namespace aopt::evaluation {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> op_package::source_files() const {
+  std::vector<std::string> files;
+  for (const char* sub : {"op_host", "op_kernel"}) {
+    const fs::path d = dir / sub;
+    if (!fs::is_directory(d)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(d)) {
+      if (e.is_regular_file()) files.push_back(fs::relative(e.path(), dir).generic_string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+namespace {
+
+std::vector<fs::path> files_with(const fs::path& d, const std::string& suffix) {
+  std::vector<fs::path> out;
+  if (!fs::is_directory(d)) return out;
+  for (const auto& e : fs::directory_iterator(d)) {
+    const auto name = e.path().filename().string();
+    if (e.is_regular_file() && name.size() >= suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      out.push_back(e.path());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// msOpST case files: tests/st/**/*.json holding a list of objects with "case_name".
+fs::path find_msopst(const fs::path& dir) {
+  const fs::path st = dir / "tests" / "st";
+  if (!fs::is_directory(st)) return {};
+  std::vector<fs::path> found;
+  for (const auto& e : fs::recursive_directory_iterator(st)) {
+    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+    std::string text;
+    try {
+      text = common::read_text_file(e.path());
+    } catch (const error&) {
+      continue;
+    }
+    if (text.find("\"case_name\"") != std::string::npos && text.find("\"input_desc\"") != std::string::npos) {
+      found.push_back(e.path());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found.empty() ? fs::path() : found.front();
+}
+
+}  // namespace
+
+op_package load_package(const fs::path& op_dir_in) {
+  std::error_code e;
+  const fs::path op_dir = fs::weakly_canonical(fs::absolute(op_dir_in), e);
+  if (!fs::is_directory(op_dir)) {
+    throw error(ec::not_found, op_dir_in.string() + ": not a directory; pass the operator package directory (holding op_host/ and op_kernel/)");
+  }
+  op_package pkg;
+  pkg.dir = op_dir;
+  // aopt.json in OP_DIR, else its parent (a suite puts baseline/ and expert/ beside one aopt.json).
+  fs::path spec_file;
+  for (const fs::path& cand : {op_dir / "aopt.json", op_dir.parent_path() / "aopt.json"}) {
+    if (fs::is_regular_file(cand)) {
+      spec_file = cand;
+      break;
+    }
+  }
+  const fs::path host_dir = op_dir / "op_host";
+  const fs::path kernel_dir = op_dir / "op_kernel";
+  std::string kernel_hint;
+  if (!spec_file.empty()) {
+    pkg.spec = load_op_spec(spec_file);
+    pkg.spec_file = spec_file;
+    kernel_hint = pkg.spec.kernel;
+  }
+
+  if (!fs::is_directory(host_dir) || !fs::is_directory(kernel_dir)) {
+    const bool has_cpp = !files_with(op_dir, ".cpp").empty();
+    if (has_cpp) {
+      throw error(ec::unsupported, op_dir.string() +
+                                       ": looks like a kernel-direct project (layout 2: a kernel .cpp launched with "
+                                       "ICPU_RUN_KF/ACLRT_LAUNCH_KERNEL), which aopt does not support yet; convert it to the "
+                                       "msOpGen layout (op_host/<op>_tiling.h, op_host/<op>.cpp, op_kernel/<op>.cpp)");
+    }
+    throw error(ec::not_found, op_dir.string() + ": no op_host/ and op_kernel/ directories; pass an operator package "
+                                                 "in the msOpGen layout (op_host/, op_kernel/) or the op_host/op_tiling.cpp layout");
+  }
+  const auto host_cpps = files_with(host_dir, ".cpp");
+  if (host_cpps.empty()) throw error(ec::not_found, host_dir.string() + ": no .cpp files (the tiling function and OpDef live here)");
+  for (const auto& p : host_cpps) pkg.host_sources.push_back(fs::relative(p, op_dir).generic_string());
+
+  if (fs::is_regular_file(host_dir / "op_tiling.cpp") || fs::is_regular_file(host_dir / "op_def.cpp")) {
+    pkg.layout = package_layout::op_split;
+  } else {
+    pkg.layout = package_layout::msopgen;
+    const auto tilings = files_with(host_dir, "_tiling.h");
+    if (tilings.empty()) {
+      throw error(ec::not_found, host_dir.string() + ": no <op>_tiling.h (BEGIN_TILING_DATA_DEF ...) found; layout 1 needs one");
+    }
+    fs::path chosen = tilings.front();
+    if (!kernel_hint.empty() && fs::is_regular_file(host_dir / (kernel_hint + "_tiling.h"))) chosen = host_dir / (kernel_hint + "_tiling.h");
+    pkg.tiling_header = fs::relative(chosen, op_dir).generic_string();
+    if (kernel_hint.empty()) {
+      const auto stem = chosen.filename().string();
+      kernel_hint = stem.substr(0, stem.size() - std::string("_tiling.h").size());
+    }
+  }
+  const auto kernel_cpps = files_with(kernel_dir, ".cpp");
+  fs::path kernel_src;
+  if (!kernel_hint.empty() && fs::is_regular_file(kernel_dir / (kernel_hint + ".cpp"))) {
+    kernel_src = kernel_dir / (kernel_hint + ".cpp");
+  } else if (kernel_cpps.size() == 1) {
+    kernel_src = kernel_cpps.front();
+  } else {
+    throw error(ec::not_found, kernel_dir.string() + ": cannot tell which .cpp is the kernel" +
+                                   (kernel_hint.empty() ? std::string() : " (no " + kernel_hint + ".cpp)") +
+                                   "; name it op_kernel/<kernel>.cpp with <kernel> as in aopt.json's \"kernel\"");
+  }
+  pkg.kernel_source = fs::relative(kernel_src, op_dir).generic_string();
+  if (kernel_hint.empty()) kernel_hint = kernel_src.stem().string();
+
+  if (spec_file.empty()) {
+    const fs::path st = find_msopst(op_dir);
+    if (st.empty()) {
+      throw error(ec::not_found, op_dir.string() + ": no aopt.json here or in " + op_dir.parent_path().string() +
+                                     ", and no msOpST case file under tests/st/; write an aopt.json with the cases "
+                                     "(see docs/evaluation.md)");
+    }
+    pkg.spec = parse_msopst_cases(common::read_text_file(st), st, kernel_hint);
+    pkg.spec_file = st;
+  }
+  for (const auto& w : pkg.spec.warnings) common::logger()->warn("{}", w);
+  return pkg;
+}
+
+}  // namespace aopt::evaluation

@@ -1,0 +1,126 @@
+#include "aopt/evaluation/result.h"
+
+#include "aopt/common/error.h"
+
+namespace aopt::evaluation {
+
+nlohmann::json case_result::to_json() const {
+  nlohmann::json j = {{"name", name},
+                      {"timed", timed},
+                      {"status", status},
+                      {"diagnostic", diagnostic},
+                      {"max_abs_err", max_abs_err},
+                      {"max_rel_err", max_rel_err},
+                      {"mismatch_ratio", mismatch_ratio},
+                      {"run_seconds", run_seconds}};
+  j["outputs"] = nlohmann::json::array();
+  for (const auto& o : outputs) j["outputs"].push_back(o.to_json());
+  j["latency_us"] = latency_us ? nlohmann::json(*latency_us) : nlohmann::json();
+  j["block_dim"] = block_dim ? nlohmann::json(*block_dim) : nlohmann::json();
+  j["tiling_key"] = tiling_key ? nlohmann::json(*tiling_key) : nlohmann::json();
+  j["ub_bytes"] = ub_bytes ? nlohmann::json(*ub_bytes) : nlohmann::json();
+  j["workspace_bytes"] = workspace_bytes ? nlohmann::json(*workspace_bytes) : nlohmann::json();
+  j["profile"] = profile;
+  return j;
+}
+
+nlohmann::json eval_result::to_json() const {
+  nlohmann::json j;
+  j["version"] = version;
+  j["status"] = status;
+  j["diagnostic"] = diagnostic;
+  j["key"] = key;
+  j["package"] = package;
+  j["kernel"] = kernel;
+  j["op_type"] = op_type;
+  j["backend"] = backend;
+  j["profile"] = profile;
+  j["simulated"] = simulated;
+  j["seed"] = seed;
+  j["cached"] = cached;
+  j["reference"] = reference;
+  j["cases"] = nlohmann::json::array();
+  for (const auto& c : cases) j["cases"].push_back(c.to_json());
+  j["timed_case"] = timed_case ? nlohmann::json(*timed_case) : nlohmann::json();
+  j["latency_us"] = latency_us ? nlohmann::json(*latency_us) : nlohmann::json();
+  j["latency_label"] = simulated ? "simulated (backend " + backend + ", profile " + profile + ")"
+                                 : "measured (backend " + backend + ", profile " + profile + ")";
+  j["bound"] = bound;
+  j["build"] = build;
+  j["total_seconds"] = total_seconds;
+  j["warnings"] = warnings;
+  return j;
+}
+
+namespace {
+template <class T>
+std::optional<T> opt(const nlohmann::json& j, const char* k) {
+  if (!j.contains(k) || j[k].is_null()) return std::nullopt;
+  return j[k].get<T>();
+}
+}  // namespace
+
+eval_result eval_result::from_json(const nlohmann::json& j) {
+  try {
+    eval_result r;
+    r.version = j.at("version").get<int>();
+    r.status = j.at("status").get<std::string>();
+    r.diagnostic = j.value("diagnostic", std::string());
+    r.key = j.value("key", std::string());
+    r.package = j.value("package", std::string());
+    r.kernel = j.value("kernel", std::string());
+    r.op_type = j.value("op_type", std::string());
+    r.backend = j.value("backend", std::string());
+    r.profile = j.value("profile", std::string());
+    r.simulated = j.value("simulated", true);
+    r.seed = j.value("seed", std::uint64_t{0});
+    r.cached = j.value("cached", false);
+    r.reference = j.value("reference", std::string());
+    for (const auto& cj : j.at("cases")) {
+      case_result c;
+      c.name = cj.at("name").get<std::string>();
+      c.timed = cj.value("timed", false);
+      c.status = cj.at("status").get<std::string>();
+      c.diagnostic = cj.value("diagnostic", std::string());
+      c.max_abs_err = cj.value("max_abs_err", 0.0);
+      c.max_rel_err = cj.value("max_rel_err", 0.0);
+      c.mismatch_ratio = cj.value("mismatch_ratio", 0.0);
+      c.run_seconds = cj.value("run_seconds", 0.0);
+      for (const auto& oj : cj.value("outputs", nlohmann::json::array())) {
+        output_check o;
+        o.name = oj.value("name", std::string());
+        o.elements = oj.value("elements", std::size_t{0});
+        o.mismatches = oj.value("mismatches", std::size_t{0});
+        o.mismatch_ratio = oj.value("mismatch_ratio", 0.0);
+        o.max_abs_err = oj.value("max_abs_err", 0.0);
+        o.max_rel_err = oj.value("max_rel_err", 0.0);
+        o.passed = oj.value("passed", true);
+        o.message = oj.value("message", std::string());
+        if (oj.contains("first_mismatch")) {
+          o.first_mismatch = oj["first_mismatch"].value("index", std::int64_t{-1});
+          o.got_at_first = oj["first_mismatch"].value("got", 0.0);
+          o.want_at_first = oj["first_mismatch"].value("want", 0.0);
+        }
+        c.outputs.push_back(o);
+      }
+      c.latency_us = opt<double>(cj, "latency_us");
+      c.block_dim = opt<std::uint32_t>(cj, "block_dim");
+      c.tiling_key = opt<std::int64_t>(cj, "tiling_key");
+      c.ub_bytes = opt<std::uint64_t>(cj, "ub_bytes");
+      c.workspace_bytes = opt<std::uint64_t>(cj, "workspace_bytes");
+      c.profile = cj.value("profile", nlohmann::json::object());
+      r.cases.push_back(std::move(c));
+    }
+    r.timed_case = opt<std::string>(j, "timed_case");
+    r.latency_us = opt<double>(j, "latency_us");
+    r.bound = j.value("bound", nlohmann::json());
+    r.build = j.value("build", nlohmann::json::object());
+    r.total_seconds = j.value("total_seconds", 0.0);
+    r.warnings = j.value("warnings", std::vector<std::string>{});
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    throw error(ec::cache_error, std::string("malformed result record: ") + e.what());
+  }
+}
+
+}  // namespace aopt::evaluation

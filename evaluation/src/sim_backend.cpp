@@ -1,0 +1,605 @@
+// The `sim` backend: builds a candidate against the emulator headers and the prebuilt harness
+// chain, runs it sandboxed (docs/harness-protocol.md).
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <future>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "aopt/common/error.h"
+#include "aopt/common/fs.h"
+#include "aopt/common/json.h"
+#include "aopt/common/log.h"
+#include "aopt/common/sha256.h"
+#include "aopt/evaluation/backend.h"
+#include "aopt/evaluation/toolchain.h"
+
+#ifdef AOPT_HAVE_SIM_TIMING
+#include "aopt_sim/profile.h"
+#include "aopt_sim/timing.h"
+#include "aopt_sim/timing_params.h"
+#endif
+
+namespace aopt::evaluation {
+
+namespace fs = std::filesystem;
+using common::process_outcome;
+using common::process_request;
+using common::run_process;
+
+namespace {
+
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The first error of a compiler log with a little context (the whole log is kept separately).
+std::string first_errors(const std::string& log, std::size_t max_lines = 12) {
+  std::istringstream in(log);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  std::size_t first = lines.size();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find("error:") != std::string::npos || lines[i].find("fatal error") != std::string::npos ||
+        lines[i].find("undefined reference") != std::string::npos) {
+      first = i;
+      break;
+    }
+  }
+  if (first == lines.size()) first = 0;
+  // Include the "In file included from"/"In function" lines just before it.
+  std::size_t start = first;
+  while (start > 0 && first - start < 3 &&
+         (lines[start - 1].find("In ") != std::string::npos || lines[start - 1].find("from ") != std::string::npos)) {
+    --start;
+  }
+  std::string out;
+  for (std::size_t i = start; i < lines.size() && i < start + max_lines; ++i) out += lines[i] + "\n";
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+std::string tail(const std::string& s, std::size_t n = 1500) {
+  return s.size() <= n ? s : "..." + s.substr(s.size() - n);
+}
+
+// Compile steps (run concurrently, each `-c` so ccache can cache them) followed by one link.
+struct compile_job {
+  std::vector<std::vector<std::string>> compiles;
+  std::vector<std::string> link;
+  std::string what;  // "host", "kernel column 0"
+};
+
+struct compile_outcome {
+  bool ok = false;
+  std::string log;
+  double seconds = 0;
+};
+
+compile_outcome run_step(const std::vector<std::string>& argv, const fs::path& cwd) {
+  process_request req;
+  req.argv = argv;
+  req.cwd = cwd.string();
+  req.limits.wall_timeout = std::chrono::seconds(300);
+  req.limits.max_output_bytes = 256 * 1024;
+  req.env = {{"CCACHE_SLOPPINESS", "pch_defines,time_macros,include_file_mtime,include_file_ctime"},
+             {"CCACHE_NOHASHDIR", "1"},
+             {"CCACHE_BASEDIR", cwd.string()},
+             {"LC_ALL", "C"}};
+  const auto out = run_process(req);
+  compile_outcome r;
+  r.seconds = out.wall_seconds;
+  r.ok = out.ok();
+  r.log = out.err + out.out;
+  if (out.err_truncated) r.log += "\n[compiler output truncated]";
+  if (!r.ok && out.end != common::process_end::exited) r.log += "\n[compiler " + out.describe() + "]";
+  return r;
+}
+
+compile_outcome compile(const compile_job& job, const fs::path& cwd) {
+  const auto t0 = std::chrono::steady_clock::now();
+  compile_outcome r;
+  r.ok = true;
+  std::vector<std::future<compile_outcome>> steps;
+  for (const auto& argv : job.compiles) {
+    steps.push_back(std::async(std::launch::async, [argv, cwd] { return run_step(argv, cwd); }));
+  }
+  for (auto& f : steps) {
+    auto o = f.get();
+    if (!o.ok) r.ok = false;
+    if (!o.log.empty()) r.log += o.log + "\n";
+  }
+  if (r.ok) {
+    auto o = run_step(job.link, cwd);
+    r.ok = o.ok;
+    r.log += o.log;
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+// Reads `host --signature` from the OpDef in the host sources' text, to start compiling the
+// kernel while the host compiles. Verified against the real signature afterwards.
+nlohmann::json predict_signature(const std::vector<std::string>& texts) {
+  static const std::map<std::string, std::string> ge_names = {
+      {"DT_FLOAT16", "float16"}, {"DT_FLOAT", "float32"}, {"DT_BF16", "bfloat16"}, {"DT_INT8", "int8"},
+      {"DT_UINT8", "uint8"},     {"DT_INT16", "int16"},   {"DT_UINT16", "uint16"},   {"DT_INT32", "int32"},
+      {"DT_UINT32", "uint32"},   {"DT_INT64", "int64"},   {"DT_UINT64", "uint64"},   {"DT_BOOL", "bool"}};
+  const std::regex cls(R"(class\s+(\w+)\s*:\s*public\s+(?:ops\s*::\s*)?OpDef)");
+  const std::regex io(R"(\b(Input|Output)\s*\(\s*\"(\w+)\"\s*\))");
+  const std::regex dt(R"(DT_\w+)");
+  for (const auto& text : texts) {
+    std::smatch m;
+    if (!std::regex_search(text, m, cls)) continue;
+    nlohmann::json sig = {{"op_type", m[1].str()}, {"inputs", nlohmann::json::array()}, {"outputs", nlohmann::json::array()}};
+    const std::string body = m.suffix().str();
+    std::vector<std::pair<std::size_t, std::smatch>> ios;
+    for (auto it = std::sregex_iterator(body.begin(), body.end(), io); it != std::sregex_iterator(); ++it) {
+      ios.emplace_back(static_cast<std::size_t>(it->position()), *it);
+    }
+    for (std::size_t k = 0; k < ios.size(); ++k) {
+      const std::size_t from = ios[k].first;
+      const std::size_t to = k + 1 < ios.size() ? ios[k + 1].first : body.size();
+      std::string seg = body.substr(from, to - from);
+      const auto dpos = seg.find("DataType(");
+      if (dpos == std::string::npos) return nullptr;
+      const auto close = seg.find(')', dpos);
+      seg = seg.substr(dpos, close == std::string::npos ? std::string::npos : close - dpos);
+      nlohmann::json dtypes = nlohmann::json::array();
+      for (auto it = std::sregex_iterator(seg.begin(), seg.end(), dt); it != std::sregex_iterator(); ++it) {
+        auto g = ge_names.find(it->str());
+        if (g == ge_names.end()) return nullptr;
+        dtypes.push_back(g->second);
+      }
+      const bool is_input = ios[k].second[1].str() == "Input";
+      sig[is_input ? "inputs" : "outputs"].push_back({{"name", ios[k].second[2].str()}, {"dtypes", dtypes}});
+    }
+    return sig;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> kernel_defines(const nlohmann::json& sig, std::size_t column) {
+  std::vector<std::string> d;
+  if (sig.contains("op_type") && sig["op_type"].is_string()) d.push_back("-DAOPT_OP_TYPE=" + sig["op_type"].get<std::string>());
+  for (const char* side : {"inputs", "outputs"}) {
+    if (!sig.contains(side)) continue;
+    for (const auto& t : sig[side]) {
+      const auto& dts = t.value("dtypes", nlohmann::json::array());
+      if (dts.empty()) continue;
+      const auto name = dts[std::min(column, dts.size() - 1)].get<std::string>();
+      const auto type = parse_dtype(name);
+      if (!type) continue;
+      const std::string n = upper(t.value("name", std::string("x")));
+      d.push_back("-DDTYPE_" + n + "=" + cpp_type(*type));
+      d.push_back("-DORIG_DTYPE_" + n + "=" + ge_type(*type));
+    }
+  }
+  return d;
+}
+
+class sim_backend final : public backend {
+ public:
+  explicit sim_backend(const std::string& profile) : tc_(toolchain::get()) {
+    if (profile.size() > 5 && profile.substr(profile.size() - 5) == ".json") {
+      profile_path_ = fs::absolute(profile);
+      profile_name_ = fs::path(profile).stem().string();
+    } else {
+      profile_name_ = profile;
+      profile_path_ = fs::path(tc_.profile_dir) / (profile + ".json");
+    }
+    if (!fs::is_regular_file(profile_path_)) {
+      std::string known;
+      std::error_code e;
+      if (fs::is_directory(tc_.profile_dir, e)) {
+        for (const auto& f : fs::directory_iterator(tc_.profile_dir)) {
+          if (f.path().extension() == ".json") known += (known.empty() ? "" : ", ") + f.path().stem().string();
+        }
+      }
+      throw error(ec::not_found, "device profile '" + profile + "' not found (" + profile_path_.string() +
+                                     "); known profiles: " + (known.empty() ? "none" : known) +
+                                     "; pass --profile NAME or a path to a profile .json");
+    }
+    fingerprint_ = common::sha256().field(tc_.id()).field(common::sha256_file_hex(profile_path_)).finish_hex();
+  }
+
+  std::string name() const override { return "sim"; }
+  std::string profile_name() const override { return profile_name_; }
+  std::string fingerprint() const override { return fingerprint_; }
+
+  build_result build(const candidate& cand, const fs::path& dir, const std::vector<const case_spec*>& cases) override {
+    tc_.check_host_chain();
+    const auto t0 = std::chrono::steady_clock::now();
+    build_result br;
+    br.dir = dir;
+    const fs::path src = dir / "src";
+    fs::create_directories(src);
+    cand.materialize(src);
+    const auto& pkg = cand.package();
+
+    std::vector<std::string> base = tc_.launcher;
+    base.push_back(tc_.cxx);
+    for (const auto& f : tc_.common_flags) base.push_back(f);
+    base.push_back("-I" + tc_.sim_include);
+    base.push_back("-I" + (src / "op_kernel").string());
+    base.push_back("-I" + (src / "op_host").string());
+
+    // Host executable.
+    compile_job host;
+    host.what = "host";
+    br.host_exe = dir / "host";
+    host.link = {tc_.cxx, "-o", br.host_exe.string(), "-rdynamic"};
+    for (std::size_t i = 0; i < pkg.host_sources.size(); ++i) {
+      const std::string obj = (dir / ("host_" + std::to_string(i) + ".o")).string();
+      auto argv = base;
+      argv.insert(argv.end(), {"-c", (src / pkg.host_sources[i]).string(), "-o", obj});
+      host.compiles.push_back(argv);
+      host.link.push_back(obj);
+    }
+    if (tc_.use_mold) host.link.push_back("-fuse-ld=mold");
+    host.link.push_back("-Wl,--start-group");
+    for (const auto& l : tc_.host_link) host.link.push_back(l);
+    host.link.push_back("-Wl,--end-group");
+    if (!tc_.host_rpath.empty()) host.link.push_back("-Wl,-rpath," + tc_.host_rpath);
+    host.link.insert(host.link.end(), {"-ldl", "-pthread"});
+
+    auto kernel_job = [&](const std::vector<std::string>& defines, std::size_t column) {
+      compile_job k;
+      k.what = "kernel column " + std::to_string(column);
+      auto argv = base;
+      if (!tc_.pch_header.empty()) {
+        argv.push_back("-include");
+        argv.push_back(tc_.pch_header);
+        if (!tc_.launcher.empty()) argv.push_back("-fpch-preprocess");
+      }
+      if (!pkg.tiling_header.empty()) {
+        argv.push_back("-include");
+        argv.push_back((src / pkg.tiling_header).string());
+      }
+      for (const auto& d : tc_.fixed_defines) argv.push_back(d);
+      for (const auto& d : defines) argv.push_back(d);
+      const std::string obj = (dir / ("kernel_" + std::to_string(column) + ".o")).string();
+      argv.insert(argv.end(), {"-c", (src / pkg.kernel_source).string(), "-o", obj});
+      k.compiles.push_back(argv);
+      k.link = {tc_.cxx, "-shared", "-o", (dir / ("kernel_" + std::to_string(column) + ".so")).string(), obj};
+      if (tc_.use_mold) k.link.push_back("-fuse-ld=mold");
+      return k;
+    };
+
+    // Speculative kernel builds from the OpDef as written in the sources.
+    std::vector<std::string> host_texts;
+    for (const auto& h : pkg.host_sources) host_texts.push_back(cand.content(h));
+    const nlohmann::json predicted = predict_signature(host_texts);
+    std::map<std::size_t, std::pair<std::vector<std::string>, std::future<compile_outcome>>> speculative;
+    if (!predicted.is_null()) {
+      for (const auto* c : cases) {
+        std::string why;
+        const auto col = select_column(predicted, *c, why);
+        if (!col || speculative.count(*col)) continue;
+        auto defs = kernel_defines(predicted, *col);
+        auto job = kernel_job(defs, *col);
+        speculative.emplace(*col, std::make_pair(defs, std::async(std::launch::async, [job, dir] { return compile(job, dir); })));
+      }
+    }
+    const auto host_out = compile(host, dir);
+    br.host_seconds = host_out.seconds;
+    std::map<std::size_t, std::pair<std::vector<std::string>, compile_outcome>> spec_done;
+    for (auto& [col, p] : speculative) spec_done.emplace(col, std::make_pair(p.first, p.second.get()));
+    if (!host_out.ok) {
+      br.stage = "host";
+      br.log = host_out.log;
+      br.diagnostic = "host sources do not compile:\n" + first_errors(host_out.log);
+      br.total_seconds = secs_since(t0);
+      return br;
+    }
+    // The real signature.
+    {
+      process_request req;
+      req.argv = {br.host_exe.string(), "--signature"};
+      req.cwd = dir.string();
+      req.limits.wall_timeout = std::chrono::seconds(30);
+      const auto out = run_process(req);
+      if (!out.ok()) {
+        br.stage = "signature";
+        br.log = out.err;
+        br.diagnostic = "`host --signature` " + out.describe() + ": " + tail(out.err, 800);
+        br.total_seconds = secs_since(t0);
+        return br;
+      }
+      try {
+        br.signature = nlohmann::json::parse(out.out);
+      } catch (const std::exception& e) {
+        br.stage = "signature";
+        br.diagnostic = std::string("`host --signature` printed invalid JSON: ") + e.what();
+        br.total_seconds = secs_since(t0);
+        return br;
+      }
+    }
+    // Kernels for the columns the cases need; reuse speculative builds whose defines matched.
+    std::set<std::size_t> columns;
+    for (const auto* c : cases) {
+      std::string why;
+      const auto col = select_column(br.signature, *c, why);
+      if (col) columns.insert(*col);
+    }
+    std::map<std::size_t, std::future<compile_outcome>> pending;
+    double kernel_seconds = 0;
+    for (auto col : columns) {
+      const auto defs = kernel_defines(br.signature, col);
+      auto it = spec_done.find(col);
+      if (it != spec_done.end() && it->second.first == defs) {
+        br.speculation_hit = true;
+        kernel_seconds = std::max(kernel_seconds, it->second.second.seconds);
+        if (!it->second.second.ok) return kernel_failure(br, it->second.second, col, t0);
+        br.kernels[col] = dir / ("kernel_" + std::to_string(col) + ".so");
+        continue;
+      }
+      auto job = kernel_job(defs, col);
+      pending.emplace(col, std::async(std::launch::async, [job, dir] { return compile(job, dir); }));
+    }
+    std::optional<std::pair<std::size_t, compile_outcome>> failed;
+    for (auto& [col, f] : pending) {
+      auto out = f.get();
+      kernel_seconds = std::max(kernel_seconds, out.seconds);
+      if (!out.ok && !failed) failed = std::make_pair(col, out);
+      if (out.ok) br.kernels[col] = dir / ("kernel_" + std::to_string(col) + ".so");
+    }
+    br.kernel_seconds = kernel_seconds;
+    if (failed) return kernel_failure(br, failed->second, failed->first, t0);
+    br.ok = true;
+    br.total_seconds = secs_since(t0);
+    return br;
+  }
+
+  run_result run(const build_result& built, const run_spec& spec, const fs::path& run_dir,
+                 const common::sandbox_limits& limits) override {
+    run_result rr;
+    fs::create_directories(run_dir);
+    auto it = built.kernels.find(spec.column);
+    if (it == built.kernels.end()) throw error(ec::internal, "sim backend: no kernel built for dtype column " + std::to_string(spec.column));
+    nlohmann::json rj;
+    rj["kernel_so"] = it->second.string();
+    rj["kernel"] = built.signature.value("kernel", std::string());
+    rj["profile"] = profile_path_.string();
+    rj["inputs"] = nlohmann::json::array();
+    for (const auto& in : spec.inputs) {
+      if (in.is_list) {
+        nlohmann::json l = nlohmann::json::array();
+        for (const auto& t : in.tensors) l.push_back({{"shape", t.shape}, {"dtype", dtype_name(t.type)}, {"file", t.file.string()}});
+        rj["inputs"].push_back({{"name", in.name}, {"dtype", dtype_name(in.tensors.at(0).type)}, {"list", l}});
+      } else {
+        const auto& t = in.tensors.at(0);
+        rj["inputs"].push_back({{"name", in.name}, {"shape", t.shape}, {"dtype", dtype_name(t.type)}, {"file", t.file.string()}});
+      }
+    }
+    rj["outputs"] = nlohmann::json::array();
+    for (const auto& o : spec.outputs) {
+      nlohmann::json oj = {{"name", o.name}, {"dtype", dtype_name(o.type)}, {"file", "out_" + o.name + ".bin"}};
+      if (o.shape) oj["shape"] = *o.shape;
+      rj["outputs"].push_back(oj);
+    }
+    rj["attrs"] = spec.attrs;
+    rj["timing"] = spec.timing;
+    rj["result"] = "result.json";
+    common::write_json_file(run_dir / "run.json", rj);
+    std::error_code e;
+    fs::remove(run_dir / "result.json", e);
+
+    process_request req;
+    req.argv = {built.host_exe.string(), "--run", "run.json"};
+    req.cwd = run_dir.string();
+    req.limits = limits;
+    rr.process = run_process(req);
+    const auto& p = rr.process;
+    const std::string err_tail = tail(p.err, 1200);
+    if (p.end == common::process_end::spawn_failed) {
+      throw error(ec::subprocess_error, "cannot start " + built.host_exe.string() + ": " + p.error);
+    }
+    if (p.end == common::process_end::timed_out) {
+      rr.status = "timeout";
+      rr.diagnostic = "the kernel did not finish within the wall-clock limit of " +
+                      common::seconds_text(limits.wall_timeout.count() / 1000.0) + " s (hang or endless loop?); process group killed";
+      return rr;
+    }
+    if (p.cpu_limit_hit()) {
+      rr.status = "resource_error";
+      rr.diagnostic = "CPU-time limit of " + std::to_string(limits.cpu_seconds) + " s exceeded (" + p.describe() + ")";
+      return rr;
+    }
+    if (p.file_limit_hit()) {
+      rr.status = "resource_error";
+      rr.diagnostic = "file-size limit of " + std::to_string(limits.file_size_bytes) + " bytes exceeded (" + p.describe() + ")";
+      return rr;
+    }
+    if (p.memory_exhausted()) {
+      rr.status = "resource_error";
+      rr.diagnostic = "memory limit of " + std::to_string(limits.address_space_bytes >> 20) +
+                      " MiB exhausted (runaway allocation?); " + p.describe() + ": " + tail(p.err, 400);
+      return rr;
+    }
+    if (p.end == common::process_end::signaled) {
+      rr.status = "runtime_error";
+      rr.diagnostic = "the operator crashed: " + p.describe() + " (peak RSS " + std::to_string(p.max_rss_bytes >> 20) +
+                      " MiB)" + (err_tail.empty() ? "" : "; stderr: " + err_tail);
+      return rr;
+    }
+    if (!fs::is_regular_file(run_dir / "result.json")) {
+      rr.status = "runtime_error";
+      rr.diagnostic = "the harness " + p.describe() + " without writing result.json" +
+                      (err_tail.empty() ? "" : "; stderr: " + err_tail);
+      return rr;
+    }
+    try {
+      rr.harness = common::read_json_file(run_dir / "result.json");
+    } catch (const error& ex) {
+      rr.status = "runtime_error";
+      rr.diagnostic = std::string("unreadable result.json: ") + ex.what();
+      return rr;
+    }
+    rr.status = rr.harness.value("status", std::string("runtime_error"));
+    rr.diagnostic = rr.harness.value("message", std::string());
+    const auto& hw = rr.harness.contains("hw_error") ? rr.harness["hw_error"] : nlohmann::json();
+    if (hw.is_object()) {
+      auto str = [&](const char* k) { return hw.contains(k) && hw[k].is_string() ? hw[k].get<std::string>() : std::string(); };
+      std::string d = "hardware error " + str("kind");
+      if (!str("file").empty()) d += " at " + str("file") + ":" + std::to_string(hw.value("line", 0));
+      if (!str("function").empty()) d += " in " + str("function");
+      if (!str("api").empty()) d += " (" + str("api") + ")";
+      if (hw.contains("block_idx") && hw["block_idx"].is_number()) d += " on core " + std::to_string(hw["block_idx"].get<int>());
+      d += ": " + str("message");
+      rr.diagnostic = rr.diagnostic.empty() || rr.diagnostic == str("message") ? d : rr.diagnostic + "; " + d;
+      // The runtime reports C++ exceptions escaping the kernel as invalid_use: an allocation
+      // failure under the memory limit is a resource problem, not a wrong kernel.
+      const std::string msg = str("message") + " " + rr.harness.value("message", std::string());
+      if (msg.find("bad_alloc") != std::string::npos || msg.find("Cannot allocate memory") != std::string::npos) {
+        rr.status = "resource_error";
+        rr.diagnostic = "memory limit of " + std::to_string(limits.address_space_bytes >> 20) +
+                        " MiB exhausted (runaway allocation?): " + rr.diagnostic;
+        return rr;
+      }
+    }
+    if (rr.status != "ok" && rr.status != "tiling_error" && rr.status != "runtime_error") {
+      rr.diagnostic = "harness reported unknown status '" + rr.status + "': " + rr.diagnostic;
+      rr.status = "runtime_error";
+    }
+    if (rr.status == "ok") {
+      for (const auto& o : rr.harness.value("outputs", nlohmann::json::array())) {
+        tensor_file t;
+        t.name = o.value("name", std::string());
+        const auto dt = parse_dtype(o.value("dtype", std::string()));
+        if (!dt) {
+          rr.status = "runtime_error";
+          rr.diagnostic = "result.json: output '" + t.name + "' has an unknown dtype";
+          return rr;
+        }
+        t.type = *dt;
+        t.shape = o.value("shape", std::vector<std::int64_t>{});
+        t.file = run_dir / o.value("file", "out_" + t.name + ".bin");
+        rr.outputs.push_back(t);
+      }
+    }
+    return rr;
+  }
+
+  std::optional<roofline_estimate> roofline(double bytes_read, double bytes_written, double vector_repeats) const override {
+#ifdef AOPT_HAVE_SIM_TIMING
+    try {
+      const auto prof = aopt::sim::load_profile(profile_path_.string());
+      const auto params = aopt::sim::parse_timing_params(prof.raw, profile_path_.string());
+      aopt::sim::roofline_input in;
+      in.bytes_read = bytes_read;
+      in.bytes_written = bytes_written;
+      in.vector_repeats = vector_repeats;
+      const auto b = aopt::sim::roofline(in, params);
+      return roofline_estimate{b.bound_us, b.launch_us, b.memory_us, b.vector_us, b.memory_bound};
+    } catch (const std::exception& ex) {
+      common::logger()->warn("roofline unavailable for profile {}: {}", profile_path_.string(), ex.what());
+      return std::nullopt;
+    }
+#else
+    (void)bytes_read;
+    (void)bytes_written;
+    (void)vector_repeats;
+    return std::nullopt;
+#endif
+  }
+
+ private:
+  static double secs_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  build_result& kernel_failure(build_result& br, const compile_outcome& out, std::size_t col,
+                               std::chrono::steady_clock::time_point t0) {
+    br.ok = false;
+    br.stage = "kernel";
+    br.log = out.log;
+    br.diagnostic = "kernel (dtype column " + std::to_string(col) + ") does not compile:\n" + first_errors(out.log);
+    br.total_seconds = secs_since(t0);
+    return br;
+  }
+
+  const toolchain& tc_;
+  std::string profile_name_;
+  fs::path profile_path_;
+  std::string fingerprint_;
+};
+
+}  // namespace
+
+std::optional<std::size_t> select_column(const nlohmann::json& sig, const case_spec& c, std::string& why) {
+  const auto& ins = sig.value("inputs", nlohmann::json::array());
+  if (ins.empty()) return 0;
+  std::size_t columns = 0;
+  for (const auto& i : ins) columns = std::max(columns, i.value("dtypes", nlohmann::json::array()).size());
+  if (columns == 0) return 0;
+  std::string names;
+  for (const auto& i : ins) names += (names.empty() ? "" : ", ") + i.value("name", std::string());
+  for (const auto& ci : c.inputs) {
+    const bool known = std::any_of(ins.begin(), ins.end(), [&](const auto& i) { return i.value("name", std::string()) == ci.name; });
+    if (!known) {
+      why = "case '" + c.name + "' gives input '" + ci.name + "', which the OpDef does not declare (its inputs: " + names + ")";
+      return std::nullopt;
+    }
+  }
+  std::string tried;
+  for (std::size_t col = 0; col < columns; ++col) {
+    bool match = true;
+    for (const auto& i : ins) {
+      const auto name = i.value("name", std::string());
+      const auto& dts = i.value("dtypes", nlohmann::json::array());
+      auto it = std::find_if(c.inputs.begin(), c.inputs.end(), [&](const input_spec& s) { return s.name == name; });
+      if (it == c.inputs.end()) {
+        if (i.value("param_type", std::string("required")) == "optional") continue;
+        why = "case '" + c.name + "' has no input '" + name + "' (the OpDef's inputs: " + names + ")";
+        return std::nullopt;
+      }
+      if (dts.empty()) continue;
+      const auto want = dts[std::min(col, dts.size() - 1)].get<std::string>();
+      if (dtype_name(it->tensors.at(0).type) != want) {
+        match = false;
+        break;
+      }
+    }
+    if (match) return col;
+  }
+  std::string have;
+  for (const auto& ci : c.inputs) have += (have.empty() ? "" : ", ") + ci.name + ":" + dtype_name(ci.tensors.at(0).type);
+  std::string cols;
+  for (std::size_t col = 0; col < columns; ++col) {
+    std::string one;
+    for (const auto& i : ins) {
+      const auto& dts = i.value("dtypes", nlohmann::json::array());
+      if (!dts.empty()) one += (one.empty() ? "" : ", ") + i.value("name", std::string()) + ":" + dts[std::min(col, dts.size() - 1)].get<std::string>();
+    }
+    cols += (cols.empty() ? "" : "; ") + std::string("(") + one + ")";
+  }
+  why = "case '" + c.name + "' uses dtypes (" + have + "), which no OpDef dtype column supports: " + cols;
+  return std::nullopt;
+}
+
+std::vector<run_output_decl> output_decls(const nlohmann::json& sig, std::size_t column, const case_spec& c) {
+  std::vector<run_output_decl> out;
+  for (const auto& o : sig.value("outputs", nlohmann::json::array())) {
+    run_output_decl d;
+    d.name = o.value("name", std::string());
+    const auto& dts = o.value("dtypes", nlohmann::json::array());
+    if (!dts.empty()) {
+      if (auto t = parse_dtype(dts[std::min(column, dts.size() - 1)].get<std::string>())) d.type = *t;
+    }
+    for (const auto& os : c.outputs) {
+      if (os.name == d.name) {
+        if (os.type) d.type = *os.type;
+        if (os.shape) d.shape = os.shape;
+      }
+    }
+    out.push_back(d);
+  }
+  return out;
+}
+
+std::unique_ptr<backend> make_sim_backend(const std::string& profile) { return std::make_unique<sim_backend>(profile); }
+
+}  // namespace aopt::evaluation

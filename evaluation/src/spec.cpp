@@ -1,0 +1,459 @@
+#include "aopt/evaluation/spec.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "aopt/common/error.h"
+#include "aopt/common/fs.h"
+#include "aopt/common/json.h"
+
+namespace aopt::evaluation {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+using common::json_doc;
+
+std::int64_t tensor_spec::numel() const {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+tolerance_spec::entry tolerance_spec::for_dtype(dtype t) const {
+  auto it = per_dtype.find(t);
+  if (it != per_dtype.end()) return it->second;
+  switch (t) {
+    case dtype::float16: return {1e-3, 1e-3};
+    case dtype::bfloat16: return {4e-3, 4e-3};
+    case dtype::float32: return {1e-4, 1e-4};
+    default: return {0, 0};
+  }
+}
+
+const case_spec* op_spec::find_case(const std::string& name) const {
+  for (const auto& c : cases) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+namespace {
+
+nlohmann::json tensor_json(const tensor_spec& t) {
+  nlohmann::json j = {{"shape", t.shape}, {"dtype", dtype_name(t.type)}};
+  if (t.range) j["range"] = {t.range->first, t.range->second};
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json op_spec::to_json() const {
+  nlohmann::json j;
+  j["kernel"] = kernel;
+  j["reference"] = reference_is_baseline() ? "baseline" : fs::path(reference).filename().string();
+  if (seed) j["seed"] = *seed;
+  nlohmann::json tol = nlohmann::json::object();
+  for (const auto& [t, e] : tolerance.per_dtype) tol[dtype_name(t)] = {{"rtol", e.rtol}, {"atol", e.atol}};
+  tol["max_mismatch_ratio"] = tolerance.max_mismatch_ratio;
+  j["tolerance"] = tol;
+  j["cases"] = nlohmann::json::array();
+  for (const auto& c : cases) {
+    nlohmann::json cj = {{"name", c.name}, {"timed", c.timed}, {"attrs", c.attrs}};
+    nlohmann::json ins = nlohmann::json::array();
+    for (const auto& in : c.inputs) {
+      nlohmann::json ij = {{"name", in.name}};
+      if (in.is_list) {
+        ij["list"] = nlohmann::json::array();
+        for (const auto& t : in.tensors) ij["list"].push_back(tensor_json(t));
+      } else {
+        ij["tensor"] = tensor_json(in.tensors.at(0));
+      }
+      ins.push_back(ij);
+    }
+    cj["inputs"] = ins;
+    nlohmann::json outs = nlohmann::json::array();
+    for (const auto& o : c.outputs) {
+      nlohmann::json oj = {{"name", o.name}};
+      if (o.shape) oj["shape"] = *o.shape;
+      if (o.type) oj["dtype"] = dtype_name(*o.type);
+      outs.push_back(oj);
+    }
+    cj["outputs"] = outs;
+    j["cases"].push_back(cj);
+  }
+  return j;
+}
+
+namespace {
+
+// Validates one aopt.json document. `ptr` is the JSON pointer of a value (positions), `field`
+// its human name ("cases[0].inputs.x.shape").
+class spec_reader {
+ public:
+  explicit spec_reader(const json_doc& doc) : doc_(doc) {}
+
+  [[noreturn]] void fail(const std::string& ptr, const std::string& field, const std::string& problem,
+                         const std::string& fix) const {
+    throw error(ec::invalid_spec, doc_.where(ptr) + ": field '" + field + "': " + problem + "; " + fix);
+  }
+  void warn_unknown(const ojson& obj, const std::string& ptr, const std::string& field,
+                    const std::set<std::string>& known, std::vector<std::string>& warnings) const {
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      if (!known.count(it.key())) {
+        std::string list;
+        for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+        warnings.push_back(doc_.where_key(ptr + "/" + common::pointer_token(it.key())) + ": unknown key '" +
+                           it.key() + "' in " + (field.empty() ? "the top level" : "'" + field + "'") +
+                           " is ignored (known keys: " + list + ")");
+      }
+    }
+  }
+  static std::string type_name(const ojson& v) { return v.type_name(); }
+
+  const ojson& need_object(const ojson& v, const std::string& ptr, const std::string& field) const {
+    if (!v.is_object()) fail(ptr, field, "expected an object, found " + type_name(v), "write it as {\"key\": value, ...}");
+    return v;
+  }
+  std::string need_string(const ojson& v, const std::string& ptr, const std::string& field) const {
+    if (!v.is_string()) fail(ptr, field, "expected a string, found " + type_name(v), "quote the value");
+    return v.get<std::string>();
+  }
+  double need_number(const ojson& v, const std::string& ptr, const std::string& field) const {
+    if (!v.is_number()) fail(ptr, field, "expected a number, found " + type_name(v), "write a plain number such as 0.001");
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) fail(ptr, field, "the number is not finite", "use a finite value");
+    return d;
+  }
+  dtype need_dtype(const ojson& v, const std::string& ptr, const std::string& field) const {
+    const std::string s = need_string(v, ptr, field);
+    auto t = parse_dtype(s);
+    if (!t) {
+      std::string list;
+      for (const auto& n : dtype_names()) list += (list.empty() ? "" : " ") + n;
+      fail(ptr, field, "unknown dtype \"" + s + "\"", "use one of: " + list);
+    }
+    return *t;
+  }
+  std::vector<std::int64_t> need_shape(const ojson& v, const std::string& ptr, const std::string& field) const {
+    if (!v.is_array()) {
+      fail(ptr, field, "the shape is not a list of positive integers (found " + type_name(v) + ")",
+           "write it as a list such as [8, 2048]");
+    }
+    std::vector<std::int64_t> shape;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const auto& d = v[i];
+      const std::string dptr = ptr + "/" + std::to_string(i);
+      if (!d.is_number_integer() || d.get<std::int64_t>() <= 0) {
+        fail(dptr, field, "dimension " + std::to_string(i) + " is " + d.dump() +
+                              ": the shape is not a list of positive integers",
+             "every dimension must be an integer >= 1");
+      }
+      shape.push_back(d.get<std::int64_t>());
+    }
+    std::int64_t n = 1;
+    for (auto d : shape) {
+      if (n > (std::int64_t(1) << 40) / d) fail(ptr, field, "the shape has more than 2^40 elements", "use a smaller shape");
+      n *= d;
+    }
+    return shape;
+  }
+
+  tensor_spec read_tensor(const ojson& v, const std::string& ptr, const std::string& field,
+                          std::vector<std::string>& warnings) const {
+    need_object(v, ptr, field);
+    warn_unknown(v, ptr, field, {"shape", "dtype", "range"}, warnings);
+    tensor_spec t;
+    if (!v.contains("shape")) fail(ptr, field + ".shape", "missing", "add \"shape\": [d0, d1, ...]");
+    if (!v.contains("dtype")) fail(ptr, field + ".dtype", "missing", "add \"dtype\": \"float16\" (or another dtype)");
+    t.shape = need_shape(v["shape"], ptr + "/shape", field + ".shape");
+    t.type = need_dtype(v["dtype"], ptr + "/dtype", field + ".dtype");
+    if (v.contains("range")) {
+      const auto& r = v["range"];
+      const std::string rptr = ptr + "/range";
+      if (!r.is_array() || r.size() != 2) {
+        fail(rptr, field + ".range", "expected a list of two numbers [lo, hi], found " + r.dump(), "write e.g. [-1, 1]");
+      }
+      const double lo = need_number(r[0], rptr + "/0", field + ".range");
+      const double hi = need_number(r[1], rptr + "/1", field + ".range");
+      if (lo > hi) {
+        fail(rptr, field + ".range", "range reversed: lo " + r[0].dump() + " > hi " + r[1].dump(),
+             "write the smaller bound first");
+      }
+      t.range = std::make_pair(lo, hi);
+    }
+    return t;
+  }
+
+  op_spec read() {
+    op_spec spec;
+    spec.source = doc_.file;
+    const ojson& root = doc_.value;
+    need_object(root, "", "(top level)");
+    warn_unknown(root, "", "", {"kernel", "cases", "tolerance", "reference", "seed", "description", "version"},
+                 spec.warnings);
+    if (root.contains("version")) {
+      const auto& v = root["version"];
+      if (!v.is_number_integer() || v.get<int>() != 1) {
+        fail("/version", "version", "unsupported version " + v.dump(), "this aopt reads version 1; remove the field or set it to 1");
+      }
+    }
+    if (!root.contains("kernel")) fail("", "kernel", "missing", "add \"kernel\": \"<kernel function name>\", e.g. \"add_custom\"");
+    spec.kernel = need_string(root["kernel"], "/kernel", "kernel");
+    if (spec.kernel.empty() || spec.kernel.find_first_not_of(
+                                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos) {
+      fail("/kernel", "kernel", "\"" + spec.kernel + "\" is not a C identifier", "use the kernel function's name");
+    }
+    if (root.contains("description")) need_string(root["description"], "/description", "description");
+    if (root.contains("seed")) {
+      const auto& s = root["seed"];
+      if (!s.is_number_unsigned()) fail("/seed", "seed", "expected a non-negative integer, found " + s.dump(), "write e.g. 1");
+      spec.seed = s.get<std::uint64_t>();
+    }
+    // reference
+    if (root.contains("reference")) {
+      const std::string ref = need_string(root["reference"], "/reference", "reference");
+      if (ref == "baseline") {
+        spec.reference = ref;
+      } else {
+        if (ref.empty()) fail("/reference", "reference", "empty", "write \"baseline\" or a path to a C++ file");
+        const fs::path p = doc_.file.parent_path() / ref;
+        const auto ext = p.extension().string();
+        if (ext != ".cpp" && ext != ".cc" && ext != ".cxx") {
+          fail("/reference", "reference", "\"" + ref + "\" is neither \"baseline\" nor a C++ file (.cpp/.cc)",
+               "write \"baseline\" or the path, relative to aopt.json, of a .cpp implementing aopt_reference()");
+        }
+        if (!fs::is_regular_file(p)) {
+          fail("/reference", "reference", "file " + p.string() + " does not exist",
+               "create it (see evaluation/include/aopt/reference.h) or write \"baseline\"");
+        }
+        spec.reference = fs::absolute(p).lexically_normal().string();
+      }
+    }
+    // tolerance
+    if (root.contains("tolerance")) {
+      const auto& tol = need_object(root["tolerance"], "/tolerance", "tolerance");
+      for (auto it = tol.begin(); it != tol.end(); ++it) {
+        const std::string key = it.key();
+        const std::string ptr = "/tolerance/" + common::pointer_token(key);
+        const std::string field = "tolerance." + key;
+        if (key == "max_mismatch_ratio") {
+          const double r = need_number(it.value(), ptr, field);
+          if (r < 0 || r > 1) fail(ptr, field, "must be in [0, 1], found " + it.value().dump(), "write a fraction such as 0.001");
+          spec.tolerance.max_mismatch_ratio = r;
+          continue;
+        }
+        const auto t = parse_dtype(key);
+        if (!t) {
+          std::string list;
+          for (const auto& n : dtype_names()) list += (list.empty() ? "" : " ") + n;
+          throw error(ec::invalid_spec, doc_.where_key(ptr) + ": field '" + field + "': unknown dtype \"" + key +
+                                            "\"; use one of: " + list + " (or max_mismatch_ratio)");
+        }
+        need_object(it.value(), ptr, field);
+        warn_unknown(it.value(), ptr, field, {"rtol", "atol"}, spec.warnings);
+        tolerance_spec::entry e = spec.tolerance.for_dtype(*t);
+        for (const char* k : {"rtol", "atol"}) {
+          if (!it.value().contains(k)) continue;
+          const std::string kp = ptr + "/" + k;
+          const double v = need_number(it.value()[k], kp, field + "." + k);
+          if (v < 0) fail(kp, field + "." + k, "tolerance negative (" + it.value()[k].dump() + ")", "use a value >= 0");
+          (std::string(k) == "rtol" ? e.rtol : e.atol) = v;
+        }
+        spec.tolerance.per_dtype[*t] = e;
+      }
+    }
+    // cases
+    if (!root.contains("cases")) fail("", "cases", "missing", "add \"cases\": [{\"name\": ..., \"timed\": true, \"inputs\": {...}}]");
+    const auto& cases = root["cases"];
+    if (!cases.is_array() || cases.empty()) {
+      fail("/cases", "cases", "expected a non-empty list of cases, found " + (cases.is_array() ? std::string("[]") : type_name(cases)),
+           "add at least one case");
+    }
+    std::set<std::string> names;
+    for (std::size_t ci = 0; ci < cases.size(); ++ci) {
+      const std::string cptr = "/cases/" + std::to_string(ci);
+      const std::string cfield = "cases[" + std::to_string(ci) + "]";
+      const auto& c = need_object(cases[ci], cptr, cfield);
+      warn_unknown(c, cptr, cfield, {"name", "timed", "inputs", "outputs", "attrs", "description"}, spec.warnings);
+      case_spec cs;
+      if (!c.contains("name")) fail(cptr, cfield + ".name", "missing", "give every case a unique \"name\"");
+      cs.name = need_string(c["name"], cptr + "/name", cfield + ".name");
+      if (cs.name.empty() || cs.name.find_first_of("/\\ \t\n") != std::string::npos) {
+        fail(cptr + "/name", cfield + ".name", "\"" + cs.name + "\" is empty or contains a slash or blank",
+             "use letters, digits, '-' and '_'");
+      }
+      if (!names.insert(cs.name).second) fail(cptr + "/name", cfield + ".name", "duplicate case name \"" + cs.name + "\"", "rename one of them");
+      if (c.contains("timed")) {
+        if (!c["timed"].is_boolean()) fail(cptr + "/timed", cfield + ".timed", "expected true or false, found " + c["timed"].dump(), "write true or false");
+        cs.timed = c["timed"].get<bool>();
+      }
+      if (c.contains("description")) need_string(c["description"], cptr + "/description", cfield + ".description");
+      if (!c.contains("inputs")) fail(cptr, cfield + ".inputs", "missing", "add \"inputs\": {\"x\": {\"shape\": [...], \"dtype\": \"float16\"}}");
+      const auto& ins = need_object(c["inputs"], cptr + "/inputs", cfield + ".inputs");
+      if (ins.empty()) fail(cptr + "/inputs", cfield + ".inputs", "no inputs", "list every input of the operator");
+      for (auto it = ins.begin(); it != ins.end(); ++it) {
+        const std::string iptr = cptr + "/inputs/" + common::pointer_token(it.key());
+        const std::string ifield = cfield + ".inputs." + it.key();
+        input_spec in;
+        in.name = it.key();
+        const auto& v = need_object(it.value(), iptr, ifield);
+        if (v.contains("list")) {
+          in.is_list = true;
+          warn_unknown(v, iptr, ifield, {"list"}, spec.warnings);
+          const auto& l = v["list"];
+          if (!l.is_array() || l.empty()) {
+            fail(iptr + "/list", ifield + ".list", "expected a non-empty list of tensors", "write [{\"shape\": [...], \"dtype\": \"...\"}, ...]");
+          }
+          for (std::size_t k = 0; k < l.size(); ++k) {
+            in.tensors.push_back(read_tensor(l[k], iptr + "/list/" + std::to_string(k),
+                                             ifield + ".list[" + std::to_string(k) + "]", spec.warnings));
+          }
+        } else {
+          in.tensors.push_back(read_tensor(v, iptr, ifield, spec.warnings));
+        }
+        cs.inputs.push_back(std::move(in));
+      }
+      if (c.contains("outputs")) {
+        const auto& outs = need_object(c["outputs"], cptr + "/outputs", cfield + ".outputs");
+        for (auto it = outs.begin(); it != outs.end(); ++it) {
+          const std::string optr = cptr + "/outputs/" + common::pointer_token(it.key());
+          const std::string ofield = cfield + ".outputs." + it.key();
+          const auto& v = need_object(it.value(), optr, ofield);
+          warn_unknown(v, optr, ofield, {"shape", "dtype"}, spec.warnings);
+          output_spec o;
+          o.name = it.key();
+          if (v.contains("shape")) o.shape = need_shape(v["shape"], optr + "/shape", ofield + ".shape");
+          if (v.contains("dtype")) o.type = need_dtype(v["dtype"], optr + "/dtype", ofield + ".dtype");
+          cs.outputs.push_back(std::move(o));
+        }
+      }
+      if (c.contains("attrs")) cs.attrs = nlohmann::json(need_object(c["attrs"], cptr + "/attrs", cfield + ".attrs"));
+      spec.cases.push_back(std::move(cs));
+    }
+    if (std::none_of(spec.cases.begin(), spec.cases.end(), [](const case_spec& c) { return c.timed; })) {
+      fail("/cases", "cases", "missing timed case: no case has \"timed\": true",
+           "mark the case whose latency should be measured with \"timed\": true");
+    }
+    return spec;
+  }
+
+ private:
+  const json_doc& doc_;
+};
+
+}  // namespace
+
+op_spec parse_op_spec(const std::string& text, const fs::path& file) {
+  const json_doc doc = common::parse_json_doc(text, file);
+  return spec_reader(doc).read();
+}
+
+op_spec load_op_spec(const fs::path& file) { return parse_op_spec(common::read_text_file(file), file); }
+
+namespace {
+
+std::optional<dtype> msopst_dtype(const std::string& s) {
+  if (s == "float" || s == "fp32") return dtype::float32;
+  if (s == "fp16" || s == "half") return dtype::float16;
+  if (s == "bf16") return dtype::bfloat16;
+  return parse_dtype(s);
+}
+
+}  // namespace
+
+op_spec parse_msopst_cases(const std::string& text, const fs::path& file, const std::string& kernel) {
+  const json_doc doc = common::parse_json_doc(text, file);
+  auto fail = [&](const std::string& ptr, const std::string& msg) -> void {
+    throw error(ec::invalid_spec, doc.where(ptr) + ": msOpST case file: " + msg);
+  };
+  op_spec spec;
+  spec.kernel = kernel;
+  spec.source = file;
+  const auto& root = doc.value;
+  if (!root.is_array() || root.empty()) fail("", "expected a non-empty list of test cases");
+  for (std::size_t ci = 0; ci < root.size(); ++ci) {
+    const std::string cptr = "/" + std::to_string(ci);
+    const auto& c = root[ci];
+    if (!c.is_object()) fail(cptr, "case " + std::to_string(ci) + " is not an object");
+    if (!c.contains("case_name") || !c["case_name"].is_string()) fail(cptr, "case " + std::to_string(ci) + ": missing string 'case_name'");
+    if (!c.contains("input_desc") || !c["input_desc"].is_array()) fail(cptr, "case " + std::to_string(ci) + ": missing list 'input_desc'");
+    const std::string base = c["case_name"].get<std::string>();
+    const auto& ins = c["input_desc"];
+    // Columns: `type` may be a string or a list (one case per entry, index-aligned across inputs).
+    std::size_t columns = 1;
+    for (const auto& in : ins) {
+      if (in.contains("type") && in["type"].is_array()) columns = std::max<std::size_t>(columns, in["type"].size());
+    }
+    for (std::size_t col = 0; col < columns; ++col) {
+      case_spec cs;
+      cs.name = columns == 1 ? base : base + "_" + std::to_string(col);
+      for (std::size_t ii = 0; ii < ins.size(); ++ii) {
+        const std::string iptr = cptr + "/input_desc/" + std::to_string(ii);
+        const auto& in = ins[ii];
+        if (!in.is_object()) fail(iptr, "input_desc entry is not an object");
+        input_spec is;
+        is.name = in.contains("name") && in["name"].is_string() ? in["name"].get<std::string>() : "x" + std::to_string(ii);
+        tensor_spec t;
+        if (!in.contains("type")) fail(iptr, "input_desc entry without 'type'");
+        const auto& ty = in["type"];
+        std::string tname;
+        if (ty.is_string()) tname = ty.get<std::string>();
+        else if (ty.is_array() && !ty.empty()) tname = ty[std::min(col, ty.size() - 1)].get<std::string>();
+        else fail(iptr + "/type", "'type' must be a string or a non-empty list");
+        const auto dt = msopst_dtype(tname);
+        if (!dt) fail(iptr + "/type", "unknown dtype \"" + tname + "\"");
+        t.type = *dt;
+        if (!in.contains("shape") || !in["shape"].is_array()) fail(iptr, "input_desc entry without a 'shape' list");
+        const auto& sh = in["shape"];
+        const auto& shape = (!sh.empty() && sh[0].is_array()) ? sh[std::min(col, sh.size() - 1)] : sh;
+        for (const auto& d : shape) {
+          if (!d.is_number_integer() || d.get<std::int64_t>() <= 0) fail(iptr + "/shape", "shape " + shape.dump() + " is not a list of positive integers (dynamic -1 shapes need a concrete case)");
+          t.shape.push_back(d.get<std::int64_t>());
+        }
+        if (in.contains("value_range")) {
+          const auto& vr = in["value_range"];
+          const auto& r = (!vr.empty() && vr[0].is_array()) ? vr[std::min(col, vr.size() - 1)] : vr;
+          if (r.is_array() && r.size() == 2 && r[0].is_number() && r[1].is_number()) {
+            if (r[0].get<double>() > r[1].get<double>()) fail(iptr + "/value_range", "value_range reversed");
+            t.range = std::make_pair(r[0].get<double>(), r[1].get<double>());
+          }
+        }
+        is.tensors.push_back(t);
+        cs.inputs.push_back(std::move(is));
+      }
+      if (c.contains("output_desc") && c["output_desc"].is_array()) {
+        for (std::size_t oi = 0; oi < c["output_desc"].size(); ++oi) {
+          const auto& o = c["output_desc"][oi];
+          if (!o.is_object()) continue;
+          output_spec os;
+          os.name = o.contains("name") && o["name"].is_string() ? o["name"].get<std::string>() : "y" + std::to_string(oi);
+          if (o.contains("shape") && o["shape"].is_array() && !o["shape"].empty() && o["shape"][0].is_number_integer()) {
+            std::vector<std::int64_t> s;
+            for (const auto& d : o["shape"]) s.push_back(d.get<std::int64_t>());
+            if (std::all_of(s.begin(), s.end(), [](std::int64_t d) { return d > 0; })) os.shape = s;
+          }
+          if (o.contains("type")) {
+            const auto& ty = o["type"];
+            std::string tname = ty.is_string() ? ty.get<std::string>()
+                                : (ty.is_array() && !ty.empty() ? ty[std::min(col, ty.size() - 1)].get<std::string>() : "");
+            os.type = msopst_dtype(tname);
+          }
+          cs.outputs.push_back(std::move(os));
+        }
+      }
+      if (c.contains("attr") && c["attr"].is_array()) {
+        for (const auto& a : c["attr"]) {
+          if (a.is_object() && a.contains("name") && a.contains("value")) cs.attrs[a["name"].get<std::string>()] = nlohmann::json(a["value"]);
+        }
+      }
+      spec.cases.push_back(std::move(cs));
+    }
+  }
+  spec.cases.front().timed = true;
+  spec.warnings.push_back(file.string() + ": cases imported from msOpST; the first case (" + spec.cases.front().name +
+                          ") is timed; add an aopt.json to choose");
+  return spec;
+}
+
+}  // namespace aopt::evaluation

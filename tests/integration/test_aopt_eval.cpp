@@ -1,0 +1,133 @@
+// Runs the real `aopt eval` on the example operator and on misbehaving fixture packages: each
+// failure must come back as a result with the right status while the evaluator stays healthy.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "aopt/common/subprocess.h"
+
+namespace fs = std::filesystem;
+using aopt::common::process_outcome;
+
+namespace {
+
+class AoptEval : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    cache_ = fs::temp_directory_path() / ("aopt-it-cache-" + std::to_string(::getpid()));
+    fs::remove_all(cache_);
+  }
+  static void TearDownTestSuite() { fs::remove_all(cache_); }
+
+  static process_outcome aopt(std::vector<std::string> args) {
+    aopt::common::process_request r;
+    r.argv = {AOPT_BINARY, "eval"};
+    r.argv.insert(r.argv.end(), args.begin(), args.end());
+    r.limits.wall_timeout = std::chrono::seconds(240);
+    r.limits.max_output_bytes = 4 << 20;
+    return aopt::common::run_process(r);
+  }
+  static nlohmann::json eval_json(const std::string& pkg, std::vector<std::string> extra = {}, int want_exit = -1) {
+    std::vector<std::string> args = {std::string(AOPT_TEST_SOURCE_DIR) + "/" + pkg, "--json", "--cache-dir", cache_.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto o = aopt(args);
+    EXPECT_EQ(o.end, aopt::common::process_end::exited) << o.describe() << "\n" << o.err;
+    if (want_exit >= 0) {
+      EXPECT_EQ(o.exit_code, want_exit) << o.err;
+    }
+    try {
+      return nlohmann::json::parse(o.out);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "aopt printed no JSON (" << e.what() << "): " << o.out << "\n" << o.err;
+      return nlohmann::json::object();
+    }
+  }
+  static fs::path cache_;
+};
+fs::path AoptEval::cache_;
+
+}  // namespace
+
+TEST_F(AoptEval, AddCustomIsCorrectAndTimed) {
+  const auto r = eval_json("examples/ops/add_custom", {}, 0);
+  ASSERT_EQ(r.value("status", ""), "ok") << r.dump(2);
+  EXPECT_EQ(r["backend"], "sim");
+  EXPECT_EQ(r["profile"], "910b4");
+  EXPECT_TRUE(r["simulated"].get<bool>());
+  EXPECT_GT(r["latency_us"].get<double>(), 0.0);
+  EXPECT_NE(r["latency_label"].get<std::string>().find("simulated"), std::string::npos);
+  ASSERT_FALSE(r["cases"].empty());
+  for (const auto& c : r["cases"]) {
+    EXPECT_EQ(c["status"], "ok") << c.dump(2);
+    EXPECT_EQ(c["mismatch_ratio"].get<double>(), 0.0);
+  }
+  const auto& timed = r["cases"][0];
+  EXPECT_TRUE(timed["timed"].get<bool>());
+  EXPECT_GT(timed["block_dim"].get<int>(), 0);
+  EXPECT_TRUE(timed["profile"].contains("aiv_vec_ratio")) << timed["profile"].dump();
+  ASSERT_TRUE(r["bound"].is_object()) << r.dump(2);
+  EXPECT_GT(r["bound"]["bound_us"].get<double>(), 0.0);
+  EXPECT_GT(r["bound"]["headroom"].get<double>(), 0.0);
+}
+
+TEST_F(AoptEval, SameCandidateIsNeverEvaluatedTwice) {
+  const auto first = eval_json("tests/integration/packages/cpp_reference", {}, 0);
+  ASSERT_EQ(first.value("status", ""), "ok") << first.dump(2);
+  const auto second = eval_json("tests/integration/packages/cpp_reference", {}, 0);
+  EXPECT_TRUE(second["cached"].get<bool>());
+  EXPECT_EQ(second["key"], first["key"]);
+  EXPECT_EQ(second["latency_us"], first["latency_us"]);
+  const auto other_seed = eval_json("tests/integration/packages/cpp_reference", {"--seed", "7"}, 0);
+  EXPECT_FALSE(other_seed["cached"].get<bool>());
+  EXPECT_NE(other_seed["key"], first["key"]);
+}
+
+TEST_F(AoptEval, EndlessLoopTimesOut) {
+  const auto r = eval_json("tests/integration/packages/loop_forever", {"--timeout", "3", "--no-cache"}, 1);
+  EXPECT_EQ(r.value("status", ""), "timeout") << r.dump(2);
+}
+
+TEST_F(AoptEval, SegfaultIsARuntimeError) {
+  const auto r = eval_json("tests/integration/packages/segfault", {"--no-cache"}, 1);
+  EXPECT_EQ(r.value("status", ""), "runtime_error") << r.dump(2);
+  EXPECT_NE(r.value("diagnostic", "").find("SIGSEGV"), std::string::npos) << r.dump(2);
+}
+
+TEST_F(AoptEval, RunawayAllocationIsAResourceError) {
+  const auto r = eval_json("tests/integration/packages/alloc_forever", {"--memory-limit", "2048", "--no-cache"}, 1);
+  EXPECT_EQ(r.value("status", ""), "resource_error") << r.dump(2);
+}
+
+TEST_F(AoptEval, CompilerMessageReachesTheResult) {
+  const auto r = eval_json("tests/integration/packages/no_compile", {"--no-cache"}, 1);
+  EXPECT_EQ(r.value("status", ""), "compile_error") << r.dump(2);
+  EXPECT_NE(r.value("diagnostic", "").find("AopttUndeclaredThing"), std::string::npos) << r.dump(2);
+  EXPECT_NE(r.value("diagnostic", "").find("add_custom.cpp:7"), std::string::npos) << r.dump(2);
+}
+
+TEST_F(AoptEval, WrongResultsAreAPrecisionError) {
+  const auto r = eval_json("tests/integration/packages/wrong_results", {"--no-cache"}, 1);
+  EXPECT_EQ(r.value("status", ""), "precision_error") << r.dump(2);
+  const auto& c = r["cases"][0];
+  EXPECT_GT(c["mismatch_ratio"].get<double>(), 0.5);
+  EXPECT_GT(c["max_abs_err"].get<double>(), 0.1);
+}
+
+TEST_F(AoptEval, HumanOutputLabelsSimulatedLatency) {
+  const auto o = aopt({std::string(AOPT_TEST_SOURCE_DIR) + "/tests/integration/packages/cpp_reference", "--cache-dir", cache_.string()});
+  ASSERT_TRUE(o.ok()) << o.err;
+  EXPECT_NE(o.out.find("status: ok"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("simulated latency"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("(sim, profile 910b4)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("headroom"), std::string::npos) << o.out;
+}
+
+TEST_F(AoptEval, BadSpecIsAClearErrorNotACrash) {
+  const auto o = aopt({std::string(AOPT_TEST_SOURCE_DIR) + "/tests/integration/packages", "--no-cache"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("aopt: error"), std::string::npos) << o.err;
+}

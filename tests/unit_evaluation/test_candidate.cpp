@@ -1,0 +1,93 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "aopt/common/error.h"
+#include "aopt/evaluation/candidate.h"
+#include "aopt/evaluation/package.h"
+
+namespace ev = aopt::evaluation;
+namespace fs = std::filesystem;
+
+namespace {
+
+class CandidateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("aopt-cand-test-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "pkg" / "op_host");
+    fs::create_directories(dir_ / "pkg" / "op_kernel");
+    std::ofstream(dir_ / "pkg" / "op_host" / "my_op_tiling.h") << "// tiling\n";
+    std::ofstream(dir_ / "pkg" / "op_host" / "my_op.cpp") << "// host\n";
+    std::ofstream(dir_ / "pkg" / "op_kernel" / "my_op.cpp") << "// kernel\n";
+    // aopt.json in the parent directory, as the suite lays it out.
+    std::ofstream(dir_ / "aopt.json") << R"({"kernel": "my_op", "cases": [{"name": "p", "timed": true,
+        "inputs": {"x": {"shape": [4], "dtype": "float16"}}}]})";
+    pkg_ = std::make_shared<const ev::op_package>(ev::load_package(dir_ / "pkg"));
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+  std::shared_ptr<const ev::op_package> pkg_;
+};
+
+}  // namespace
+
+TEST_F(CandidateTest, PackageLayoutOneDetected) {
+  EXPECT_EQ(pkg_->layout, ev::package_layout::msopgen);
+  EXPECT_EQ(pkg_->tiling_header, "op_host/my_op_tiling.h");
+  EXPECT_EQ(pkg_->kernel_source, "op_kernel/my_op.cpp");
+  EXPECT_EQ(pkg_->host_sources, std::vector<std::string>{"op_host/my_op.cpp"});
+  EXPECT_EQ(pkg_->spec_file, dir_ / "aopt.json");
+}
+
+TEST_F(CandidateTest, KeyDependsOnContentBackendProfileSeed) {
+  ev::candidate base(pkg_);
+  const auto k0 = base.key("sim", "910b4", 1, "tc");
+  EXPECT_EQ(k0.size(), 64u);
+  EXPECT_EQ(k0, ev::candidate(pkg_).key("sim", "910b4", 1, "tc"));  // deterministic
+  EXPECT_NE(k0, base.key("sim", "a2", 1, "tc"));
+  EXPECT_NE(k0, base.key("cann", "910b4", 1, "tc"));
+  EXPECT_NE(k0, base.key("sim", "910b4", 2, "tc"));
+  EXPECT_NE(k0, base.key("sim", "910b4", 1, "tc2"));
+  ev::candidate changed(pkg_);
+  changed.replace("op_kernel/my_op.cpp", "// kernel v2\n");
+  EXPECT_NE(k0, changed.key("sim", "910b4", 1, "tc"));
+  ev::candidate same(pkg_);
+  same.replace("op_kernel/my_op.cpp", "// kernel\n");  // same content as the base file
+  EXPECT_EQ(k0, same.key("sim", "910b4", 1, "tc"));
+}
+
+TEST_F(CandidateTest, RejectsPathsOutsideTheSources) {
+  ev::candidate c(pkg_);
+  EXPECT_THROW(c.replace("../evil.cpp", "x"), aopt::error);
+  EXPECT_THROW(c.replace("/etc/passwd", "x"), aopt::error);
+  EXPECT_THROW(c.replace("aopt.json", "x"), aopt::error);
+  EXPECT_NO_THROW(c.replace("op_kernel/helper.h", "x"));
+}
+
+TEST_F(CandidateTest, MaterializeWritesReplacements) {
+  ev::candidate c(pkg_);
+  c.replace("op_kernel/my_op.cpp", "// new\n");
+  const fs::path out = dir_ / "out";
+  c.materialize(out);
+  std::ifstream k(out / "op_kernel" / "my_op.cpp");
+  std::string s((std::istreambuf_iterator<char>(k)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(s, "// new\n");
+  EXPECT_TRUE(fs::exists(out / "op_host" / "my_op_tiling.h"));
+}
+
+TEST(Package, KernelDirectLayoutIsUnsupportedWithAMessage) {
+  const fs::path d = fs::temp_directory_path() / ("aopt-l2-test-" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  std::ofstream(d / "add_custom.cpp") << "// kernel\n";
+  try {
+    ev::load_package(d);
+    FAIL();
+  } catch (const aopt::error& e) {
+    EXPECT_EQ(e.code(), aopt::ec::unsupported);
+    EXPECT_NE(std::string(e.what()).find("layout 2"), std::string::npos) << e.what();
+  }
+  fs::remove_all(d);
+}
