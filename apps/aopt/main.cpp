@@ -4,6 +4,7 @@
 
 #include "aopt/common/error.h"
 #include "aopt/common/log.h"
+#include "aopt/storage/bank_cli.h"
 #include "commands.h"
 
 int main(int argc, char** argv) {
@@ -14,16 +15,21 @@ int main(int argc, char** argv) {
   std::map<CLI::App*, aopt::app::command_fn> commands;
   auto* eval = app.add_subcommand("eval", "Compile, check and time one operator package");
   commands[eval] = aopt::app::add_eval_command(*eval);
+  // `aopt bank ...` runs from CLI11 callbacks during parse (storage/src/bank_cli.cpp).
+  CLI::App* bank = aopt::storage::add_bank_commands(app);
+  app.parse_complete_callback([&] {
+    if (!log_level.empty()) aopt::common::set_log_level(log_level);
+  });
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
-  if (!log_level.empty()) aopt::common::set_log_level(log_level);
-  try {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      return app.exit(e);
+    }
     for (auto& [sub, fn] : commands) {
       if (sub->parsed()) return fn();
     }
+    if (bank->parsed()) return 0;
   } catch (const aopt::error& e) {
     std::cerr << "aopt: error (" << aopt::to_string(e.code()) << "): " << e.what() << "\n";
     return 2;

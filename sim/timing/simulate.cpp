@@ -506,6 +506,11 @@ class simulator {
       requested = nblocks * requested_bytes(r.gm_addr % w, r.block_bytes, w);
       const bool al32 = r.gm_addr % 32 == 0 && (!multi || r.block_bytes % 32 == 0);
       if (r.gm_addr % w != 0 || multi) cap *= al32 ? prm_.align_eff_32b : prm_.align_eff_unaligned;
+      // `cap` was derived from the useful bytes of a burst; the flow drains the requested
+      // (rounded-up) bytes, so scale the rate alike: rounding costs chip bandwidth (shared
+      // below), not extra per-core DMA time for tiny bursts (4 B padded to 128 B would
+      // otherwise take 32x its measured time).
+      if (requested > bytes && bytes > 0) cap *= requested / bytes;
     }
     std::uint32_t id;
     if (!free_.empty()) {

@@ -7,7 +7,20 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__clang__) && __clang_major__ < 15
+// clang 14 (libclang, used by search/motifs to parse kernels) has no _Float16 on x86-64: a
+// 16-bit storage type with float conversions stands in. Only for parsing; g++ builds use _Float16.
+struct half {
+  std::uint16_t bits = 0;
+  constexpr half() = default;
+  half(float f);  // NOLINT: implicit like the hardware type
+  half(double d) : half(static_cast<float>(d)) {}
+  half(int v) : half(static_cast<float>(v)) {}
+  operator float() const;  // NOLINT
+};
+#else
 using half = _Float16;
+#endif
 
 struct bfloat16_t {
   std::uint16_t bits = 0;

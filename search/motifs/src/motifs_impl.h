@@ -1,0 +1,109 @@
+// Internal: the motif families and helpers they share.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aopt/motifs/motif.h"
+#include "text_scan.h"
+
+namespace aopt::motifs::detail {
+
+void add_pipeline_motifs(std::vector<std::unique_ptr<motif>>& v);  // double_buffer, pipe_all_barrier, redundant_pipe_v
+void add_tiling_motifs(std::vector<std::unique_ptr<motif>>& v);    // multicore_split, tile_size
+void add_copy_motifs(std::vector<std::unique_ptr<motif>>& v);      // merge_copies, datacopypad_tail
+void add_vector_motifs(std::vector<std::unique_ptr<motif>>& v);    // vectorize_scalar_loop, fuse_vector_ops, hoist_invariant, tbuf_temps
+
+// A motif described by constant strings; subclasses implement match/apply.
+class basic_motif : public motif {
+ public:
+  basic_motif(const char* id, const char* title, const char* description, search::bottleneck_class b, bool exact = true)
+      : id_(id), title_(title), description_(description), bottleneck_(b), exact_(exact) {}
+  std::string_view id() const override { return id_; }
+  std::string_view title() const override { return title_; }
+  std::string_view description() const override { return description_; }
+  search::bottleneck_class bottleneck() const override { return bottleneck_; }
+  bool exact_round_trip() const override { return exact_; }
+
+ protected:
+  site make_site(const std::string& path, range anchor, bool fwd, bool inv, std::string summary) const {
+    return site{std::string(id_), path, anchor, fwd, inv, std::move(summary)};
+  }
+  // Re-finds the site `s` among the current matches (same path and anchor), for apply().
+  std::optional<site> refind(const source_set& src, const site& s) const {
+    for (auto& m : match(src)) {
+      if (m.path == s.path && m.anchor == s.anchor) return m;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  const char* id_;
+  const char* title_;
+  const char* description_;
+  search::bottleneck_class bottleneck_;
+  bool exact_;
+};
+
+// Text of an argument of a call.
+inline std::string arg_text(const source_file& f, const call_info& c, std::size_t i) {
+  return std::string(f.text_of(c.args.at(i)));
+}
+// The whitespace/comment-free spelling of a range: two spellings that differ only in
+// formatting compare equal.
+inline std::string norm(const source_file& f, range r) { return squeeze(f.text_of(r)); }
+
+// Vector operations of the count form and the tensors they write and read (by argument index).
+struct vec_op_shape {
+  const char* name;
+  int dst;                 // index of the destination tensor
+  std::vector<int> srcs;   // indices of source tensors
+};
+const vec_op_shape* vector_op(std::string_view callee);
+
+// Insert `stmt` (no trailing newline) on its own line after the statement range `after`,
+// indented like the line holding `after.begin`.
+text_edit insert_after_statement(const source_file& f, range after, const std::string& stmt);
+// Insert `stmt` on its own line before the statement range `before`.
+text_edit insert_before_statement(const source_file& f, range before, const std::string& stmt);
+// Delete a statement cleanly (whole lines when alone on them).
+text_edit delete_statement(const source_file& f, range stmt);
+
+// A loop variable name not used anywhere in the file: base, base1, base2, ...
+std::string fresh_name(const source_file& f, const std::string& base);
+
+// `for (<type> i = 0; i < N; ++i|i++|i += 1) { ... }` with a single simple bound.
+struct counted_loop {
+  int loop = -1;
+  int body = -1;
+  std::string var;
+  range bound;             // the N expression
+  range init;              // the start expression
+};
+std::optional<counted_loop> as_counted_loop(const source_file& f, int loop);
+
+}  // namespace aopt::motifs::detail
+
+namespace aopt::motifs::detail {
+// Kernel-side files of the set (optionally only those containing `needle`).
+std::vector<std::string> kernel_paths(const source_set& src, std::string_view needle = {});
+std::vector<std::string> host_paths(const source_set& src, std::string_view needle = {});
+// The base tensor name of an operand ("xLocal[i * n]" -> "xLocal").
+std::string base_name(std::string_view operand);
+}  // namespace aopt::motifs::detail
+
+namespace aopt::motifs::detail {
+// Type spelling of the variable, field or parameter `name` declared in f (first found), or "".
+std::string type_of_name(const source_file& f, const std::string& name);
+// The first template argument of a type spelling ("AscendC::LocalTensor<T>" -> "T").
+std::string first_template_arg(std::string_view type);
+// Call statements directly inside compound `body`, in order.
+std::vector<call_info> call_statements(const source_file& f, int body);
+// True when the only uses of `name` after byte `from` in the function holding `from` are
+// FreeTensor(name) calls: the tensor's content is dead after `from`.
+bool dead_after(const source_file& f, const std::string& name, std::size_t from);
+// Whether `s` is a plain operand: identifiers, member access, literals (no operators).
+bool simple_operand(std::string_view s);
+}  // namespace aopt::motifs::detail

@@ -1,0 +1,60 @@
+// The Stage I loop (the kernel fixed): U steps; each asks the engine for variants, answers the
+// ones already evaluated from the history (no budget spent), evaluates the others through the
+// callback (one budget unit each, failures included), and tracks the best passing variant.
+// Zero tolerance: a failed variant is never the best; it joins the negative history. A pure
+// function of its inputs: deterministic for a deterministic engine and evaluator.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aopt/search/engine.h"
+#include "aopt/stage1/mutator.h"
+#include "aopt/stage1/tiling_template.h"
+
+namespace aopt::stage1 {
+
+using evaluator = std::function<eval_outcome(const tiling_proposal&)>;
+
+struct stage1_config {
+  std::size_t steps = 8;               // U: proposal rounds. Default: 8
+  std::size_t proposals_per_step = 4;  // variants asked of the engine per step. Default: 4
+  std::size_t budget = 40;             // evaluations (failures included, cache hits not). Default: 40
+  // Evaluate the base assignment first when the history does not hold it (one budget unit).
+  // Default: true
+  bool evaluate_base = true;
+  void validate() const;  // throws aopt::error(invalid_argument) naming the field
+};
+
+struct stage1_trial {
+  std::size_t step = 0;      // 0-based; the base evaluation is step 0 too
+  assignment values;
+  std::string op;
+  std::string description;
+  eval_outcome outcome;
+  bool cached = false;       // answered from the history
+};
+
+struct stage1_result {
+  std::optional<assignment> best;      // fastest passing variant (the base if nothing beat it)
+  double best_latency_us = 0;
+  std::string best_description;
+  std::optional<double> base_latency_us;
+  bool improved = false;               // best is faster than the base
+  std::size_t evaluations = 0;         // budget spent
+  std::size_t cache_hits = 0;
+  std::size_t failures = 0;
+  std::size_t steps_run = 0;
+  std::vector<stage1_trial> trials;    // in order
+  std::string stop_reason;             // "budget exhausted", "steps done", "engine: ..."
+};
+
+// Runs Stage I on `tmpl`, recording every evaluation in `history` (which may already hold
+// evaluations from earlier rounds: those are cache hits and parents, not budget).
+stage1_result run_stage1(const tiling_template& tmpl, search::engine& engine, const evaluator& evaluate,
+                         const stage1_config& cfg, stage1_history& history);
+
+}  // namespace aopt::stage1

@@ -1,0 +1,126 @@
+// The offline Stage I mutator: a population of tunable assignments (the best passing variants),
+// changed by log-scale steps (sizes, alignments), neighbourhood moves (counts, block dim),
+// other choices (enums: buffer count, tiling key, flags), uniform crossover between two parents
+// and random restarts. Never proposes an assignment already evaluated or one the negative
+// history rules out; checks what needs no evaluation (domains, block dim <= cores, the
+// template's constraints). Deterministic for a seed. See docs/stage1.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "aopt/stage1/tiling_template.h"
+
+namespace aopt::stage1 {
+
+// One evaluation's verdict as Stage I needs it. `status` uses the evaluator's names ("ok",
+// "compile_error", "tiling_error", "runtime_error", "timeout", "precision_error",
+// "resource_error"); `ok` is true only for a correct, timed variant.
+struct eval_outcome {
+  bool ok = false;
+  double latency_us = 0;
+  std::string status;
+  std::string message;
+};
+
+// A proposed tiling variant: its tunable values (empty for a free-form rewrite an LLM engine may
+// make), the files it replaces, and where it came from.
+struct tiling_proposal {
+  assignment values;
+  std::map<std::string, std::string> files;  // path -> content (the instantiated template)
+  std::string op;                            // "mutate", "crossover", "restart", "base", ...
+  std::string description;                   // "BUFFER_NUM=1, core_count=20"
+  std::optional<assignment> parent;
+  std::vector<std::size_t> changed;          // tunables that differ from the parent
+};
+
+// Everything Stage I has evaluated for one template: the cache (an assignment evaluated once is
+// answered from here), the passing population and the negative history.
+class stage1_history {
+ public:
+  struct entry {
+    assignment values;
+    eval_outcome outcome;
+    std::string op;
+    std::string description;
+  };
+
+  // Records an evaluation. A failure whose proposal changed exactly one tunable from a passing
+  // parent also makes that (tunable, value) pair tabu for later proposals.
+  void record(const tiling_proposal& p, const eval_outcome& o);
+  const entry* lookup(const assignment& values) const;
+  bool evaluated(const assignment& values) const { return lookup(values) != nullptr; }
+  // Passing entries, fastest first (ties: earliest first), at most k.
+  std::vector<const entry*> best(std::size_t k) const;
+  bool tabu(std::size_t tunable, std::int64_t value) const { return tabu_.count({tunable, value}) > 0; }
+  const std::vector<entry>& entries() const { return entries_; }
+  std::vector<const entry*> failures() const;  // the negative history, in order
+  std::size_t size() const { return entries_.size(); }
+
+ private:
+  std::vector<entry> entries_;
+  std::map<std::uint64_t, std::vector<std::size_t>> by_hash_;
+  std::set<std::pair<std::size_t, std::int64_t>> tabu_;
+};
+
+// A feasibility rule that needs no evaluation: returns why `values` is infeasible, or nullopt.
+using feasibility_rule = std::function<std::optional<std::string>(const tiling_template&, const assignment&)>;
+
+struct mutator_config {
+  std::size_t population = 4;       // parents: the best-k passing variants. Default: 4
+  double crossover_rate = 0.25;     // share of proposals made by crossover (needs 2 parents). Default: 0.25
+  double restart_rate = 0.10;       // share made by a random restart. Default: 0.10
+  double two_change_rate = 0.30;    // share of mutations that change two tunables, not one. Default: 0.30
+  bool mutate_keys = true;          // change tiling-key choices too. Default: true
+  std::size_t max_attempts = 64;    // tries per requested proposal before giving up. Default: 64
+  device_limits limits;             // core count and UB of the device
+  std::vector<feasibility_rule> rules;  // extra checks besides domains and block dim
+  void validate() const;            // throws aopt::error(invalid_argument) naming the field
+};
+
+// Forks an independent generator from `parent` for the component named `tag`.
+std::mt19937_64 fork_rng(std::mt19937_64& parent, std::string_view tag);
+
+// Uniform integer in [0, n) and uniform double in [0, 1), defined here (not by the standard
+// library's distributions) so a seed gives the same sequence with every compiler.
+std::uint64_t uniform_index(std::mt19937_64& rng, std::uint64_t n);
+double uniform_unit(std::mt19937_64& rng);
+
+class mutator {
+ public:
+  mutator(const tiling_template& tmpl, mutator_config cfg, std::uint64_t seed);
+  mutator(const tiling_template& tmpl, mutator_config cfg, std::mt19937_64 rng);
+
+  // Up to n new proposals (fewer when the neighbourhood is exhausted), none evaluated before,
+  // none tabu, none repeated, each feasible. Files are not instantiated here.
+  std::vector<tiling_proposal> propose(const stage1_history& history, std::size_t n);
+
+  // The single operators, exposed for tests and for engines composing their own strategy.
+  assignment step(const assignment& parent, std::size_t tunable);  // one move of one tunable
+  assignment crossover(const assignment& a, const assignment& b);
+  assignment restart();
+  // Why `values` is infeasible without evaluation (domain, block dim, rules), or nullopt.
+  std::optional<std::string> infeasible(const assignment& values) const;
+  // Tunables the mutator may change (domain of more than one value; keys if mutate_keys).
+  const std::vector<std::size_t>& mutable_tunables() const { return mutable_; }
+
+ private:
+  std::int64_t move(const tunable& t, std::int64_t v);
+  std::int64_t sample(const tunable& t);
+
+  const tiling_template& tmpl_;
+  mutator_config cfg_;
+  std::mt19937_64 rng_;
+  std::vector<std::size_t> mutable_;
+};
+
+}  // namespace aopt::stage1

@@ -1,0 +1,295 @@
+#include "aopt/stage1/mutator.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "aopt/common/error.h"
+
+namespace aopt::stage1 {
+
+// --- history ---------------------------------------------------------------------------------
+
+void stage1_history::record(const tiling_proposal& p, const eval_outcome& o) {
+  entries_.push_back({p.values, o, p.op, p.description});
+  by_hash_[hash_assignment(p.values)].push_back(entries_.size() - 1);
+  if (!o.ok && p.parent && p.changed.size() == 1) {
+    const entry* parent = lookup(*p.parent);
+    if (parent != nullptr && parent->outcome.ok) {
+      const std::size_t i = p.changed.front();
+      if (i < p.values.size()) tabu_.insert({i, p.values[i]});
+    }
+  }
+}
+
+const stage1_history::entry* stage1_history::lookup(const assignment& values) const {
+  const auto it = by_hash_.find(hash_assignment(values));
+  if (it == by_hash_.end()) return nullptr;
+  for (std::size_t i : it->second) {
+    if (entries_[i].values == values) return &entries_[i];
+  }
+  return nullptr;
+}
+
+std::vector<const stage1_history::entry*> stage1_history::best(std::size_t k) const {
+  std::vector<const entry*> ok;
+  for (const auto& e : entries_) {
+    if (e.outcome.ok) ok.push_back(&e);
+  }
+  std::stable_sort(ok.begin(), ok.end(),
+                   [](const entry* a, const entry* b) { return a->outcome.latency_us < b->outcome.latency_us; });
+  if (ok.size() > k) ok.resize(k);
+  return ok;
+}
+
+std::vector<const stage1_history::entry*> stage1_history::failures() const {
+  std::vector<const entry*> out;
+  for (const auto& e : entries_) {
+    if (!e.outcome.ok) out.push_back(&e);
+  }
+  return out;
+}
+
+// --- randomness ------------------------------------------------------------------------------
+
+std::mt19937_64 fork_rng(std::mt19937_64& parent, std::string_view tag) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (char c : tag) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return std::mt19937_64(parent() ^ h);
+}
+
+std::uint64_t uniform_index(std::mt19937_64& rng, std::uint64_t n) { return n == 0 ? 0 : rng() % n; }
+
+double uniform_unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+// --- config ----------------------------------------------------------------------------------
+
+void mutator_config::validate() const {
+  auto bad = [](const std::string& what) { throw aopt::error(ec::invalid_argument, "mutator_config: " + what); };
+  if (population == 0) bad("population must be at least 1");
+  if (crossover_rate < 0 || restart_rate < 0 || crossover_rate + restart_rate > 1) {
+    bad("crossover_rate and restart_rate must be >= 0 with a sum <= 1");
+  }
+  if (two_change_rate < 0 || two_change_rate > 1) bad("two_change_rate must be in [0, 1]");
+  if (max_attempts == 0) bad("max_attempts must be at least 1");
+  if (limits.core_count < 1) bad("limits.core_count must be at least 1");
+}
+
+// --- mutator ---------------------------------------------------------------------------------
+
+namespace {
+
+std::int64_t resolved_hi(const domain& d, const device_limits& dev) {
+  return (d.kind == domain_kind::cores || (d.kind == domain_kind::range && d.hi == 0 && d.lo >= 1)) ? dev.core_count
+                                                                                                      : d.hi;
+}
+
+std::int64_t floor_pow2(std::int64_t v) {
+  std::int64_t p = 1;
+  while (p <= v / 2) p <<= 1;
+  return p;
+}
+
+// The granule a size keeps: the largest power of two up to 32 dividing its written value.
+std::int64_t granule_of(std::int64_t base) {
+  if (base <= 0) return 32;
+  std::int64_t g = 1;
+  while (g < 32 && base % (g * 2) == 0) g *= 2;
+  return g;
+}
+
+std::int64_t round_to(std::int64_t v, std::int64_t g) {
+  const std::int64_t r = (v + g / 2) / g * g;
+  return std::max(g, r);
+}
+
+}  // namespace
+
+mutator::mutator(const tiling_template& tmpl, mutator_config cfg, std::uint64_t seed)
+    : mutator(tmpl, std::move(cfg), std::mt19937_64(seed)) {}
+
+mutator::mutator(const tiling_template& tmpl, mutator_config cfg, std::mt19937_64 rng)
+    : tmpl_(tmpl), cfg_(std::move(cfg)), rng_(rng) {
+  cfg_.validate();
+  for (std::size_t i = 0; i < tmpl_.tunables.size(); ++i) {
+    const tunable& t = tmpl_.tunables[i];
+    if (t.fixed(cfg_.limits)) continue;
+    if (t.kind == tunable_kind::key && !cfg_.mutate_keys) continue;
+    mutable_.push_back(i);
+  }
+}
+
+std::int64_t mutator::move(const tunable& t, std::int64_t v) {
+  const domain& d = t.dom;
+  const std::int64_t hi = resolved_hi(d, cfg_.limits);
+  auto clamp = [&](std::int64_t x) { return std::clamp(x, d.lo, std::max(d.lo, hi)); };
+  switch (d.kind) {
+    case domain_kind::choices: {
+      if (d.choices.size() < 2) return v;
+      std::vector<std::int64_t> others;
+      for (auto c : d.choices) {
+        if (c != v) others.push_back(c);
+      }
+      return others[uniform_index(rng_, others.size())];
+    }
+    case domain_kind::pow2: {
+      if (v == 0) return d.lo;
+      static constexpr int shifts[] = {1, -1, 2, -2};
+      const int s = shifts[uniform_index(rng_, 4)];
+      std::int64_t nv = s > 0 ? v << s : v >> -s;
+      nv = clamp(floor_pow2(std::max<std::int64_t>(1, nv)));
+      if (nv == v) nv = (v < hi) ? clamp(v * 2) : clamp(v / 2);
+      if (nv == v && d.allow_zero) nv = 0;
+      return nv;
+    }
+    case domain_kind::log_range: {
+      const std::int64_t g = granule_of(t.value);
+      if (v == 0) return clamp(round_to(d.lo << uniform_index(rng_, 4), g));
+      static constexpr int shifts[] = {1, -1, 2, -2};
+      const int s = shifts[uniform_index(rng_, 4)];
+      if (s < 0 && v == d.lo && d.allow_zero) return 0;
+      std::int64_t nv = s > 0 ? v << s : v >> -s;
+      nv = clamp(round_to(std::max<std::int64_t>(1, nv), g));
+      if (nv == v) nv = (v < hi) ? clamp(round_to(v * 2, g)) : clamp(round_to(v / 2, g));
+      return nv;
+    }
+    case domain_kind::range: {
+      const bool cores_like = d.hi == 0 && d.lo >= 1;
+      std::int64_t nv = v;
+      const auto r = uniform_index(rng_, 4);
+      if (cores_like) nv = r == 0 ? v - 1 : r == 1 ? v + 1 : r == 2 ? v * 2 : v / 2;
+      else nv = v + (r == 0 ? -2 : r == 1 ? -1 : r == 2 ? 1 : 2);
+      nv = clamp(nv);
+      if (nv == v) nv = (v < hi) ? v + 1 : v - 1;
+      return clamp(nv);
+    }
+    case domain_kind::cores: {
+      const std::int64_t c = cfg_.limits.core_count;
+      if (v == 0) return std::max<std::int64_t>(1, c >> (1 + uniform_index(rng_, 3)));
+      const auto r = uniform_index(rng_, 5);
+      std::int64_t nv = r == 0 ? v + 1 : r == 1 ? v - 1 : r == 2 ? v * 2 : r == 3 ? v / 2 : 0;
+      if (nv != 0) nv = std::clamp<std::int64_t>(nv, 1, c);
+      if (nv >= c || nv == v) nv = 0;  // "all cores" is written as the platform query
+      return nv;
+    }
+  }
+  return v;
+}
+
+std::int64_t mutator::sample(const tunable& t) {
+  const domain& d = t.dom;
+  const std::int64_t hi = resolved_hi(d, cfg_.limits);
+  switch (d.kind) {
+    case domain_kind::choices: return d.choices.empty() ? t.value : d.choices[uniform_index(rng_, d.choices.size())];
+    case domain_kind::pow2: {
+      std::vector<std::int64_t> vals;
+      if (d.allow_zero) vals.push_back(0);
+      for (std::int64_t p = 1; p > 0 && p <= hi; p <<= 1) {
+        if (p >= d.lo) vals.push_back(p);
+      }
+      return vals.empty() ? t.value : vals[uniform_index(rng_, vals.size())];
+    }
+    case domain_kind::log_range: {
+      // Log-uniform: a power of two between lo and hi, then snapped to the granule.
+      std::vector<std::int64_t> vals;
+      if (d.allow_zero) vals.push_back(0);
+      for (std::int64_t p = floor_pow2(std::max<std::int64_t>(1, d.lo)); p > 0 && p <= hi; p <<= 1) {
+        vals.push_back(std::clamp(round_to(p, granule_of(t.value)), d.lo, hi));
+      }
+      return vals.empty() ? t.value : vals[uniform_index(rng_, vals.size())];
+    }
+    case domain_kind::range:
+      return hi < d.lo ? d.lo : d.lo + static_cast<std::int64_t>(uniform_index(rng_, static_cast<std::uint64_t>(hi - d.lo + 1)));
+    case domain_kind::cores:
+      return static_cast<std::int64_t>(uniform_index(rng_, static_cast<std::uint64_t>(cfg_.limits.core_count)));
+  }
+  return t.value;
+}
+
+assignment mutator::step(const assignment& parent, std::size_t i) {
+  assignment child = parent;
+  child.at(i) = move(tmpl_.tunables.at(i), parent.at(i));
+  return child;
+}
+
+assignment mutator::crossover(const assignment& a, const assignment& b) {
+  assignment child = a;
+  for (std::size_t i = 0; i < child.size() && i < b.size(); ++i) {
+    if (uniform_index(rng_, 2) == 1) child[i] = b[i];
+  }
+  return child;
+}
+
+assignment mutator::restart() {
+  assignment child = tmpl_.base();
+  for (std::size_t i : mutable_) child[i] = sample(tmpl_.tunables[i]);
+  return child;
+}
+
+std::optional<std::string> mutator::infeasible(const assignment& values) const {
+  if (auto why = tmpl_.check(values, cfg_.limits)) return why;
+  for (const auto& rule : cfg_.rules) {
+    if (auto why = rule(tmpl_, values)) return why;
+  }
+  return std::nullopt;
+}
+
+std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std::size_t n) {
+  std::vector<tiling_proposal> out;
+  if (mutable_.empty() || n == 0) return out;
+  const assignment base = tmpl_.base();
+  std::vector<assignment> parents;
+  for (const auto* e : history.best(cfg_.population)) {
+    if (e->values.size() == base.size()) parents.push_back(e->values);
+  }
+  if (parents.empty()) parents.push_back(base);
+  std::set<std::uint64_t> batch;
+  std::size_t attempts = 0;
+  while (out.size() < n && attempts < n * cfg_.max_attempts) {
+    ++attempts;
+    tiling_proposal p;
+    const double r = uniform_unit(rng_);
+    if (parents.size() >= 2 && r < cfg_.crossover_rate) {
+      const auto i = uniform_index(rng_, parents.size());
+      auto j = uniform_index(rng_, parents.size() - 1);
+      if (j >= i) ++j;
+      p.values = crossover(parents[i], parents[j]);
+      p.op = "crossover";
+      p.parent = parents[i];
+    } else if (r >= 1.0 - cfg_.restart_rate) {
+      p.values = restart();
+      p.op = "restart";
+      p.parent = base;
+    } else {
+      const assignment& parent = parents[uniform_index(rng_, parents.size())];
+      const std::size_t k = (mutable_.size() >= 2 && uniform_unit(rng_) < cfg_.two_change_rate) ? 2 : 1;
+      const std::size_t first = mutable_[uniform_index(rng_, mutable_.size())];
+      p.values = step(parent, first);
+      if (k == 2) {
+        std::size_t second = first;
+        while (second == first) second = mutable_[uniform_index(rng_, mutable_.size())];
+        p.values = step(p.values, second);
+      }
+      p.op = "mutate";
+      p.parent = parent;
+    }
+    if (history.evaluated(p.values) || batch.count(hash_assignment(p.values))) continue;
+    if (infeasible(p.values)) continue;
+    bool is_tabu = false;
+    for (std::size_t i = 0; i < p.values.size(); ++i) {
+      if (p.values[i] != base[i] && history.tabu(i, p.values[i])) is_tabu = true;
+    }
+    if (is_tabu) continue;
+    for (std::size_t i = 0; i < p.values.size(); ++i) {
+      if (p.values[i] != (*p.parent)[i]) p.changed.push_back(i);
+    }
+    p.description = tmpl_.describe_change(p.values);
+    batch.insert(hash_assignment(p.values));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace aopt::stage1

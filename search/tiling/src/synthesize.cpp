@@ -1,0 +1,800 @@
+// Template synthesis on the token stream of the host tiling source (see docs/stage1.md for the
+// rules and why a token-level analysis rather than a full AST: the tiling code is macro-heavy,
+// rewriting must preserve the text exactly, and the analysis must work on half-correct code).
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "aopt/stage1/lexer.h"
+#include "aopt/stage1/tiling_template.h"
+
+namespace aopt::stage1 {
+namespace {
+
+using tokens = std::vector<token>;
+
+std::string upper(std::string_view s) {
+  std::string r(s);
+  for (char& c : r) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return r;
+}
+bool contains_any(const std::string& up, std::initializer_list<const char*> words) {
+  for (const char* w : words) {
+    if (up.find(w) != std::string::npos) return true;
+  }
+  return false;
+}
+bool is_pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// A file-scope integer constant: `constexpr T NAME = 32;`, `const T NAME = 32;`, `#define NAME 32`.
+struct constant_def {
+  std::string name;
+  std::size_t file = 0;
+  std::size_t offset = 0;  // of the value literal
+  std::size_t length = 0;
+  std::string text;        // the value literal
+  std::int64_t value = 0;
+  bool macro = false;
+};
+
+// Constants of one lexed file, skipping the token range [skip_b, skip_e) (the tiling body).
+void collect_constants(const std::string& src, const tokens& t, std::size_t file,
+                       std::size_t skip_b, std::size_t skip_e, std::vector<constant_def>& out) {
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (i >= skip_b && i < skip_e) continue;
+    if (t[i].kind == token_kind::directive) {
+      // #define NAME VALUE [comment]
+      std::string_view d = t[i].text;
+      std::size_t p = 1;
+      auto skip_ws = [&] { while (p < d.size() && (d[p] == ' ' || d[p] == '\t')) ++p; };
+      skip_ws();
+      if (d.substr(p, 6) != "define") continue;
+      p += 6;
+      skip_ws();
+      const std::size_t nb = p;
+      while (p < d.size() && (std::isalnum(static_cast<unsigned char>(d[p])) || d[p] == '_')) ++p;
+      if (p == nb || (p < d.size() && d[p] == '(')) continue;
+      const std::string name(d.substr(nb, p - nb));
+      skip_ws();
+      const std::size_t vb = p;
+      while (p < d.size() && (std::isalnum(static_cast<unsigned char>(d[p])) || d[p] == '\'')) ++p;
+      const std::string_view val = d.substr(vb, p - vb);
+      skip_ws();
+      if (p < d.size() && d.substr(p, 2) != "//" && d.substr(p, 2) != "/*") continue;
+      const auto v = parse_integer_literal(val);
+      if (!v) continue;
+      out.push_back({name, file, t[i].offset + vb, val.size(), std::string(val), *v, true});
+      continue;
+    }
+    // NAME = NUMBER ;  with `constexpr` or `const` earlier in the same declaration.
+    if (!t[i].is_ident() || i + 3 >= t.size() || !t[i + 1].is("=") ||
+        t[i + 2].kind != token_kind::number || !t[i + 3].is(";")) {
+      continue;
+    }
+    bool is_const = false;
+    for (std::size_t j = i; j-- > 0;) {
+      if (t[j].is(";") || t[j].is("{") || t[j].is("}") || t[j].is(",") || t[j].is("(") ||
+          t[j].kind == token_kind::directive) {
+        break;
+      }
+      if (t[j].is("constexpr") || t[j].is("const")) is_const = true;
+    }
+    if (!is_const) continue;
+    const auto v = parse_integer_literal(t[i + 2].text);
+    if (!v) continue;
+    (void)src;
+    out.push_back({std::string(t[i].text), file, t[i + 2].offset, t[i + 2].length,
+                   std::string(t[i + 2].text), *v, false});
+  }
+}
+
+std::size_t match_forward(const tokens& t, std::size_t open) {
+  const std::string_view o = t[open].text;
+  const std::string_view c = o == "(" ? ")" : o == "[" ? "]" : "}";
+  int depth = 0;
+  for (std::size_t i = open; i < t.size(); ++i) {
+    if (t[i].text == o) ++depth;
+    else if (t[i].text == c && --depth == 0) return i;
+  }
+  return t.size();
+}
+
+bool is_assign_op(const token& k) {
+  static const std::set<std::string_view> ops = {"=",  "+=", "-=", "*=", "/=", "%=",
+                                                 "&=", "|=", "^=", "<<=", ">>="};
+  return k.kind == token_kind::punct && ops.count(k.text) > 0;
+}
+bool is_compare(const token& k) {
+  return k.is("==") || k.is("!=") || k.is("<") || k.is(">") || k.is("<=") || k.is(">=");
+}
+
+enum class stmt_kind : std::uint8_t { simple, condition, other };
+struct statement {
+  stmt_kind kind = stmt_kind::other;
+  std::size_t b = 0, e = 0;  // token range (for a condition: inside the parentheses)
+};
+
+// Splits the body tokens (b, e) into statements.
+std::vector<statement> split_statements(const tokens& t, std::size_t b, std::size_t e) {
+  std::vector<statement> out;
+  std::size_t i = b;
+  while (i < e) {
+    const token& k = t[i];
+    if (k.is("{") || k.is("}") || k.is("else") || k.is("do") || k.is(";") ||
+        k.kind == token_kind::directive) {
+      ++i;
+      continue;
+    }
+    if ((k.is("if") || k.is("while") || k.is("switch") || k.is("for")) && i + 1 < e) {
+      std::size_t open = i + 1;
+      if (t[open].is("constexpr")) ++open;
+      if (open < e && t[open].is("(")) {
+        const std::size_t close = std::min(match_forward(t, open), e);
+        out.push_back({k.is("for") ? stmt_kind::other : stmt_kind::condition, open + 1, close});
+        i = close + 1;
+        continue;
+      }
+    }
+    if (k.is("case") || k.is("default")) {
+      while (i < e && !t[i].is(":")) ++i;
+      ++i;
+      continue;
+    }
+    // A simple statement runs to the `;` at depth 0.
+    const std::size_t sb = i;
+    int depth = 0;
+    while (i < e) {
+      if (t[i].is("(") || t[i].is("[") || t[i].is("{")) ++depth;
+      else if (t[i].is(")") || t[i].is("]") || t[i].is("}")) --depth;
+      else if (t[i].is(";") && depth == 0) break;
+      if (depth < 0) break;
+      ++i;
+    }
+    const bool ret = t[sb].is("return");
+    out.push_back({ret ? stmt_kind::other : stmt_kind::simple, sb, i});
+    if (i < e && t[i].is(";")) ++i;
+  }
+  return out;
+}
+
+bool is_sink_callee(std::string_view n) {
+  return n == "SetBlockDim" || n == "SetTilingKey" || (n.size() > 4 && n.substr(0, 4) == "set_");
+}
+
+// What a simple statement does.
+struct stmt_info {
+  enum class role : std::uint8_t { none, assign, member_write, sink_call, check } r = role::none;
+  std::string target;          // assigned variable, written field, or sink callee
+  std::size_t rhs_b = 0, rhs_e = 0;  // the expression whose values matter
+  bool decl = false;
+};
+
+stmt_info analyse(const tokens& t, const statement& s) {
+  stmt_info info;
+  int depth = 0;
+  std::size_t assign = s.e;
+  std::size_t first_call = s.e;
+  for (std::size_t i = s.b; i < s.e; ++i) {
+    if (t[i].is("(") || t[i].is("[") || t[i].is("{")) {
+      if (t[i].is("(") && depth == 0 && first_call == s.e) first_call = i;
+      ++depth;
+    } else if (t[i].is(")") || t[i].is("]") || t[i].is("}")) {
+      --depth;
+    } else if (depth == 0 && is_assign_op(t[i])) {
+      assign = i;
+      break;
+    }
+  }
+  if (assign < s.e) {
+    bool member = false, subscript = false;
+    std::string last;
+    std::size_t idents = 0;
+    for (std::size_t i = s.b; i < assign; ++i) {
+      if (t[i].is("->") || t[i].is(".")) member = true;
+      if (t[i].is("[")) subscript = true;
+      if (t[i].is_ident()) {
+        last = std::string(t[i].text);
+        ++idents;
+      }
+    }
+    if (subscript || last.empty()) return info;
+    info.r = member ? stmt_info::role::member_write : stmt_info::role::assign;
+    info.target = last;
+    info.decl = !member && idents > 1;
+    info.rhs_b = assign + 1;
+    info.rhs_e = s.e;
+    return info;
+  }
+  if (first_call < s.e && first_call > s.b && t[first_call - 1].is_ident()) {
+    const std::string_view callee = t[first_call - 1].text;
+    const std::size_t close = std::min(match_forward(t, first_call), s.e);
+    if (is_sink_callee(callee)) {
+      info.r = stmt_info::role::sink_call;
+      info.target = std::string(callee);
+      info.rhs_b = first_call + 1;
+      info.rhs_e = close;
+      return info;
+    }
+    const std::string up = upper(callee);
+    if (up == std::string(callee)) info.r = stmt_info::role::check;  // OP_TILING_CHECK(...), ...
+  }
+  return info;
+}
+
+// Callees through which a literal still reaches the result unchanged in kind.
+bool transparent_callee(std::string_view n) {
+  return n == "static_cast" || n == "min" || n == "max" || n == "uint32_t" || n == "uint64_t" ||
+         n == "int64_t" || n == "int32_t" || n == "size_t" || is_sink_callee(n);
+}
+
+// True when token j sits inside a call that consumes it opaquely (GetDim(1), GetInputShape(0)),
+// or inside a subscript, within [b, j).
+bool opaque_context(const tokens& t, std::size_t b, std::size_t j) {
+  int depth = 0;
+  for (std::size_t i = j; i-- > b;) {
+    if (t[i].is(")") || t[i].is("]")) {
+      ++depth;
+      continue;
+    }
+    if (t[i].is("(") || t[i].is("[")) {
+      if (depth > 0) {
+        --depth;
+        continue;
+      }
+      if (t[i].is("[")) return true;
+      if (i == b) return false;
+      const token& p = t[i - 1];
+      if (p.is_ident()) {
+        if (p.is("if") || p.is("while") || p.is("return") || p.is("sizeof")) continue;
+        if (!transparent_callee(p.text)) return true;
+        continue;
+      }
+      if (p.is(">")) {  // static_cast<T>( ... ), std::min<T>( ... )
+        std::size_t q = i - 1;
+        int ad = 0;
+        while (q > b) {
+          if (t[q].is(">")) ++ad;
+          else if (t[q].is("<") && --ad == 0) break;
+          --q;
+        }
+        if (q > b && t[q - 1].is_ident() && transparent_callee(t[q - 1].text)) continue;
+        return true;
+      }
+      continue;  // a grouping parenthesis
+    }
+  }
+  return false;
+}
+
+bool core_member_name(std::string_view n) {
+  const std::string up = upper(n);
+  return up == "CORENUM" || up == "CORE_NUM" || up == "CORECOUNT" || up == "CORE_COUNT" ||
+         up == "AIVNUM" || up == "AIV_NUM" || up == "TOTALCORENUM" || up == "CORENUMAIV";
+}
+
+struct builder {
+  const synthesis_input& in;
+  std::vector<std::string> file_text;     // template files (host file first, then kernel files)
+  std::vector<std::string> file_path;
+  std::vector<tunable> tunables;
+  std::vector<std::string> notes;
+  std::set<std::string> names;
+
+  std::string unique_name(std::string base) {
+    if (base.empty()) base = "tunable";
+    std::string n = base;
+    for (int k = 2; names.count(n); ++k) n = base + "_" + std::to_string(k);
+    names.insert(n);
+    return n;
+  }
+  std::string where(std::size_t file, std::size_t offset) const {
+    return file_path[file] + ":" + std::to_string(line_of(file_text[file], offset));
+  }
+};
+
+std::string statement_text(const std::string& src, const tokens& t, std::size_t b, std::size_t e) {
+  if (b >= e) return {};
+  std::string s = src.substr(t[b].offset, t[e - 1].offset + t[e - 1].length - t[b].offset);
+  std::string r;
+  bool space = false;
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = true;
+      continue;
+    }
+    if (space && !r.empty()) r += ' ';
+    space = false;
+    r += c;
+  }
+  return r;
+}
+
+domain size_domain(std::int64_t v) {
+  domain d;
+  d.kind = domain_kind::log_range;
+  if (v <= 0) {
+    d.lo = 32;
+    d.hi = 16384;
+    d.allow_zero = true;
+  } else {
+    d.lo = std::max<std::int64_t>(1, v / 16);
+    d.hi = v * 16;
+  }
+  return d;
+}
+domain count_domain(std::int64_t v) {
+  // Counts that share out the UB (queues, work buffers, divisors of a tile) never go below
+  // their written value: the kernel is fixed, and fewer shares would overflow the buffer.
+  domain d;
+  d.kind = domain_kind::range;
+  d.lo = std::max<std::int64_t>(0, v);
+  d.hi = std::max<std::int64_t>(v * 4, v + 4);
+  return d;
+}
+domain alignment_domain(std::int64_t v) {
+  domain d;
+  if (is_pow2(v)) {
+    d.kind = domain_kind::pow2;
+    d.lo = v;  // the written alignment is the smallest legal one
+    d.hi = v * 16;
+  } else {
+    d = count_domain(v);
+  }
+  return d;
+}
+domain choices_domain(std::vector<std::int64_t> c) {
+  std::sort(c.begin(), c.end());
+  c.erase(std::unique(c.begin(), c.end()), c.end());
+  domain d;
+  d.kind = domain_kind::choices;
+  d.choices = std::move(c);
+  if (!d.choices.empty()) {
+    d.lo = d.choices.front();
+    d.hi = d.choices.back();
+  }
+  return d;
+}
+
+// Kind and domain of a named constant from its name and value.
+std::pair<tunable_kind, domain> classify_constant(const std::string& name, std::int64_t v) {
+  const std::string up = upper(name);
+  if (contains_any(up, {"BUFFER_NUM", "BUF_NUM", "BUFFERNUM", "DOUBLE_BUF", "DB_NUM", "BUFFER_COUNT"})) {
+    std::vector<std::int64_t> c = {1, 2};
+    if (v > 0) c.push_back(v);
+    return {tunable_kind::buffer_num, choices_domain(c)};
+  }
+  if (contains_any(up, {"ALIGN", "BLOCK_BYTES", "BLOCK_SIZE", "BLOCKBYTES", "BLOCK_LEN", "GRANULE", "BLK"})) {
+    return {tunable_kind::alignment, alignment_domain(v)};
+  }
+  if (contains_any(up, {"CORE"})) {
+    domain d;
+    d.kind = domain_kind::range;
+    d.lo = 1;
+    d.hi = 0;  // resolved to the device core count (see domain::contains)
+    return {tunable_kind::block_dim, d};
+  }
+  if (contains_any(up, {"QUEUE", "COUNT", "BUFFERS", "TILES", "CNT", "NUM"})) {
+    return {tunable_kind::count, count_domain(v)};
+  }
+  if (contains_any(up, {"RESERVE", "SIZE", "LEN", "BYTES", "TILE", "MAX", "BATCH", "CAP"}) || v > 16) {
+    return {tunable_kind::size, size_domain(v)};
+  }
+  return {tunable_kind::count, count_domain(v)};
+}
+
+}  // namespace
+
+synthesis_result synthesize(const synthesis_input& input) {
+  synthesis_result result;
+  // 1. Lex every host source and find the tiling function's name.
+  std::vector<tokens> host_toks;
+  for (const auto& f : input.host_files) host_toks.push_back(lex(f.content));
+  std::string func_name;
+  for (std::size_t fi = 0; fi < host_toks.size() && func_name.empty(); ++fi) {
+    const tokens& t = host_toks[fi];
+    for (std::size_t i = 0; i + 2 < t.size(); ++i) {
+      const bool set_tiling = t[i].is("SetTiling");
+      const bool dot_tiling = t[i].is("Tiling") && i > 0 && t[i - 1].is(".");
+      if ((set_tiling || dot_tiling) && t[i + 1].is("(")) {
+        const std::size_t close = match_forward(t, i + 1);
+        if (close < t.size() && close > i + 2 && t[close - 1].is_ident()) {
+          func_name = std::string(t[close - 1].text);
+          break;
+        }
+      }
+    }
+  }
+  if (func_name.empty()) func_name = "TilingFunc";
+
+  // 2. Find its definition: NAME ( ... ) {  not preceded by a member access or argument list.
+  std::size_t host = host_toks.size(), body_b = 0, body_e = 0, def_tok = 0;
+  for (std::size_t fi = 0; fi < host_toks.size() && host == host_toks.size(); ++fi) {
+    const tokens& t = host_toks[fi];
+    for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+      if (!t[i].is(func_name) || !t[i + 1].is("(")) continue;
+      if (i > 0 && (t[i - 1].is(".") || t[i - 1].is("->") || t[i - 1].is("(") ||
+                    t[i - 1].is(",") || t[i - 1].is("=") || t[i - 1].is("::"))) {
+        continue;
+      }
+      const std::size_t close = match_forward(t, i + 1);
+      std::size_t j = close + 1;
+      while (j < t.size() && (t[j].is("const") || t[j].is("noexcept"))) ++j;
+      if (j < t.size() && t[j].is("{")) {
+        host = fi;
+        body_b = j;
+        body_e = match_forward(t, j);
+        def_tok = i;
+        break;
+      }
+    }
+  }
+  if (host == host_toks.size() || body_e >= host_toks[host].size()) {
+    std::string files;
+    for (const auto& f : input.host_files) files += (files.empty() ? "" : ", ") + f.path;
+    result.error = synthesis_error{
+        "no definition of the tiling function '" + func_name + "' found in the host sources [" +
+        files + "]: pass the op_host file that defines the function given to "
+        "AICore().SetTiling(...) or IMPL_OP_OPTILING(...).Tiling(...)"};
+    return result;
+  }
+
+  builder bld{input, {}, {}, {}, {}, {}};
+  bld.file_text.push_back(input.host_files[host].content);
+  bld.file_path.push_back(input.host_files[host].path);
+  const std::string& src = bld.file_text[0];
+  const tokens& t = host_toks[host];
+
+  // Function start: back to the start of the declaration (after the previous ; } or directive).
+  std::size_t decl_b = def_tok;
+  while (decl_b > 0 && !t[decl_b - 1].is(";") && !t[decl_b - 1].is("}") && !t[decl_b - 1].is("{") &&
+         t[decl_b - 1].kind != token_kind::directive) {
+    --decl_b;
+  }
+
+  // 3. Constants: of the host file (outside the body), of the other host files, of the kernel.
+  std::vector<constant_def> host_consts, other_consts, kernel_consts;
+  collect_constants(src, t, 0, body_b, body_e + 1, host_consts);
+  for (std::size_t fi = 0; fi < host_toks.size(); ++fi) {
+    if (fi != host) collect_constants(input.host_files[fi].content, host_toks[fi], fi, 0, 0, other_consts);
+  }
+  std::vector<tokens> kernel_toks;
+  for (std::size_t k = 0; k < input.kernel_files.size(); ++k) {
+    kernel_toks.push_back(lex(input.kernel_files[k].content));
+    collect_constants(input.kernel_files[k].content, kernel_toks.back(), k, 0, 0, kernel_consts);
+  }
+  std::map<std::string, const constant_def*> host_const_by_name;
+  for (const auto& c : host_consts) host_const_by_name.emplace(c.name, &c);
+
+  // 4. Statements and the backward slice from the sinks.
+  const auto stmts = split_statements(t, body_b + 1, body_e);
+  std::vector<stmt_info> infos;
+  for (const auto& s : stmts) {
+    infos.push_back(s.kind == stmt_kind::simple ? analyse(t, s) : stmt_info{});
+  }
+  std::set<std::string> tainted, key_vars;
+  for (const auto& in : infos) {
+    if (in.r == stmt_info::role::sink_call || in.r == stmt_info::role::member_write) {
+      for (std::size_t i = in.rhs_b; i < in.rhs_e; ++i) {
+        if (t[i].is_ident()) {
+          tainted.insert(std::string(t[i].text));
+          if (in.target == "SetTilingKey") key_vars.insert(std::string(t[i].text));
+        }
+      }
+    }
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& in : infos) {
+      if (in.r != stmt_info::role::assign || !tainted.count(in.target)) continue;
+      for (std::size_t i = in.rhs_b; i < in.rhs_e; ++i) {
+        if (t[i].is_ident() && tainted.insert(std::string(t[i].text)).second) changed = true;
+      }
+    }
+  }
+  auto relevant = [&](const stmt_info& in) {
+    return in.r == stmt_info::role::sink_call || in.r == stmt_info::role::member_write ||
+           (in.r == stmt_info::role::assign && tainted.count(in.target));
+  };
+  auto dtype_fact = [&](const stmt_info& in) {
+    for (std::size_t i = in.rhs_b; i < in.rhs_e; ++i) {
+      if (t[i].is_ident() && (t[i].text.substr(0, 3) == "DT_" || t[i].is("GetDataType"))) return true;
+    }
+    return false;
+  };
+
+  std::set<std::size_t> consumed;  // token indexes already part of a tunable
+  std::vector<std::pair<std::string, const constant_def*>> used_constants;  // in order of use
+  std::set<std::string> used_constant_names;
+  std::set<std::string> key_constant_names;
+
+  auto add_literal = [&](std::string base, tunable_kind kind, domain dom,
+                         std::vector<std::pair<std::size_t, std::int64_t>> occ, std::int64_t value,
+                         const std::string& ctx) {
+    tunable tu;
+    tu.name = bld.unique_name(std::move(base));
+    tu.kind = kind;
+    tu.value = value;
+    tu.dom = std::move(dom);
+    for (auto [ti, delta] : occ) {
+      tu.occurrences.push_back({0, t[ti].offset, t[ti].length, std::string(t[ti].text), delta});
+      consumed.insert(ti);
+    }
+    tu.origin = "literal " + std::string(t[occ.front().first].text) + " (" +
+                bld.where(0, t[occ.front().first].offset) + ")";
+    tu.context = ctx;
+    bld.tunables.push_back(std::move(tu));
+  };
+
+  // 4a. Tiling-key sites: `key = LITERAL|IDENT;` for variables that reach SetTilingKey, and a
+  // literal or constant written directly in SetTilingKey(...).
+  struct key_site {
+    std::size_t stmt;
+    std::size_t tok;
+    std::string var;
+  };
+  std::vector<key_site> key_sites;
+  for (std::size_t si = 0; si < infos.size(); ++si) {
+    const auto& in = infos[si];
+    if (in.r == stmt_info::role::assign && key_vars.count(in.target) && in.rhs_e == in.rhs_b + 1 &&
+        (t[in.rhs_b].kind == token_kind::number || t[in.rhs_b].is_ident())) {
+      key_sites.push_back({si, in.rhs_b, in.target});
+    }
+    if (in.r == stmt_info::role::sink_call && in.target == "SetTilingKey" && in.rhs_e == in.rhs_b + 1 &&
+        (t[in.rhs_b].kind == token_kind::number || host_const_by_name.count(std::string(t[in.rhs_b].text)))) {
+      key_sites.push_back({si, in.rhs_b, "tiling"});
+    }
+  }
+  // A zero initial value of a key variable that is assigned again is a placeholder, not a choice.
+  {
+    std::map<std::string, int> sites_per_var;
+    for (const auto& k : key_sites) ++sites_per_var[k.var];
+    std::vector<key_site> kept;
+    for (const auto& k : key_sites) {
+      const bool zero_init = infos[k.stmt].decl && t[k.tok].kind == token_kind::number &&
+                             parse_integer_literal(t[k.tok].text) == 0;
+      if (zero_init && sites_per_var[k.var] > 1) {
+        bld.notes.push_back("key variable '" + k.var + "' initialised to 0 at " + bld.where(0, t[k.tok].offset) +
+                            " and assigned again: the initial value is not a tunable");
+        continue;
+      }
+      kept.push_back(k);
+    }
+    key_sites = std::move(kept);
+  }
+  {
+    std::vector<std::int64_t> key_values;
+    std::vector<std::string> key_spellings;
+    for (const auto& k : key_sites) {
+      const std::string txt(t[k.tok].text);
+      if (t[k.tok].kind == token_kind::number) {
+        if (auto v = parse_integer_literal(txt)) key_values.push_back(*v);
+      } else if (auto it = host_const_by_name.find(txt); it != host_const_by_name.end()) {
+        key_values.push_back(it->second->value);
+      } else if (std::find(key_spellings.begin(), key_spellings.end(), txt) == key_spellings.end()) {
+        key_spellings.push_back(txt);
+      }
+    }
+    for (const auto& k : key_sites) {
+      const std::string txt(t[k.tok].text);
+      const std::string ctx = statement_text(src, t, stmts[k.stmt].b, stmts[k.stmt].e);
+      std::string lower_var = k.var;
+      for (char& ch : lower_var) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      const std::string key_name = lower_var.find("key") != std::string::npos ? k.var : k.var + "_key";
+      if (t[k.tok].kind == token_kind::number) {
+        add_literal(key_name, tunable_kind::key, choices_domain(key_values), {{k.tok, 0}},
+                    *parse_integer_literal(txt), ctx);
+      } else if (host_const_by_name.count(txt)) {
+        key_constant_names.insert(txt);  // the constant itself becomes the tunable (4c)
+      } else {
+        std::vector<std::int64_t> idx;
+        for (std::size_t i = 0; i < key_spellings.size(); ++i) idx.push_back(static_cast<std::int64_t>(i));
+        const auto pos = std::find(key_spellings.begin(), key_spellings.end(), txt) - key_spellings.begin();
+        add_literal(key_name, tunable_kind::key, choices_domain(idx), {{k.tok, 0}}, pos, ctx);
+        bld.tunables.back().spellings = key_spellings;
+        bld.tunables.back().origin = "key choice " + txt + " (" + bld.where(0, t[k.tok].offset) + ")";
+      }
+    }
+    // 4b. Literals, idioms, constants and core counts of the relevant statements.
+    std::map<std::string, std::size_t> core_tunable;  // expression text -> tunable index
+    for (std::size_t si = 0; si < infos.size(); ++si) {
+      const auto& in = infos[si];
+      const statement& st = stmts[si];
+      if (!relevant(in) || dtype_fact(in)) continue;
+      const std::string ctx = statement_text(src, t, st.b, st.e);
+      const std::size_t b = in.rhs_b, e = in.rhs_e;
+      const bool whole = e == b + 1;
+      for (std::size_t j = b; j < e; ++j) {
+        if (consumed.count(j)) continue;
+        const token& k = t[j];
+        // Core counts: obj.GetCoreNumAiv() / obj->GetCoreNum() / info->coreNum.
+        if (k.is_ident() && (k.is("GetCoreNumAiv") || k.is("GetCoreNum") || core_member_name(k.text)) &&
+            j >= b + 2 && (t[j - 1].is(".") || t[j - 1].is("->")) && t[j - 2].is_ident()) {
+          std::size_t end = j + 1;
+          const bool call = end + 1 < e + 1 && end < t.size() && t[end].is("(");
+          if (call) {
+            if (end + 1 >= t.size() || !t[end + 1].is(")")) continue;
+            end += 2;
+          } else if (!core_member_name(k.text)) {
+            continue;
+          }
+          const std::size_t eb = j - 2;
+          const std::string expr = statement_text(src, t, eb, end);
+          occurrence oc{0, t[eb].offset, t[end - 1].offset + t[end - 1].length - t[eb].offset,
+                        src.substr(t[eb].offset, t[end - 1].offset + t[end - 1].length - t[eb].offset), 0};
+          auto it = core_tunable.find(expr);
+          if (it == core_tunable.end()) {
+            tunable tu;
+            tu.name = bld.unique_name("core_count");
+            tu.kind = tunable_kind::block_dim;
+            tu.value = 0;
+            tu.dom.kind = domain_kind::cores;
+            tu.dom.lo = 1;
+            tu.origin = "core count " + expr + " (" + bld.where(0, t[eb].offset) + ")";
+            tu.context = ctx;
+            bld.tunables.push_back(std::move(tu));
+            it = core_tunable.emplace(expr, bld.tunables.size() - 1).first;
+          }
+          bld.tunables[it->second].occurrences.push_back(oc);
+          for (std::size_t q = eb; q < end; ++q) consumed.insert(q);
+          continue;
+        }
+        if (k.is_ident()) {
+          const std::string name(k.text);
+          if (host_const_by_name.count(name) && !(j > b && (t[j - 1].is(".") || t[j - 1].is("->")))) {
+            if (used_constant_names.insert(name).second) used_constants.push_back({ctx, host_const_by_name[name]});
+            if (in.r == stmt_info::role::sink_call && in.target == "SetTilingKey") key_constant_names.insert(name);
+          }
+          continue;
+        }
+        if (k.kind != token_kind::number) continue;
+        // Literals of a key variable's other assignments (key = a ? 1 : 2) are not sizes.
+        if (in.r == stmt_info::role::assign && key_vars.count(in.target)) continue;
+        const auto v = parse_integer_literal(k.text);
+        if (!v) continue;
+        if (opaque_context(t, b, j)) continue;
+        if ((j > b && is_compare(t[j - 1])) || (j + 1 < e && is_compare(t[j + 1]))) continue;
+        const std::string target = in.target;
+        // Round-up idioms: (x + A) / L * L with A = L - 1, and (x + L - 1) / L * L.
+        if (j + 5 < e && t[j + 1].is(")") && t[j + 2].is("/") && t[j + 4].is("*") &&
+            t[j + 3].text == t[j + 5].text && j > b && t[j - 1].is("+")) {
+          const auto l = parse_integer_literal(t[j + 3].text);
+          if (l && *l == *v + 1) {
+            add_literal(target + "_align", tunable_kind::alignment, alignment_domain(*l),
+                        {{j + 3, 0}, {j + 5, 0}, {j, -1}}, *l, ctx);
+            continue;
+          }
+        }
+        if (j + 7 < e && t[j + 1].is("-") && t[j + 2].is("1") && t[j + 3].is(")") && t[j + 4].is("/") &&
+            t[j + 6].is("*") && t[j + 5].text == k.text && t[j + 7].text == k.text) {
+          add_literal(target + "_align", tunable_kind::alignment, alignment_domain(*v),
+                      {{j, 0}, {j + 5, 0}, {j + 7, 0}}, *v, ctx);
+          continue;
+        }
+        // Round-down idiom: x / L * L.
+        if (j > b && t[j - 1].is("/") && j + 2 < e && t[j + 1].is("*") && t[j + 2].text == k.text) {
+          add_literal(target + "_align", tunable_kind::alignment, alignment_domain(*v), {{j, 0}, {j + 2, 0}},
+                      *v, ctx);
+          continue;
+        }
+        if (whole && in.r == stmt_info::role::sink_call && in.target == "SetBlockDim") {
+          domain d;
+          d.kind = domain_kind::range;
+          d.lo = 1;
+          d.hi = 0;
+          add_literal("block_dim", tunable_kind::block_dim, d, {{j, 0}}, *v, ctx);
+          continue;
+        }
+        if (whole && (in.r == stmt_info::role::sink_call || in.r == stmt_info::role::member_write)) {
+          const std::string field = in.r == stmt_info::role::sink_call ? target.substr(4) : target;
+          if (*v == 0 || *v == 1) {
+            add_literal(field + "_flag", tunable_kind::flag, choices_domain({0, 1}), {{j, 0}}, *v, ctx);
+          } else {
+            add_literal(field, *v > 16 ? tunable_kind::size : tunable_kind::count,
+                        *v > 16 ? size_domain(*v) : count_domain(*v), {{j, 0}}, *v, ctx);
+          }
+          continue;
+        }
+        if (*v == 0 || *v == 1) continue;
+        // Cap idiom: if (x > L) { x = L; }: the condition's L is the same tunable.
+        std::vector<std::pair<std::size_t, std::int64_t>> occ = {{j, 0}};
+        if (whole && in.r == stmt_info::role::assign && si > 0 && stmts[si - 1].kind == stmt_kind::condition) {
+          const statement& c = stmts[si - 1];
+          if (c.e == c.b + 3 && t[c.b].text == target && (t[c.b + 1].is(">") || t[c.b + 1].is(">=")) &&
+              t[c.b + 2].text == k.text) {
+            occ.push_back({c.b + 2, 0});
+            add_literal(target + "_cap", *v > 16 ? tunable_kind::size : tunable_kind::count,
+                        *v > 16 ? size_domain(*v) : count_domain(*v), occ, *v, ctx);
+            continue;
+          }
+        }
+        const bool divisor = j > b && t[j - 1].is("/");
+        if (*v > 16 && !divisor) {
+          add_literal(target + "_size", tunable_kind::size, size_domain(*v), occ, *v, ctx);
+        } else {
+          add_literal(target + "_count", tunable_kind::count, count_domain(*v), occ, *v, ctx);
+        }
+      }
+    }
+    // 4c. Constants used by the slice: one tunable each, at its definition, linked to a kernel
+    // constant of the same name and value.
+    for (const auto& [ctx, c] : used_constants) {
+      tunable tu;
+      tu.name = bld.unique_name(c->name);
+      if (key_constant_names.count(c->name)) {
+        tu.kind = tunable_kind::key;
+        std::vector<std::int64_t> kv = key_values;
+        kv.push_back(c->value);
+        tu.dom = choices_domain(kv);
+      } else {
+        auto [kind, dom] = classify_constant(c->name, c->value);
+        tu.kind = kind;
+        tu.dom = dom;
+      }
+      tu.value = c->value;
+      tu.occurrences.push_back({0, c->offset, c->length, c->text, 0});
+      tu.origin = std::string(c->macro ? "#define " : "constexpr ") + c->name + " (" + bld.where(0, c->offset) + ")";
+      tu.context = ctx;
+      for (const auto& kc : kernel_consts) {
+        if (kc.name != c->name) continue;
+        if (kc.value != c->value) {
+          bld.notes.push_back("constant " + c->name + " is " + std::to_string(c->value) + " in " +
+                              bld.file_path[0] + " but " + std::to_string(kc.value) + " in " +
+                              input.kernel_files[kc.file].path + ": not linked");
+          continue;
+        }
+        std::size_t fidx = 0;
+        for (std::size_t q = 1; q < bld.file_path.size(); ++q) {
+          if (bld.file_path[q] == input.kernel_files[kc.file].path) fidx = q;
+        }
+        if (fidx == 0) {
+          bld.file_text.push_back(input.kernel_files[kc.file].content);
+          bld.file_path.push_back(input.kernel_files[kc.file].path);
+          fidx = bld.file_text.size() - 1;
+        }
+        tu.occurrences.push_back({fidx, kc.offset, kc.length, kc.text, 0});
+        tu.kernel_linked = true;
+        tu.origin += ", linked to " + bld.where(fidx, kc.offset);
+      }
+      if (tu.kernel_linked && tu.kind == tunable_kind::count) tu.dom.lo = 1;  // the kernel follows
+      bld.tunables.push_back(std::move(tu));
+    }
+    for (const auto& c : other_consts) {
+      if (!host_const_by_name.count(c.name)) {
+        for (std::size_t si = 0; si < infos.size(); ++si) {
+          if (!relevant(infos[si])) continue;
+          bool uses = false;
+          for (std::size_t j = infos[si].rhs_b; j < infos[si].rhs_e; ++j) uses |= t[j].is(c.name);
+          if (uses) {
+            bld.notes.push_back("constant " + c.name + " used by the tiling function is defined in " +
+                                input.host_files[c.file].path + ", not in the tiling file: not a tunable");
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  tiling_template tmpl;
+  for (std::size_t i = 0; i < bld.file_text.size(); ++i) {
+    tmpl.files.push_back({bld.file_path[i], bld.file_text[i]});
+  }
+  tmpl.function_name = func_name;
+  tmpl.function_begin = t[decl_b].offset;
+  tmpl.function_end = t[body_e].offset + 1;
+  // Order tunables by their first occurrence in the host file (constants first, as written).
+  std::stable_sort(bld.tunables.begin(), bld.tunables.end(), [](const tunable& a, const tunable& b) {
+    return a.occurrences.front().offset < b.occurrences.front().offset;
+  });
+  tmpl.tunables = std::move(bld.tunables);
+  tmpl.notes = std::move(bld.notes);
+  if (tmpl.tunables.empty()) {
+    tmpl.notes.push_back("no tunable found in " + func_name + ": Stage I has nothing to mutate");
+  }
+  result.tmpl = std::move(tmpl);
+  return result;
+}
+
+}  // namespace aopt::stage1

@@ -1,0 +1,287 @@
+#include <algorithm>
+#include <sstream>
+
+#include "aopt/common/error.h"
+#include "aopt/stage1/lexer.h"
+#include "aopt/stage1/tiling_template.h"
+
+namespace aopt::stage1 {
+
+const char* to_string(tunable_kind k) {
+  switch (k) {
+    case tunable_kind::size: return "size";
+    case tunable_kind::count: return "count";
+    case tunable_kind::block_dim: return "block_dim";
+    case tunable_kind::buffer_num: return "buffer_num";
+    case tunable_kind::alignment: return "alignment";
+    case tunable_kind::key: return "key";
+    case tunable_kind::flag: return "flag";
+  }
+  return "?";
+}
+
+const char* to_string(domain_kind k) {
+  switch (k) {
+    case domain_kind::choices: return "choices";
+    case domain_kind::pow2: return "pow2";
+    case domain_kind::log_range: return "log_range";
+    case domain_kind::range: return "range";
+    case domain_kind::cores: return "cores";
+  }
+  return "?";
+}
+
+namespace {
+bool is_pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+// A range whose hi is 0 and lo >= 1 reaches the device core count (block-dim literals).
+std::int64_t upper(const domain& d, const device_limits& dev) {
+  return (d.kind == domain_kind::cores || (d.kind == domain_kind::range && d.hi == 0 && d.lo >= 1))
+             ? dev.core_count
+             : d.hi;
+}
+}  // namespace
+
+bool domain::contains(std::int64_t v, const device_limits& dev) const {
+  const std::int64_t h = upper(*this, dev);
+  switch (kind) {
+    case domain_kind::choices: return std::find(choices.begin(), choices.end(), v) != choices.end();
+    case domain_kind::pow2: return (allow_zero && v == 0) || (is_pow2(v) && v >= lo && v <= h);
+    case domain_kind::log_range:
+    case domain_kind::range: return (allow_zero && v == 0) || (v >= lo && v <= h);
+    case domain_kind::cores: return v == 0 || (v >= 1 && v <= h);
+  }
+  return false;
+}
+
+std::int64_t domain::size(const device_limits& dev) const {
+  const std::int64_t h = upper(*this, dev);
+  const std::int64_t z = allow_zero ? 1 : 0;
+  switch (kind) {
+    case domain_kind::choices: return static_cast<std::int64_t>(choices.size());
+    case domain_kind::pow2: {
+      std::int64_t n = 0;
+      for (std::int64_t p = 1; p > 0 && p <= h; p <<= 1) n += (p >= lo) ? 1 : 0;
+      return n + z;
+    }
+    case domain_kind::log_range:
+    case domain_kind::range: return std::min<std::int64_t>(1000000000, std::max<std::int64_t>(0, h - lo + 1)) + z;
+    case domain_kind::cores: return h + 1;
+  }
+  return 0;
+}
+
+std::string domain::describe() const {
+  std::ostringstream o;
+  o << to_string(kind) << ' ';
+  if (kind == domain_kind::choices) {
+    o << '{';
+    for (std::size_t i = 0; i < choices.size(); ++i) o << (i ? ", " : "") << choices[i];
+    o << '}';
+  } else if (kind == domain_kind::cores) {
+    o << "0|1..cores";
+  } else {
+    o << (allow_zero ? "0|" : "") << '[' << lo << ", " << (hi == 0 && lo >= 1 ? std::string("cores") : std::to_string(hi)) << ']';
+  }
+  return o.str();
+}
+
+assignment tiling_template::base() const {
+  assignment a;
+  for (const auto& t : tunables) a.push_back(t.value);
+  return a;
+}
+
+std::optional<std::size_t> tiling_template::find(std::string_view name) const {
+  for (std::size_t i = 0; i < tunables.size(); ++i) {
+    if (tunables[i].name == name) return i;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> tiling_template::check(const assignment& values, const device_limits& dev) const {
+  if (values.size() != tunables.size()) {
+    return "assignment has " + std::to_string(values.size()) + " values, the template " +
+           std::to_string(tunables.size()) + " tunables";
+  }
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const tunable& t = tunables[i];
+    if (!t.dom.contains(values[i], dev)) {
+      return "tunable " + t.name + " = " + std::to_string(values[i]) + " is outside its domain " + t.dom.describe();
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+struct edit {
+  std::size_t offset = 0;
+  std::size_t length = 0;  // 0: an insertion
+  std::string text;
+};
+
+std::string render(const tunable& t, const occurrence& oc, std::int64_t v) {
+  if (v == t.value) return oc.original;
+  if (!t.spellings.empty()) {
+    if (v < 0 || static_cast<std::size_t>(v) >= t.spellings.size()) {
+      throw aopt::error(ec::invalid_argument, "tunable " + t.name + ": spelling index " + std::to_string(v) +
+                                                  " out of range (" + std::to_string(t.spellings.size()) + " choices)");
+    }
+    return t.spellings[static_cast<std::size_t>(v)];
+  }
+  if (t.dom.kind == domain_kind::cores && v == 0) return oc.original;
+  const bool numeric = !oc.original.empty() && oc.original[0] >= '0' && oc.original[0] <= '9';
+  return std::to_string(v + oc.delta) + (numeric ? std::string(integer_suffix(oc.original)) : std::string());
+}
+
+std::string apply(const std::string& src, std::vector<edit> edits, const std::string& path) {
+  std::stable_sort(edits.begin(), edits.end(), [](const edit& a, const edit& b) {
+    if (a.offset != b.offset) return a.offset < b.offset;
+    return a.length < b.length;  // insertions before a replacement at the same place
+  });
+  std::string out;
+  out.reserve(src.size() + 256);
+  std::size_t pos = 0;
+  for (const auto& e : edits) {
+    if (e.offset < pos || e.offset + e.length > src.size()) {
+      throw aopt::error(ec::internal, "overlapping or out-of-range tunable occurrences in " + path +
+                                          " at byte " + std::to_string(e.offset) + ": the template is inconsistent");
+    }
+    out.append(src, pos, e.offset - pos);
+    out += e.text;
+    pos = e.offset + e.length;
+  }
+  out.append(src, pos, std::string::npos);
+  return out;
+}
+
+std::size_t line_start(const std::string& s, std::size_t off) {
+  const std::size_t p = s.rfind('\n', off == 0 ? 0 : off - 1);
+  return (off == 0 || p == std::string::npos) ? 0 : p + 1;
+}
+std::size_t next_line(const std::string& s, std::size_t off) {
+  const std::size_t p = s.find('\n', off);
+  return p == std::string::npos ? s.size() : p + 1;
+}
+
+std::map<std::string, std::string> build(const tiling_template& tt, const assignment& values, bool markers) {
+  if (values.size() != tt.tunables.size()) {
+    throw aopt::error(ec::invalid_argument, "instantiate: assignment has " + std::to_string(values.size()) +
+                                                " values, template of " + tt.function_name + " has " +
+                                                std::to_string(tt.tunables.size()) + " tunables");
+  }
+  std::vector<std::vector<edit>> edits(tt.files.size());
+  for (std::size_t i = 0; i < tt.tunables.size(); ++i) {
+    for (const auto& oc : tt.tunables[i].occurrences) {
+      edits.at(oc.file).push_back({oc.offset, oc.length, render(tt.tunables[i], oc, values[i])});
+    }
+  }
+  if (markers) {
+    for (std::size_t f = 0; f < tt.files.size(); ++f) {
+      const std::string& src = tt.files[f].content;
+      std::size_t b = f == 0 ? tt.function_begin : src.size();
+      std::size_t e = f == 0 ? tt.function_end : 0;
+      for (const auto& t : tt.tunables) {
+        for (const auto& oc : t.occurrences) {
+          if (oc.file != f) continue;
+          b = std::min(b, oc.offset);
+          e = std::max(e, oc.offset + oc.length);
+        }
+      }
+      if (b >= e) continue;
+      std::string head = "// EVOLVE-BLOCK-START\n";
+      if (f == 0) {
+        head += "// Tunables of " + tt.function_name + " (Stage I changes only these values):\n";
+        for (std::size_t i = 0; i < tt.tunables.size(); ++i) {
+          const tunable& t = tt.tunables[i];
+          head += "//   " + t.name + ": " + to_string(t.kind) + ", " + t.dom.describe() + ", value " +
+                  (t.spellings.empty() ? std::to_string(values[i]) : t.spellings.at(static_cast<std::size_t>(values[i]))) +
+                  (t.kernel_linked ? " (also in the kernel)" : "") + "\n";
+        }
+      } else {
+        head += "// Constants shared with the tiling function: they change together with it.\n";
+      }
+      edits[f].push_back({line_start(src, b), 0, head});
+      const std::size_t end = next_line(src, e);
+      edits[f].push_back({end, 0, std::string(end == src.size() && !src.empty() && src.back() != '\n' ? "\n" : "") +
+                                      "// EVOLVE-BLOCK-END\n"});
+    }
+  }
+  std::map<std::string, std::string> out;
+  for (std::size_t f = 0; f < tt.files.size(); ++f) {
+    out[tt.files[f].path] = apply(tt.files[f].content, std::move(edits[f]), tt.files[f].path);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> tiling_template::instantiate(const assignment& values) const {
+  return build(*this, values, false);
+}
+
+std::map<std::string, std::string> tiling_template::marked(const assignment& values) const {
+  return build(*this, values, true);
+}
+
+std::string tiling_template::describe_change(const assignment& values) const {
+  std::string out;
+  for (std::size_t i = 0; i < tunables.size() && i < values.size(); ++i) {
+    const tunable& t = tunables[i];
+    if (values[i] == t.value) continue;
+    std::string v = std::to_string(values[i]);
+    if (!t.spellings.empty() && values[i] >= 0 && static_cast<std::size_t>(values[i]) < t.spellings.size()) {
+      v = t.spellings[static_cast<std::size_t>(values[i])];
+    } else if (t.dom.kind == domain_kind::cores && values[i] == 0) {
+      v = "all";
+    }
+    out += (out.empty() ? "" : ", ") + t.name + "=" + v;
+  }
+  return out.empty() ? "base" : out;
+}
+
+std::uint64_t hash_assignment(const assignment& values) {
+  std::uint64_t h = 1469598103934665603ULL;
+  auto mix = [&](std::uint64_t x) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (x >> (8 * i)) & 0xFF;
+      h *= 1099511628211ULL;
+    }
+  };
+  mix(values.size());
+  for (auto v : values) mix(static_cast<std::uint64_t>(v));
+  return h;
+}
+
+nlohmann::json to_json(const tiling_template& t) {
+  nlohmann::json j;
+  j["function"] = t.function_name;
+  j["files"] = nlohmann::json::array();
+  for (const auto& f : t.files) j["files"].push_back(f.path);
+  j["tunables"] = nlohmann::json::array();
+  for (const auto& tu : t.tunables) {
+    nlohmann::json o;
+    o["name"] = tu.name;
+    o["kind"] = to_string(tu.kind);
+    o["value"] = tu.value;
+    o["domain"] = tu.dom.describe();
+    if (!tu.spellings.empty()) o["spellings"] = tu.spellings;
+    o["origin"] = tu.origin;
+    o["context"] = tu.context;
+    o["kernel_linked"] = tu.kernel_linked;
+    o["occurrences"] = nlohmann::json::array();
+    for (const auto& oc : tu.occurrences) {
+      o["occurrences"].push_back({{"file", t.files.at(oc.file).path},
+                                  {"line", line_of(t.files.at(oc.file).content, oc.offset)},
+                                  {"offset", oc.offset},
+                                  {"length", oc.length},
+                                  {"text", oc.original},
+                                  {"delta", oc.delta}});
+    }
+    j["tunables"].push_back(std::move(o));
+  }
+  j["notes"] = t.notes;
+  return j;
+}
+
+}  // namespace aopt::stage1

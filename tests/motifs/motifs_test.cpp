@@ -1,0 +1,177 @@
+// Motif tests: match, forward, inverse, round trip and compiling output, on a fixture kernel
+// holding every de-optimized pattern, on a renamed + clang-formatted copy of it, and no match on
+// a kernel without the patterns.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "aopt/motifs/motif.h"
+
+namespace aopt::motifs {
+namespace {
+
+const std::string kernel_path = "op_kernel/fixture.cpp";
+
+std::string read(const std::string& name) {
+  std::ifstream in(std::string(AOPT_MOTIFS_TEST_DATA) + "/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+parser& shared_parser() {
+  static parser p(parse_options{AOPT_MOTIFS_TEST_SIM_INCLUDE, {}, true});
+  return p;
+}
+
+file_set kernel_set(const std::string& fixture) { return {{kernel_path, read(fixture)}}; }
+
+// g++ -fsyntax-only of one kernel against sim/include: the transformed code must compile.
+bool compiles(const std::string& text, std::string& log) {
+  const auto dir = std::filesystem::temp_directory_path() / ("aopt-motifs-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto src = dir / "k.cpp";
+  std::ofstream(src) << text;
+  const std::string out = (dir / "log.txt").string();
+  const std::string cmd = "g++ -std=c++17 -fsyntax-only -mf16c -I" + std::string(AOPT_MOTIFS_TEST_SIM_INCLUDE) +
+                          " -D__CCE_AICORE__=220 -DDTYPE_X=half " + src.string() + " > " + out + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream in(out);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  log = ss.str();
+  std::filesystem::remove_all(dir);
+  return rc == 0;
+}
+
+// Applies `d` at the first site admitting it; the result.
+applied apply_first(const motif& m, const file_set& files, direction d) {
+  source_set src(files, shared_parser());
+  auto sites = sites_for(m, src, d);
+  if (sites.empty()) return {};
+  return apply_site(m, src, sites.front(), d);
+}
+
+// Some site of `d` in `files` turns them into `want` (modulo whitespace).
+bool some_site_gives(const motif& m, const file_set& files, direction d, const file_set& want, std::string& seen) {
+  source_set src(files, shared_parser());
+  for (const auto& s : sites_for(m, src, d)) {
+    auto a = apply_site(m, src, s, d);
+    if (!a.ok) continue;
+    seen = a.files.at(kernel_path);
+    if (equal_modulo_whitespace(a.files.at(kernel_path), want.at(kernel_path))) return true;
+  }
+  return false;
+}
+
+class MotifTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  const motif& m() const {
+    const motif* p = find_motif(GetParam());
+    EXPECT_NE(p, nullptr);
+    return *p;
+  }
+};
+
+// Kernel motifs: the fixture holds each one's de-optimized pattern.
+const std::vector<std::string> kernel_motifs = {"double_buffer",    "pipe_all_barrier", "redundant_pipe_v", "vectorize_scalar_loop",
+                                                "fuse_vector_ops",  "hoist_invariant",  "tbuf_temps",       "merge_copies",
+                                                "datacopypad_tail"};
+
+TEST_P(MotifTest, ForwardThenInverseRoundTrips) {
+  for (const std::string fixture : {"slow_kernel.cpp", "slow_kernel_renamed.cpp"}) {
+    SCOPED_TRACE(fixture);
+    const file_set x = kernel_set(fixture);
+    applied y = apply_first(m(), x, direction::forward);
+    ASSERT_TRUE(y.ok) << "no forward site or apply failed: " << y.reason;
+    EXPECT_FALSE(y.diff.empty());
+    EXPECT_NE(y.files.at(kernel_path), x.at(kernel_path));
+    // The forward result admits the inverse, and forward after that is y again.
+    applied z = apply_first(m(), y.files, direction::inverse);
+    ASSERT_TRUE(z.ok) << "inverse did not apply to the forward result: " << z.reason << "\n" << y.diff;
+    std::string seen;
+    if (m().exact_round_trip()) {
+      EXPECT_TRUE(some_site_gives(m(), z.files, direction::forward, y.files, seen)) << y.diff << "\n---- got\n" << seen;
+    }
+  }
+}
+
+TEST_P(MotifTest, InverseThenForwardRoundTrips) {
+  // Inverse on the optimized form (the forward result of the fixture), then forward again.
+  for (const std::string fixture : {"slow_kernel.cpp", "slow_kernel_renamed.cpp"}) {
+    SCOPED_TRACE(fixture);
+    applied fast = apply_first(m(), kernel_set(fixture), direction::forward);
+    ASSERT_TRUE(fast.ok) << fast.reason;
+    source_set src(fast.files, shared_parser());
+    const auto sites = sites_for(m(), src, direction::inverse);
+    ASSERT_FALSE(sites.empty());
+    for (const auto& s : sites) {
+      applied slow = apply_site(m(), src, s, direction::inverse);
+      ASSERT_TRUE(slow.ok) << slow.reason;
+      std::string seen;
+      if (m().exact_round_trip()) {
+        EXPECT_TRUE(some_site_gives(m(), slow.files, direction::forward, fast.files, seen)) << slow.diff << "\n---- got\n" << seen;
+      }
+    }
+  }
+}
+
+TEST_P(MotifTest, OutputCompiles) {
+  applied y = apply_first(m(), kernel_set("slow_kernel.cpp"), direction::forward);
+  ASSERT_TRUE(y.ok) << y.reason;
+  std::string log;
+  EXPECT_TRUE(compiles(y.files.at(kernel_path), log)) << y.diff << "\n" << log;
+  applied z = apply_first(m(), y.files, direction::inverse);
+  ASSERT_TRUE(z.ok) << z.reason;
+  EXPECT_TRUE(compiles(z.files.at(kernel_path), log)) << z.diff << "\n" << log;
+}
+
+TEST_P(MotifTest, EditsAreMinimal) {
+  // Only the bytes of the edits change: everything before the first edit is byte-identical.
+  const file_set x = kernel_set("slow_kernel.cpp");
+  applied y = apply_first(m(), x, direction::forward);
+  ASSERT_TRUE(y.ok) << y.reason;
+  std::size_t first = std::string::npos;
+  for (const auto& e : y.edits) first = std::min(first, e.r.begin);
+  EXPECT_EQ(y.files.at(kernel_path).substr(0, first), x.at(kernel_path).substr(0, first));
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernel, MotifTest, ::testing::ValuesIn(kernel_motifs));
+
+TEST(Motifs, NoMatchWithoutThePattern) {
+  source_set src(kernel_set("none_kernel.cpp"), shared_parser());
+  for (const auto& mp : all_motifs()) {
+    EXPECT_TRUE(mp->match(src).empty()) << mp->id();
+  }
+}
+
+TEST(Motifs, RegistryIsComplete) {
+  EXPECT_EQ(all_motifs().size(), kernel_motifs.size());
+  for (const auto& mp : all_motifs()) {
+    EXPECT_FALSE(mp->title().empty());
+    EXPECT_FALSE(mp->description().empty());
+    EXPECT_EQ(find_motif(mp->id()), mp.get());
+  }
+}
+
+TEST(Motifs, ParserFindsCallsWithRanges) {
+  source_set src(kernel_set("slow_kernel_renamed.cpp"), shared_parser());
+  auto f = src.get(kernel_path);
+  auto inits = f->calls("InitBuffer");
+  ASSERT_EQ(inits.size(), 5u);
+  EXPECT_EQ(inits[0].object(), "pipe");
+  EXPECT_EQ(f->text_of(inits[0].args[1]), "SLOTS");
+  auto bars = f->calls("PipeBarrier");
+  ASSERT_FALSE(bars.empty());
+  EXPECT_EQ(bars[0].template_args, std::vector<std::string>{"PIPE_ALL"});
+  EXPECT_EQ(f->text_of(bars[0].statement), "AscendC::PipeBarrier<PIPE_ALL>();");
+  auto k = f->integer_constant("SLOTS");
+  ASSERT_TRUE(k.has_value());
+  EXPECT_EQ(k->value, 1);
+}
+
+}  // namespace
+}  // namespace aopt::motifs

@@ -1,0 +1,238 @@
+// The offline mutator: operators with exact outputs for a fixed seed, exact candidate counts,
+// dedup against the history, negative history, feasibility, determinism.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <set>
+
+#include "aopt/common/error.h"
+#include "aopt/stage1/mutator.h"
+#include "aopt/stage1/tiling_template.h"
+
+namespace aopt::stage1 {
+namespace {
+
+// A small tiling function with one tunable of each domain kind.
+const char* kSource = R"(#include "t.h"
+namespace optiling {
+constexpr uint32_t TILE_LENGTH = 4096;
+constexpr uint32_t BUFFER_NUM = 2;
+constexpr uint32_t QUEUE_NUM = 3;
+constexpr uint32_t ALIGN_BYTES = 32;
+static ge::graphStatus TilingFunc(gert::TilingContext* context)
+{
+    auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    uint32_t coreNum = platform.GetCoreNumAiv();
+    uint32_t tile = TILE_LENGTH / (BUFFER_NUM * QUEUE_NUM) / ALIGN_BYTES * ALIGN_BYTES;
+    tiling.set_tileLength(tile);
+    tiling.set_mode(1);
+    context->SetBlockDim(coreNum);
+    context->SetTilingKey(1);
+    return ge::GRAPH_SUCCESS;
+}
+}
+)";
+
+tiling_template make_template(const std::string& src = kSource) {
+  synthesis_input in;
+  in.host_files.push_back({"op_host/t.cpp", src});
+  auto r = synthesize(in);
+  if (!r.tmpl) throw std::runtime_error(r.error->reason);
+  return *r.tmpl;
+}
+
+TEST(Stage1Mutator, TemplateOfTheTestSource) {
+  const auto t = make_template();
+  std::vector<std::string> names;
+  for (const auto& tu : t.tunables) names.push_back(tu.name + ":" + tu.dom.describe());
+  EXPECT_EQ(names, (std::vector<std::string>{"TILE_LENGTH:log_range [256, 65536]", "BUFFER_NUM:choices {1, 2}",
+                                             "QUEUE_NUM:range [3, 12]", "ALIGN_BYTES:pow2 [32, 512]",
+                                             "core_count:cores 0|1..cores", "mode_flag:choices {0, 1}",
+                                             "tiling_key:choices {1}"}));
+}
+
+TEST(Stage1Mutator, DomainsContainAndSize) {
+  const device_limits dev{40, 196608};
+  domain p2{domain_kind::pow2, 32, 512, false, {}};
+  EXPECT_TRUE(p2.contains(64, dev));
+  EXPECT_FALSE(p2.contains(96, dev));
+  EXPECT_FALSE(p2.contains(16, dev));
+  EXPECT_EQ(p2.size(dev), 5);
+  domain lr{domain_kind::log_range, 32, 16384, true, {}};
+  EXPECT_TRUE(lr.contains(0, dev));
+  EXPECT_TRUE(lr.contains(33, dev));
+  EXPECT_FALSE(lr.contains(16, dev));
+  domain cores{domain_kind::cores, 1, 0, false, {}};
+  EXPECT_TRUE(cores.contains(0, dev));
+  EXPECT_TRUE(cores.contains(40, dev));
+  EXPECT_FALSE(cores.contains(41, dev));
+  EXPECT_EQ(cores.size(dev), 41);
+  domain bd{domain_kind::range, 1, 0, false, {}};
+  EXPECT_FALSE(bd.contains(0, dev));
+  EXPECT_EQ(bd.size(device_limits{8, 1}), 8);
+}
+
+TEST(Stage1Mutator, StepsFollowTheDomain) {
+  const auto t = make_template();
+  mutator m(t, mutator_config{}, 7);
+  const auto base = t.base();
+  for (int rep = 0; rep < 50; ++rep) {
+    // TILE_LENGTH: x2, /2, x4, /4 of 4096, kept a multiple of 32.
+    const auto a = m.step(base, 0);
+    EXPECT_TRUE(a[0] == 8192 || a[0] == 2048 || a[0] == 16384 || a[0] == 1024) << a[0];
+    // BUFFER_NUM: the other choice.
+    EXPECT_EQ(m.step(base, 1)[1], 1);
+    // QUEUE_NUM: neighbourhood within [3, 12].
+    const auto q = m.step(base, 2)[2];
+    EXPECT_TRUE(q == 4 || q == 5) << q;
+    // ALIGN_BYTES: never below the written alignment.
+    const auto al = m.step(base, 3)[3];
+    EXPECT_TRUE(al == 64 || al == 128) << al;
+    // core_count: from "all" to 20, 10 or 5 of 40 cores.
+    const auto c = m.step(base, 4)[4];
+    EXPECT_TRUE(c == 20 || c == 10 || c == 5) << c;
+    // Only the chosen tunable changes.
+    auto only = m.step(base, 3);
+    only[3] = base[3];
+    EXPECT_EQ(only, base);
+  }
+}
+
+TEST(Stage1Mutator, ExactOutputsForAFixedSeed) {
+  const auto t = make_template();
+  mutator m(t, mutator_config{}, 42);
+  EXPECT_EQ(m.mutable_tunables(), (std::vector<std::size_t>{0, 1, 2, 3, 4, 5}));
+  stage1_history h;
+  const auto props = m.propose(h, 6);
+  ASSERT_EQ(props.size(), 6u);
+  std::vector<std::string> got;
+  for (const auto& p : props) got.push_back(p.op + " " + p.description);
+  EXPECT_EQ(got, (std::vector<std::string>{
+                     "mutate TILE_LENGTH=2048",
+                     "mutate core_count=10",
+                     "mutate core_count=20",
+                     "restart TILE_LENGTH=16384, BUFFER_NUM=1, QUEUE_NUM=12, ALIGN_BYTES=64, core_count=19, mode_flag=0",
+                     "mutate QUEUE_NUM=4, core_count=20",
+                     "mutate BUFFER_NUM=1",
+                 }));
+  mutator a(t, mutator_config{}, 42);
+  mutator b(t, mutator_config{}, 42);
+  const auto base = t.base();
+  auto pa = t.base();
+  pa[0] = 1024;
+  pa[2] = 6;
+  EXPECT_EQ(a.crossover(base, pa), b.crossover(base, pa));
+  EXPECT_EQ(a.crossover(base, pa), (assignment{4096, 2, 6, 32, 0, 1, 1}));
+  EXPECT_EQ(a.restart(), (assignment{16384, 1, 11, 32, 9, 1, 1}));
+}
+
+TEST(Stage1Mutator, DeterministicPerSeedAndForkedStreamsDiffer) {
+  const auto t = make_template();
+  stage1_history h;
+  auto run = [&](std::uint64_t seed) {
+    mutator m(t, mutator_config{}, seed);
+    std::vector<assignment> out;
+    for (const auto& p : m.propose(h, 10)) out.push_back(p.values);
+    return out;
+  };
+  EXPECT_EQ(run(1), run(1));
+  EXPECT_NE(run(1), run(2));
+  std::mt19937_64 r1(5), r2(5);
+  auto f1 = fork_rng(r1, "a");
+  auto f2 = fork_rng(r2, "a");
+  EXPECT_EQ(f1(), f2());
+  std::mt19937_64 r3(5);
+  EXPECT_NE(fork_rng(r3, "b")(), fork_rng(r2, "a")());
+}
+
+TEST(Stage1Mutator, NeverProposesEvaluatedRepeatedOrInfeasible) {
+  const auto t = make_template();
+  mutator_config cfg;
+  cfg.rules.push_back([](const tiling_template& tt, const assignment& v) -> std::optional<std::string> {
+    // A derived UB check: TILE_LENGTH bytes must fit 196608 / 4.
+    if (v[*tt.find("TILE_LENGTH")] > 49152) return "tile exceeds the UB share";
+    return std::nullopt;
+  });
+  mutator m(t, cfg, 11);
+  stage1_history h;
+  tiling_proposal base;
+  base.values = t.base();
+  h.record(base, {true, 100, "ok", ""});
+  std::set<assignment> seen = {t.base()};
+  for (int round = 0; round < 10; ++round) {
+    const auto props = m.propose(h, 5);
+    ASSERT_EQ(props.size(), 5u);
+    for (const auto& p : props) {
+      EXPECT_TRUE(seen.insert(p.values).second) << p.description;
+      EXPECT_LE(p.values[0], 49152);
+      EXPECT_FALSE(m.infeasible(p.values));
+      ASSERT_TRUE(p.parent);
+      for (std::size_t i : p.changed) EXPECT_NE(p.values[i], (*p.parent)[i]);
+      h.record(p, {true, 100.0 + static_cast<double>(h.size()), "ok", ""});
+    }
+  }
+  EXPECT_EQ(h.size(), 51u);
+}
+
+TEST(Stage1Mutator, ExhaustsASmallSpaceWithExactCounts) {
+  const char* src = R"(namespace optiling {
+constexpr uint32_t BUFFER_NUM = 2;
+static ge::graphStatus TilingFunc(gert::TilingContext* context)
+{
+    tiling.set_bufferNum(BUFFER_NUM);
+    tiling.set_fast(0);
+    return ge::GRAPH_SUCCESS;
+}
+}
+)";
+  const auto t = make_template(src);
+  ASSERT_EQ(t.tunables.size(), 2u);  // BUFFER_NUM {1,2} x fast {0,1}: 4 assignments
+  mutator m(t, mutator_config{}, 3);
+  stage1_history h;
+  tiling_proposal b;
+  b.values = t.base();
+  h.record(b, {true, 10, "ok", ""});
+  std::size_t total = 0;
+  for (int round = 0; round < 5; ++round) {
+    const auto props = m.propose(h, 2);
+    for (const auto& p : props) h.record(p, {true, 5, "ok", ""});
+    total += props.size();
+  }
+  EXPECT_EQ(total, 3u);  // every other assignment exactly once, then nothing
+  EXPECT_TRUE(m.propose(h, 4).empty());
+}
+
+TEST(Stage1Mutator, SingleChangeFailuresBecomeTabu) {
+  const auto t = make_template();
+  stage1_history h;
+  tiling_proposal b;
+  b.values = t.base();
+  h.record(b, {true, 100, "ok", ""});
+  tiling_proposal bad;
+  bad.values = t.base();
+  bad.values[1] = 1;  // BUFFER_NUM = 1 fails
+  bad.parent = t.base();
+  bad.changed = {1};
+  h.record(bad, {false, 0, "resource_error", "UB overflow"});
+  EXPECT_TRUE(h.tabu(1, 1));
+  EXPECT_EQ(h.failures().size(), 1u);
+  EXPECT_EQ(h.best(4).size(), 1u);
+  mutator m(t, mutator_config{}, 99);
+  const auto props = m.propose(h, 40);
+  EXPECT_EQ(props.size(), 40u);
+  for (const auto& p : props) EXPECT_EQ(p.values[1], 2) << p.description;
+}
+
+TEST(Stage1Mutator, ConfigValidation) {
+  const auto t = make_template();
+  mutator_config cfg;
+  cfg.crossover_rate = 0.8;
+  cfg.restart_rate = 0.5;
+  EXPECT_THROW(mutator(t, cfg, 1), aopt::error);
+  cfg = {};
+  cfg.population = 0;
+  EXPECT_THROW(mutator(t, cfg, 1), aopt::error);
+}
+
+}  // namespace
+}  // namespace aopt::stage1
