@@ -9,10 +9,15 @@ function(aopt_add_test)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
-  # A list inside PROPERTIES is flattened: escape it so every label survives.
-  string(REPLACE ";" "\\;" _labels "${T_LABELS}")
   gtest_discover_tests(${T_NAME}
     DISCOVERY_MODE PRE_TEST
-    PROPERTIES LABELS "${_labels}" TIMEOUT ${T_TIMEOUT}
-               ENVIRONMENT "AOPT_SOURCE_DIR=${PROJECT_SOURCE_DIR};AOPT_BUILD_DIR=${PROJECT_BINARY_DIR}")
+    TEST_LIST ${T_NAME}_TESTS
+    PROPERTIES TIMEOUT ${T_TIMEOUT})
+  # A list inside gtest_discover_tests' PROPERTIES is flattened (only the first label or
+  # variable would survive), so list-valued properties are set by a second include file, run
+  # after the discovered tests (and their list ${T_NAME}_TESTS) are defined.
+  set(_labels_file ${CMAKE_CURRENT_BINARY_DIR}/${T_NAME}_labels.cmake)
+  file(WRITE ${_labels_file}
+    "if(${T_NAME}_TESTS)\n  set_tests_properties(\${${T_NAME}_TESTS} PROPERTIES LABELS \"${T_LABELS}\" ENVIRONMENT \"AOPT_SOURCE_DIR=${PROJECT_SOURCE_DIR};AOPT_BUILD_DIR=${PROJECT_BINARY_DIR}\")\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${_labels_file})
 endfunction()
