@@ -82,7 +82,7 @@ void run_list(const cli_state& s) {
   if (!bank_exists(dir)) {
     if (s.json) out << "[]\n";
     else out << "experience bank " << dir.string() << " does not exist yet: 0 tuples "
-             << "(fill it with `aopt bank import FILE` or `aopt bank rewind SEED_DIR`)\n";
+             << "(fill it with `aopt bank import FILE`)\n";
     return;
   }
   experience_bank bank(dir, {.create_if_missing = false});
