@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
 namespace aopt::evaluation {
@@ -21,21 +22,23 @@ nlohmann::json output_check::to_json() const {
   return j;
 }
 
-output_check compare_output(const std::string& name, dtype t, const std::vector<double>& got,
-                            const std::vector<double>& want, const tolerance_spec& tol) {
+namespace {
+
+output_check size_mismatch(const std::string& name, std::size_t got, std::size_t want) {
   output_check r;
   r.name = name;
-  r.elements = want.size();
-  if (got.size() != want.size()) {
-    r.passed = false;
-    r.mismatches = std::max(got.size(), want.size());
-    r.mismatch_ratio = 1.0;
-    r.message = "output '" + name + "' has " + std::to_string(got.size()) + " elements, the reference " +
-                std::to_string(want.size());
-    return r;
-  }
-  const auto e = tol.for_dtype(t);
-  for (std::size_t i = 0; i < got.size(); ++i) {
+  r.elements = want;
+  r.passed = false;
+  r.mismatches = std::max(got, want);
+  r.mismatch_ratio = 1.0;
+  r.message = "output '" + name + "' has " + std::to_string(got) + " elements, the reference " + std::to_string(want);
+  return r;
+}
+
+// One element pair; `offset` is the flat index of a[0].
+void accumulate(output_check& r, const tolerance_spec::entry& e, const double* got, const double* want, std::size_t n,
+                std::size_t offset) {
+  for (std::size_t i = 0; i < n; ++i) {
     const double a = got[i], b = want[i];
     bool bad;
     double abs_err = 0;
@@ -54,13 +57,16 @@ output_check compare_output(const std::string& name, dtype t, const std::vector<
     r.max_rel_err = std::max(r.max_rel_err, rel_err);
     if (bad) {
       if (r.first_mismatch < 0) {
-        r.first_mismatch = static_cast<std::int64_t>(i);
+        r.first_mismatch = static_cast<std::int64_t>(offset + i);
         r.got_at_first = a;
         r.want_at_first = b;
       }
       ++r.mismatches;
     }
   }
+}
+
+void finish(output_check& r, const std::string& name, const tolerance_spec::entry& e, const tolerance_spec& tol) {
   r.mismatch_ratio = r.elements ? static_cast<double>(r.mismatches) / static_cast<double>(r.elements) : 0.0;
   r.passed = r.mismatch_ratio <= tol.max_mismatch_ratio;
   if (!r.passed) {
@@ -71,6 +77,46 @@ output_check compare_output(const std::string& name, dtype t, const std::vector<
        << r.got_at_first << ", want " << r.want_at_first << "; max abs err " << r.max_abs_err;
     r.message = ss.str();
   }
+}
+
+}  // namespace
+
+output_check compare_output(const std::string& name, dtype t, const std::vector<double>& got,
+                            const std::vector<double>& want, const tolerance_spec& tol) {
+  if (got.size() != want.size()) return size_mismatch(name, got.size(), want.size());
+  output_check r;
+  r.name = name;
+  r.elements = want.size();
+  const auto e = tol.for_dtype(t);
+  accumulate(r, e, got.data(), want.data(), got.size(), 0);
+  finish(r, name, e, tol);
+  return r;
+}
+
+output_check compare_output_raw(const std::string& name, dtype t, const std::uint8_t* got, std::size_t got_bytes,
+                                const std::uint8_t* want, std::size_t want_bytes, const tolerance_spec& tol) {
+  const std::size_t sz = dtype_size(t);
+  if (got_bytes % sz != 0 || want_bytes % sz != 0) {
+    throw std::runtime_error("output '" + name + "': tensor data is not a multiple of the " + dtype_name(t) +
+                             " element size " + std::to_string(sz));
+  }
+  const std::size_t n = want_bytes / sz;
+  if (got_bytes / sz != n) return size_mismatch(name, got_bytes / sz, n);
+  output_check r;
+  r.name = name;
+  r.elements = n;
+  const auto e = tol.for_dtype(t);
+  constexpr std::size_t block = 4096;
+  std::vector<double> a(block), b(block);
+  for (std::size_t i = 0; i < n; i += block) {
+    const std::size_t m = std::min(block, n - i);
+    // Equal bytes are equal values (NaN matches NaN, inf matches inf): no error, no mismatch.
+    if (std::memcmp(got + i * sz, want + i * sz, m * sz) == 0) continue;
+    decode_into(t, got + i * sz, m, a.data());
+    decode_into(t, want + i * sz, m, b.data());
+    accumulate(r, e, a.data(), b.data(), m, i);
+  }
+  finish(r, name, e, tol);
   return r;
 }
 

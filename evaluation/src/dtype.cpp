@@ -1,6 +1,8 @@
 // Compiled into aopt_evaluation and into the prebuilt reference main (no other dependency).
 #include "aopt/evaluation/dtype.h"
 
+#include <immintrin.h>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -207,6 +209,44 @@ std::vector<std::uint8_t> encode(dtype t, const std::vector<double>& values) {
     }
   }
   return out;
+}
+
+namespace {
+__attribute__((target("f16c"))) void decode_half_f16c(const std::uint8_t* data, std::size_t count, double* out) {
+  std::size_t i = 0;
+  alignas(16) float f[4];
+  for (; i + 4 <= count; i += 4) {
+    _mm_store_ps(f, _mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(data + i * 2))));
+    for (int k = 0; k < 4; ++k) out[i + static_cast<std::size_t>(k)] = f[k];
+  }
+  for (; i < count; ++i) out[i] = half_bits_to_float(get<std::uint16_t>(data + i * 2));
+}
+}  // namespace
+
+void decode_into(dtype t, const std::uint8_t* data, std::size_t count, double* out) {
+  static const bool f16c = __builtin_cpu_supports("f16c");
+  if (t == dtype::float16 && f16c) {
+    decode_half_f16c(data, count, out);
+    return;
+  }
+  const std::size_t sz = dtype_size(t);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint8_t* p = data + i * sz;
+    switch (t) {
+      case dtype::float16: out[i] = half_bits_to_float(get<std::uint16_t>(p)); break;
+      case dtype::bfloat16: out[i] = bf16_bits_to_float(get<std::uint16_t>(p)); break;
+      case dtype::float32: out[i] = get<float>(p); break;
+      case dtype::int8: out[i] = get<std::int8_t>(p); break;
+      case dtype::uint8: out[i] = get<std::uint8_t>(p); break;
+      case dtype::int16: out[i] = get<std::int16_t>(p); break;
+      case dtype::uint16: out[i] = get<std::uint16_t>(p); break;
+      case dtype::int32: out[i] = get<std::int32_t>(p); break;
+      case dtype::uint32: out[i] = get<std::uint32_t>(p); break;
+      case dtype::int64: out[i] = static_cast<double>(get<std::int64_t>(p)); break;
+      case dtype::uint64: out[i] = static_cast<double>(get<std::uint64_t>(p)); break;
+      case dtype::bool_: out[i] = get<std::uint8_t>(p) != 0 ? 1.0 : 0.0; break;
+    }
+  }
 }
 
 std::vector<double> decode(dtype t, const std::uint8_t* data, std::size_t bytes) {

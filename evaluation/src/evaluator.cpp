@@ -1,7 +1,10 @@
 #include "aopt/evaluation/evaluator.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 
@@ -9,7 +12,9 @@
 #include "aopt/common/fs.h"
 #include "aopt/common/json.h"
 #include "aopt/common/log.h"
+#include "aopt/common/mapped_file.h"
 #include "aopt/common/sha256.h"
+#include "aopt/evaluation/checker.h"
 #include "aopt/evaluation/inputs.h"
 #include "aopt/evaluation/toolchain.h"
 
@@ -34,19 +39,90 @@ std::unique_ptr<backend> make_backend(const eval_options& o) {
   throw error(ec::invalid_argument, "unknown backend '" + o.backend + "'; this build has: sim");
 }
 
-std::vector<std::uint8_t> read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw error(ec::io_error, p.string() + ": cannot read");
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+// Identity of a file's bytes as far as a sandboxed run can change them: size, inode and
+// modification time (a write through the file system moves the mtime).
+struct file_stamp {
+  std::uint64_t size = 0, inode = 0;
+  std::int64_t mtime_ns = 0;
+  bool operator==(const file_stamp&) const = default;
+};
+
+file_stamp stamp_of(const fs::path& p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return {};
+  return {static_cast<std::uint64_t>(st.st_size), static_cast<std::uint64_t>(st.st_ino),
+          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
 }
 
-void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& b) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-  if (!out) throw error(ec::io_error, p.string() + ": cannot write (disk full?)");
+// A generated input tensor: from the artifact cache when there, else generated (and stored).
+fs::path provide_input(const tensor_spec& ts, std::uint64_t seed, const std::string& case_name, const std::string& input,
+                       std::size_t index, const fs::path& artifact_root, const fs::path& local_file) {
+  const std::size_t bytes = static_cast<std::size_t>(ts.numel()) * dtype_size(ts.type);
+  fs::path file = local_file;
+  if (!artifact_root.empty()) {
+    const std::string k = input_key(ts, seed, case_name, input, index);
+    file = artifact_root / "inputs" / k.substr(0, 2) / (k + ".bin");
+    std::error_code e;
+    if (fs::is_regular_file(file, e) && fs::file_size(file, e) == bytes) return file;
+    fs::create_directories(file.parent_path(), e);
+  }
+  std::vector<std::uint8_t> buf(bytes);
+  generate_tensor_into(ts, seed, case_name, input, index, buf.data());
+  if (artifact_root.empty()) {
+    common::write_file_bytes(file, buf.data(), buf.size());
+  } else {
+    common::write_file_bytes_atomic(file, buf.data(), buf.size());
+    ::chmod(file.c_str(), 0444);  // shared by every later run: read-only
+  }
+  return file;
 }
 
-std::string hash_file(const fs::path& p) { return common::sha256_file_hex(p); }
+// Reference outputs stored under <root>/references/<key[0:2]>/<key>/: index.json names each
+// output's file, dtype and shape.
+std::optional<std::map<std::string, fs::path>> stored_reference(const fs::path& root, const std::string& key) {
+  if (root.empty()) return std::nullopt;
+  const fs::path dir = root / "references" / key.substr(0, 2) / key;
+  std::error_code e;
+  if (!fs::is_regular_file(dir / "index.json", e)) return std::nullopt;
+  try {
+    const auto idx = common::read_json_file(dir / "index.json");
+    std::map<std::string, fs::path> files;
+    for (const auto& o : idx.at("outputs")) {
+      const fs::path f = dir / o.at("file").get<std::string>();
+      if (!fs::is_regular_file(f, e) || fs::file_size(f, e) != o.at("bytes").get<std::uint64_t>()) return std::nullopt;
+      files[o.at("name").get<std::string>()] = f;
+    }
+    return files;
+  } catch (const std::exception& ex) {
+    common::logger()->warn("ignoring corrupt reference entry {}: {}", dir.string(), ex.what());
+    return std::nullopt;
+  }
+}
+
+void store_reference(const fs::path& root, const std::string& key, const std::vector<tensor_file>& outputs) {
+  if (root.empty()) return;
+  const fs::path dir = root / "references" / key.substr(0, 2) / key;
+  std::error_code e;
+  if (fs::is_directory(dir, e)) return;
+  try {
+    fs::create_directories(dir.parent_path());
+    const fs::path tmp = common::make_unique_dir(dir.parent_path(), ".tmp-" + key.substr(0, 8) + "-");
+    nlohmann::json idx = {{"outputs", nlohmann::json::array()}};
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const auto& o = outputs[i];
+      const std::string name = "out_" + std::to_string(i) + ".bin";
+      fs::create_hard_link(o.file, tmp / name, e);
+      if (e) fs::copy_file(o.file, tmp / name, fs::copy_options::overwrite_existing);
+      idx["outputs"].push_back({{"name", o.name}, {"dtype", dtype_name(o.type)}, {"shape", o.shape}, {"file", name},
+                                {"bytes", fs::file_size(tmp / name)}});
+    }
+    common::write_json_file(tmp / "index.json", idx);
+    fs::rename(tmp, dir, e);
+    if (e) fs::remove_all(tmp, e);  // another evaluator stored it first
+  } catch (const std::exception& ex) {
+    common::logger()->warn("cannot store reference outputs under {}: {}", dir.string(), ex.what());
+  }
+}
 
 // Positional renaming when a case (e.g. imported from msOpST) names no input like the OpDef.
 case_spec align_case(const case_spec& c, const nlohmann::json& sig) {
@@ -69,6 +145,17 @@ evaluator::evaluator(eval_options opts) : evaluator(opts, make_backend(opts)) {}
 evaluator::evaluator(eval_options opts, std::unique_ptr<backend> be) : opts_(std::move(opts)), backend_(std::move(be)) {
   if (opts_.use_cache) cache_.emplace(opts_.cache_dir.empty() ? eval_cache::default_root() : opts_.cache_dir);
   if (opts_.work_root.empty()) opts_.work_root = fs::temp_directory_path() / "aopt-work";
+  const char* art = std::getenv("AOPT_ARTIFACT_CACHE");
+  if (opts_.reuse_artifacts && !(art && std::string(art) == "0")) {
+    artifact_root_ = opts_.cache_dir.empty() ? eval_cache::default_root() : opts_.cache_dir;
+    std::error_code e;
+    fs::create_directories(artifact_root_, e);
+    if (e) {
+      common::logger()->warn("{}: cannot create the artifact cache ({}); inputs and references are not reused",
+                             artifact_root_.string(), e.message());
+      artifact_root_.clear();
+    }
+  }
 }
 
 evaluator::~evaluator() {
@@ -128,7 +215,11 @@ eval_result evaluator::evaluate(const candidate& cand) {
     throw;
   }
   r.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (cache_) cache_->put(r.key, r);
+  // A timeout may come from a loaded machine rather than the candidate: never cached, so the
+  // next evaluation of the same candidate runs it again.
+  const bool timed_out = r.status == "timeout" ||
+                         std::any_of(r.cases.begin(), r.cases.end(), [](const case_result& c) { return c.status == "timeout"; });
+  if (cache_ && !timed_out) cache_->put(r.key, r);
   if (!opts_.keep_workdir) {
     std::error_code e;
     fs::remove_all(work, e);
@@ -214,7 +305,8 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
     rs.attrs = c.attrs;
     rs.timing = true;
     double in_bytes = 0;
-    std::vector<std::pair<fs::path, std::string>> input_hashes;
+    std::vector<std::pair<fs::path, file_stamp>> input_stamps;
+    std::vector<std::string> input_keys;
     // Inputs in OpDef order, then any the OpDef does not list.
     std::vector<const input_spec*> ordered;
     for (const auto& si : built.signature.value("inputs", nlohmann::json::array())) {
@@ -235,28 +327,39 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
         tf.name = i->name;
         tf.type = ts.type;
         tf.shape = ts.shape;
-        tf.file = run_dir / (i->is_list ? "in_" + i->name + "_" + std::to_string(k) + ".bin" : "in_" + i->name + ".bin");
-        const auto bytes = generate_tensor(ts, r.seed, c.name, i->name, k);
-        write_bytes(tf.file, bytes);
-        in_bytes += static_cast<double>(bytes.size());
-        input_hashes.emplace_back(tf.file, common::sha256_hex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
+        const fs::path local =
+            run_dir / (i->is_list ? "in_" + i->name + "_" + std::to_string(k) + ".bin" : "in_" + i->name + ".bin");
+        tf.file = provide_input(ts, r.seed, c.name, i->name, k, artifact_root_, local);
+        in_bytes += static_cast<double>(ts.numel()) * static_cast<double>(dtype_size(ts.type));
+        input_stamps.emplace_back(tf.file, stamp_of(tf.file));
+        input_keys.push_back(input_key(ts, r.seed, c.name, i->name, k));
         ri.tensors.push_back(tf);
       }
       rs.inputs.push_back(ri);
     }
     rs.outputs = output_decls(built.signature, *column, c);
+    auto lap = [last = std::chrono::steady_clock::now()]() mutable {
+      const auto now = std::chrono::steady_clock::now();
+      const double d = std::chrono::duration<double>(now - last).count();
+      last = now;
+      return d;
+    };
+    cr.phases["inputs"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    lap();
     auto rr = backend_->run(built, rs, run_dir, opts_.limits);
+    cr.phases["run"] = lap();
     cr.status = rr.status;
     cr.diagnostic = rr.diagnostic;
-    if (rr.status == "ok") {
-      // A candidate must not write to its inputs.
-      for (const auto& [f, h] : input_hashes) {
-        if (hash_file(f) != h) {
-          cr.status = "precision_error";
-          cr.diagnostic = "the kernel wrote to its input " + f.filename().string() +
-                          " (inputs must be read-only; the real operator's callers rely on it)";
-          break;
-        }
+    // A candidate must not write to its input files (the harness copies them into emulated GM; a
+    // kernel reaching for the file itself would also corrupt the shared input cache).
+    for (const auto& [f, st] : input_stamps) {
+      if (stamp_of(f) == st) continue;
+      std::error_code e;
+      if (!artifact_root_.empty()) fs::remove(f, e);
+      if (cr.status == "ok") {
+        cr.status = "precision_error";
+        cr.diagnostic = "the kernel wrote to its input " + f.filename().string() +
+                        " (inputs must be read-only; the real operator's callers rely on it)";
       }
     }
     const auto& harness = rr.harness;
@@ -265,6 +368,7 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
       if (til.contains("block_dim")) cr.block_dim = til["block_dim"].get<std::uint32_t>();
       if (til.contains("tiling_key")) cr.tiling_key = til["tiling_key"].get<std::int64_t>();
       if (til.contains("workspace_bytes")) cr.workspace_bytes = til["workspace_bytes"].get<std::uint64_t>();
+      if (harness.contains("phases") && harness["phases"].is_object()) cr.phases["host"] = harness["phases"];
       if (harness.contains("ub_bytes") && harness["ub_bytes"].is_number()) cr.ub_bytes = harness["ub_bytes"].get<std::uint64_t>();
       if (harness.contains("timing") && harness["timing"].is_object()) {
         cr.profile = harness["timing"];
@@ -274,20 +378,39 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
       }
     }
     if (cr.status == "ok") {
-      // Reference outputs.
+      // Reference outputs: from the artifact cache, else computed once and stored.
       std::map<std::string, fs::path> want_files;
+      common::sha256 rk;
+      rk.field("aopt-reference-v1").field(c.name).field(std::to_string(rs.column)).field(c.attrs.dump());
+      for (const auto& k : input_keys) rk.field(k);
       if (spec.reference_is_baseline()) {
-        if (!cand.is_baseline()) {
-          const auto& bb = baseline_build();
-          const fs::path ref_dir = run_dir / "baseline";
-          fs::create_directories(ref_dir);
-          const auto br = backend_->run(bb, rs, ref_dir, opts_.limits);
-          if (br.status != "ok") {
-            throw error(ec::invalid_spec, pkg.dir.string() + ": the baseline operator itself fails on case '" + c.name +
-                                              "' (" + br.status + ": " + br.diagnostic + "); fix the case or the baseline");
-          }
-          for (const auto& o : br.outputs) want_files[o.name] = o.file;
+        rk.field(candidate(cand.package_ptr()).key(backend_->name(), backend_->profile_name() + ":" + backend_->fingerprint(),
+                                                   r.seed, toolchain::get().id()));
+      } else {
+        rk.field(common::sha256_file_hex(spec.reference)).field(toolchain::get().id());
+        for (const auto& o : rr.outputs) {
+          rk.field(o.name).field(dtype_name(o.type));
+          for (auto d : o.shape) rk.field(std::to_string(d));
         }
+      }
+      const std::string ref_key = rk.finish_hex();
+      cr.phases["reference_cached"] = false;
+      if (spec.reference_is_baseline() && cand.is_baseline()) {
+        store_reference(artifact_root_, ref_key, rr.outputs);  // the baseline is its own reference
+      } else if (auto stored = stored_reference(artifact_root_, ref_key)) {
+        want_files = std::move(*stored);
+        cr.phases["reference_cached"] = true;
+      } else if (spec.reference_is_baseline()) {
+        const auto& bb = baseline_build();
+        const fs::path ref_dir = run_dir / "baseline";
+        fs::create_directories(ref_dir);
+        const auto br = backend_->run(bb, rs, ref_dir, opts_.limits);
+        if (br.status != "ok") {
+          throw error(ec::invalid_spec, pkg.dir.string() + ": the baseline operator itself fails on case '" + c.name +
+                                            "' (" + br.status + ": " + br.diagnostic + "); fix the case or the baseline");
+        }
+        for (const auto& o : br.outputs) want_files[o.name] = o.file;
+        store_reference(artifact_root_, ref_key, br.outputs);
       } else {
         const fs::path exe = reference_exe();
         nlohmann::json rj;
@@ -303,10 +426,13 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
           }
         }
         rj["outputs"] = nlohmann::json::array();
+        std::vector<tensor_file> ref_outputs;
         for (const auto& o : rr.outputs) {
           const fs::path f = run_dir / ("ref_" + o.name + ".bin");
           rj["outputs"].push_back({{"name", o.name}, {"dtype", dtype_name(o.type)}, {"shape", o.shape}, {"file", f.string()}});
           want_files[o.name] = f;
+          ref_outputs.push_back(o);
+          ref_outputs.back().file = f;
         }
         rj["attrs"] = c.attrs;
         common::write_json_file(run_dir / "ref.json", rj);
@@ -319,26 +445,32 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
           throw error(ec::invalid_spec, spec.reference + ": the reference failed on case '" + c.name + "' (" + out.describe() +
                                             "): " + out.err.substr(0, 2000));
         }
+        store_reference(artifact_root_, ref_key, ref_outputs);
       }
+      cr.phases["reference"] = lap();
       double out_bytes = 0;
       for (const auto& o : rr.outputs) {
-        const auto got_bytes = read_bytes(o.file);
-        out_bytes += static_cast<double>(got_bytes.size());
+        const common::mapped_file got(o.file);
+        out_bytes += static_cast<double>(got.size());
         std::int64_t numel = 1;
         for (auto d : o.shape) numel *= d;
-        auto got = decode(o.type, got_bytes.data(), got_bytes.size());
-        if (static_cast<std::int64_t>(got.size()) != numel) {
+        const std::size_t esz = dtype_size(o.type);
+        if (got.size() % esz != 0 || static_cast<std::int64_t>(got.size() / esz) != numel) {
           cr.status = "runtime_error";
-          cr.diagnostic = "output '" + o.name + "' file holds " + std::to_string(got.size()) + " elements, its shape says " +
+          cr.diagnostic = "output '" + o.name + "' file holds " + std::to_string(got.size() / esz) + " elements, its shape says " +
                           std::to_string(numel);
           break;
         }
         output_check oc;
         if (want_files.count(o.name)) {
-          const auto want_bytes = read_bytes(want_files[o.name]);
-          oc = compare_output(o.name, o.type, got, decode(o.type, want_bytes.data(), want_bytes.size()), spec.tolerance);
+          const common::mapped_file want(want_files[o.name]);
+          if (want.size() % esz != 0) {
+            throw error(ec::internal, want_files[o.name].string() + ": reference output is not a whole number of " +
+                                          dtype_name(o.type) + " elements; delete it and evaluate again");
+          }
+          oc = compare_output_raw(o.name, o.type, got.data(), got.size(), want.data(), want.size(), spec.tolerance);
         } else if (cand.is_baseline() && spec.reference_is_baseline()) {
-          oc = compare_output(o.name, o.type, got, got, spec.tolerance);  // the baseline is its own reference
+          oc = compare_output_raw(o.name, o.type, got.data(), got.size(), got.data(), got.size(), spec.tolerance);
         } else {
           oc.name = o.name;
           oc.passed = false;
@@ -353,6 +485,7 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
         }
         cr.outputs.push_back(oc);
       }
+      cr.phases["compare"] = lap();
       if (cp->timed && !timed_in_bytes) {
         timed_in_bytes = in_bytes;
         timed_out_bytes = out_bytes;

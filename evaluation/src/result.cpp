@@ -12,7 +12,8 @@ nlohmann::json case_result::to_json() const {
                       {"max_abs_err", max_abs_err},
                       {"max_rel_err", max_rel_err},
                       {"mismatch_ratio", mismatch_ratio},
-                      {"run_seconds", run_seconds}};
+                      {"run_seconds", run_seconds},
+                      {"phases", phases}};
   j["outputs"] = nlohmann::json::array();
   for (const auto& o : outputs) j["outputs"].push_back(o.to_json());
   j["latency_us"] = latency_us ? nlohmann::json(*latency_us) : nlohmann::json();
@@ -86,6 +87,7 @@ eval_result eval_result::from_json(const nlohmann::json& j) {
       c.max_rel_err = cj.value("max_rel_err", 0.0);
       c.mismatch_ratio = cj.value("mismatch_ratio", 0.0);
       c.run_seconds = cj.value("run_seconds", 0.0);
+      c.phases = cj.value("phases", nlohmann::json::object());
       for (const auto& oj : cj.value("outputs", nlohmann::json::array())) {
         output_check o;
         o.name = oj.value("name", std::string());

@@ -235,6 +235,11 @@ class sim_backend final : public backend {
     for (std::size_t i = 0; i < pkg.host_sources.size(); ++i) {
       const std::string obj = (dir / ("host_" + std::to_string(i) + ".o")).string();
       auto argv = base;
+      if (!tc_.host_pch_header.empty()) {
+        argv.push_back("-include");
+        argv.push_back(tc_.host_pch_header);
+        if (!tc_.launcher.empty()) argv.push_back("-fpch-preprocess");
+      }
       argv.insert(argv.end(), {"-c", (src / pkg.host_sources[i]).string(), "-o", obj});
       host.compiles.push_back(argv);
       host.link.push_back(obj);
@@ -451,10 +456,15 @@ class sim_backend final : public backend {
       if (hw.contains("block_idx") && hw["block_idx"].is_number()) d += " on core " + std::to_string(hw["block_idx"].get<int>());
       d += ": " + str("message");
       rr.diagnostic = rr.diagnostic.empty() || rr.diagnostic == str("message") ? d : rr.diagnostic + "; " + d;
-      // The runtime reports C++ exceptions escaping the kernel as invalid_use: an allocation
-      // failure under the memory limit is a resource problem, not a wrong kernel.
-      const std::string msg = str("message") + " " + rr.harness.value("message", std::string());
-      if (msg.find("bad_alloc") != std::string::npos || msg.find("Cannot allocate memory") != std::string::npos) {
+    }
+    // The runtime reports C++ exceptions escaping the kernel as invalid_use, and a core thread
+    // that could not start as a launch failure: an allocation failure under the memory limit is
+    // a resource problem, not a wrong kernel.
+    if (rr.status == "runtime_error") {
+      std::string msg = rr.harness.value("message", std::string());
+      if (hw.is_object() && hw.contains("message") && hw["message"].is_string()) msg += " " + hw["message"].get<std::string>();
+      for (const char* needle : {"bad_alloc", "Cannot allocate memory", "out of memory"}) {
+        if (msg.find(needle) == std::string::npos) continue;
         rr.status = "resource_error";
         rr.diagnostic = "memory limit of " + std::to_string(limits.address_space_bytes >> 20) +
                         " MiB exhausted (runaway allocation?): " + rr.diagnostic;

@@ -1,12 +1,14 @@
 #include "aopt/evaluation/toolchain.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <sstream>
 
 #include "aopt/common/error.h"
+#include "aopt/common/fast_hash.h"
 #include "aopt/common/sha256.h"
 #include "aopt/evaluation/build_config.h"
 
@@ -49,6 +51,8 @@ const toolchain& toolchain::get() {
     t.profile_dir = env_or("AOPT_PROFILE_DIR", AOPT_PROFILE_DIR);
     t.pch_header = env_or("AOPT_PCH_HEADER", AOPT_HAVE_PCH ? AOPT_PCH_HEADER : "");
     if (!t.pch_header.empty() && !fs::exists(t.pch_header + ".gch")) t.pch_header.clear();
+    t.host_pch_header = env_or("AOPT_HOST_PCH_HEADER", AOPT_HAVE_HOST_PCH ? AOPT_HOST_PCH_HEADER : "");
+    if (!t.host_pch_header.empty() && !fs::exists(t.host_pch_header + ".gch")) t.host_pch_header.clear();
     t.common_flags = split_ws(AOPT_KERNEL_COMMON_FLAGS);
     t.fixed_defines = split_ws(AOPT_KERNEL_FIXED_DEFINES);
     const char* link_env = std::getenv("AOPT_HOST_LINK");
@@ -92,14 +96,19 @@ const std::string& toolchain::id() const {
   static std::string value;
   std::call_once(once, [this] {
     common::sha256 h;
-    h.field("aopt-toolchain-v1").field(cxx);
+    // Per-file digests are the fast 64-bit hash (some 30 MB of prebuilt libraries are read at every
+    // start); the id itself stays SHA-256 over them.
+    h.field("aopt-toolchain-v2").field(cxx);
     for (const auto& f : common_flags) h.field(f);
     for (const auto& f : fixed_defines) h.field(f);
+    h.field(host_pch_header.empty() ? "no-host-pch" : "host-pch");
     auto hash_file = [&](const fs::path& p) {
       std::error_code e;
       if (fs::is_regular_file(p, e)) {
         h.field(p.filename().string());
-        h.field(common::sha256_file_hex(p));
+        char buf[24];
+        std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(common::fast_hash_file(p)));
+        h.field(buf);
       }
     };
     std::error_code e;

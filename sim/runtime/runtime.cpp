@@ -6,10 +6,12 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <new>
 #include <memory>
 #include <shared_mutex>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -144,8 +146,20 @@ struct launch_state {
   std::optional<hw_error> error;
   std::atomic<std::uint32_t> next_block{0};
   std::atomic<bool> stop{false};
+  // Set by a core that ran out of memory. Recording it must not allocate (the kernel may still
+  // hold every byte the address-space limit allows), so it is a flag; launch() turns it into an
+  // hw_error once the cores have stopped.
+  std::atomic<bool> out_of_memory{false};
   detail::launch_barrier barrier;
 };
+
+void note_out_of_memory(launch_state& st) noexcept {
+  st.out_of_memory = true;
+  st.stop = true;
+  std::lock_guard lk(st.barrier.mu);
+  st.barrier.aborted = true;
+  st.barrier.cv.notify_all();
+}
 
 void record_error(launch_state& st, hw_error e) {
   {
@@ -187,6 +201,8 @@ void run_blocks(const launch_options& opts, const std::function<void()>& body, l
       record_error(st, f.error);
     } catch (const detail::launch_aborted&) {
       // another core failed first
+    } catch (const std::bad_alloc&) {
+      note_out_of_memory(st);
     } catch (const std::exception& ex) {
       hw_error e;
       e.kind = hw_error_kind::invalid_use;
@@ -209,6 +225,27 @@ void run_blocks(const launch_options& opts, const std::function<void()>& body, l
   }
 }
 
+// A worker thread's whole life: whatever escapes run_blocks (an allocation failing inside an
+// error handler, the UB itself not fitting) stops the launch instead of terminating the process.
+void run_blocks_guarded(const launch_options& opts, const std::function<void()>& body, launch_state& st,
+                        launch_result& out) noexcept {
+  try {
+    run_blocks(opts, body, st, out);
+  } catch (const std::bad_alloc&) {
+    note_out_of_memory(st);
+  } catch (...) {
+    try {
+      hw_error e;
+      e.kind = hw_error_kind::invalid_use;
+      e.message = "an emulated core failed outside the kernel body";
+      record_error(st, std::move(e));
+    } catch (...) {
+      note_out_of_memory(st);
+    }
+  }
+  detail::current_core() = nullptr;
+}
+
 }  // namespace
 
 launch_result launch(const launch_options& opts, const std::function<void()>& body) {
@@ -225,14 +262,33 @@ launch_result launch(const launch_options& opts, const std::function<void()>& bo
   const std::uint32_t cap = std::max<std::uint32_t>(1, 2 * std::max<std::uint32_t>(1, opts.core_count));
   const std::uint32_t nthreads = std::min(opts.block_dim, cap);
   if (nthreads == 1) {
-    run_blocks(opts, body, st, out);
+    run_blocks_guarded(opts, body, st, out);
   } else {
     std::vector<std::thread> threads;
     threads.reserve(nthreads);
+    std::string spawn_failure;
     for (std::uint32_t i = 0; i < nthreads; ++i) {
-      threads.emplace_back([&] { run_blocks(opts, body, st, out); });
+      try {
+        threads.emplace_back([&] { run_blocks_guarded(opts, body, st, out); });
+      } catch (const std::system_error& e) {
+        // No thread for this core (memory or thread limit): stop the others, then report.
+        note_out_of_memory(st);
+        spawn_failure = "cannot start the thread of emulated core " + std::to_string(i) + " of " +
+                        std::to_string(nthreads) + " (" + e.what() + "): out of memory or thread limit";
+        break;
+      }
     }
     for (auto& t : threads) t.join();
+    if (!spawn_failure.empty() && !st.error) throw std::runtime_error("launch: " + spawn_failure);
+  }
+  if (!st.error && st.out_of_memory) {
+    // The kernel may still hold its memory: if even this message cannot be built, the
+    // bad_alloc propagates to the harness, which reports it without allocating.
+    hw_error e;
+    e.kind = hw_error_kind::invalid_use;
+    e.message = "the kernel ran out of memory (std::bad_alloc): allocation without end, or more than the "
+                "evaluator's memory limit allows";
+    st.error = std::move(e);
   }
   out.error = std::move(st.error);
   return out;

@@ -131,3 +131,23 @@ TEST_F(AoptEval, BadSpecIsAClearErrorNotACrash) {
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_NE(o.err.find("aopt: error"), std::string::npos) << o.err;
 }
+
+TEST_F(AoptEval, EveryCoreAllocatingAtOnceIsAResourceError) {
+  // All emulated cores hoard memory at the same time: whichever thread fails first, and however
+  // (bad_alloc in the kernel, in an error handler, a core thread that cannot start), the result
+  // is resource_error and aopt itself ends normally with its JSON.
+  const auto r = eval_json("tests/integration/packages/alloc_all_cores", {"--memory-limit", "2048", "--no-cache"}, 1);
+  EXPECT_EQ(r.value("status", ""), "resource_error") << r.dump(2);
+  EXPECT_NE(r.value("diagnostic", "").find("memory"), std::string::npos) << r.dump(2);
+  // The evaluator is unharmed: the next evaluation works.
+  const auto ok = eval_json("tests/integration/packages/cpp_reference", {}, 0);
+  EXPECT_EQ(ok.value("status", ""), "ok") << ok.dump(2);
+}
+
+TEST_F(AoptEval, TimeoutsAreNotCached) {
+  const auto first = eval_json("tests/integration/packages/loop_forever", {"--timeout", "2"}, 1);
+  EXPECT_EQ(first.value("status", ""), "timeout") << first.dump(2);
+  const auto second = eval_json("tests/integration/packages/loop_forever", {"--timeout", "2"}, 1);
+  EXPECT_EQ(second.value("status", ""), "timeout") << second.dump(2);
+  EXPECT_FALSE(second.value("cached", true)) << "a timeout must be evaluated again, not served from the cache";
+}

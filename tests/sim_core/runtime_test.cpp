@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <set>
 #include <thread>
 #include <vector>
@@ -170,6 +171,29 @@ TEST(Launch, TilingKeyVisible) {
   auto r = launch(o, [&] { ok += tiling_key() == 42; });
   EXPECT_FALSE(r.error.has_value());
   EXPECT_EQ(ok.load(), 2);
+}
+
+TEST(Launch, BadAllocInEveryCoreIsAnOutOfMemoryError) {
+  launch_options o;
+  o.block_dim = 8;
+  o.core_count = 8;
+  auto r = launch(o, [] { throw std::bad_alloc(); });
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_EQ(r.error->kind, hw_error_kind::invalid_use);
+  EXPECT_NE(r.error->message.find("out of memory"), std::string::npos) << r.error->message;
+  EXPECT_NE(r.error->message.find("bad_alloc"), std::string::npos) << r.error->message;
+}
+
+TEST(Launch, BadAllocInOneCoreReleasesTheOthersWaitingInSyncAll) {
+  launch_options o;
+  o.block_dim = 4;
+  o.core_count = 4;
+  auto r = launch(o, [] {
+    if (block_idx() == 2) throw std::bad_alloc();
+    sync_all(src_loc::current(), "SyncAll");
+  });
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_NE(r.error->message.find("out of memory"), std::string::npos) << r.error->message;
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
+#include <random>
 
 #include "aopt/evaluation/checker.h"
 
@@ -57,4 +59,38 @@ TEST(Checker, SizeMismatchFails) {
   const auto r = ev::compare_output("z", ev::dtype::float32, {1, 2}, {1, 2, 3}, tol);
   EXPECT_FALSE(r.passed);
   EXPECT_NE(r.message.find("2 elements"), std::string::npos);
+}
+
+TEST(Checker, RawComparisonGivesTheSameResultAsDecoded) {
+  const std::uint32_t seed = std::random_device{}();
+  std::cout << "seed " << seed << "\n";
+  std::mt19937 rng(seed);
+  ev::tolerance_spec tol;
+  for (auto t : {ev::dtype::float16, ev::dtype::float32, ev::dtype::bfloat16, ev::dtype::int32}) {
+    for (double bad_ratio : {0.0, 0.0005, 0.01, 0.6}) {
+      const std::size_t n = 20000 + rng() % 5000;
+      std::uniform_real_distribution<double> u(-4, 4);
+      std::vector<double> want(n);
+      for (auto& v : want) v = ev::round_to(t, u(rng));
+      want[5] = NAN;
+      want[9] = INFINITY;
+      std::vector<double> got = want;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (std::uniform_real_distribution<double>(0, 1)(rng) < bad_ratio) got[i] = ev::round_to(t, got[i] + u(rng));
+      }
+      if (bad_ratio > 0.5) got[5] = 1.0;  // NaN against a number
+      const auto gb = ev::encode(t, got), wb = ev::encode(t, want);
+      const auto ref = ev::compare_output("z", t, ev::decode(t, gb.data(), gb.size()), ev::decode(t, wb.data(), wb.size()), tol);
+      const auto raw = ev::compare_output_raw("z", t, gb.data(), gb.size(), wb.data(), wb.size(), tol);
+      EXPECT_EQ(raw.to_json().dump(), ref.to_json().dump()) << ev::dtype_name(t) << " ratio " << bad_ratio;
+    }
+  }
+}
+
+TEST(Checker, RawComparisonOfDifferentSizesFails) {
+  ev::tolerance_spec tol;
+  const std::vector<std::uint8_t> a(8), b(12);
+  const auto r = ev::compare_output_raw("z", ev::dtype::float32, a.data(), a.size(), b.data(), b.size(), tol);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.message.find("2 elements, the reference 3"), std::string::npos) << r.message;
 }

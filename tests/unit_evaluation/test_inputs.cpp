@@ -93,3 +93,74 @@ TEST(Dtype, HalfConversionMatchesHardwareTypeExhaustively) {
     ASSERT_EQ(ev::float_to_half_bits(f), bits) << f;
   }
 }
+
+TEST(Inputs, DirectGenerationMatchesValuesThenEncodeForEveryDtype) {
+  const std::uint64_t seed = std::random_device{}();
+  std::cout << "seed " << seed << "\n";
+  const std::vector<std::optional<std::pair<double, double>>> ranges = {
+      std::nullopt, std::make_pair(-3.0, 5.0), std::make_pair(0.25, 0.5), std::make_pair(-300.0, 70000.0)};
+  for (const auto& name : ev::dtype_names()) {
+    const auto t = *ev::parse_dtype(name);
+    for (const auto& range : ranges) {
+      for (std::int64_t n : {1, 3, 4, 7, 1001}) {
+        ev::tensor_spec s{{n}, t, range};
+        const auto want = ev::encode(t, ev::generate_values(s, seed, "c", "x", 2));
+        ASSERT_EQ(ev::generate_tensor(s, seed, "c", "x", 2), want) << name << " n=" << n;
+      }
+    }
+  }
+}
+
+TEST(Inputs, ParallelChunksGiveTheSameBytesAsOneThread) {
+  const std::uint64_t seed = std::random_device{}();
+  std::cout << "seed " << seed << "\n";
+  for (auto t : {ev::dtype::float16, ev::dtype::float32, ev::dtype::int8}) {
+    ev::tensor_spec s{{(1 << 20) + 37}, t, std::nullopt};
+    const std::size_t bytes = static_cast<std::size_t>(s.numel()) * ev::dtype_size(t);
+    std::vector<std::uint8_t> one(bytes), many(bytes);
+    ev::generate_tensor_into(s, seed, "perf", "x", 0, one.data(), 1);
+    ev::generate_tensor_into(s, seed, "perf", "x", 0, many.data(), 3);
+    ASSERT_EQ(one, many) << ev::dtype_name(t);
+    EXPECT_EQ(one, ev::encode(t, ev::generate_values(s, seed, "perf", "x", 0))) << ev::dtype_name(t);
+  }
+}
+
+TEST(Inputs, InputKeyNamesEveryIngredient) {
+  ev::tensor_spec a{{8, 16}, ev::dtype::float16, std::nullopt};
+  const auto k = ev::input_key(a, 1, "perf", "x", 0);
+  EXPECT_EQ(k, ev::input_key(a, 1, "perf", "x", 0));
+  EXPECT_NE(k, ev::input_key(a, 2, "perf", "x", 0));
+  EXPECT_NE(k, ev::input_key(a, 1, "tail", "x", 0));
+  EXPECT_NE(k, ev::input_key(a, 1, "perf", "y", 0));
+  EXPECT_NE(k, ev::input_key(a, 1, "perf", "x", 1));
+  ev::tensor_spec b = a;
+  b.shape = {16, 8};
+  EXPECT_NE(k, ev::input_key(b, 1, "perf", "x", 0));
+  b = a;
+  b.type = ev::dtype::bfloat16;
+  EXPECT_NE(k, ev::input_key(b, 1, "perf", "x", 0));
+  b = a;
+  b.range = std::make_pair(-1.0, 1.0);
+  EXPECT_NE(k, ev::input_key(b, 1, "perf", "x", 0));
+}
+
+TEST(Dtype, DecodeIntoMatchesDecode) {
+  std::mt19937 rng(99);
+  std::cout << "seed 99\n";
+  std::vector<std::uint8_t> raw(8 * 1003);
+  for (auto& b : raw) b = static_cast<std::uint8_t>(rng());
+  for (const auto& name : ev::dtype_names()) {
+    const auto t = *ev::parse_dtype(name);
+    const std::size_t n = raw.size() / ev::dtype_size(t);
+    const auto want = ev::decode(t, raw.data(), n * ev::dtype_size(t));
+    std::vector<double> got(n);
+    ev::decode_into(t, raw.data(), n, got.data());
+    for (std::size_t i = 0; i < n; ++i) {
+      if (std::isnan(want[i])) {
+        ASSERT_TRUE(std::isnan(got[i])) << name << " " << i;
+      } else {
+        ASSERT_EQ(got[i], want[i]) << name << " " << i;
+      }
+    }
+  }
+}

@@ -28,5 +28,10 @@ struct output_check {
 // `got` and `want` decoded values of one output of dtype `t`.
 output_check compare_output(const std::string& name, dtype t, const std::vector<double>& got,
                             const std::vector<double>& want, const tolerance_spec& tol);
+// The same comparison on raw tensor bytes (as the harness writes them), with identical results:
+// no decoded copies of whole tensors; blocks whose bytes are equal are skipped (they contribute
+// no error), the rest are decoded block by block.
+output_check compare_output_raw(const std::string& name, dtype t, const std::uint8_t* got, std::size_t got_bytes,
+                                const std::uint8_t* want, std::size_t want_bytes, const tolerance_spec& tol);
 
 }  // namespace aopt::evaluation

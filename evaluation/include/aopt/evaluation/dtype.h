@@ -33,6 +33,8 @@ double round_to(dtype t, double v);
 std::vector<std::uint8_t> encode(dtype t, const std::vector<double>& values);
 // Decoding of a raw buffer; the byte count must be a multiple of the element size.
 std::vector<double> decode(dtype t, const std::uint8_t* data, std::size_t bytes);
+// Decodes `count` elements into `out` (no allocation; fp16 through F16C where the CPU has it).
+void decode_into(dtype t, const std::uint8_t* data, std::size_t count, double* out);
 
 std::uint16_t float_to_half_bits(float f);
 float half_bits_to_float(std::uint16_t h);

@@ -21,7 +21,12 @@ struct eval_options {
   std::string profile = "910b4";
   std::optional<std::string> only_case;     // --case NAME
   std::optional<std::uint64_t> seed;        // default: aopt.json "seed", else 1
-  bool use_cache = true;
+  bool use_cache = true;                    // the result cache (results/); `timeout` results are never stored
+  // Reuse generated inputs (<cache>/inputs/) and reference outputs (<cache>/references/) across
+  // evaluations and processes: both are content-addressed (generator version, seed, case, dtype,
+  // shape; baseline or reference sources, toolchain, profile), so they cannot go stale. On even
+  // with use_cache off; off when false or when the environment sets AOPT_ARTIFACT_CACHE=0.
+  bool reuse_artifacts = true;
   std::filesystem::path cache_dir;          // empty = eval_cache::default_root()
   bool keep_workdir = false;
   std::filesystem::path work_root;          // empty = $TMPDIR/aopt-work
@@ -55,6 +60,7 @@ class evaluator {
   std::map<std::string, std::pair<std::filesystem::path, build_result>> baselines_;
   std::map<std::string, std::filesystem::path> references_;
   std::vector<std::filesystem::path> owned_dirs_;
+  std::filesystem::path artifact_root_;      // empty = artifacts not reused
 
  public:
   ~evaluator();

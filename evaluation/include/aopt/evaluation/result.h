@@ -30,6 +30,9 @@ struct case_result {
   std::optional<std::uint64_t> workspace_bytes;
   nlohmann::json profile = nlohmann::json::object();  // msprof field names, from the backend
   double run_seconds = 0;
+  // Where run_seconds went: "inputs", "run" (the sandboxed host), "reference" (cached: ~0),
+  // "compare", seconds each. Diagnostics only; "reference_cached" says whether it was reused.
+  nlohmann::json phases = nlohmann::json::object();
   nlohmann::json to_json() const;
 };
 
