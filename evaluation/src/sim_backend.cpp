@@ -382,6 +382,14 @@ class sim_backend final : public backend {
     }
     rj["outputs"] = nlohmann::json::array();
     for (const auto& o : spec.outputs) {
+      if (o.list_count > 0) {  // DYNAMIC output: one file per tensor of the list
+        nlohmann::json l = nlohmann::json::array();
+        for (std::size_t k = 0; k < o.list_count; ++k) {
+          l.push_back({{"dtype", dtype_name(o.type)}, {"file", "out_" + o.name + "_" + std::to_string(k) + ".bin"}});
+        }
+        rj["outputs"].push_back({{"name", o.name}, {"dtype", dtype_name(o.type)}, {"list", l}});
+        continue;
+      }
       nlohmann::json oj = {{"name", o.name}, {"dtype", dtype_name(o.type)}, {"file", "out_" + o.name + ".bin"}};
       if (o.shape) oj["shape"] = *o.shape;
       rj["outputs"].push_back(oj);
@@ -476,19 +484,33 @@ class sim_backend final : public backend {
       rr.status = "runtime_error";
     }
     if (rr.status == "ok") {
-      for (const auto& o : rr.harness.value("outputs", nlohmann::json::array())) {
+      // A DYNAMIC output comes back as {"name", "list": [...]}: its tensors are checked one by
+      // one as "<name>.<k>" (the names the reference sees too).
+      auto take = [&](const nlohmann::json& o, const std::string& name) {
         tensor_file t;
-        t.name = o.value("name", std::string());
+        t.name = name;
         const auto dt = parse_dtype(o.value("dtype", std::string()));
         if (!dt) {
           rr.status = "runtime_error";
           rr.diagnostic = "result.json: output '" + t.name + "' has an unknown dtype";
-          return rr;
+          return false;
         }
         t.type = *dt;
         t.shape = o.value("shape", std::vector<std::int64_t>{});
         t.file = run_dir / o.value("file", "out_" + t.name + ".bin");
         rr.outputs.push_back(t);
+        return true;
+      };
+      for (const auto& o : rr.harness.value("outputs", nlohmann::json::array())) {
+        const auto name = o.value("name", std::string());
+        if (o.contains("list") && o["list"].is_array()) {
+          std::size_t k = 0;
+          for (const auto& item : o["list"]) {
+            if (!take(item, name + "." + std::to_string(k++))) return rr;
+          }
+        } else if (!take(o, name)) {
+          return rr;
+        }
       }
     }
     return rr;
@@ -573,6 +595,16 @@ std::optional<std::size_t> select_column(const nlohmann::json& sig, const case_s
         break;
       }
     }
+    // A case may pin an output's dtype (e.g. Cast float32 -> bfloat16): the column must agree.
+    for (const auto& o : c.outputs) {
+      if (!match || !o.type) continue;
+      const auto& outs = sig.value("outputs", nlohmann::json::array());
+      for (const auto& so : outs) {
+        if (so.value("name", std::string()) != o.name) continue;
+        const auto& dts = so.value("dtypes", nlohmann::json::array());
+        if (!dts.empty() && dtype_name(*o.type) != dts[std::min(col, dts.size() - 1)].get<std::string>()) match = false;
+      }
+    }
     if (match) return col;
   }
   std::string have;
@@ -603,6 +635,16 @@ std::vector<run_output_decl> output_decls(const nlohmann::json& sig, std::size_t
       if (os.name == d.name) {
         if (os.type) d.type = *os.type;
         if (os.shape) d.shape = os.shape;
+      }
+    }
+    if (o.value("param_type", std::string()) == "dynamic") {
+      // As many tensors as the case's (first) tensor-list input has.
+      d.list_count = 1;
+      for (const auto& ci : c.inputs) {
+        if (ci.is_list) {
+          d.list_count = ci.tensors.size();
+          break;
+        }
       }
     }
     out.push_back(d);

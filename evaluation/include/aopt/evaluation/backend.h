@@ -48,6 +48,7 @@ struct run_output_decl {
   std::string name;
   dtype type = dtype::float16;
   std::optional<std::vector<std::int64_t>> shape;
+  std::size_t list_count = 0;  // DYNAMIC (tensor-list) output: number of tensors; 0 = plain
 };
 
 struct run_spec {
