@@ -13,6 +13,7 @@ const std::vector<std::unique_ptr<motif>>& all_motifs() {
     detail::add_tiling_motifs(v);
     detail::add_copy_motifs(v);
     detail::add_vector_motifs(v);
+    detail::add_mask_motifs(v);
     return v;
   }();
   return list;

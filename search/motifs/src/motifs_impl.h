@@ -12,9 +12,10 @@
 namespace aopt::motifs::detail {
 
 void add_pipeline_motifs(std::vector<std::unique_ptr<motif>>& v);  // double_buffer, pipe_all_barrier, redundant_pipe_v
-void add_tiling_motifs(std::vector<std::unique_ptr<motif>>& v);    // multicore_split, tile_size
+void add_tiling_motifs(std::vector<std::unique_ptr<motif>>& v);    // multicore_split, tail_balance, tile_size
 void add_copy_motifs(std::vector<std::unique_ptr<motif>>& v);      // merge_copies, datacopypad_tail
 void add_vector_motifs(std::vector<std::unique_ptr<motif>>& v);    // vectorize_scalar_loop, fuse_vector_ops, hoist_invariant, tbuf_temps
+void add_mask_motifs(std::vector<std::unique_ptr<motif>>& v);      // counter_mode_mask
 
 // A motif described by constant strings; subclasses implement match/apply.
 class basic_motif : public motif {
