@@ -99,8 +99,10 @@ class multicore_split final : public basic_motif {
     return {};
   }
 
-  // Names that carry the core count into SetBlockDim: its argument, and through plain copies,
-  // conditional branches (min written as a ternary) and min() calls, transitively.
+  // Names that carry the core count into SetBlockDim: its argument, and through the initializers
+  // of those variables (plain copies, conditional branches of a min written as a ternary, min()
+  // arguments), transitively. Later assignments are clamps to the work count (`if (cores >
+  // units) cores = units;`) and are not followed.
   static std::set<std::string> chain(const source_file& f, const call_info& c, const std::vector<flow_edge>& edges) {
     std::set<std::string> names;
     std::vector<std::string> work;
@@ -113,7 +115,7 @@ class multicore_split final : public basic_motif {
       const std::string n = work.back();
       work.pop_back();
       for (const auto& e : edges) {
-        if (e.lhs != n || e.compound) continue;
+        if (e.lhs != n || !e.decl) continue;
         const std::string rhs = strip_cast(norm(f, e.rhs));
         if (auto t = split_ternary(rhs)) {
           add(t->yes);
@@ -130,14 +132,16 @@ class multicore_split final : public basic_motif {
   }
 
   // A fixed count spelled `lit`, `CONST` or `static_cast<T>(lit|CONST)` inside `r`.
-  static std::optional<core_source> fixed_count(const source_file& f, range r) {
+  // Named constants count only when defined outside the tiling function (namespace-scope
+  // constexpr, macros): a local variable is followed through its own definition instead.
+  static std::optional<core_source> fixed_count(const source_file& f, range r, range scope) {
     const std::string inner = strip_cast(norm(f, r));
     long long v = 0;
     std::string what = inner;
     if (!is_int_literal(inner, &v)) {
       if (!is_identifier(inner)) return std::nullopt;
       auto k = f.integer_constant(inner);
-      if (!k) return std::nullopt;
+      if (!k || (k->decl >= 0 && scope.contains(f.at(k->decl).r))) return std::nullopt;
       v = k->value;
     }
     if (v < 1 || v > 64) return std::nullopt;
@@ -165,14 +169,23 @@ class multicore_split final : public basic_motif {
     const bool partitioned = kernel_block_num || reaches_tiling(f, scope, edges, derived_from(f, edges, names));
     if (!partitioned) return out;
     auto consider = [&](range r) {
-      if (auto fc = fixed_count(f, r)) out.push_back(*fc);
-      else if (auto q = core_query(f, r)) out.push_back(*q);
+      std::optional<core_source> cs = fixed_count(f, r, scope);
+      if (!cs) cs = core_query(f, r);
+      if (!cs) return;
+      for (const auto& o : out) {
+        if (o.edit == cs->edit) return;
+      }
+      out.push_back(*cs);
     };
     // SetBlockDim(8) / SetBlockDim(platform.GetCoreNumAiv()) directly: only GetBlockNum() can
     // tell the kernel the split.
     if (kernel_block_num) consider(c.args[0]);
     for (const auto& e : edges) {
-      if (e.decl && names.count(e.lhs)) consider(e.rhs);
+      if (!e.decl || !names.count(e.lhs)) continue;
+      // A count that is accumulated (`n *= dim`) is not a fixed core count.
+      bool accumulated = false;
+      for (const auto& o : edges) accumulated = accumulated || (o.compound && o.lhs == e.lhs);
+      if (!accumulated) consider(e.rhs);
     }
     return out;
   }
