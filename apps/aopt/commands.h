@@ -12,4 +12,8 @@ using command_fn = std::function<int()>;
 // `aopt eval OP_DIR ...`: compile, check and time one operator package.
 command_fn add_eval_command(CLI::App& app);
 
+// `aopt bank rewind SEED_DIR...`: offline rewind into the experience bank. `bank` is the `bank`
+// subcommand (storage::add_bank_commands); its `--bank` is honoured.
+command_fn add_bank_rewind_command(CLI::App& bank);
+
 }  // namespace aopt::app

@@ -1,6 +1,7 @@
 // aopt: AscendOptimizer command line.
 #include <iostream>
 #include <map>
+#include <utility>
 
 #include "aopt/common/error.h"
 #include "aopt/common/log.h"
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
   commands[eval] = aopt::app::add_eval_command(*eval);
   // `aopt bank ...` runs from CLI11 callbacks during parse (storage/src/bank_cli.cpp).
   CLI::App* bank = aopt::storage::add_bank_commands(app);
+  auto rewind_fn = aopt::app::add_bank_rewind_command(*bank);  // `aopt bank rewind` (apps/aopt/rewind_command.cpp)
+  commands[bank->get_subcommand("rewind")] = std::move(rewind_fn);
   app.parse_complete_callback([&] {
     if (!log_level.empty()) aopt::common::set_log_level(log_level);
   });
