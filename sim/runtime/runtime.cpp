@@ -19,23 +19,6 @@
 
 namespace aopt::sim {
 
-const char* hw_error_kind_name(hw_error_kind k) {
-  switch (k) {
-    case hw_error_kind::ub_overflow: return "ub_overflow";
-    case hw_error_kind::misaligned: return "misaligned";
-    case hw_error_kind::truncated_copy: return "truncated_copy";
-    case hw_error_kind::param_out_of_range: return "param_out_of_range";
-    case hw_error_kind::reserved_event: return "reserved_event";
-    case hw_error_kind::double_set_event: return "double_set_event";
-    case hw_error_kind::deadlock: return "deadlock";
-    case hw_error_kind::gm_out_of_bounds: return "gm_out_of_bounds";
-    case hw_error_kind::ub_out_of_bounds: return "ub_out_of_bounds";
-    case hw_error_kind::sync_all_missing_core: return "sync_all_missing_core";
-    case hw_error_kind::invalid_use: return "invalid_use";
-  }
-  return "unknown";
-}
-
 std::string hw_error::to_string() const {
   std::string s;
   if (!site.file.empty()) {

@@ -2,29 +2,6 @@
 
 namespace aopt::sim {
 
-namespace {
-
-// Same names as hw_error_kind_name() of the runtime; kept here so the timing library does not
-// depend on the runtime's shared library.
-const char* kind_name(hw_error_kind k) {
-  switch (k) {
-    case hw_error_kind::ub_overflow: return "ub_overflow";
-    case hw_error_kind::misaligned: return "misaligned";
-    case hw_error_kind::truncated_copy: return "truncated_copy";
-    case hw_error_kind::param_out_of_range: return "param_out_of_range";
-    case hw_error_kind::reserved_event: return "reserved_event";
-    case hw_error_kind::double_set_event: return "double_set_event";
-    case hw_error_kind::deadlock: return "deadlock";
-    case hw_error_kind::gm_out_of_bounds: return "gm_out_of_bounds";
-    case hw_error_kind::ub_out_of_bounds: return "ub_out_of_bounds";
-    case hw_error_kind::sync_all_missing_core: return "sync_all_missing_core";
-    case hw_error_kind::invalid_use: return "invalid_use";
-  }
-  return "unknown";
-}
-
-}  // namespace
-
 nlohmann::json timing_report::to_json() const {
   nlohmann::json j;
   j["simulated"] = true;
@@ -46,7 +23,7 @@ nlohmann::json timing_report::to_json() const {
   j["cores_used"] = cores_used;
   j["waves"] = waves;
   if (error) {
-    j["hw_error"] = {{"kind", kind_name(error->kind)},
+    j["hw_error"] = {{"kind", hw_error_kind_name(error->kind)},
                      {"message", error->message},
                      {"file", error->site.file},
                      {"line", error->site.line},

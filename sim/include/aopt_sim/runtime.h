@@ -28,7 +28,24 @@ enum class hw_error_kind : std::uint8_t {
   sync_all_missing_core,// SyncAll with a core that never arrives
   invalid_use,          // API misuse: DeQue on an empty queue, FreeTensor twice, ...
 };
-const char* hw_error_kind_name(hw_error_kind k);
+// Stable snake_case name of a kind (result.json "kind", messages). Inline so that libraries
+// that do not link the runtime (the timing model) share it.
+inline const char* hw_error_kind_name(hw_error_kind k) {
+  switch (k) {
+    case hw_error_kind::ub_overflow: return "ub_overflow";
+    case hw_error_kind::misaligned: return "misaligned";
+    case hw_error_kind::truncated_copy: return "truncated_copy";
+    case hw_error_kind::param_out_of_range: return "param_out_of_range";
+    case hw_error_kind::reserved_event: return "reserved_event";
+    case hw_error_kind::double_set_event: return "double_set_event";
+    case hw_error_kind::deadlock: return "deadlock";
+    case hw_error_kind::gm_out_of_bounds: return "gm_out_of_bounds";
+    case hw_error_kind::ub_out_of_bounds: return "ub_out_of_bounds";
+    case hw_error_kind::sync_all_missing_core: return "sync_all_missing_core";
+    case hw_error_kind::invalid_use: return "invalid_use";
+  }
+  return "unknown";
+}
 
 struct hw_error {
   hw_error_kind kind = hw_error_kind::invalid_use;
