@@ -18,6 +18,14 @@ inline std::filesystem::path source_dir() {
   return s != nullptr ? std::filesystem::path(s) : std::filesystem::path(AOPT_STAGE1_SOURCE_DIR);
 }
 inline std::filesystem::path data_dir() { return source_dir() / "tests" / "stage1" / "data"; }
+// A fixture package by name: the real operators of examples/ops are used as they are (no
+// copies); the rest (reformatted, renamed, subsets) live under tests/stage1/data.
+inline std::filesystem::path package_dir(const std::string& name) {
+  const auto ops = source_dir() / "examples" / "ops";
+  if (name == "add_custom") return ops / "add_custom";
+  if (name == "mul" || name == "reduce_sum") return ops / name / "baseline";
+  return data_dir() / name;
+}
 
 inline std::string read_text(const std::filesystem::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -30,7 +38,7 @@ inline std::string read_text(const std::filesystem::path& p) {
 // sorted order.
 inline synthesis_input load_package(const std::string& name) {
   synthesis_input in;
-  const auto root = data_dir() / name;
+  const auto root = package_dir(name);
   for (const char* sub : {"op_host", "op_kernel"}) {
     if (!std::filesystem::exists(root / sub)) continue;
     std::map<std::string, std::string> files;
@@ -66,7 +74,7 @@ class temp_dir {
 inline int syntax_check(const std::string& name, const std::map<std::string, std::string>& files,
                         const std::string& check, const std::string& extra_flags, std::string& log) {
   temp_dir dir;
-  std::filesystem::copy(data_dir() / name, dir.path(), std::filesystem::copy_options::recursive);
+  std::filesystem::copy(package_dir(name), dir.path(), std::filesystem::copy_options::recursive);
   for (const auto& [p, c] : files) {
     std::ofstream(dir.path() / p, std::ios::binary | std::ios::trunc) << c;
   }
