@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -11,6 +12,10 @@ using command_fn = std::function<int()>;
 
 // `aopt eval OP_DIR ...`: compile, check and time one operator package.
 command_fn add_eval_command(CLI::App& app);
+
+// `aopt optimize OP_DIR ...`: the whole loop; writes the optimized package and reports.
+// `argv_line` is the command line, recorded in the report.
+command_fn add_optimize_command(CLI::App& app, const std::string& argv_line);
 
 // `aopt bank rewind SEED_DIR...`: offline rewind into the experience bank. `bank` is the `bank`
 // subcommand (storage::add_bank_commands); its `--bank` is honoured.

@@ -1,6 +1,7 @@
 // aopt: AscendOptimizer command line.
 #include <iostream>
 #include <map>
+#include <string>
 #include <utility>
 
 #include "aopt/common/error.h"
@@ -16,6 +17,10 @@ int main(int argc, char** argv) {
   std::map<CLI::App*, aopt::app::command_fn> commands;
   auto* eval = app.add_subcommand("eval", "Compile, check and time one operator package");
   commands[eval] = aopt::app::add_eval_command(*eval);
+  std::string argv_line = "aopt";
+  for (int i = 1; i < argc; ++i) argv_line += std::string(" ") + argv[i];
+  auto* optimize = app.add_subcommand("optimize", "Optimize an operator package: tiling evolution and kernel rewriting, alternating");
+  commands[optimize] = aopt::app::add_optimize_command(*optimize, argv_line);
   // `aopt bank ...` runs from CLI11 callbacks during parse (storage/src/bank_cli.cpp).
   CLI::App* bank = aopt::storage::add_bank_commands(app);
   auto rewind_fn = aopt::app::add_bank_rewind_command(*bank);  // `aopt bank rewind` (apps/aopt/rewind_command.cpp)

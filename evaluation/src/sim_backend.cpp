@@ -235,6 +235,7 @@ class sim_backend final : public backend {
     for (std::size_t i = 0; i < pkg.host_sources.size(); ++i) {
       const std::string obj = (dir / ("host_" + std::to_string(i) + ".o")).string();
       auto argv = base;
+      for (const auto& f : tc_.host_flags) argv.push_back(f);
       if (!tc_.host_pch_header.empty()) {
         argv.push_back("-include");
         argv.push_back(tc_.host_pch_header);

@@ -54,6 +54,7 @@ const toolchain& toolchain::get() {
     t.host_pch_header = env_or("AOPT_HOST_PCH_HEADER", AOPT_HAVE_HOST_PCH ? AOPT_HOST_PCH_HEADER : "");
     if (!t.host_pch_header.empty() && !fs::exists(t.host_pch_header + ".gch")) t.host_pch_header.clear();
     t.common_flags = split_ws(AOPT_KERNEL_COMMON_FLAGS);
+    t.host_flags = split_ws(AOPT_HOST_EXTRA_FLAGS);
     t.fixed_defines = split_ws(AOPT_KERNEL_FIXED_DEFINES);
     const char* link_env = std::getenv("AOPT_HOST_LINK");
     if (link_env) {
@@ -101,6 +102,7 @@ const std::string& toolchain::id() const {
     h.field("aopt-toolchain-v2").field(cxx);
     for (const auto& f : common_flags) h.field(f);
     for (const auto& f : fixed_defines) h.field(f);
+    for (const auto& f : host_flags) h.field("host:" + f);
     h.field(host_pch_header.empty() ? "no-host-pch" : "host-pch");
     auto hash_file = [&](const fs::path& p) {
       std::error_code e;

@@ -14,6 +14,20 @@ void stage1_config::validate() const {
 
 stage1_result run_stage1(const tiling_template& tmpl, search::engine& engine, const evaluator& evaluate,
                          const stage1_config& cfg, stage1_history& history) {
+  auto propose = [&engine](const tiling_template& t, const stage1_history& h, std::size_t n) {
+    return engine.propose_tiling_variants(t, h, n);
+  };
+  auto batch = [&evaluate](const std::vector<tiling_proposal>& ps) {
+    std::vector<eval_outcome> out;
+    out.reserve(ps.size());
+    for (const auto& p : ps) out.push_back(evaluate(p));
+    return out;
+  };
+  return run_stage1(tmpl, propose, batch, cfg, history);
+}
+
+stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, const batch_evaluator& evaluate,
+                         const stage1_config& cfg, stage1_history& history) {
   cfg.validate();
   stage1_result res;
   auto consider = [&](const stage1_trial& t) {
@@ -32,22 +46,64 @@ stage1_result run_stage1(const tiling_template& tmpl, search::engine& engine, co
     res.best_latency_us = e->outcome.latency_us;
     res.best_description = tmpl.describe_change(e->values);
   }
-  auto run_one = [&](tiling_proposal p, std::size_t step) {
-    stage1_trial t{step, p.values, p.op, p.description, {}, false};
-    if (const auto* hit = p.values.empty() ? nullptr : history.lookup(p.values)) {
-      t.outcome = hit->outcome;
-      t.cached = true;
-      ++res.cache_hits;
-    } else {
+  // Evaluates the proposals the history does not know (as one batch) and records every trial.
+  auto run_step = [&](std::vector<tiling_proposal> ps, std::size_t step) {
+    std::vector<tiling_proposal> fresh;
+    std::vector<std::size_t> fresh_at;  // index in ps
+    std::vector<stage1_trial> trials(ps.size());
+    std::vector<bool> used(ps.size(), false);
+    std::vector<std::pair<std::size_t, std::size_t>> repeats;  // (index in ps, index in fresh)
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      auto& p = ps[i];
+      trials[i] = stage1_trial{step, p.values, p.op, p.description, {}, false};
+      if (const auto* hit = p.values.empty() ? nullptr : history.lookup(p.values)) {
+        trials[i].outcome = hit->outcome;
+        trials[i].cached = true;
+        used[i] = true;
+        ++res.cache_hits;
+        continue;
+      }
+      if (!p.values.empty()) {
+        const auto same = std::find_if(fresh.begin(), fresh.end(), [&](const tiling_proposal& f) { return f.values == p.values; });
+        if (same != fresh.end()) {  // proposed twice in one step: answered by the first
+          repeats.emplace_back(i, static_cast<std::size_t>(same - fresh.begin()));
+          used[i] = true;
+          continue;
+        }
+      }
+      if (res.evaluations + fresh.size() >= cfg.budget) break;
       if (p.files.empty()) p.files = tmpl.instantiate(p.values);
-      t.outcome = evaluate(p);
-      ++res.evaluations;
-      if (!t.outcome.ok) ++res.failures;
-      history.record(p, t.outcome);
+      fresh.push_back(p);
+      fresh_at.push_back(i);
+      used[i] = true;
+    }
+    std::vector<eval_outcome> outcomes;
+    if (!fresh.empty()) outcomes = evaluate(fresh);
+    if (outcomes.size() != fresh.size()) {
+      throw aopt::error(ec::internal, "run_stage1: the batch evaluator returned " + std::to_string(outcomes.size()) +
+                                          " outcomes for " + std::to_string(fresh.size()) + " proposals");
+    }
+    for (std::size_t j = 0; j < fresh.size(); ++j) {
+      auto& t = trials[fresh_at[j]];
+      t.outcome = outcomes[j];
+      if (t.outcome.memo) {
+        t.cached = true;
+        ++res.cache_hits;
+      } else {
+        ++res.evaluations;
+        if (!t.outcome.ok) ++res.failures;
+      }
+      history.record(fresh[j], t.outcome);
       consider(t);
     }
-    res.trials.push_back(std::move(t));
-    return res.trials.back().outcome;
+    for (const auto& [i, j] : repeats) {
+      trials[i].outcome = outcomes[j];
+      trials[i].cached = true;
+      ++res.cache_hits;
+    }
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      if (used[i]) res.trials.push_back(trials[i]);
+    }
   };
 
   if (cfg.evaluate_base && !history.evaluated(base) && res.evaluations < cfg.budget) {
@@ -55,8 +111,8 @@ stage1_result run_stage1(const tiling_template& tmpl, search::engine& engine, co
     p.values = base;
     p.op = "base";
     p.description = "base";
-    const eval_outcome o = run_one(std::move(p), 0);
-    if (o.ok) res.base_latency_us = o.latency_us;
+    run_step({std::move(p)}, 0);
+    if (!res.trials.empty() && res.trials.back().outcome.ok) res.base_latency_us = res.trials.back().outcome.latency_us;
   }
   res.stop_reason = "steps done";
   for (std::size_t step = 0; step < cfg.steps; ++step) {
@@ -65,7 +121,7 @@ stage1_result run_stage1(const tiling_template& tmpl, search::engine& engine, co
       break;
     }
     const std::size_t n = std::min(cfg.proposals_per_step, cfg.budget - res.evaluations);
-    auto proposals = engine.propose_tiling_variants(tmpl, history, n);
+    auto proposals = propose(tmpl, history, n);
     ++res.steps_run;
     if (!proposals.ok()) {
       res.stop_reason = "engine: " + proposals.reason();
@@ -75,10 +131,7 @@ stage1_result run_stage1(const tiling_template& tmpl, search::engine& engine, co
       res.stop_reason = "engine: no new variant left to propose";
       break;
     }
-    for (auto& p : proposals.value()) {
-      if (res.evaluations >= cfg.budget && !history.evaluated(p.values)) break;
-      run_one(std::move(p), step);
-    }
+    run_step(std::move(proposals.value()), step);
   }
   if (res.stop_reason == "steps done" && res.evaluations >= cfg.budget) res.stop_reason = "budget exhausted";
   res.improved = res.best && res.base_latency_us && res.best_latency_us < *res.base_latency_us;

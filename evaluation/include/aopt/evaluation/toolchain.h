@@ -19,6 +19,7 @@ struct toolchain {
   std::string pch_header;                   // "" = no PCH
   std::string host_pch_header;              // precompiled host prefix; "" = none (AOPT_HOST_PCH_HEADER="" disables)
   std::vector<std::string> common_flags;    // -std=c++17 -O2 -mf16c -fPIC
+  std::vector<std::string> host_flags;      // appended for host sources: -O0
   std::vector<std::string> fixed_defines;   // -D__CCE_AICORE__=220 ...
   std::vector<std::string> host_link;       // full link items of the harness chain
   std::string host_rpath;

@@ -18,6 +18,9 @@
 namespace aopt::stage1 {
 
 using evaluator = std::function<eval_outcome(const tiling_proposal&)>;
+// Evaluates a step's new proposals together (in parallel where the caller can): one outcome per
+// proposal, in order. An outcome with `memo` set was answered without spending budget.
+using batch_evaluator = std::function<std::vector<eval_outcome>(const std::vector<tiling_proposal>&)>;
 
 struct stage1_config {
   std::size_t steps = 8;               // U: proposal rounds. Default: 8
@@ -55,6 +58,13 @@ struct stage1_result {
 // Runs Stage I on `tmpl`, recording every evaluation in `history` (which may already hold
 // evaluations from earlier rounds: those are cache hits and parents, not budget).
 stage1_result run_stage1(const tiling_template& tmpl, search::engine& engine, const evaluator& evaluate,
+                         const stage1_config& cfg, stage1_history& history);
+
+// The same loop with a step's proposals evaluated as one batch, and proposals asked through
+// `propose` (an engine call, or the same call routed elsewhere, e.g. to an actor).
+using proposer = std::function<search::outcome<std::vector<tiling_proposal>>(
+    const tiling_template&, const stage1_history&, std::size_t)>;
+stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, const batch_evaluator& evaluate,
                          const stage1_config& cfg, stage1_history& history);
 
 }  // namespace aopt::stage1

@@ -30,6 +30,7 @@ struct eval_outcome {
   double latency_us = 0;
   std::string status;
   std::string message;
+  bool memo = false;  // answered by the caller without an evaluation (spends no budget)
 };
 
 // A proposed tiling variant: its tunable values (empty for a free-form rewrite an LLM engine may

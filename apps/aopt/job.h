@@ -1,0 +1,28 @@
+// One optimize job as the command line runs it: the spec (package, config, engine, evaluator
+// slots, bank) and the entry point that runs it over the services.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+
+#include "aopt/evaluation/package.h"
+#include "aopt/optimize/offline_engine.h"
+#include "aopt/optimize/optimizer.h"
+#include "support.h"
+
+namespace aopt::app {
+
+struct job_spec {
+  std::shared_ptr<const evaluation::op_package> package;
+  optimize::file_map base_files;
+  optimize::optimizer_config config;
+  optimize::offline_engine_config engine;
+  slot_options slots;
+  std::filesystem::path bank_dir;  // empty: no bank (Stage II retrieves nothing)
+  bool learn = true;               // accepted kernel changes go to the bank
+  optimize::progress_fn progress;
+};
+
+optimize::optimize_result run_optimize_job(const job_spec& spec);
+
+}  // namespace aopt::app

@@ -1,0 +1,189 @@
+// `aopt optimize OP_DIR [--budget 40] [--rounds R] [--engine offline] [--out DIR] ...`
+// The whole loop (Algorithm 1) on the embedded defaults: offline engine, sim backend, the
+// persistent experience bank. Writes the optimized package (same layout, drop-in) and
+// report.md / report.json into --out.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "aopt/common/error.h"
+#include "aopt/motifs/edit.h"
+#include "aopt/optimize/optimizer.h"
+#include "aopt/optimize/report.h"
+#include "aopt/storage/experience_bank.h"
+#include "commands.h"
+#include "job.h"
+#include "support.h"
+
+namespace aopt::app {
+
+namespace ev = aopt::evaluation;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct optimize_args {
+  std::string op_dir;
+  std::string out_dir;
+  std::string engine = "offline";
+  std::string profile = "910b4";
+  std::string bank_dir;
+  optimize::optimizer_config cfg;
+  std::uint64_t seed = 1;
+  std::size_t jobs = 0;
+  bool no_cache = false;
+  bool no_learn = false;
+  bool quiet = false;
+  bool json = false;
+  std::string command;
+};
+
+// Copies the package directory to `out` (skipping build outputs), then writes the best files.
+void write_package(const ev::op_package& pkg, const optimize::file_map& best, const fs::path& out) {
+  std::error_code ec;
+  if (fs::exists(out) && !fs::is_directory(out)) {
+    throw error(ec::invalid_argument, fmt::format("--out {}: exists and is not a directory", out.string()));
+  }
+  fs::create_directories(out, ec);
+  if (ec) throw error(ec::io_error, fmt::format("--out {}: cannot create the directory: {}", out.string(), ec.message()));
+  // The package root plus aopt.json when it lives in the parent (the suite's baseline/ layout).
+  for (auto it = fs::recursive_directory_iterator(pkg.dir); it != fs::recursive_directory_iterator(); ++it) {
+    const fs::path rel = fs::relative(it->path(), pkg.dir);
+    const std::string first = rel.begin()->string();
+    if (first == "build" || first == "build_out" || first.starts_with(".")) {
+      if (it->is_directory()) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_directory()) {
+      fs::create_directories(out / rel);
+    } else if (it->is_regular_file()) {
+      fs::copy_file(it->path(), out / rel, fs::copy_options::overwrite_existing);
+    }
+  }
+  if (!fs::exists(pkg.dir / "aopt.json") && fs::exists(pkg.dir.parent_path() / "aopt.json")) {
+    fs::copy_file(pkg.dir.parent_path() / "aopt.json", out / "aopt.json", fs::copy_options::overwrite_existing);
+    // A reference.cpp next to it is part of the spec.
+    for (const auto& e : fs::directory_iterator(pkg.dir.parent_path())) {
+      if (e.is_regular_file() && e.path().extension() == ".cpp") {
+        fs::copy_file(e.path(), out / e.path().filename(), fs::copy_options::overwrite_existing);
+      }
+    }
+  }
+  for (const auto& [rel, text] : best) {
+    std::ofstream o(out / rel, std::ios::binary | std::ios::trunc);
+    o << text;
+    if (!o) throw error(ec::io_error, fmt::format("{}: cannot write the optimized file", (out / rel).string()));
+  }
+}
+
+void write_text(const fs::path& p, const std::string& text) {
+  std::ofstream o(p, std::ios::binary | std::ios::trunc);
+  o << text;
+  if (!o) throw error(ec::io_error, fmt::format("{}: cannot write", p.string()));
+}
+
+int run(optimize_args& a, const std::string& argv_line) {
+  if (a.engine != "offline") {
+    throw error(ec::invalid_argument,
+                fmt::format("--engine {}: unknown engine; this build has `offline` (the `llm` engine needs an "
+                            "endpoint configuration, see README)",
+                            a.engine));
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  auto pkg = std::make_shared<const ev::op_package>(ev::load_package(a.op_dir));
+  const fs::path out = a.out_dir.empty() ? fs::path("aopt-out") / pkg->dir.filename() : fs::path(a.out_dir);
+  if (fs::weakly_canonical(out) == pkg->dir) {
+    throw error(ec::invalid_argument, fmt::format("--out {}: is the input package; choose another directory", out.string()));
+  }
+  job_spec spec;
+  spec.package = pkg;
+  spec.base_files = load_files(*pkg);
+  spec.config = a.cfg;
+  spec.engine = offline_config(a.profile, a.seed);
+  spec.slots.profile = a.profile;
+  spec.slots.use_cache = !a.no_cache;
+  spec.slots.slots = a.jobs != 0 ? a.jobs : default_slots();
+  spec.bank_dir = a.bank_dir.empty() ? storage::default_bank_dir() : fs::path(a.bank_dir);
+  spec.learn = !a.no_learn;
+  if (!a.quiet) {
+    std::cout << fmt::format("optimize {} (engine {}, backend sim [simulated latencies], profile {}, budget {}, {} evaluator slot(s), seed {})\n",
+                             pkg->dir.string(), a.engine, a.profile, a.cfg.budget, spec.slots.slots, a.seed);
+    spec.progress = [](const optimize::progress_event& e) {
+      if (e.kind == "point" && e.point != nullptr) {
+        const auto& p = *e.point;
+        std::cout << fmt::format("  [{:>3}] r{} {:<6} {:<16} {:>10} best {:>10.2f} us{}{}  {}\n", p.evaluations,
+                                 p.round + 1, p.stage, p.status,
+                                 p.latency_us ? fmt::format("{:.2f} us", *p.latency_us) : std::string("-"), p.best_us,
+                                 p.accepted ? "  ACCEPTED" : "", p.memo ? "  (repeat, free)" : "",
+                                 p.proposal.substr(0, 90));
+      } else if (e.kind == "stage") {
+        std::cout << "  -- " << e.message << "\n";
+      }
+      std::cout.flush();
+    };
+  }
+  const optimize::optimize_result res = run_optimize_job(spec);
+  if (res.stop_reason.starts_with("base failed")) {
+    throw error(ec::invalid_spec, fmt::format("{}: the operator itself does not pass its cases, nothing to optimize: {}",
+                                              pkg->dir.string(), res.stop_reason));
+  }
+  write_package(*pkg, res.best_files, out);
+  optimize::report_context ctx;
+  ctx.op_dir = pkg->dir.string();
+  ctx.out_dir = fs::absolute(out).string();
+  ctx.backend = "sim";
+  ctx.profile = a.profile;
+  ctx.seed = a.seed;
+  ctx.config = a.cfg;
+  ctx.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ctx.command = argv_line;
+  const auto rj = optimize::report_json(res, ctx);
+  write_text(out / "report.json", rj.dump(2) + "\n");
+  write_text(out / "report.md", optimize::report_markdown(res, ctx));
+  if (a.json) {
+    std::cout << rj.dump(2) << "\n";
+  } else {
+    std::cout << fmt::format(
+        "{}: {:.2f} us -> {:.2f} us (simulated, profile {}): speedup {:.3f}x, {} accepted change(s), {} evaluation(s) "
+        "({} failed), stopped: {}{}\n",
+        pkg->dir.filename().string(), res.base_us, res.best_us, a.profile, res.speedup, res.changes.size(),
+        res.evaluations, res.failures, res.stop_reason,
+        res.verification ? (res.verification->ok ? "; verified on fresh inputs" : "; FRESH-INPUT CHECK FAILED") : "");
+    std::cout << fmt::format("wrote {} (drop-in package), {}/report.md, {}/report.json\n", out.string(), out.string(),
+                             out.string());
+  }
+  return 0;
+}
+
+}  // namespace
+
+command_fn add_optimize_command(CLI::App& app, const std::string& argv_line) {
+  auto a = std::make_shared<optimize_args>();
+  app.add_option("OP_DIR", a->op_dir, "Operator package (e.g. examples/ops/add_custom)")->required()->check(CLI::ExistingDirectory);
+  app.add_option("--out", a->out_dir, "Where to write the optimized package and reports (default aopt-out/<name>)");
+  app.add_option("--budget", a->cfg.budget, "Evaluations, failures included (default 40)");
+  app.add_option("--rounds", a->cfg.rounds, "R: alternation rounds (default 3; more while the last one improved and budget remains)");
+  app.add_option("--stage1-steps", a->cfg.stage1_steps, "U: Stage-I steps per round (default 4)");
+  app.add_option("--stage2-steps", a->cfg.stage2_steps, "S: Stage-II steps per round (default 3)");
+  app.add_option("--proposals", a->cfg.proposals_per_step, "Candidates per step (default: evaluator slots, at least 2)");
+  app.add_option("--top-k", a->cfg.top_k, "Tuples retrieved per Stage-II step (default 4)");
+  app.add_option("--engine", a->engine, "Proposal engine: offline (default)");
+  app.add_option("--profile", a->profile, "Device profile of the sim backend (default 910b4)");
+  app.add_option("--bank", a->bank_dir, "Experience bank directory (default: the user's bank)");
+  app.add_option("--seed", a->seed, "Seed of the engine's random choices (default 1)");
+  app.add_option("-j,--jobs", a->jobs, "Evaluator slots (default 2, 1 on a one-core machine)");
+  app.add_flag("--no-cache", a->no_cache, "Do not use the evaluation result cache");
+  app.add_flag("--no-learn", a->no_learn, "Do not store accepted kernel changes in the bank");
+  app.add_flag("--no-stage1", [a](std::int64_t) { a->cfg.stage1 = false; }, "Stage II only");
+  app.add_flag("--no-stage2", [a](std::int64_t) { a->cfg.stage2 = false; }, "Stage I only");
+  app.add_flag("--no-verify", [a](std::int64_t) { a->cfg.verify = false; }, "Skip the fresh-input check of the winner");
+  app.add_flag("-q,--quiet", a->quiet, "No progress output");
+  app.add_flag("--json", a->json, "Print report.json to stdout");
+  return [a, argv_line]() { return run(*a, argv_line); };
+}
+
+}  // namespace aopt::app

@@ -1,0 +1,118 @@
+// The optimizer: the paper's Algorithm 1 (block coordinate descent). R rounds; each round runs
+// U Stage-I steps (tiling variants, the kernel fixed) and then S Stage-II steps (diagnose,
+// retrieve, rewrite, the tiling fixed); every round starts from the best pair so far. The
+// budget counts every evaluation, failures included; a candidate identical to one already
+// evaluated in this job is answered from the job's memory and costs nothing. Zero tolerance: only
+// candidates that pass every case count; one faster than the roofline bound is suspect and never
+// accepted. Pure: all effects go through `services`; deterministic for a deterministic services.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aopt/optimize/services.h"
+
+namespace aopt::optimize {
+
+struct optimizer_config {
+  std::size_t budget = 40;            // evaluations, failures included. Default: 40
+  std::size_t rounds = 3;             // R. Default: 3
+  std::size_t stage1_steps = 4;       // U: Stage-I proposal steps per round. Default: 4
+  std::size_t stage2_steps = 3;       // S: Stage-II steps per round. Default: 3
+  // Candidates asked for per step; 0 = services.parallelism() (at least 2). Default: 0
+  std::size_t proposals_per_step = 0;
+  std::size_t top_k = 4;              // tuples retrieved per Stage-II step. Default: 4
+  bool stage1 = true;                 // false: Stage II only (a bench baseline). Default: true
+  bool stage2 = true;                 // false: Stage I only (a bench baseline). Default: true
+  // A candidate replaces the best only when latency < best * (1 - min_gain). Default: 0.001
+  double min_gain = 0.001;
+  // Re-check the final best on freshly generated inputs (a new seed): one evaluation outside
+  // the budget. A winner that fails it is dropped for the next best. Default: true
+  bool verify = true;
+  std::uint64_t verify_seed = 0x5eed;  // input seed of the verification. Default: 0x5eed
+  void validate() const;               // throws aopt::error(invalid_argument) naming the field
+};
+
+// One point of the trajectory: one evaluation (or job-memory answer) in order.
+struct trajectory_point {
+  std::size_t index = 0;        // 0-based position in the job
+  std::size_t evaluations = 0;  // budget spent after this point
+  std::size_t round = 0;        // 0-based
+  std::string stage;            // "base", "tiling", "kernel", "verify"
+  std::string proposal;
+  std::string status;
+  std::optional<double> latency_us;
+  double best_us = 0;           // best accepted latency after this point (0 before the base)
+  bool accepted = false;        // became the new best
+  bool memo = false;            // answered from the job's memory (no budget)
+  bool cached = false;          // answered from the evaluator's persistent cache (budget spent)
+  bool suspect = false;
+};
+
+// One accepted change: the diff from the previous best and its measured effect.
+struct accepted_change {
+  std::size_t round = 0;
+  std::string stage;                       // "tiling" or "kernel"
+  std::string title;                       // mutation description or rewrite title
+  std::string rationale;                   // why (diagnosis evidence, tuple titles, ...)
+  std::vector<std::string> experience_ids; // tuples a kernel rewrite applied
+  std::string diff;                        // unified diff, previous best -> new best
+  double before_us = 0;
+  double after_us = 0;
+  nlohmann::json profile_before = nlohmann::json::object();
+  nlohmann::json profile_after = nlohmann::json::object();
+};
+
+// Per round: what each stage did.
+struct round_summary {
+  std::size_t round = 0;
+  std::string stage1_stop;             // "steps done", "budget exhausted", "engine: ..."
+  std::string stage2_stop;
+  std::vector<std::string> diagnoses;  // one summary line per Stage-II step
+  double best_us_after = 0;
+};
+
+struct optimize_result {
+  std::string engine;
+  file_map base_files;
+  file_map best_files;
+  eval_report base;                  // the base evaluation
+  std::optional<eval_report> best;   // the best accepted evaluation (base when nothing beat it)
+  double base_us = 0;
+  double best_us = 0;
+  double speedup = 1.0;              // base_us / best_us (1 when the base failed)
+  std::vector<trajectory_point> trajectory;
+  std::vector<accepted_change> changes;
+  std::vector<round_summary> rounds;
+  std::optional<eval_report> verification;  // the fresh-input check of the final best
+  std::size_t evaluations = 0;       // budget spent
+  std::size_t memo_hits = 0;
+  std::size_t failures = 0;
+  std::size_t suspects = 0;
+  std::string stop_reason;           // "budget exhausted", "rounds done", "base failed: ...", ...
+};
+
+// Progress events: called after every trajectory point and at stage boundaries ("stage1 round 1").
+struct progress_event {
+  std::string kind;  // "point", "stage", "done"
+  std::string message;
+  const trajectory_point* point = nullptr;
+};
+using progress_fn = std::function<void(const progress_event&)>;
+
+// Runs Algorithm 1 from `base_files`. The base is evaluated first (one budget unit); when it
+// fails, the job stops with stop_reason "base failed: <status>: <diagnostic>".
+optimize_result run_optimizer(const file_map& base_files, services& svc, const optimizer_config& cfg,
+                              const progress_fn& progress = {});
+
+// JSON of a result (report.json's "result"): every field above; files are not included.
+nlohmann::json to_json(const optimize_result& r);
+nlohmann::json to_json(const eval_report& r);
+
+}  // namespace aopt::optimize

@@ -1,0 +1,126 @@
+// The optimizer's view of the world: every step the search takes that is not pure computation
+// (asking an engine for proposals, diagnosing, retrieving from the bank, rewriting, evaluating
+// candidates on a device) goes through `services`. The search algorithms (optimizer.h, the bench
+// baselines) are pure functions of their inputs and a `services`; two implementations route the
+// calls: `local_services` (direct calls, a thread per evaluator slot) and the CAF actors of
+// actors/ (the Scheduler's view of Mutator, Diagnoser, Retriever, Refiner and Evaluator actors).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aopt/search/diagnose.h"
+#include "aopt/search/engine.h"
+#include "aopt/search/experience.h"
+#include "aopt/stage1/mutator.h"
+#include "aopt/stage1/tiling_template.h"
+
+namespace aopt::optimize {
+
+using search::file_map;  // relative path ("op_kernel/add_custom.cpp") -> content
+
+// One candidate to evaluate: the complete source set of the operator (every op_host/ and
+// op_kernel/ source file, changed or not) plus its lineage. The evaluator replaces the files
+// that differ from the operator's base package.
+struct eval_request {
+  file_map files;
+  std::string stage;     // "base", "tiling", "kernel", "verify", "random", ...
+  int round = 0;
+  std::string proposal;  // one line: what this candidate changes
+  // Input seed override: "verify" requests use a fresh seed so the winner is checked on inputs
+  // it was not selected on. nullopt = the operator's seed (aopt.json "seed", else 1).
+  std::optional<std::uint64_t> input_seed;
+};
+
+// What came back. `ok` only for a candidate that passed every case (the timed one included),
+// did not write to its inputs, and has a latency.
+struct eval_report {
+  bool ok = false;
+  std::string status;        // evaluator status: "ok", "compile_error", "tiling_error", ...
+  std::string diagnostic;    // why it failed, one paragraph
+  double latency_us = 0;     // timed case (simulated on `sim`; see `backend`)
+  std::optional<double> bound_us;  // roofline lower bound of the timed case, when known
+  // Faster than the bound: held as suspect, never accepted (the evaluator or the model is wrong).
+  bool suspect = false;
+  bool cached = false;       // the evaluator answered from its persistent result cache
+  std::string backend;       // "sim", "cann"
+  std::string profile_name;  // device profile ("910b4")
+  nlohmann::json profile = nlohmann::json::object();  // timed case, msprof field names
+  nlohmann::json result = nlohmann::json::object();   // the full result record (DESIGN.md §4)
+  double seconds = 0;        // wall time of this evaluation
+};
+
+class services {
+ public:
+  virtual ~services() = default;
+  virtual std::string engine_name() const = 0;  // "offline", "llm"
+  // Evaluations the implementation runs at once (evaluator slots or devices); batches of this
+  // size use the hardware best. At least 1.
+  virtual std::size_t parallelism() const = 0;
+
+  // Stage I (Mutator role).
+  virtual search::outcome<stage1::tiling_template> synthesize_template(const stage1::synthesis_input& input) = 0;
+  virtual search::outcome<std::vector<stage1::tiling_proposal>> propose_tiling(
+      const stage1::tiling_template& tmpl, const stage1::stage1_history& history, std::size_t n) = 0;
+  // Stage II (Diagnoser, Retriever, Refiner roles).
+  virtual search::outcome<search::diagnosis> diagnose(const nlohmann::json& profile, const file_map& code) = 0;
+  // The k best tuples of the bank for a diagnosis (fewer when the bank is smaller).
+  virtual std::vector<search::experience> retrieve(const search::diagnosis& d, std::size_t k) = 0;
+  // Rewrites of `files` applying `tuples`. With no tuples: unguided rewrites (for the offline
+  // engine every forward motif site; used by the baselines that have no experience bank).
+  virtual search::outcome<std::vector<search::kernel_rewrite>> refine(const file_map& files,
+                                                                      const std::vector<search::experience>& tuples) = 0;
+  // Evaluator role: one report per request, in request order. Requests run in parallel up to
+  // parallelism(). Never throws for a bad candidate (that is a report); throws only for system
+  // faults (the evaluator itself is gone).
+  virtual std::vector<eval_report> evaluate(const std::vector<eval_request>& batch) = 0;
+  // An accepted Stage II change, distilled: stored in the bank with provenance `refinement`.
+  // Default: dropped.
+  virtual void learn(const search::experience& accepted) { (void)accepted; }
+};
+
+// One evaluator slot: evaluates a request (blocking). Each slot is used by one thread at a time.
+using evaluate_fn = std::function<eval_report(const eval_request&)>;
+
+// Direct implementation: engine calls in the caller's thread, a retriever over a fixed corpus,
+// and one thread per evaluator slot for each batch.
+class local_services final : public services {
+ public:
+  // `engine` must outlive this object. `bank` is the retrieval corpus; `learned` (optional)
+  // receives accepted refinements.
+  local_services(search::engine& engine, std::vector<search::experience> bank, std::vector<evaluate_fn> slots,
+                 std::function<void(const search::experience&)> learned = {});
+  ~local_services() override;
+
+  std::string engine_name() const override;
+  std::size_t parallelism() const override;
+  search::outcome<stage1::tiling_template> synthesize_template(const stage1::synthesis_input& input) override;
+  search::outcome<std::vector<stage1::tiling_proposal>> propose_tiling(const stage1::tiling_template& tmpl,
+                                                                       const stage1::stage1_history& history,
+                                                                       std::size_t n) override;
+  search::outcome<search::diagnosis> diagnose(const nlohmann::json& profile, const file_map& code) override;
+  std::vector<search::experience> retrieve(const search::diagnosis& d, std::size_t k) override;
+  search::outcome<std::vector<search::kernel_rewrite>> refine(const file_map& files,
+                                                              const std::vector<search::experience>& tuples) override;
+  std::vector<eval_report> evaluate(const std::vector<eval_request>& batch) override;
+  void learn(const search::experience& accepted) override;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+// Helpers shared by every implementation.
+// The synthesis input of a file set: op_host/ sources as host files, op_kernel/ as kernel files.
+stage1::synthesis_input synthesis_input_of(const file_map& files);
+// A stable hash of a file set (paths and contents), the job-level identity of a candidate.
+std::string files_key(const file_map& files);
+
+}  // namespace aopt::optimize

@@ -1,0 +1,278 @@
+// Algorithm 1 over local_services: the real offline engine (template synthesis, mutator, rule
+// diagnoser, motif rewrites) and a fake evaluator whose latency is a known function of the
+// sources, so every count below is exact.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <sstream>
+
+#include "aopt/common/error.h"
+#include "aopt/optimize/offline_engine.h"
+#include "aopt/optimize/optimizer.h"
+#include "aopt/optimize/report.h"
+
+namespace aopt::optimize {
+namespace {
+
+const char* kHost = R"(#include "register/op_def_registry.h"
+namespace optiling {
+constexpr uint32_t TILE_LENGTH = 4096;
+constexpr uint32_t QUEUE_NUM = 3;
+static ge::graphStatus TilingFunc(gert::TilingContext* context)
+{
+    auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    uint32_t coreNum = platform.GetCoreNumAiv();
+    tiling.set_tileLength(TILE_LENGTH / QUEUE_NUM);
+    context->SetBlockDim(coreNum);
+    return ge::GRAPH_SUCCESS;
+}
+}
+)";
+
+std::string read_file(const std::string& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+file_map base_files() {
+  return {{"op_host/t.cpp", kHost}, {"op_kernel/k.cpp", read_file(std::string(AOPT_MOTIFS_TEST_DATA) + "/slow_kernel.cpp")}};
+}
+
+std::int64_t constant(const std::string& text, const std::string& name) {
+  std::smatch m;
+  if (std::regex_search(text, m, std::regex(name + R"(\s*=\s*(\d+))"))) return std::stoll(m[1]);
+  return -1;
+}
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
+  return n;
+}
+
+// Latency = 50 + |log2(TILE/16384)| * 4 + 8 per PIPE_ALL barrier in the kernel; TILE above
+// 32768 fails (UB overflow). A profile that reads as serialized pipes.
+struct fake_device {
+  std::atomic<int> calls{0};
+  double bound_us = 1.0;
+  std::mutex mu;
+  std::vector<std::string> stages;
+  eval_report operator()(const eval_request& r) {
+    ++calls;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stages.push_back(r.stage);
+    }
+    eval_report out;
+    out.backend = "sim";
+    out.profile_name = "fake";
+    const auto tile = constant(r.files.at("op_host/t.cpp"), "TILE_LENGTH");
+    if (tile > 32768) {
+      out.status = "resource_error";
+      out.diagnostic = "UB overflow";
+      return out;
+    }
+    const double lat = 50.0 + std::abs(std::log2(static_cast<double>(tile) / 16384.0)) * 4.0 +
+                       8.0 * static_cast<double>(count(r.files.at("op_kernel/k.cpp"), "PipeBarrier<PIPE_ALL>"));
+    out.ok = true;
+    out.status = "ok";
+    out.latency_us = lat;
+    out.bound_us = bound_us;
+    out.profile = {{"Task Duration(us)", lat},     {"aiv_time(us)", lat * 0.95}, {"aiv_vec_ratio", 0.3},
+                   {"aiv_mte2_ratio", 0.4},        {"aiv_mte3_ratio", 0.2},      {"aiv_scalar_ratio", 0.1},
+                   {"Block Dim", 40},              {"core_count", 40}};
+    return out;
+  }
+};
+
+search::experience barrier_tuple() {
+  search::experience e;
+  e.title = "Remove PIPE_ALL barriers from the main loop";
+  e.description = "Full pipeline barriers serialize MTE2, vector and MTE3 in every iteration.";
+  e.bottleneck = "serialized_pipes";
+  e.code_diff = "-    PipeBarrier<PIPE_ALL>();\n";
+  e.motif = "pipe_all_barrier";
+  e.origin = search::provenance::rewind;
+  return search::finalize(e);
+}
+
+offline_engine_config engine_cfg(std::uint64_t seed) {
+  offline_engine_config c;
+  c.seed = seed;
+  return c;
+}
+
+std::vector<evaluate_fn> slots(fake_device& dev, std::size_t n) {
+  std::vector<evaluate_fn> out;
+  for (std::size_t i = 0; i < n; ++i) out.emplace_back([&dev](const eval_request& r) { return dev(r); });
+  return out;
+}
+
+TEST(Optimizer, AlternatesStagesWithinTheBudgetAndImproves) {
+  const std::uint64_t seed = 7;
+  std::cout << "seed " << seed << "\n";
+  fake_device dev;
+  offline_engine eng(engine_cfg(seed));
+  std::vector<search::experience> learned;
+  local_services svc(eng, {barrier_tuple()}, slots(dev, 2), [&](const search::experience& e) { learned.push_back(e); });
+  optimizer_config cfg;
+  cfg.budget = 20;
+  const auto r = run_optimizer(base_files(), svc, cfg);
+  EXPECT_EQ(r.evaluations, 20u);
+  // Every evaluation spent is one call of the device; verification is one more, outside the budget.
+  EXPECT_EQ(static_cast<std::size_t>(dev.calls.load()), r.evaluations + (r.verification ? 1 : 0));
+  ASSERT_TRUE(r.verification.has_value());
+  EXPECT_TRUE(r.verification->ok);
+  EXPECT_DOUBLE_EQ(r.base_us, 50.0 + 2.0 * 4.0 + 16.0);  // TILE 4096: |log2(1/4)| = 2; two barriers
+  EXPECT_LT(r.best_us, r.base_us);
+  EXPECT_NEAR(r.speedup, r.base_us / r.best_us, 1e-12);
+  // Stage II removed both barriers (the kernel change), Stage I moved the tile length.
+  bool kernel = false, tiling = false;
+  for (const auto& c : r.changes) {
+    kernel |= c.stage == "kernel";
+    tiling |= c.stage == "tiling";
+    EXPECT_FALSE(c.diff.empty());
+    EXPECT_LT(c.after_us, c.before_us);
+  }
+  EXPECT_TRUE(kernel);
+  EXPECT_TRUE(tiling);
+  EXPECT_EQ(count(r.best_files.at("op_kernel/k.cpp"), "PipeBarrier<PIPE_ALL>"), 0u);
+  EXPECT_FALSE(learned.empty());
+  EXPECT_EQ(learned.front().origin, search::provenance::refinement);
+  // The trajectory's budget column ends at the budget and never decreases.
+  std::size_t last = 0;
+  for (const auto& p : r.trajectory) {
+    EXPECT_GE(p.evaluations, last);
+    last = p.evaluations;
+  }
+  EXPECT_EQ(last, 20u);
+}
+
+TEST(Optimizer, DeterministicForASeed) {
+  auto once = [](std::uint64_t seed) {
+    fake_device dev;
+    offline_engine eng(engine_cfg(seed));
+    local_services svc(eng, {barrier_tuple()}, slots(dev, 2));
+    optimizer_config cfg;
+    cfg.budget = 16;
+    return to_json(run_optimizer(base_files(), svc, cfg));
+  };
+  auto strip = [](nlohmann::json j) {
+    for (const char* k : {"base", "best", "verification"}) {
+      if (j[k].is_object()) j[k].erase("seconds");
+    }
+    return j;
+  };
+  EXPECT_EQ(strip(once(3)), strip(once(3)));
+}
+
+TEST(Optimizer, RepeatsAreFreeAndFailuresCount) {
+  fake_device dev;
+  offline_engine eng(engine_cfg(11));
+  local_services svc(eng, {}, slots(dev, 1));
+  optimizer_config cfg;
+  cfg.budget = 30;
+  cfg.stage2 = false;  // Stage I only: the mutator will try tiles above 32768 that fail
+  cfg.rounds = 4;
+  const auto r = run_optimizer(base_files(), svc, cfg);
+  std::size_t memo = 0, fails = 0, spent = 0;
+  for (const auto& p : r.trajectory) {
+    if (p.memo) ++memo;
+    else ++spent;
+    if (!p.memo && p.status != "ok") ++fails;
+  }
+  EXPECT_EQ(memo, r.memo_hits);
+  EXPECT_EQ(spent, r.evaluations);
+  EXPECT_EQ(fails, r.failures);
+  EXPECT_LE(r.evaluations, 30u);
+  EXPECT_EQ(static_cast<std::size_t>(dev.calls.load()), r.evaluations + (r.verification ? 1 : 0));
+  for (const auto& c : r.changes) EXPECT_EQ(c.stage, "tiling");
+}
+
+TEST(Optimizer, SuspectResultsAreNeverAccepted) {
+  fake_device dev;
+  dev.bound_us = 1000.0;  // every latency is below the bound: all suspect
+  offline_engine eng(engine_cfg(5));
+  local_services svc(eng, {barrier_tuple()}, slots(dev, 2));
+  optimizer_config cfg;
+  cfg.budget = 10;
+  const auto r = run_optimizer(base_files(), svc, cfg);
+  EXPECT_TRUE(r.changes.empty());
+  EXPECT_DOUBLE_EQ(r.speedup, 1.0);
+  EXPECT_GT(r.suspects, 0u);
+}
+
+TEST(Optimizer, BaseFailureStopsTheJob) {
+  fake_device dev;
+  offline_engine eng(engine_cfg(1));
+  local_services svc(eng, {}, slots(dev, 1));
+  auto files = base_files();
+  files["op_host/t.cpp"] = std::regex_replace(files["op_host/t.cpp"], std::regex("4096"), "65536");
+  const auto r = run_optimizer(files, svc, {});
+  EXPECT_EQ(r.evaluations, 1u);
+  EXPECT_TRUE(r.stop_reason.starts_with("base failed: resource_error"));
+}
+
+TEST(Optimizer, VerificationFailureFallsBackToThePreviousBest) {
+  // The device fails every "verify" request of a kernel without barriers: the fresh-input check
+  // rejects the Stage II winner, and the job falls back to the best state before it.
+  fake_device dev;
+  offline_engine eng(engine_cfg(2));
+  local_services svc(eng, {barrier_tuple()}, {[&dev](const eval_request& r) {
+    if (r.stage == "verify" && count(r.files.at("op_kernel/k.cpp"), "PIPE_ALL") == 0) {
+      eval_report bad;
+      bad.status = "precision_error";
+      bad.diagnostic = "fresh inputs: mismatch";
+      return bad;
+    }
+    return dev(r);
+  }});
+  optimizer_config cfg;
+  cfg.budget = 12;
+  cfg.stage1 = false;
+  const auto r = run_optimizer(base_files(), svc, cfg);
+  EXPECT_GT(count(r.best_files.at("op_kernel/k.cpp"), "PIPE_ALL"), 0u);
+  for (const auto& c : r.changes) EXPECT_GT(count(c.diff, "PIPE_ALL"), 0u);
+}
+
+TEST(Optimizer, ConfigErrorsNameTheField) {
+  optimizer_config cfg;
+  cfg.budget = 0;
+  EXPECT_THROW(cfg.validate(), aopt::error);
+  cfg.budget = 5;
+  cfg.stage1 = cfg.stage2 = false;
+  try {
+    cfg.validate();
+    FAIL();
+  } catch (const aopt::error& e) {
+    EXPECT_NE(std::string(e.what()).find("stage1"), std::string::npos);
+  }
+}
+
+TEST(Report, MarkdownLabelsSimulatedLatenciesAndShowsDiffs) {
+  fake_device dev;
+  offline_engine eng(engine_cfg(7));
+  local_services svc(eng, {barrier_tuple()}, slots(dev, 2));
+  optimizer_config cfg;
+  cfg.budget = 12;
+  const auto r = run_optimizer(base_files(), svc, cfg);
+  report_context ctx;
+  ctx.op_dir = "ops/x";
+  ctx.backend = "sim";
+  ctx.profile = "fake";
+  ctx.config = cfg;
+  const std::string md = report_markdown(r, ctx);
+  EXPECT_NE(md.find("simulated"), std::string::npos);
+  EXPECT_NE(md.find("```diff"), std::string::npos);
+  const auto j = report_json(r, ctx);
+  EXPECT_EQ(j["simulated"], true);
+  EXPECT_EQ(j["result"]["changes"].size(), r.changes.size());
+  EXPECT_EQ(j["result"]["trajectory"].size(), r.trajectory.size());
+}
+
+}  // namespace
+}  // namespace aopt::optimize
