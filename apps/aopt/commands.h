@@ -17,6 +17,12 @@ command_fn add_eval_command(CLI::App& app);
 // `argv_line` is the command line, recorded in the report.
 command_fn add_optimize_command(CLI::App& app, const std::string& argv_line);
 
+// `aopt bench SUITE_DIR ...`: every method at equal budget on a suite; the paper's table.
+command_fn add_bench_command(CLI::App& app, const std::string& argv_line);
+
+// `aopt motifs OP_DIR [--inverse]`: the motif sites of a package.
+command_fn add_motifs_command(CLI::App& app);
+
 // `aopt bank rewind SEED_DIR...`: offline rewind into the experience bank. `bank` is the `bank`
 // subcommand (storage::add_bank_commands); its `--bank` is honoured.
 command_fn add_bank_rewind_command(CLI::App& bank);

@@ -21,6 +21,10 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) argv_line += std::string(" ") + argv[i];
   auto* optimize = app.add_subcommand("optimize", "Optimize an operator package: tiling evolution and kernel rewriting, alternating");
   commands[optimize] = aopt::app::add_optimize_command(*optimize, argv_line);
+  auto* bench = app.add_subcommand("bench", "Run AscendOptimizer and the baselines at equal budget on a suite; print the table");
+  commands[bench] = aopt::app::add_bench_command(*bench, argv_line);
+  auto* motifs = app.add_subcommand("motifs", "List the motif sites of a package (what the offline engine can change)");
+  commands[motifs] = aopt::app::add_motifs_command(*motifs);
   // `aopt bank ...` runs from CLI11 callbacks during parse (storage/src/bank_cli.cpp).
   CLI::App* bank = aopt::storage::add_bank_commands(app);
   auto rewind_fn = aopt::app::add_bank_rewind_command(*bank);  // `aopt bank rewind` (apps/aopt/rewind_command.cpp)

@@ -16,6 +16,7 @@
 #include "aopt/search/rewind.h"
 #include "aopt/storage/experience_bank.h"
 #include "commands.h"
+#include "support.h"
 
 namespace aopt::app {
 
@@ -26,41 +27,9 @@ namespace {
 
 struct rewind_args {
   std::vector<std::string> seeds;
-  int steps = 6;
-  double min_slowdown = 1.03;
-  std::uint64_t seed = 1;
-  std::string profile = "910b4";
-  int attempts = 64;
-  bool no_cache = false;
+  rewind_options opt;
   std::string bank_dir;
 };
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw error(ec::io_error, fmt::format("{}: cannot read this source file of the seed package", p.string()));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-motifs::file_set load_files(const ev::op_package& pkg) {
-  motifs::file_set files;
-  for (const auto& rel : pkg.source_files()) files[rel] = read_text(pkg.dir / rel);
-  return files;
-}
-
-search::rewind_eval to_rewind_eval(const ev::eval_result& r) {
-  search::rewind_eval out;
-  out.status = r.status;
-  out.ok = r.ok() && r.latency_us.has_value();
-  if (r.latency_us) out.latency_us = *r.latency_us;
-  out.diagnostic = r.diagnostic;
-  if (r.ok() && !r.latency_us) out.diagnostic = "no timed case ran ok (no latency)";
-  for (const auto& c : r.cases) {
-    if (r.timed_case && c.name == *r.timed_case) out.profile = c.profile;
-  }
-  return out;
-}
 
 std::string op_name(const ev::op_package& pkg) {
   std::string dir = pkg.dir.filename().string();
@@ -68,46 +37,57 @@ std::string op_name(const ev::op_package& pkg) {
   return pkg.spec.kernel.empty() ? dir : pkg.spec.kernel + " (" + dir + ")";
 }
 
+search::rewind_eval to_rewind_eval(const optimize::eval_report& r) {
+  search::rewind_eval out;
+  out.ok = r.ok;
+  out.status = r.status;
+  out.latency_us = r.latency_us;
+  out.diagnostic = r.diagnostic;
+  out.profile = r.profile;
+  return out;
+}
+
 int run(const rewind_args& a, const std::string& parent_bank_dir) {
-  if (a.steps < 0) throw error(ec::invalid_argument, "aopt bank rewind: --steps must be >= 0");
-  if (!(a.min_slowdown > 0))
-    throw error(ec::invalid_argument, "aopt bank rewind: --min-slowdown must be > 0 (e.g. 1.03 for a 3% slowdown)");
   const std::string dir = !a.bank_dir.empty() ? a.bank_dir : parent_bank_dir;
   const fs::path bank_path = dir.empty() ? storage::default_bank_dir() : fs::path(dir);
   storage::experience_bank bank(bank_path);
+  const auto s = rewind_into_bank(a.seeds, a.opt, bank, std::cout);
+  std::cout << fmt::format("summary: {} seed(s), {} attempt(s), {} step(s) kept, {} new tuple(s) in {}\n",
+                           a.seeds.size(), s.attempts, s.kept, s.inserted, bank_path.string());
+  return 0;
+}
 
-  ev::eval_options eo;
-  eo.backend = "sim";
-  eo.profile = a.profile;
-  eo.use_cache = !a.no_cache;
-  ev::evaluator evaluator(eo);
+}  // namespace
+
+rewind_summary rewind_into_bank(const std::vector<std::string>& seeds, const rewind_options& o,
+                                storage::experience_bank& bank, std::ostream& log) {
+  if (o.steps < 0) throw error(ec::invalid_argument, "aopt bank rewind: --steps must be >= 0");
+  if (!(o.min_slowdown > 0))
+    throw error(ec::invalid_argument, "aopt bank rewind: --min-slowdown must be > 0 (e.g. 1.03 for a 3% slowdown)");
   motifs::parser parser;
-
-  std::size_t total_kept = 0, total_new = 0, total_attempts = 0;
-  for (const auto& seed_dir : a.seeds) {
+  rewind_summary total;
+  for (const auto& seed_dir : seeds) {
     auto pkg = std::make_shared<const ev::op_package>(ev::load_package(seed_dir));
     const motifs::file_set base = load_files(*pkg);
     search::rewind_config cfg;
-    cfg.max_steps = a.steps;
-    cfg.min_slowdown = a.min_slowdown;
-    cfg.seed = a.seed;
-    cfg.max_attempts = a.attempts;
+    cfg.max_steps = o.steps;
+    cfg.min_slowdown = o.min_slowdown;
+    cfg.seed = o.seed;
+    cfg.max_attempts = o.attempts;
     cfg.op = op_name(*pkg);
     cfg.backend = "sim";
-    cfg.profile = a.profile;
-
+    cfg.profile = o.profile;
+    slot_options so;
+    so.profile = o.profile;
+    so.use_cache = !o.no_cache;
+    so.slots = 1;
+    auto slot = make_sim_slots(pkg, so).front();
     auto evaluate = [&](const motifs::file_set& files) {
-      ev::candidate cand(pkg);
-      for (const auto& [path, text] : files) {
-        auto it = base.find(path);
-        if (it == base.end() || it->second != text) cand.replace(path, text);
-      }
-      cand.info().stage = "rewind";
-      return to_rewind_eval(evaluator.evaluate(cand));
+      return to_rewind_eval(slot(optimize::eval_request{files, "rewind", 0, "rewind step", std::nullopt}));
     };
-    std::cout << fmt::format("rewind {} (op {}, backend sim, profile {}, seed {}, steps <= {}, min slowdown {:.3f})\n",
-                             pkg->dir.string(), cfg.op, cfg.profile, cfg.seed, cfg.max_steps, cfg.min_slowdown);
-    auto on_attempt = [](const search::rewind_attempt& at) {
+    log << fmt::format("rewind {} (op {}, backend sim, profile {}, seed {}, steps <= {}, min slowdown {:.3f})\n",
+                       pkg->dir.string(), cfg.op, cfg.profile, cfg.seed, cfg.max_steps, cfg.min_slowdown);
+    auto on_attempt = [&log](const search::rewind_attempt& at) {
       std::string line = fmt::format("  [{}] {:<22} {}: {}", at.index, at.motif, at.path, at.summary);
       if (at.latency_us) {
         line += fmt::format("  {:.2f} -> {:.2f} us (x{:.3f}) {}", at.current_us, *at.latency_us, at.slowdown,
@@ -115,35 +95,32 @@ int run(const rewind_args& a, const std::string& parent_bank_dir) {
       } else {
         line += fmt::format("  {}: {}", search::to_string(at.outcome), at.reason);
       }
-      std::cout << line << "\n";
+      log << line << std::endl;
     };
     const auto res = search::run_rewind(base, parser, evaluate, cfg, on_attempt);
     if (res.stop_reason == "seed_failed") {
-      std::cout << fmt::format("  seed does not evaluate ok (status {}{}{}): skipped\n", res.seed_eval.status,
-                               res.seed_eval.diagnostic.empty() ? "" : ": ", res.seed_eval.diagnostic);
+      log << fmt::format("  seed does not evaluate ok (status {}{}{}): skipped\n", res.seed_eval.status,
+                         res.seed_eval.diagnostic.empty() ? "" : ": ", res.seed_eval.diagnostic);
       continue;
     }
-    std::cout << fmt::format("  seed latency {:.2f} us (simulated)\n", res.seed_eval.latency_us);
+    log << fmt::format("  seed latency {:.2f} us (simulated)\n", res.seed_eval.latency_us);
     std::size_t inserted = 0;
     for (const auto& t : res.tuples) {
       const auto pr = bank.put(t);
       if (pr.inserted) ++inserted;
-      std::cout << fmt::format("  tuple {} {} ({}){}\n", pr.id.substr(0, 12), t.title, t.bottleneck,
-                               pr.inserted ? "" : " (already in the bank)");
+      log << fmt::format("  tuple {} {} ({}){}\n", pr.id.substr(0, 12), t.title, t.bottleneck,
+                         pr.inserted ? "" : " (already in the bank)");
     }
-    std::cout << fmt::format("  {} attempt(s), {} step(s) kept, {} new tuple(s); stopped: {}; final latency {:.2f} us\n",
-                             res.attempts.size(), res.steps.size(), inserted, res.stop_reason,
-                             res.steps.empty() ? res.seed_eval.latency_us : res.steps.back().slow_us);
-    total_kept += res.steps.size();
-    total_new += inserted;
-    total_attempts += res.attempts.size();
+    log << fmt::format("  {} attempt(s), {} step(s) kept, {} new tuple(s); stopped: {}; final latency {:.2f} us\n",
+                       res.attempts.size(), res.steps.size(), inserted, res.stop_reason,
+                       res.steps.empty() ? res.seed_eval.latency_us : res.steps.back().slow_us);
+    log.flush();
+    total.kept += res.steps.size();
+    total.inserted += inserted;
+    total.attempts += res.attempts.size();
   }
-  std::cout << fmt::format("summary: {} seed(s), {} attempt(s), {} step(s) kept, {} new tuple(s) in {}\n",
-                           a.seeds.size(), total_attempts, total_kept, total_new, bank_path.string());
-  return 0;
+  return total;
 }
-
-}  // namespace
 
 command_fn add_bank_rewind_command(CLI::App& bank) {
   auto args = std::make_shared<rewind_args>();
@@ -152,13 +129,13 @@ command_fn add_bank_rewind_command(CLI::App& bank) {
   cmd->add_option("SEED_DIR", args->seeds, "Operator packages to rewind (e.g. examples/ops/add/expert)")
       ->required()
       ->check(CLI::ExistingDirectory);
-  cmd->add_option("--steps", args->steps, "Kept steps per seed at most (default 6)");
-  cmd->add_option("--min-slowdown", args->min_slowdown,
+  cmd->add_option("--steps", args->opt.steps, "Kept steps per seed at most (default 6)");
+  cmd->add_option("--min-slowdown", args->opt.min_slowdown,
                   "Keep a step when new/current latency >= X (default 1.03)");
-  cmd->add_option("--seed", args->seed, "Seed of the site choice (default 1)");
-  cmd->add_option("--profile", args->profile, "Device profile of the sim backend (default 910b4)");
-  cmd->add_option("--attempts", args->attempts, "Evaluated candidates per seed at most (default 64, 0 = no limit)");
-  cmd->add_flag("--no-cache", args->no_cache, "Do not use the evaluation result cache");
+  cmd->add_option("--seed", args->opt.seed, "Seed of the site choice (default 1)");
+  cmd->add_option("--profile", args->opt.profile, "Device profile of the sim backend (default 910b4)");
+  cmd->add_option("--attempts", args->opt.attempts, "Evaluated candidates per seed at most (default 64, 0 = no limit)");
+  cmd->add_flag("--no-cache", args->opt.no_cache, "Do not use the evaluation result cache");
   cmd->add_option("--bank", args->bank_dir, "Bank directory (default: the `bank --bank` value, else the default bank)");
   CLI::App* parent = &bank;
   return [args, parent]() {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "aopt/evaluation/package.h"
 #include "aopt/optimize/offline_engine.h"
 #include "aopt/optimize/services.h"
+#include "aopt/storage/experience_bank.h"
 
 namespace aopt::app {
 
@@ -35,6 +37,22 @@ std::vector<optimize::evaluate_fn> make_sim_slots(std::shared_ptr<const evaluati
 
 // The offline engine configured for a device profile (core count and UB for the mutator).
 optimize::offline_engine_config offline_config(const std::string& profile, std::uint64_t seed);
+
+// Offline rewind of seed packages into a bank (`aopt bank rewind`, and `aopt bench` building
+// its bank from the suite's experts). Progress lines go to `log`.
+struct rewind_options {
+  int steps = 6;              // kept steps per seed at most
+  double min_slowdown = 1.03; // keep a step when new / current latency >= this
+  std::uint64_t seed = 1;     // site choice
+  std::string profile = "910b4";
+  int attempts = 64;          // evaluated candidates per seed at most (0 = no limit)
+  bool no_cache = false;
+};
+struct rewind_summary {
+  std::size_t attempts = 0, kept = 0, inserted = 0;
+};
+rewind_summary rewind_into_bank(const std::vector<std::string>& seeds, const rewind_options& opt,
+                                storage::experience_bank& bank, std::ostream& log);
 
 // Default evaluator slots: 2, or fewer on a one-core machine.
 std::size_t default_slots();

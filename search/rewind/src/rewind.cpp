@@ -2,11 +2,13 @@
 #include "aopt/search/rewind.h"
 
 #include <exception>
+#include <optional>
 #include <random>
 #include <set>
 #include <utility>
 
 #include "aopt/common/error.h"
+#include "aopt/search/diagnose.h"
 
 namespace aopt::search {
 
@@ -148,11 +150,36 @@ rewind_result run_rewind(const motifs::file_set& seed_files, motifs::parser& par
   return out;
 }
 
+bottleneck_class caused_bottleneck(const rewind_step& step) {
+  // The class whose finding grew most from the fast to the slow profile: what the
+  // de-optimization made worse, as the Diagnoser will name it on a kernel that has it.
+  try {
+    if (step.slow_profile.empty() || step.fast_profile.empty()) return step.bottleneck;
+    const diagnosis slow = diagnose(step.slow_profile);
+    const diagnosis fast = diagnose(step.fast_profile);
+    std::optional<bottleneck_class> best;
+    double best_gain = 0.05;  // a smaller change is noise: keep the motif's own class
+    for (const auto& f : slow.findings) {
+      double before = 0;
+      for (const auto& g : fast.findings) {
+        if (g.kind == f.kind) before = g.score;
+      }
+      if (f.score - before > best_gain) {
+        best_gain = f.score - before;
+        best = f.kind;
+      }
+    }
+    return best.value_or(step.bottleneck);
+  } catch (const std::exception&) {
+    return step.bottleneck;  // a profile the Diagnoser cannot read
+  }
+}
+
 experience distill(const rewind_step& step, const rewind_config& cfg) {
   experience e;
   e.title = step.title;
   e.description = step.description;
-  e.bottleneck = to_string(step.bottleneck);
+  e.bottleneck = to_string(caused_bottleneck(step));
   e.code_diff = step.diff;
   e.evidence = experience_evidence{cfg.op, step.slow_us, step.fast_us, cfg.backend, cfg.profile};
   e.motif = step.motif;

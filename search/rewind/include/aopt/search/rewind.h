@@ -88,8 +88,13 @@ rewind_result run_rewind(const motifs::file_set& seed_files, motifs::parser& par
                          const rewind_config& cfg,
                          const std::function<void(const rewind_attempt&)>& on_attempt = {});
 
+// What a kept step made worse: the bottleneck class whose Diagnoser finding grew most (by more
+// than 0.05) from the fast to the slow profile; the motif's own class when none did or a profile
+// is missing.
+bottleneck_class caused_bottleneck(const rewind_step& step);
+
 // The Distiller: one kept step -> an experience tuple (title and description from the motif,
-// bottleneck class name, forward diff, evidence, motif id, provenance rewind; `extra.rewind`
+// bottleneck: caused_bottleneck(step), forward diff, evidence, motif id, provenance rewind; `extra.rewind`
 // holds the slowdown and both profiles). Finalized.
 experience distill(const rewind_step& step, const rewind_config& cfg);
 

@@ -1,0 +1,243 @@
+// `aopt bench SUITE_DIR [--budget 40] [--methods ...] [--ops ...] [--out DIR] [--bank DIR]`
+// AscendOptimizer and the baselines at equal budget on an operator suite (examples/ops layout:
+// <op>/baseline is optimized, <op>/expert, when present, seeds the experience bank and makes the
+// operator "seeded"). Prints the paper's table, writes per-operator JSON, the table and plots.
+// Resumable: a (operator, method) result already in --out with the same settings is reused.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "aopt/bench/baselines.h"
+#include "aopt/bench/metrics.h"
+#include "aopt/bench/plots.h"
+#include "aopt/common/error.h"
+#include "aopt/optimize/report.h"
+#include "aopt/storage/experience_bank.h"
+#include "commands.h"
+#include "support.h"
+
+namespace aopt::app {
+
+namespace ev = aopt::evaluation;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct bench_args {
+  std::string suite;
+  std::size_t budget = 40;
+  std::vector<std::string> methods;
+  std::vector<std::string> ops;
+  std::string out = "aopt-bench";
+  std::string bank_dir;
+  std::string profile = "910b4";
+  std::uint64_t seed = 1;
+  std::size_t jobs = 0;
+  bool no_cache = false;
+  bool fresh = false;
+  rewind_options rewind;
+};
+
+struct suite_op {
+  std::string name;
+  fs::path package;  // <op>/baseline, or <op> itself when it has no baseline/ dir
+  std::optional<fs::path> expert;
+};
+
+std::vector<suite_op> discover(const fs::path& suite, const std::vector<std::string>& only) {
+  std::vector<suite_op> out;
+  std::set<std::string> wanted(only.begin(), only.end());
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(suite)) {
+    if (e.is_directory()) dirs.push_back(e.path());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  for (const auto& d : dirs) {
+    const std::string name = d.filename().string();
+    if (!wanted.empty() && wanted.count(name) == 0) continue;
+    if (!fs::is_directory(d / "baseline")) continue;  // the suite's layout: <op>/baseline
+    suite_op op{name, d / "baseline", std::nullopt};
+    if (fs::is_directory(d / "expert")) op.expert = d / "expert";
+    out.push_back(std::move(op));
+    wanted.erase(name);
+  }
+  if (!wanted.empty()) {
+    throw error(ec::invalid_argument, fmt::format("--ops: no operator {} with a baseline/ directory in {}",
+                                                  *wanted.begin(), suite.string()));
+  }
+  if (out.empty()) {
+    throw error(ec::invalid_argument,
+                fmt::format("{}: no operator found (expected <op>/baseline/ directories, as in examples/ops)", suite.string()));
+  }
+  return out;
+}
+
+// What a stored result must match to be reused.
+nlohmann::json settings_of(const bench_args& a, const std::string& method) {
+  return {{"budget", a.budget}, {"seed", a.seed}, {"profile", a.profile}, {"method", method}, {"version", 1}};
+}
+
+int run(bench_args& a, const std::string& argv_line) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<bench::method> methods;
+  if (a.methods.empty()) {
+    methods = bench::all_methods();
+  } else {
+    for (const auto& m : a.methods) {
+      auto pm = bench::parse_method(m);
+      if (!pm) {
+        throw error(ec::invalid_argument,
+                    fmt::format("--methods {}: unknown method; use aopt, stage1_only, stage2_only, random, best_of_n, openevolve", m));
+      }
+      methods.push_back(*pm);
+    }
+  }
+  const auto ops = discover(a.suite, a.ops);
+  const fs::path out(a.out);
+  fs::create_directories(out / "ops");
+
+  // The bank: given, or built by rewinding every expert of the suite (once; reused on resume).
+  const fs::path bank_path = a.bank_dir.empty() ? out / "bank" : fs::path(a.bank_dir);
+  std::vector<search::experience> corpus;
+  {
+    storage::experience_bank bank(bank_path);
+    if (bank.count() == 0) {
+      std::vector<std::string> seeds;
+      for (const auto& op : discover(a.suite, {})) {
+        if (op.expert) seeds.push_back(op.expert->string());
+      }
+      std::cout << fmt::format("building the experience bank in {} by rewinding {} expert seed(s)\n", bank_path.string(),
+                               seeds.size());
+      std::ofstream log(out / "rewind.log");
+      rewind_into_bank(seeds, a.rewind, bank, log);
+    }
+    corpus = bank.all();
+  }
+  std::cout << fmt::format("bench {}: {} operator(s) x {} method(s), budget {}, profile {} (sim: simulated latencies), "
+                           "bank {} tuple(s)\n",
+                           a.suite, ops.size(), methods.size(), a.budget, a.profile, corpus.size());
+
+  bench::bench_config cfg;
+  cfg.budget = a.budget;
+  cfg.seed = a.seed;
+  const auto engine_cfg = offline_config(a.profile, a.seed);
+  cfg.random.common.mutator = engine_cfg.mutator;
+  cfg.best_of_n.common.mutator = engine_cfg.mutator;
+  cfg.evolve.common.mutator = engine_cfg.mutator;
+  cfg.validate();
+
+  std::vector<bench::operator_record> records;
+  for (const auto& op : ops) {
+    auto pkg = std::make_shared<const ev::op_package>(ev::load_package(op.package));
+    const auto base = load_files(*pkg);
+    slot_options so;
+    so.profile = a.profile;
+    so.use_cache = !a.no_cache;
+    so.slots = a.jobs != 0 ? a.jobs : default_slots();
+    const auto slots = make_sim_slots(pkg, so);
+    for (const auto m : methods) {
+      const std::string mname = bench::to_string(m);
+      const fs::path file = out / "ops" / (op.name + "." + mname + ".json");
+      const auto settings = settings_of(a, mname);
+      if (!a.fresh && fs::exists(file)) {
+        try {
+          std::ifstream in(file);
+          const auto j = nlohmann::json::parse(in);
+          if (j.at("settings") == settings) {
+            const auto& r = j.at("record");
+            bench::operator_record rec;
+            rec.op = r.at("op");
+            rec.method = r.at("method");
+            rec.seeded = r.at("seeded");
+            rec.base_us = r.at("base_us");
+            rec.best_us = r.at("best_us");
+            rec.speedup = r.at("speedup");
+            rec.evaluations = r.at("evaluations");
+            rec.failures = r.at("failures");
+            rec.base_ok = r.at("base_ok");
+            rec.stop_reason = r.at("stop_reason");
+            rec.backend = r.value("backend", "sim");
+            rec.profile_name = r.value("profile", a.profile);
+            rec.curve = r.at("curve").get<std::vector<double>>();
+            records.push_back(rec);
+            std::cout << fmt::format("  {:<30} {:<12} {:>7.3f}x  (stored)\n", op.name, mname, rec.speedup);
+            continue;
+          }
+        } catch (const std::exception&) {
+          // unreadable or older: run again
+        }
+      }
+      const auto m0 = std::chrono::steady_clock::now();
+      optimize::offline_engine engine(engine_cfg);
+      optimize::local_services svc(engine, corpus, slots);
+      const auto res = bench::run_method(m, base, svc, cfg);
+      auto rec = bench::record_of(op.name, mname, op.expert.has_value(), res, a.budget);
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - m0).count();
+      nlohmann::json j{{"settings", settings},
+                       {"record", bench::to_json(rec)},
+                       {"result", optimize::to_json(res)},
+                       {"wall_seconds", secs}};
+      std::ofstream(file) << j.dump(1) << "\n";
+      records.push_back(rec);
+      std::cout << fmt::format("  {:<30} {:<12} {:>7.3f}x  {:>8.2f} -> {:>8.2f} us  {} eval(s), {} failed  [{:.0f} s]\n",
+                               op.name, mname, rec.speedup, rec.base_us, rec.best_us, rec.evaluations, rec.failures, secs);
+      std::cout.flush();
+    }
+  }
+
+  std::vector<std::string> names;
+  bench::table_notes notes;
+  notes.title = "aopt bench: " + a.suite;
+  notes.budget = a.budget;
+  notes.backend = "sim";
+  notes.profile_name = a.profile;
+  for (const auto m : methods) {
+    names.push_back(bench::to_string(m));
+    notes.labels.emplace_back(bench::to_string(m), bench::display_name(m));
+  }
+  const auto rows = bench::summarize(records, names);
+  const std::string text = bench::render_text(rows, notes);
+  std::cout << "\n" << text;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::ofstream(out / "table.md") << bench::render_markdown(rows, notes) << "\nCommand: `" << argv_line << "`\n";
+  auto bj = bench::bench_json(records, rows, notes);
+  bj["command"] = argv_line;
+  bj["wall_seconds"] = wall;
+  std::ofstream(out / "bench.json") << bj.dump(1) << "\n";
+  const auto plots = bench::write_plots(out, records, names, notes);
+  std::cout << fmt::format("wrote {}/table.md, {}/bench.json, {}/ops/*.json", out.string(), out.string(), out.string());
+  for (const auto& p : plots) std::cout << ", " << p.string();
+  std::cout << fmt::format(" ({:.0f} s)\n", wall);
+  return 0;
+}
+
+}  // namespace
+
+command_fn add_bench_command(CLI::App& app, const std::string& argv_line) {
+  auto a = std::make_shared<bench_args>();
+  app.add_option("SUITE_DIR", a->suite, "Operator suite (e.g. examples/ops: <op>/baseline, <op>/expert)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  app.add_option("--budget", a->budget, "Evaluations per operator and method (default 40)");
+  app.add_option("--methods", a->methods, "aopt stage1_only stage2_only random best_of_n openevolve (default: all)")
+      ->delimiter(',');
+  app.add_option("--ops", a->ops, "Only these operators (names of SUITE_DIR subdirectories)")->delimiter(',');
+  app.add_option("--out", a->out, "Output directory (default aopt-bench)");
+  app.add_option("--bank", a->bank_dir, "Experience bank (default: <out>/bank, built by rewinding the suite's experts)");
+  app.add_option("--profile", a->profile, "Device profile of the sim backend (default 910b4)");
+  app.add_option("--seed", a->seed, "Seed of every method (default 1)");
+  app.add_option("-j,--jobs", a->jobs, "Evaluator slots (default 2, 1 on a one-core machine)");
+  app.add_option("--rewind-steps", a->rewind.steps, "Kept rewind steps per expert when building the bank (default 6)");
+  app.add_option("--rewind-attempts", a->rewind.attempts, "Rewind evaluations per expert at most (default 64)");
+  app.add_flag("--no-cache", a->no_cache, "Do not use the evaluation result cache");
+  app.add_flag("--fresh", a->fresh, "Ignore results stored in --out by an earlier run");
+  return [a, argv_line]() { return run(*a, argv_line); };
+}
+
+}  // namespace aopt::app
