@@ -1,0 +1,296 @@
+#include "aopt/bench/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "aopt/common/error.h"
+
+namespace aopt::bench {
+
+std::vector<double> speedup_curve(const optimize::optimize_result& r, std::size_t budget) {
+  std::vector<double> curve(budget, 1.0);
+  if (budget == 0 || !(r.base_us > 0)) return curve;  // a failed base: nothing was improved
+  // The best after each evaluation count; later points with the same count (memo answers,
+  // verification) overwrite earlier ones.
+  std::vector<std::optional<double>> at(budget + 1);
+  for (const auto& p : r.trajectory) {
+    if (p.evaluations == 0 || p.evaluations > budget) continue;
+    at[p.evaluations] = p.best_us > 0 ? r.base_us / p.best_us : 1.0;
+  }
+  double cur = 1.0;
+  for (std::size_t e = 1; e <= budget; ++e) {
+    if (at[e]) cur = *at[e];
+    curve[e - 1] = cur;
+  }
+  // After the method stopped, the verified final result holds.
+  for (std::size_t e = std::max<std::size_t>(r.evaluations, 1); e <= budget; ++e) curve[e - 1] = r.speedup;
+  return curve;
+}
+
+operator_record record_of(const std::string& op, const std::string& method, bool seeded,
+                          const optimize::optimize_result& r, std::size_t budget) {
+  operator_record rec;
+  rec.op = op;
+  rec.method = method;
+  rec.seeded = seeded;
+  rec.base_ok = r.base.ok;
+  rec.base_us = r.base_us;
+  rec.best_us = r.best_us;
+  rec.speedup = r.speedup > 0 ? r.speedup : 1.0;
+  rec.evaluations = r.evaluations;
+  rec.failures = r.failures;
+  rec.memo_hits = r.memo_hits;
+  rec.suspects = r.suspects;
+  rec.accepted = r.changes.size();
+  if (r.verification) rec.verified = r.verification->ok && !r.verification->suspect;
+  rec.stop_reason = r.stop_reason;
+  rec.backend = r.base.backend;
+  rec.profile_name = r.base.profile_name;
+  rec.curve = speedup_curve(r, budget);
+  return rec;
+}
+
+std::optional<double> geomean(const std::vector<double>& xs) {
+  if (xs.empty()) return std::nullopt;
+  double sum = 0;
+  for (double x : xs) {
+    if (!(x > 0)) {
+      throw aopt::error(ec::invalid_argument,
+                        "geomean: every value must be > 0, got " + std::to_string(x) + " (a speedup of a failed run?)");
+    }
+    sum += std::log(x);
+  }
+  return std::exp(sum / static_cast<double>(xs.size()));
+}
+
+std::optional<double> fast_p(const std::vector<double>& speedups, double p) {
+  if (speedups.empty()) return std::nullopt;
+  const auto n = std::count_if(speedups.begin(), speedups.end(), [p](double s) { return s > p; });
+  return static_cast<double>(n) / static_cast<double>(speedups.size());
+}
+
+const char* to_string(group g) {
+  switch (g) {
+    case group::all: return "all";
+    case group::seeded: return "seeded";
+    case group::unseeded: return "unseeded";
+  }
+  return "?";
+}
+
+std::vector<method_summary> summarize(const std::vector<operator_record>& records,
+                                      const std::vector<std::string>& methods,
+                                      const std::vector<double>& thresholds) {
+  std::vector<std::string> order = methods;
+  if (order.empty()) {
+    for (const auto& r : records) {
+      if (std::find(order.begin(), order.end(), r.method) == order.end()) order.push_back(r.method);
+    }
+  }
+  std::vector<method_summary> out;
+  for (const auto& m : order) {
+    for (group g : {group::all, group::seeded, group::unseeded}) {
+      method_summary s;
+      s.method = m;
+      s.subset = g;
+      s.thresholds = thresholds;
+      std::vector<double> speedups;
+      for (const auto& r : records) {
+        if (r.method != m) continue;
+        if (g == group::seeded && !r.seeded) continue;
+        if (g == group::unseeded && r.seeded) continue;
+        speedups.push_back(r.speedup);
+        s.evaluations += r.evaluations;
+        s.failures += r.failures;
+      }
+      s.operators = speedups.size();
+      s.geomean = geomean(speedups);
+      for (double p : thresholds) s.fast.push_back(fast_p(speedups, p));
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string threshold_label(double p) { return "fast_" + fmt("%.1f", p); }
+
+std::string label_of(const std::string& method, const table_notes& notes) {
+  for (const auto& [m, l] : notes.labels) {
+    if (m == method) return l;
+  }
+  return method;
+}
+
+std::string group_heading(group g) {
+  switch (g) {
+    case group::all: return "All operators";
+    case group::seeded: return "Operators with an expert seed in the bank";
+    case group::unseeded: return "Operators without a seed";
+  }
+  return "?";
+}
+
+// The note under the title: budget, backend, the fast_p definition.
+std::vector<std::string> note_lines(const table_notes& notes) {
+  std::vector<std::string> lines;
+  if (notes.budget > 0) {
+    lines.push_back("Budget: " + std::to_string(notes.budget) +
+                    " evaluations per operator and method (failures included).");
+  }
+  if (notes.backend == "sim") {
+    lines.push_back("Latencies are SIMULATED by the sim backend (device profile " +
+                    (notes.profile_name.empty() ? std::string("?") : notes.profile_name) +
+                    "), not hardware measurements.");
+  } else if (!notes.backend.empty()) {
+    lines.push_back("Latencies measured on backend " + notes.backend +
+                    (notes.profile_name.empty() ? std::string() : " (" + notes.profile_name + ")") + ".");
+  }
+  lines.push_back("Speedup = reference latency / best latency; geomean = geometric mean over operators; "
+                  "fast_p = share of operators with speedup strictly greater than p.");
+  return lines;
+}
+
+std::vector<std::string> header(const std::vector<method_summary>& rows) {
+  std::vector<std::string> h{"Method", "Operators", "Geomean speedup"};
+  if (!rows.empty()) {
+    for (double p : rows.front().thresholds) h.push_back(threshold_label(p));
+  }
+  h.push_back("Evaluations");
+  h.push_back("Failures");
+  return h;
+}
+
+std::vector<std::string> cells(const method_summary& s, const table_notes& notes) {
+  std::vector<std::string> c{label_of(s.method, notes), std::to_string(s.operators),
+                             s.geomean ? fmt("%.3fx", *s.geomean) : std::string("-")};
+  for (const auto& f : s.fast) c.push_back(f ? fmt("%.1f%%", *f * 100.0) : std::string("-"));
+  c.push_back(std::to_string(s.evaluations));
+  c.push_back(std::to_string(s.failures));
+  return c;
+}
+
+// Groups in order, each with its rows (groups no operator belongs to are skipped, except all).
+std::vector<std::pair<group, std::vector<const method_summary*>>> by_group(const std::vector<method_summary>& rows) {
+  std::vector<std::pair<group, std::vector<const method_summary*>>> out;
+  for (group g : {group::all, group::seeded, group::unseeded}) {
+    std::vector<const method_summary*> in;
+    std::size_t n = 0;
+    for (const auto& r : rows) {
+      if (r.subset != g) continue;
+      in.push_back(&r);
+      n = std::max(n, r.operators);
+    }
+    if (in.empty() || (n == 0 && g != group::all)) continue;
+    out.emplace_back(g, std::move(in));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_markdown(const std::vector<method_summary>& rows, const table_notes& notes) {
+  std::string out = "# " + notes.title + "\n\n";
+  for (const auto& l : note_lines(notes)) out += l + "\n";
+  const auto h = header(rows);
+  for (const auto& [g, in] : by_group(rows)) {
+    out += "\n## " + group_heading(g) + "\n\n|";
+    for (const auto& c : h) out += " " + c + " |";
+    out += "\n|";
+    for (std::size_t i = 0; i < h.size(); ++i) out += i == 0 ? "---|" : "---:|";
+    out += "\n";
+    for (const auto* s : in) {
+      out += "|";
+      for (const auto& c : cells(*s, notes)) out += " " + c + " |";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::string render_text(const std::vector<method_summary>& rows, const table_notes& notes) {
+  std::string out = notes.title + "\n";
+  for (const auto& l : note_lines(notes)) out += l + "\n";
+  const auto h = header(rows);
+  for (const auto& [g, in] : by_group(rows)) {
+    std::vector<std::vector<std::string>> table{h};
+    for (const auto* s : in) table.push_back(cells(*s, notes));
+    std::vector<std::size_t> width(h.size(), 0);
+    for (const auto& row : table) {
+      for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    }
+    out += "\n" + group_heading(g) + "\n";
+    for (const auto& row : table) {
+      std::string line;
+      for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) {
+        const std::string pad(width[i] - row[i].size(), ' ');
+        // The method column reads left-aligned, numbers right-aligned.
+        line += (i == 0 ? row[i] + pad : pad + row[i]) + (i + 1 < row.size() ? "  " : "");
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+nlohmann::json to_json(const operator_record& r) {
+  nlohmann::json j = {{"operator", r.op},
+                      {"method", r.method},
+                      {"seeded", r.seeded},
+                      {"base_ok", r.base_ok},
+                      {"base_us", r.base_us},
+                      {"best_us", r.best_us},
+                      {"speedup", r.speedup},
+                      {"evaluations", r.evaluations},
+                      {"failures", r.failures},
+                      {"memo_hits", r.memo_hits},
+                      {"suspects", r.suspects},
+                      {"accepted", r.accepted},
+                      {"stop_reason", r.stop_reason},
+                      {"backend", r.backend},
+                      {"profile", r.profile_name},
+                      {"trajectory", r.curve}};
+  j["verified"] = r.verified ? nlohmann::json(*r.verified) : nlohmann::json(nullptr);
+  return j;
+}
+
+nlohmann::json to_json(const method_summary& s) {
+  nlohmann::json fast = nlohmann::json::object();
+  for (std::size_t i = 0; i < s.thresholds.size() && i < s.fast.size(); ++i) {
+    fast[threshold_label(s.thresholds[i])] = s.fast[i] ? nlohmann::json(*s.fast[i]) : nlohmann::json(nullptr);
+  }
+  return {{"method", s.method},
+          {"group", to_string(s.subset)},
+          {"operators", s.operators},
+          {"geomean", s.geomean ? nlohmann::json(*s.geomean) : nlohmann::json(nullptr)},
+          {"fast_p", fast},
+          {"evaluations", s.evaluations},
+          {"failures", s.failures}};
+}
+
+nlohmann::json bench_json(const std::vector<operator_record>& records, const std::vector<method_summary>& rows,
+                          const table_notes& notes) {
+  nlohmann::json n = {{"title", notes.title},
+                      {"budget", notes.budget},
+                      {"backend", notes.backend},
+                      {"profile", notes.profile_name},
+                      {"simulated", notes.backend == "sim"},
+                      {"fast_p_definition", "share of operators with speedup strictly greater than p"}};
+  nlohmann::json summary = nlohmann::json::array();
+  for (const auto& s : rows) summary.push_back(to_json(s));
+  nlohmann::json ops = nlohmann::json::array();
+  for (const auto& r : records) ops.push_back(to_json(r));
+  return {{"notes", n}, {"summary", summary}, {"operators", ops}};
+}
+
+}  // namespace aopt::bench
