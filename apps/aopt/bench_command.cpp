@@ -40,6 +40,7 @@ struct bench_args {
   std::uint64_t seed = 1;
   std::size_t jobs = 0;
   bool no_cache = false;
+  std::string cache_dir;
   bool fresh = false;
   rewind_options rewind;
 };
@@ -139,6 +140,7 @@ int run(bench_args& a, const std::string& argv_line) {
     slot_options so;
     so.profile = a.profile;
     so.use_cache = !a.no_cache;
+    so.cache_dir = a.cache_dir;
     so.slots = a.jobs != 0 ? a.jobs : default_slots();
     const auto slots = make_sim_slots(pkg, so);
     for (const auto m : methods) {
@@ -236,6 +238,7 @@ command_fn add_bench_command(CLI::App& app, const std::string& argv_line) {
   app.add_option("--rewind-steps", a->rewind.steps, "Kept rewind steps per expert when building the bank (default 6)");
   app.add_option("--rewind-attempts", a->rewind.attempts, "Rewind evaluations per expert at most (default 64)");
   app.add_flag("--no-cache", a->no_cache, "Do not use the evaluation result cache");
+  app.add_option("--cache-dir", a->cache_dir, "Evaluation cache directory (default: the user's cache)");
   app.add_flag("--fresh", a->fresh, "Ignore results stored in --out by an earlier run");
   return [a, argv_line]() { return run(*a, argv_line); };
 }

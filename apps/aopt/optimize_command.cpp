@@ -36,6 +36,7 @@ struct optimize_args {
   std::uint64_t seed = 1;
   std::size_t jobs = 0;
   bool no_cache = false;
+  std::string cache_dir;
   bool no_learn = false;
   bool quiet = false;
   bool json = false;
@@ -106,6 +107,7 @@ int run(optimize_args& a, const std::string& argv_line) {
   spec.engine = offline_config(a.profile, a.seed);
   spec.slots.profile = a.profile;
   spec.slots.use_cache = !a.no_cache;
+  spec.slots.cache_dir = a.cache_dir;
   spec.slots.slots = a.jobs != 0 ? a.jobs : default_slots();
   spec.bank_dir = a.bank_dir.empty() ? storage::default_bank_dir() : fs::path(a.bank_dir);
   spec.learn = !a.no_learn;
@@ -177,6 +179,7 @@ command_fn add_optimize_command(CLI::App& app, const std::string& argv_line) {
   app.add_option("--seed", a->seed, "Seed of the engine's random choices (default 1)");
   app.add_option("-j,--jobs", a->jobs, "Evaluator slots (default 2, 1 on a one-core machine)");
   app.add_flag("--no-cache", a->no_cache, "Do not use the evaluation result cache");
+  app.add_option("--cache-dir", a->cache_dir, "Evaluation cache directory (default: the user's cache)");
   app.add_flag("--no-learn", a->no_learn, "Do not store accepted kernel changes in the bank");
   app.add_flag("--no-stage1", [a](std::int64_t) { a->cfg.stage1 = false; }, "Stage II only");
   app.add_flag("--no-stage2", [a](std::int64_t) { a->cfg.stage2 = false; }, "Stage I only");

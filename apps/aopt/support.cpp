@@ -73,6 +73,7 @@ std::vector<optimize::evaluate_fn> make_sim_slots(std::shared_ptr<const ev::op_p
         eo.backend = "sim";
         eo.profile = opt.profile;
         eo.use_cache = opt.use_cache;
+        eo.cache_dir = opt.cache_dir;
         if (req.input_seed) eo.seed = *req.input_seed;
         e = std::make_unique<ev::evaluator>(eo);
       }

@@ -28,6 +28,7 @@ struct slot_options {
   std::string profile = "910b4";
   bool use_cache = true;
   std::size_t slots = 2;
+  std::filesystem::path cache_dir;  // empty: the default evaluation cache
 };
 
 // `slots` evaluator functions for candidates of `pkg` (files that differ from the package are
