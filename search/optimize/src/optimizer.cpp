@@ -139,6 +139,10 @@ class job {
 
   // The accepted states, oldest first (the base, then each accepted change).
   std::vector<std::pair<file_map, eval_report>> history_;
+  // Stage I's history of the last round, with the key of the best files its template was
+  // synthesized from: reused when the next round starts from the same files, so the mutator
+  // does not propose again what it already tried.
+  std::optional<std::pair<std::string, stage1::stage1_history>> stage1_memory_;
   optimize_result res;
 
  private:
@@ -172,9 +176,12 @@ void stage1_round(job& j, services& svc, const optimizer_config& cfg, std::size_
     return;
   }
   const stage1::tiling_template& t = tmpl.value();
-  // The template's base values are the current best: seed the history with its evaluation.
+  const std::string start_key = files_key(j.res.best_files);
   stage1::stage1_history history;
-  {
+  if (j.stage1_memory_ && j.stage1_memory_->first == start_key) history = std::move(j.stage1_memory_->second);
+  j.stage1_memory_.reset();
+  // The template's base values are the current best: seed the history with its evaluation.
+  if (!history.evaluated(t.base())) {
     stage1::tiling_proposal p;
     p.values = t.base();
     p.op = "base";
@@ -218,6 +225,7 @@ void stage1_round(job& j, services& svc, const optimizer_config& cfg, std::size_
                      " tunables in " + t.function_name + ")");
   const auto sr = stage1::run_stage1(t, propose, batch, sc, history);
   sum.stage1_stop = sr.stop_reason;
+  j.stage1_memory_.emplace(start_key, std::move(history));
   if (sr.best && sr.best != t.base()) {
     const file_map files = merged(j.res.best_files, t.instantiate(*sr.best));
     auto it = reports.find(files_key(files));
