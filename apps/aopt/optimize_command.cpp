@@ -96,7 +96,10 @@ int run(optimize_args& a, const std::string& argv_line) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   auto pkg = std::make_shared<const ev::op_package>(ev::load_package(a.op_dir));
-  const fs::path out = a.out_dir.empty() ? fs::path("aopt-out") / pkg->dir.filename() : fs::path(a.out_dir);
+  // Default output: aopt-out/<operator> (the suite's <op>/baseline is named after <op>).
+  std::string name = pkg->dir.filename().string();
+  if (name == "baseline" || name == "expert") name = pkg->dir.parent_path().filename().string();
+  const fs::path out = a.out_dir.empty() ? fs::path("aopt-out") / name : fs::path(a.out_dir);
   if (fs::weakly_canonical(out) == pkg->dir) {
     throw error(ec::invalid_argument, fmt::format("--out {}: is the input package; choose another directory", out.string()));
   }
