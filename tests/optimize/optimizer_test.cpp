@@ -239,6 +239,27 @@ TEST(Optimizer, VerificationFailureFallsBackToThePreviousBest) {
   for (const auto& c : r.changes) EXPECT_GT(count(c.diff, "PIPE_ALL"), 0u);
 }
 
+TEST(Optimizer, EmptyBankFallsBackToUnguidedRewritesOnlyWhenAllowed) {
+  auto once = [](bool fallback) {
+    fake_device dev;
+    offline_engine eng(engine_cfg(4));
+    local_services svc(eng, {}, slots(dev, 2));
+    optimizer_config cfg;
+    cfg.budget = 6;
+    cfg.stage1 = false;
+    cfg.unguided_fallback = fallback;
+    return run_optimizer(base_files(), svc, cfg);
+  };
+  const auto with = once(true);
+  EXPECT_EQ(count(with.best_files.at("op_kernel/k.cpp"), "PipeBarrier<PIPE_ALL>"), 0u);
+  ASSERT_FALSE(with.changes.empty());
+  EXPECT_NE(with.changes.front().rationale.find("unguided"), std::string::npos);
+  const auto without = once(false);
+  EXPECT_TRUE(without.changes.empty());
+  EXPECT_EQ(without.evaluations, 1u);  // the base only
+  EXPECT_NE(without.stop_reason.find("no new candidate"), std::string::npos) << without.stop_reason;
+}
+
 TEST(Optimizer, ConfigErrorsNameTheField) {
   optimizer_config cfg;
   cfg.budget = 0;

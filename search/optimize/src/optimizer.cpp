@@ -291,6 +291,17 @@ void stage2_round(job& j, services& svc, const optimizer_config& cfg, std::size_
         break;
       }
     }
+    if (fresh.empty() && cfg.unguided_fallback) {
+      // Nothing the bank knows applies any more: the engine's own rewrites, unguided.
+      auto rw = svc.refine(j.res.best_files, {});
+      if (rw.ok()) {
+        for (auto& r : rw.value()) {
+          if (j.tried(merged(j.res.best_files, r.files))) continue;
+          r.rationale = "unguided (no experience of the bank applies): " + r.rationale;
+          fresh.push_back(std::move(r));
+        }
+      }
+    }
     if (fresh.empty()) {
       sum.stage2_stop = "no new rewrite: " + why_none;
       return;

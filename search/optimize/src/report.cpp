@@ -137,6 +137,7 @@ nlohmann::json report_json(const optimize_result& r, const report_context& ctx) 
             {"stage1", c.stage1},
             {"stage2", c.stage2},
             {"min_gain", c.min_gain},
+            {"unguided_fallback", c.unguided_fallback},
             {"verify", c.verify}}},
           {"result", to_json(r)}};
 }

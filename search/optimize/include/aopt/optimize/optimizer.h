@@ -30,6 +30,9 @@ struct optimizer_config {
   std::size_t top_k = 4;              // tuples retrieved per Stage-II step. Default: 4
   bool stage1 = true;                 // false: Stage II only (a bench baseline). Default: true
   bool stage2 = true;                 // false: Stage I only (a bench baseline). Default: true
+  // Stage II: when no rewrite from the bank's tuples is left to try, ask the engine for
+  // unguided rewrites (offline: every forward motif site). Default: true
+  bool unguided_fallback = true;
   // A candidate replaces the best only when latency < best * (1 - min_gain). Default: 0.001
   double min_gain = 0.001;
   // Re-check the final best on freshly generated inputs (a new seed): one evaluation outside
