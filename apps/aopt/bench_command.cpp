@@ -42,6 +42,7 @@ struct bench_args {
   bool no_cache = false;
   std::string cache_dir;
   bool fresh = false;
+  bool stored_only = false;
   rewind_options rewind;
 };
 
@@ -108,7 +109,7 @@ int run(bench_args& a, const std::string& argv_line) {
   std::vector<search::experience> corpus;
   {
     storage::experience_bank bank(bank_path);
-    if (bank.count() == 0) {
+    if (bank.count() == 0 && !a.stored_only) {
       std::vector<std::string> seeds;
       for (const auto& op : discover(a.suite, {})) {
         if (op.expert) seeds.push_back(op.expert->string());
@@ -134,6 +135,7 @@ int run(bench_args& a, const std::string& argv_line) {
   cfg.validate();
 
   std::vector<bench::operator_record> records;
+  std::size_t missing = 0;  // (operator, method) pairs without a stored result (--stored-only)
   for (const auto& op : ops) {
     auto pkg = std::make_shared<const ev::op_package>(ev::load_package(op.package));
     const auto base = load_files(*pkg);
@@ -175,6 +177,10 @@ int run(bench_args& a, const std::string& argv_line) {
           // unreadable or older: run again
         }
       }
+      if (a.stored_only) {
+        ++missing;
+        continue;
+      }
       const auto m0 = std::chrono::steady_clock::now();
       optimize::offline_engine engine(engine_cfg);
       optimize::local_services svc(engine, corpus, slots);
@@ -202,6 +208,10 @@ int run(bench_args& a, const std::string& argv_line) {
   for (const auto m : methods) {
     names.push_back(bench::to_string(m));
     notes.labels.emplace_back(bench::to_string(m), bench::display_name(m));
+  }
+  if (missing > 0) {
+    notes.title += fmt::format(" (PARTIAL: {} of {} operator x method results missing)", missing,
+                               ops.size() * methods.size());
   }
   const auto rows = bench::summarize(records, names);
   const std::string text = bench::render_text(rows, notes);
@@ -240,6 +250,7 @@ command_fn add_bench_command(CLI::App& app, const std::string& argv_line) {
   app.add_flag("--no-cache", a->no_cache, "Do not use the evaluation result cache");
   app.add_option("--cache-dir", a->cache_dir, "Evaluation cache directory (default: the user's cache)");
   app.add_flag("--fresh", a->fresh, "Ignore results stored in --out by an earlier run");
+  app.add_flag("--stored-only", a->stored_only, "Run nothing: tabulate the results stored in --out (a partial table says so)");
   return [a, argv_line]() { return run(*a, argv_line); };
 }
 

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "aopt/actors/job.hpp"
 #include "aopt/storage/experience_bank.h"
 
 namespace aopt::app {
@@ -14,10 +15,17 @@ optimize::optimize_result run_optimize_job(const job_spec& spec) {
     corpus = bank->all();
   }
   optimize::offline_engine engine(spec.engine);
-  std::function<void(const search::experience&)> learned;
-  if (bank && spec.learn) learned = [&bank](const search::experience& e) { bank->put(e); };
-  optimize::local_services svc(engine, std::move(corpus), make_sim_slots(spec.package, spec.slots), learned);
-  return optimize::run_optimizer(spec.base_files, svc, spec.config, spec.progress);
+  actors::job_spec js;
+  js.package = spec.package->dir.string();
+  js.base_files = spec.base_files;
+  js.config = spec.config;
+  js.engine = &engine;
+  js.bank = std::move(corpus);
+  js.slots = make_sim_slots(spec.package, spec.slots);
+  // The Distiller's sink: RocksDB writes happen on the Distiller's thread, one at a time.
+  if (bank && spec.learn) js.learned = [&bank](const search::experience& e) { bank->put(e); };
+  js.progress = spec.progress;
+  return actors::run_optimize_job(js);
 }
 
 }  // namespace aopt::app

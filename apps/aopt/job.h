@@ -1,5 +1,6 @@
 // One optimize job as the command line runs it: the spec (package, config, engine, evaluator
-// slots, bank) and the entry point that runs it over the services.
+// slots, bank) and the entry point that runs it in-process on the CAF actors (actors/job.hpp:
+// Scheduler, Mutator, Diagnoser, Retriever, Refiner, Distiller, one Evaluator per slot).
 #pragma once
 
 #include <filesystem>

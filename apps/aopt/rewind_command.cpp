@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "aopt/actors/job.hpp"
 #include "aopt/common/error.h"
 #include "aopt/evaluation/evaluator.h"
 #include "aopt/evaluation/package.h"
@@ -37,16 +38,6 @@ std::string op_name(const ev::op_package& pkg) {
   return pkg.spec.kernel.empty() ? dir : pkg.spec.kernel + " (" + dir + ")";
 }
 
-search::rewind_eval to_rewind_eval(const optimize::eval_report& r) {
-  search::rewind_eval out;
-  out.ok = r.ok;
-  out.status = r.status;
-  out.latency_us = r.latency_us;
-  out.diagnostic = r.diagnostic;
-  out.profile = r.profile;
-  return out;
-}
-
 int run(const rewind_args& a, const std::string& parent_bank_dir) {
   const std::string dir = !a.bank_dir.empty() ? a.bank_dir : parent_bank_dir;
   const fs::path bank_path = dir.empty() ? storage::default_bank_dir() : fs::path(dir);
@@ -64,7 +55,6 @@ rewind_summary rewind_into_bank(const std::vector<std::string>& seeds, const rew
   if (o.steps < 0) throw error(ec::invalid_argument, "aopt bank rewind: --steps must be >= 0");
   if (!(o.min_slowdown > 0))
     throw error(ec::invalid_argument, "aopt bank rewind: --min-slowdown must be > 0 (e.g. 1.03 for a 3% slowdown)");
-  motifs::parser parser;
   rewind_summary total;
   for (const auto& seed_dir : seeds) {
     auto pkg = std::make_shared<const ev::op_package>(ev::load_package(seed_dir));
@@ -81,13 +71,17 @@ rewind_summary rewind_into_bank(const std::vector<std::string>& seeds, const rew
     so.profile = o.profile;
     so.use_cache = !o.no_cache;
     so.slots = 1;
-    auto slot = make_sim_slots(pkg, so).front();
-    auto evaluate = [&](const motifs::file_set& files) {
-      return to_rewind_eval(slot(optimize::eval_request{files, "rewind", 0, "rewind step", std::nullopt}));
-    };
     log << fmt::format("rewind {} (op {}, backend sim, profile {}, seed {}, steps <= {}, min slowdown {:.3f})\n",
                        pkg->dir.string(), cfg.op, cfg.profile, cfg.seed, cfg.max_steps, cfg.min_slowdown);
-    auto on_attempt = [&log](const search::rewind_attempt& at) {
+    // On the actors: the Rewinder runs the chain, its evaluations go to the Evaluator, its tuples
+    // to the Distiller; tuples are stored below, in chain order, with their bank status.
+    actors::rewind_spec rs;
+    rs.package = pkg->dir.string();
+    rs.seed_files = base;
+    rs.config = cfg;
+    rs.slots = make_sim_slots(pkg, so);
+    const auto res = actors::run_rewind_job(rs);
+    for (const auto& at : res.attempts) {
       std::string line = fmt::format("  [{}] {:<22} {}: {}", at.index, at.motif, at.path, at.summary);
       if (at.latency_us) {
         line += fmt::format("  {:.2f} -> {:.2f} us (x{:.3f}) {}", at.current_us, *at.latency_us, at.slowdown,
@@ -95,9 +89,8 @@ rewind_summary rewind_into_bank(const std::vector<std::string>& seeds, const rew
       } else {
         line += fmt::format("  {}: {}", search::to_string(at.outcome), at.reason);
       }
-      log << line << std::endl;
-    };
-    const auto res = search::run_rewind(base, parser, evaluate, cfg, on_attempt);
+      log << line << "\n";
+    }
     if (res.stop_reason == "seed_failed") {
       log << fmt::format("  seed does not evaluate ok (status {}{}{}): skipped\n", res.seed_eval.status,
                          res.seed_eval.diagnostic.empty() ? "" : ": ", res.seed_eval.diagnostic);

@@ -1,0 +1,49 @@
+// The command line's entry points into the actor system (CAF-free header): each builds an
+// actor_system, spawns one Evaluator actor per slot and the actors the job needs, runs one job,
+// flushes the Distiller and the progress listener, stops every actor and waits for them.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "aopt/actors/config.hpp"
+#include "aopt/motifs/source.h"
+#include "aopt/optimize/optimizer.h"
+#include "aopt/optimize/services.h"
+#include "aopt/search/engine.h"
+#include "aopt/search/experience.h"
+#include "aopt/search/rewind.h"
+
+namespace aopt::actors {
+
+struct job_spec {
+  std::string package;            // operator id, sent with each evaluation request
+  optimize::file_map base_files;  // the operator's sources
+  optimize::optimizer_config config;
+  search::engine* engine = nullptr;          // required; must outlive the call
+  std::vector<search::experience> bank;      // the retrieval corpus
+  std::vector<optimize::evaluate_fn> slots;  // one Evaluator actor per slot; at least one
+  std::function<void(const search::experience&)> learned;  // Distiller sink; optional
+  optimize::progress_fn progress;  // called in order on the listener's thread; optional
+  actor_timeouts timeouts;
+};
+
+// Runs Algorithm 1 on actors. Throws what run_optimizer throws (aopt::error), and
+// aopt::error(internal) when an actor stops answering.
+optimize::optimize_result run_optimize_job(const job_spec& spec);
+
+struct rewind_spec {
+  std::string package;
+  optimize::file_map seed_files;
+  search::rewind_config config;
+  motifs::parse_options parse;
+  std::vector<optimize::evaluate_fn> slots;                // at least one
+  std::function<void(const search::experience&)> learned;  // Distiller sink; optional
+  actor_timeouts timeouts;
+};
+
+// One rewind chain on actors (Rewinder -> evaluator pool -> Distiller).
+search::rewind_result run_rewind_job(const rewind_spec& spec);
+
+}  // namespace aopt::actors

@@ -1,0 +1,151 @@
+#include "aopt/actors/actor_services.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <caf/all.hpp>
+
+#include "aopt/actors/convert.hpp"
+#include "aopt/common/error.h"
+
+namespace aopt::actors {
+
+using namespace protocols;
+
+struct actor_services::impl {
+  impl(caf::actor_system& sys, service_actors a, std::string pkg, actor_timeouts t)
+      : self(sys), actors(std::move(a)), package(std::move(pkg)), timeouts(t) {}
+
+  // One blocking round trip. No answer in time, or an error reply, is a system fault.
+  template <class Result, class Handle, class... Ts>
+  Result ask(const Handle& dest, std::chrono::milliseconds timeout, const char* role, Ts&&... xs) {
+    if (!dest) {
+      throw aopt::error(ec::internal,
+                        std::string("actor_services: no ") + role + " actor was given");
+    }
+    std::optional<Result> out;
+    caf::error err;
+    self->request(dest, timeout, std::forward<Ts>(xs)...)
+        .receive([&](Result& r) { out = std::move(r); },
+                 [&](caf::error& e) { err = std::move(e); });
+    if (!out) {
+      throw aopt::error(ec::internal,
+                        std::string("actor_services: the ") + role +
+                            " did not answer: " + self->system().render(err) +
+                            " (it stopped, or took longer than its actor_timeouts entry)");
+    }
+    return std::move(*out);
+  }
+
+  caf::scoped_actor self;
+  service_actors actors;
+  std::string package;
+  actor_timeouts timeouts;
+  std::string engine_name;
+  std::size_t parallelism = 1;
+};
+
+actor_services::actor_services(caf::actor_system& sys, service_actors actors, std::string package,
+                               actor_timeouts timeouts)
+    : impl_(std::make_unique<impl>(sys, std::move(actors), std::move(package), timeouts)) {
+  timeouts.validate();
+  impl_->engine_name =
+      impl_->ask<std::string>(impl_->actors.mutator, timeouts.engine, "Mutator", name_atom::value);
+  const auto n = impl_->ask<std::uint64_t>(impl_->actors.pool, timeouts.engine, "evaluator pool",
+                                           parallelism_atom::value);
+  if (n == 0) {
+    throw aopt::error(
+        ec::invalid_argument,
+        "actor_services: the evaluator pool has no usable evaluator; give it at least one slot");
+  }
+  impl_->parallelism = static_cast<std::size_t>(n);
+}
+
+actor_services::~actor_services() = default;
+
+std::string actor_services::engine_name() const {
+  return impl_->engine_name;
+}
+
+std::size_t actor_services::parallelism() const {
+  return impl_->parallelism;
+}
+
+search::outcome<stage1::tiling_template> actor_services::synthesize_template(
+    const stage1::synthesis_input& input) {
+  auto r =
+      impl_->ask<local<template_outcome>>(impl_->actors.mutator, impl_->timeouts.engine, "Mutator",
+                                          synthesize_atom::value, make_local(input));
+  return r.get();
+}
+
+search::outcome<std::vector<stage1::tiling_proposal>> actor_services::propose_tiling(
+    const stage1::tiling_template& tmpl, const stage1::stage1_history& history, std::size_t n) {
+  // The identity of the caller's object: see mutator_state in engine_actors.cpp.
+  const auto identity = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&tmpl));
+  auto r = impl_->ask<local<proposals_outcome>>(
+      impl_->actors.mutator, impl_->timeouts.engine, "Mutator", propose_atom::value, identity,
+      make_local(tmpl), make_local(history), static_cast<std::uint64_t>(n));
+  return r.get();
+}
+
+search::outcome<search::diagnosis> actor_services::diagnose(const nlohmann::json& profile,
+                                                            const optimize::file_map& code) {
+  auto r = impl_->ask<local<diagnosis_outcome>>(impl_->actors.diagnoser, impl_->timeouts.engine,
+                                                "Diagnoser", diagnose_atom::value,
+                                                make_local(profile), make_local(code));
+  return r.get();
+}
+
+std::vector<search::experience> actor_services::retrieve(const search::diagnosis& d,
+                                                         std::size_t k) {
+  auto r = impl_->ask<local<experiences>>(impl_->actors.retriever, impl_->timeouts.engine,
+                                          "Retriever", retrieve_atom::value, make_local(d),
+                                          static_cast<std::uint64_t>(k));
+  return r.get();
+}
+
+search::outcome<std::vector<search::kernel_rewrite>> actor_services::refine(
+    const optimize::file_map& files, const std::vector<search::experience>& tuples) {
+  auto r = impl_->ask<local<rewrites_outcome>>(impl_->actors.refiner, impl_->timeouts.engine,
+                                               "Refiner", refine_atom::value, make_local(files),
+                                               make_local(tuples));
+  return r.get();
+}
+
+std::vector<optimize::eval_report> actor_services::evaluate(
+    const std::vector<optimize::eval_request>& batch) {
+  if (batch.empty()) return {};
+  std::vector<eval_request_msg> msgs;
+  msgs.reserve(batch.size());
+  for (const auto& r : batch) msgs.push_back(to_message(r, impl_->package));
+  // The pool answers every batch within its own timeouts (each request: one evaluation timeout,
+  // plus one ping timeout before its slot is reused); this bound only guards against a pool
+  // that is gone.
+  const auto p = std::max<std::size_t>(impl_->parallelism, 1);
+  const auto waves = static_cast<std::int64_t>((batch.size() + p - 1) / p);
+  const auto bound = impl_->timeouts.evaluation * (2 * waves + 1);
+  auto reports = impl_->ask<std::vector<eval_report_msg>>(
+      impl_->actors.pool, bound, "evaluator pool", evaluate_atom::value, std::move(msgs));
+  if (reports.size() != batch.size()) {
+    throw aopt::error(ec::internal, "actor_services: the evaluator pool answered " +
+                                        std::to_string(reports.size()) + " reports for " +
+                                        std::to_string(batch.size()) + " requests");
+  }
+  std::vector<optimize::eval_report> out;
+  out.reserve(reports.size());
+  for (const auto& m : reports) out.push_back(from_message(m));
+  return out;
+}
+
+void actor_services::learn(const search::experience& accepted) {
+  // Fire and forget: the Distiller hands it to the bank in order; run_optimize_job flushes it.
+  if (impl_->actors.distiller)
+    caf::anon_send(impl_->actors.distiller, learn_atom::value, make_local(accepted));
+}
+
+}  // namespace aopt::actors

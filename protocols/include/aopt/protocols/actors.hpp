@@ -1,0 +1,139 @@
+// Every actor interface of aopt, in one place (DESIGN.md §3):
+//
+//   Scheduler ──► Mutator (Stage I)          Diagnoser ─► Retriever ─► Refiner (Stage II)
+//       │
+//       └──► evaluator pool ──► Evaluator × N (one per device or slot)
+//   Rewinder ──► evaluator pool;  Rewinder, Scheduler ──► Distiller ──► sink (experience bank)
+//
+// The interfaces are CAF 0.17 typed actors (`replies_to<...>::with<...>`). Handlers marked
+// "local" take or return `local<T>` (messages.hpp) and only work inside one process; the others
+// are network-ready. The search types are only forward-declared here: this header does not
+// pull the search headers into CAF code and CAF into search code.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/atom.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+#include <nlohmann/json_fwd.hpp>
+
+#include "aopt/protocols/messages.hpp"
+
+namespace aopt::stage1 {
+struct synthesis_input;
+struct tiling_template;
+class stage1_history;
+struct tiling_proposal;
+}  // namespace aopt::stage1
+
+namespace aopt::search {
+template <class T>
+class outcome;
+struct diagnosis;
+struct experience;
+struct kernel_rewrite;
+struct rewind_config;
+struct rewind_result;
+}  // namespace aopt::search
+
+namespace aopt::optimize {
+struct optimize_result;
+}  // namespace aopt::optimize
+
+namespace aopt::protocols {
+
+// -- atoms (at most 10 characters each) -----------------------------------------------------
+using evaluate_atom = caf::atom_constant<caf::atom("evaluate")>;
+using ping_atom = caf::atom_constant<caf::atom("ping")>;
+using parallelism_atom = caf::atom_constant<caf::atom("parallel")>;
+using name_atom = caf::atom_constant<caf::atom("name")>;
+using synthesize_atom = caf::atom_constant<caf::atom("synthesize")>;
+using propose_atom = caf::atom_constant<caf::atom("propose")>;
+using diagnose_atom = caf::atom_constant<caf::atom("diagnose")>;
+using retrieve_atom = caf::atom_constant<caf::atom("retrieve")>;
+using refine_atom = caf::atom_constant<caf::atom("refine")>;
+using learn_atom = caf::atom_constant<caf::atom("learn")>;
+using rewind_atom = caf::atom_constant<caf::atom("rewind")>;
+using optimize_atom = caf::atom_constant<caf::atom("optimize")>;
+using local_atom = caf::atom_constant<caf::atom("local")>;
+using progress_atom = caf::atom_constant<caf::atom("progress")>;
+
+// -- local payload types --------------------------------------------------------------------
+using template_outcome = search::outcome<stage1::tiling_template>;
+using proposals_outcome = search::outcome<std::vector<stage1::tiling_proposal>>;
+using diagnosis_outcome = search::outcome<search::diagnosis>;
+using rewrites_outcome = search::outcome<std::vector<search::kernel_rewrite>>;
+using experiences = std::vector<search::experience>;
+
+// -- interfaces -----------------------------------------------------------------------------
+
+// Evaluator: one device or slot; evaluates one candidate at a time (blocking: spawned detached).
+using evaluator_actor = caf::typed_actor<
+    // Evaluates a candidate. A bad candidate is a report, never an error.
+    caf::replies_to<evaluate_atom, eval_request_msg>::with<eval_report_msg>,
+    // Answers once every earlier request is done (the pool's "is this slot free again?").
+    caf::replies_to<ping_atom>::with<ping_atom>>;
+
+// Evaluator pool: spreads a batch over the evaluators, one request per evaluator at a time.
+using evaluator_pool_actor = caf::typed_actor<
+    // One report per request, in request order; a timed-out or dead evaluator gives a report
+    // with status "timeout" or "runtime_error".
+    caf::replies_to<evaluate_atom,
+                    std::vector<eval_request_msg>>::with<std::vector<eval_report_msg>>,
+    // The number of evaluators still usable.
+    caf::replies_to<parallelism_atom>::with<std::uint64_t>>;
+
+// Mutator (Stage I, local): template synthesis and tiling variants from the engine.
+using mutator_actor = caf::typed_actor<
+    // The engine's name ("offline", "llm").
+    caf::replies_to<name_atom>::with<std::string>,
+    caf::replies_to<synthesize_atom, local<stage1::synthesis_input>>::with<local<template_outcome>>,
+    // (identity of the caller's template object, template, history, n): the identity keeps the
+    // engine's per-template state (its mutator) alive across calls, as a direct call would.
+    caf::replies_to<propose_atom, std::uint64_t, local<stage1::tiling_template>,
+                    local<stage1::stage1_history>, std::uint64_t>::with<local<proposals_outcome>>>;
+
+// Diagnoser (Stage II, local): (profile, kernel files) -> bottleneck findings.
+using diagnoser_actor =
+    caf::typed_actor<caf::replies_to<diagnose_atom, local<nlohmann::json>,
+                                     local<file_map>>::with<local<diagnosis_outcome>>>;
+
+// Retriever (Stage II, local): the k best experience tuples of the bank for a diagnosis.
+using retriever_actor = caf::typed_actor<caf::replies_to<retrieve_atom, local<search::diagnosis>,
+                                                         std::uint64_t>::with<local<experiences>>>;
+
+// Refiner (Stage II, local): kernel rewrites of the files applying the tuples.
+using refiner_actor =
+    caf::typed_actor<caf::replies_to<refine_atom, local<file_map>,
+                                     local<experiences>>::with<local<rewrites_outcome>>>;
+
+// Distiller (local): hands experience tuples to the sink (the bank), one at a time, in order.
+using distiller_actor =
+    caf::typed_actor<caf::reacts_to<learn_atom, local<search::experience>>,
+                     // Answers once every earlier tuple reached the sink (a flush before shutdown).
+                     caf::replies_to<ping_atom>::with<ping_atom>>;
+
+// Rewinder (local): a rewind chain of one seed (file map, config); every step evaluated through
+// the evaluator pool; the kept tuples go to the Distiller (when there is one) and the reply.
+using rewinder_actor =
+    caf::typed_actor<caf::replies_to<rewind_atom, local<file_map>, local<search::rewind_config>>::
+                         with<local<search::rewind_result>>>;
+
+// Progress listener: receives a job's progress events in order.
+using progress_listener_actor =
+    caf::typed_actor<caf::reacts_to<progress_atom, progress_msg>,
+                     // Answers once every earlier event was handled (a flush before shutdown).
+                     caf::replies_to<ping_atom>::with<ping_atom>>;
+
+// Scheduler: runs optimize jobs (Algorithm 1) over the other actors, one job at a time.
+using scheduler_actor = caf::typed_actor<
+    // Network-ready: the result as JSON plus the best files.
+    caf::replies_to<optimize_atom, optimize_job_msg>::with<optimize_reply_msg>,
+    // Local: the complete result object.
+    caf::replies_to<optimize_atom, local_atom,
+                    optimize_job_msg>::with<local<optimize::optimize_result>>>;
+
+}  // namespace aopt::protocols

@@ -1,0 +1,24 @@
+#include "aopt/protocols/message_types.hpp"
+
+#include <caf/actor_system_config.hpp>
+
+#include "aopt/protocols/actors.hpp"
+
+namespace aopt::protocols {
+
+caf::actor_system_config& add_message_types(caf::actor_system_config& cfg) {
+  // add_message_type<T> also registers std::vector<T>.
+  cfg.add_message_type<eval_request_msg>("aopt::protocols::eval_request_msg");
+  cfg.add_message_type<eval_report_msg>("aopt::protocols::eval_report_msg");
+  cfg.add_message_type<progress_msg>("aopt::protocols::progress_msg");
+  cfg.add_message_type<optimize_job_msg>("aopt::protocols::optimize_job_msg");
+  cfg.add_message_type<optimize_reply_msg>("aopt::protocols::optimize_reply_msg");
+  // Handles that may travel inside messages (a remote evaluator joining a pool, a listener).
+  cfg.add_message_type<evaluator_actor>("aopt::protocols::evaluator_actor");
+  cfg.add_message_type<evaluator_pool_actor>("aopt::protocols::evaluator_pool_actor");
+  cfg.add_message_type<progress_listener_actor>("aopt::protocols::progress_listener_actor");
+  cfg.add_message_type<scheduler_actor>("aopt::protocols::scheduler_actor");
+  return cfg;
+}
+
+}  // namespace aopt::protocols
