@@ -14,6 +14,8 @@ const std::vector<std::unique_ptr<motif>>& all_motifs() {
     detail::add_copy_motifs(v);
     detail::add_vector_motifs(v);
     detail::add_mask_motifs(v);
+    detail::add_core_motifs(v);
+    detail::add_sync_motifs(v);
     return v;
   }();
   return list;

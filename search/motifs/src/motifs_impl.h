@@ -16,6 +16,8 @@ void add_tiling_motifs(std::vector<std::unique_ptr<motif>>& v);    // multicore_
 void add_copy_motifs(std::vector<std::unique_ptr<motif>>& v);      // merge_copies, datacopypad_tail
 void add_vector_motifs(std::vector<std::unique_ptr<motif>>& v);    // vectorize_scalar_loop, fuse_vector_ops, hoist_invariant, tbuf_temps
 void add_mask_motifs(std::vector<std::unique_ptr<motif>>& v);      // counter_mode_mask
+void add_core_motifs(std::vector<std::unique_ptr<motif>>& v);      // stream_core_cap
+void add_sync_motifs(std::vector<std::unique_ptr<motif>>& v);      // enque_pipe_all, div_to_reciprocal
 
 // A motif described by constant strings; subclasses implement match/apply.
 class basic_motif : public motif {

@@ -21,6 +21,7 @@ struct motif_tokens {
 const std::vector<motif_tokens>& token_table() {
   static const std::vector<motif_tokens> table = {
       {"double_buffer", {"BUFFER_NUM", "TQue", "InitBuffer"}},
+      {"enque_pipe_all", {"PipeBarrier", "PIPE_ALL", "EnQue"}},  // before pipe_all_barrier: wins ties
       {"pipe_all_barrier", {"PipeBarrier", "PIPE_ALL"}},
       {"redundant_pipe_v", {"PipeBarrier", "PIPE_V"}},
       {"vectorize_scalar_loop", {"SetValue", "GetValue", "for"}},
@@ -32,6 +33,7 @@ const std::vector<motif_tokens>& token_table() {
       {"multicore_split", {"GetCoreNumAiv", "SetBlockDim"}},
       {"tail_balance", {"GetBlockNum", "GetBlockIdx"}},
       {"tile_size", {"GetCoreMemSize", "ub"}},
+      {"div_to_reciprocal", {"Reciprocal", "Duplicate", "Div"}},
       {"counter_mode_mask", {"SetMaskCount", "SetVectorMask", "COUNTER", "SetMaskNorm", "ResetMask"}},
   };
   return table;
