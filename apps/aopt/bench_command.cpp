@@ -233,6 +233,9 @@ int run(bench_args& a, const std::string& argv_line) {
 
 command_fn add_bench_command(CLI::App& app, const std::string& argv_line) {
   auto a = std::make_shared<bench_args>();
+  // The bank a bench builds: the same settings as scripts/make-expert-bank.sh.
+  a->rewind.steps = 3;
+  a->rewind.attempts = 8;
   app.add_option("SUITE_DIR", a->suite, "Operator suite (e.g. examples/ops: <op>/baseline, <op>/expert)")
       ->required()
       ->check(CLI::ExistingDirectory);
@@ -245,8 +248,8 @@ command_fn add_bench_command(CLI::App& app, const std::string& argv_line) {
   app.add_option("--profile", a->profile, "Device profile of the sim backend (default 910b4)");
   app.add_option("--seed", a->seed, "Seed of every method (default 1)");
   app.add_option("-j,--jobs", a->jobs, "Evaluator slots (default 2, 1 on a one-core machine)");
-  app.add_option("--rewind-steps", a->rewind.steps, "Kept rewind steps per expert when building the bank (default 6)");
-  app.add_option("--rewind-attempts", a->rewind.attempts, "Rewind evaluations per expert at most (default 64)");
+  app.add_option("--rewind-steps", a->rewind.steps, "Kept rewind steps per expert when building the bank (default 3)");
+  app.add_option("--rewind-attempts", a->rewind.attempts, "Rewind evaluations per expert at most (default 8)");
   app.add_flag("--no-cache", a->no_cache, "Do not use the evaluation result cache");
   app.add_option("--cache-dir", a->cache_dir, "Evaluation cache directory (default: the user's cache)");
   app.add_flag("--fresh", a->fresh, "Ignore results stored in --out by an earlier run");
