@@ -136,6 +136,7 @@ protocols::optimize_job_msg to_message(const std::string& package, const optimiz
   m.min_gain = cfg.min_gain;
   m.verify = cfg.verify;
   m.verify_seed = cfg.verify_seed;
+  m.unguided_fallback = cfg.unguided_fallback;
   return m;
 }
 
@@ -152,6 +153,7 @@ optimize::optimizer_config config_of(const protocols::optimize_job_msg& m) {
   cfg.min_gain = m.min_gain;
   cfg.verify = m.verify;
   cfg.verify_seed = m.verify_seed;
+  cfg.unguided_fallback = m.unguided_fallback;
   return cfg;
 }
 

@@ -311,6 +311,7 @@ TEST_F(routing_test, JobAndProgressMessagesSurviveSerialisation) {
   c.stage1 = false;
   c.min_gain = 0.0125;
   c.verify_seed = 123456789012345ull;
+  c.unguided_fallback = false;
   const auto job = round_trip(sys, to_message("op", {{"a", "b"}}, c));
   const auto c2 = config_of(job);
   EXPECT_EQ(job.package, "op");
@@ -321,6 +322,7 @@ TEST_F(routing_test, JobAndProgressMessagesSurviveSerialisation) {
   EXPECT_TRUE(c2.stage2);
   EXPECT_EQ(c2.min_gain, 0.0125);
   EXPECT_EQ(c2.verify_seed, 123456789012345ull);
+  EXPECT_FALSE(c2.unguided_fallback);
 
   optimize::trajectory_point p;
   p.index = 5;
