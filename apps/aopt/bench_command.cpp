@@ -62,12 +62,12 @@ std::vector<suite_op> discover(const fs::path& suite, const std::vector<std::str
   std::sort(dirs.begin(), dirs.end());
   for (const auto& d : dirs) {
     const std::string name = d.filename().string();
-    if (!wanted.empty() && wanted.count(name) == 0) continue;
+    if (!only.empty() && wanted.count(name) == 0) continue;
     if (!fs::is_directory(d / "baseline")) continue;  // the suite's layout: <op>/baseline
     suite_op op{name, d / "baseline", std::nullopt};
     if (fs::is_directory(d / "expert")) op.expert = d / "expert";
     out.push_back(std::move(op));
-    wanted.erase(name);
+    wanted.erase(name);  // what is left was not found
   }
   if (!wanted.empty()) {
     throw error(ec::invalid_argument, fmt::format("--ops: no operator {} with a baseline/ directory in {}",
