@@ -127,6 +127,7 @@ protocols::optimize_job_msg to_message(const std::string& package, const optimiz
   m.base_files = base;
   m.budget = cfg.budget;
   m.rounds = cfg.rounds;
+  m.extra_rounds = cfg.extra_rounds;
   m.stage1_steps = cfg.stage1_steps;
   m.stage2_steps = cfg.stage2_steps;
   m.proposals_per_step = cfg.proposals_per_step;
@@ -144,6 +145,7 @@ optimize::optimizer_config config_of(const protocols::optimize_job_msg& m) {
   optimize::optimizer_config cfg;
   cfg.budget = m.budget;
   cfg.rounds = m.rounds;
+  cfg.extra_rounds = m.extra_rounds;
   cfg.stage1_steps = m.stage1_steps;
   cfg.stage2_steps = m.stage2_steps;
   cfg.proposals_per_step = m.proposals_per_step;

@@ -82,7 +82,7 @@ std::vector<suite_op> discover(const fs::path& suite, const std::vector<std::str
 
 // What a stored result must match to be reused.
 nlohmann::json settings_of(const bench_args& a, const std::string& method) {
-  return {{"budget", a.budget}, {"seed", a.seed}, {"profile", a.profile}, {"method", method}, {"version", 1}};
+  return {{"budget", a.budget}, {"seed", a.seed}, {"profile", a.profile}, {"method", method}, {"version", 2}};
 }
 
 int run(bench_args& a, const std::string& argv_line) {
@@ -154,21 +154,7 @@ int run(bench_args& a, const std::string& argv_line) {
           std::ifstream in(file);
           const auto j = nlohmann::json::parse(in);
           if (j.at("settings") == settings) {
-            const auto& r = j.at("record");
-            bench::operator_record rec;
-            rec.op = r.at("op");
-            rec.method = r.at("method");
-            rec.seeded = r.at("seeded");
-            rec.base_us = r.at("base_us");
-            rec.best_us = r.at("best_us");
-            rec.speedup = r.at("speedup");
-            rec.evaluations = r.at("evaluations");
-            rec.failures = r.at("failures");
-            rec.base_ok = r.at("base_ok");
-            rec.stop_reason = r.at("stop_reason");
-            rec.backend = r.value("backend", "sim");
-            rec.profile_name = r.value("profile", a.profile);
-            rec.curve = r.at("curve").get<std::vector<double>>();
+            auto rec = bench::record_from_json(j.at("record"));
             records.push_back(rec);
             std::cout << fmt::format("  {:<30} {:<12} {:>7.3f}x  (stored)\n", op.name, mname, rec.speedup);
             continue;

@@ -171,7 +171,7 @@ command_fn add_optimize_command(CLI::App& app, const std::string& argv_line) {
   app.add_option("OP_DIR", a->op_dir, "Operator package (e.g. examples/ops/add_custom)")->required()->check(CLI::ExistingDirectory);
   app.add_option("--out", a->out_dir, "Where to write the optimized package and reports (default aopt-out/<name>)");
   app.add_option("--budget", a->cfg.budget, "Evaluations, failures included (default 40)");
-  app.add_option("--rounds", a->cfg.rounds, "R: alternation rounds (default 3; more while the last one improved and budget remains)");
+  app.add_option("--rounds", a->cfg.rounds, "R: alternation rounds (default 3; up to 8 more while budget remains and new candidates come)");
   app.add_option("--stage1-steps", a->cfg.stage1_steps, "U: Stage-I steps per round (default 4)");
   app.add_option("--stage2-steps", a->cfg.stage2_steps, "S: Stage-II steps per round (default 3)");
   app.add_option("--proposals", a->cfg.proposals_per_step, "Candidates per step (default: evaluator slots, at least 2)");

@@ -174,3 +174,28 @@ TEST(Metrics, Json) {
 
 }  // namespace
 }  // namespace aopt::bench
+
+namespace aopt::bench {
+namespace {
+TEST(MetricsJson, RecordRoundTrips) {
+  operator_record r;
+  r.op = "silu";
+  r.method = "aopt";
+  r.seeded = true;
+  r.base_ok = true;
+  r.base_us = 130;
+  r.best_us = 32.5;
+  r.speedup = 4;
+  r.evaluations = 28;
+  r.failures = 2;
+  r.accepted = 3;
+  r.verified = true;
+  r.curve = {1.0, 2.0, 4.0};
+  const auto back = record_from_json(to_json(r));
+  EXPECT_EQ(to_json(back), to_json(r));
+  auto broken = to_json(r);
+  broken.erase("speedup");
+  EXPECT_THROW(record_from_json(broken), aopt::error);
+}
+}  // namespace
+}  // namespace aopt::bench

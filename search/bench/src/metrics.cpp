@@ -264,6 +264,32 @@ nlohmann::json to_json(const operator_record& r) {
   return j;
 }
 
+operator_record record_from_json(const nlohmann::json& j) {
+  try {
+    operator_record r;
+    r.op = j.at("operator").get<std::string>();
+    r.method = j.at("method").get<std::string>();
+    r.seeded = j.at("seeded").get<bool>();
+    r.base_ok = j.at("base_ok").get<bool>();
+    r.base_us = j.at("base_us").get<double>();
+    r.best_us = j.at("best_us").get<double>();
+    r.speedup = j.at("speedup").get<double>();
+    r.evaluations = j.at("evaluations").get<std::size_t>();
+    r.failures = j.at("failures").get<std::size_t>();
+    r.memo_hits = j.value("memo_hits", std::size_t{0});
+    r.suspects = j.value("suspects", std::size_t{0});
+    r.accepted = j.value("accepted", std::size_t{0});
+    r.stop_reason = j.value("stop_reason", std::string());
+    r.backend = j.value("backend", std::string());
+    r.profile_name = j.value("profile", std::string());
+    r.curve = j.at("trajectory").get<std::vector<double>>();
+    if (j.contains("verified") && j["verified"].is_boolean()) r.verified = j["verified"].get<bool>();
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    throw aopt::error(ec::invalid_spec, std::string("bench record: ") + e.what());
+  }
+}
+
 nlohmann::json to_json(const method_summary& s) {
   nlohmann::json fast = nlohmann::json::object();
   for (std::size_t i = 0; i < s.thresholds.size() && i < s.fast.size(); ++i) {

@@ -361,19 +361,17 @@ optimize_result run_optimizer(const file_map& base_files, services& svc, const o
   j.history_.push_back({base_files, j.res.base});
   if (!j.res.trajectory.empty()) j.res.trajectory.back().best_us = j.res.base_us;
 
-  // Algorithm 1: R rounds; then more rounds while budget remains and the last round improved.
+  // Algorithm 1: R rounds; then up to extra_rounds more while budget remains and a round still
+  // evaluates something new (the budget is the user's: leaving it unspent helps nobody).
   std::size_t round = 0;
   for (;; ++round) {
     if (j.remaining() == 0) {
       j.res.stop_reason = "budget exhausted";
       break;
     }
-    if (round >= cfg.rounds) {
-      const bool improved_last = !j.res.changes.empty() && j.res.changes.back().round + 1 == round;
-      if (!improved_last || round >= cfg.rounds + 8) {
-        j.res.stop_reason = "rounds done";
-        break;
-      }
+    if (round >= cfg.rounds + cfg.extra_rounds) {
+      j.res.stop_reason = "rounds done";
+      break;
     }
     round_summary sum;
     sum.round = round;

@@ -130,6 +130,7 @@ nlohmann::json report_json(const optimize_result& r, const report_context& ctx) 
           {"config",
            {{"budget", c.budget},
             {"rounds", c.rounds},
+            {"extra_rounds", c.extra_rounds},
             {"stage1_steps", c.stage1_steps},
             {"stage2_steps", c.stage2_steps},
             {"proposals_per_step", c.proposals_per_step},

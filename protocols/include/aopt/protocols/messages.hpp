@@ -105,6 +105,7 @@ struct optimize_job_msg {
   file_map base_files;
   std::uint64_t budget = 40;
   std::uint64_t rounds = 3;
+  std::uint64_t extra_rounds = 8;
   std::uint64_t stage1_steps = 4;
   std::uint64_t stage2_steps = 3;
   std::uint64_t proposals_per_step = 0;
@@ -120,7 +121,7 @@ struct optimize_job_msg {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, optimize_job_msg& x) {
   return f(caf::meta::type_name("aopt::protocols::optimize_job_msg"), x.package, x.base_files,
-           x.budget, x.rounds, x.stage1_steps, x.stage2_steps, x.proposals_per_step, x.top_k,
+           x.budget, x.rounds, x.extra_rounds, x.stage1_steps, x.stage2_steps, x.proposals_per_step, x.top_k,
            x.stage1, x.stage2, x.min_gain, x.verify, x.verify_seed, x.unguided_fallback);
 }
 

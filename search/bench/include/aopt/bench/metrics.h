@@ -99,6 +99,9 @@ std::string render_text(const std::vector<method_summary>& rows, const table_not
 
 nlohmann::json to_json(const operator_record& r);
 nlohmann::json to_json(const method_summary& s);
+// The inverse of to_json(operator_record) (a stored bench result). Throws aopt::error(invalid_spec)
+// naming the missing or mistyped field.
+operator_record record_from_json(const nlohmann::json& j);
 // {"notes": {...}, "summary": [...], "operators": [...]}: the per-operator file of a bench run.
 nlohmann::json bench_json(const std::vector<operator_record>& records, const std::vector<method_summary>& rows,
                           const table_notes& notes);

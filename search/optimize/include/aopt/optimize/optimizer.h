@@ -23,6 +23,8 @@ namespace aopt::optimize {
 struct optimizer_config {
   std::size_t budget = 40;            // evaluations, failures included. Default: 40
   std::size_t rounds = 3;             // R. Default: 3
+  // Rounds after R while budget remains and the last round evaluated a new candidate. Default: 8
+  std::size_t extra_rounds = 8;
   std::size_t stage1_steps = 4;       // U: Stage-I proposal steps per round. Default: 4
   std::size_t stage2_steps = 3;       // S: Stage-II steps per round. Default: 3
   // Candidates asked for per step; 0 = services.parallelism() (at least 2). Default: 0
