@@ -192,8 +192,8 @@ refiner_actor spawn_refiner(caf::actor_system& sys, std::shared_ptr<shared_engin
 }
 
 retriever_actor spawn_retriever(caf::actor_system& sys, std::vector<search::experience> bank,
-                                spawn_mode mode) {
-  auto index = std::make_shared<const search::retriever>(std::move(bank));
+                                spawn_mode mode, std::unique_ptr<search::ranker> ranker) {
+  auto index = std::make_shared<const search::retriever>(std::move(bank), std::move(ranker));
   return spawn_as(sys, mode, retriever_behavior, std::move(index));
 }
 

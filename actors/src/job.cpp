@@ -93,7 +93,9 @@ optimize::optimize_result run_optimize_job(const job_spec& spec) {
     actors.pool = spawn_evaluator_pool(sys, evaluators, spec.timeouts.evaluation);
     actors.mutator = spawn_mutator(sys, engine);
     actors.diagnoser = spawn_diagnoser(sys, engine);
-    actors.retriever = spawn_retriever(sys, spec.bank);
+    // A custom ranker may block (an embedding request per query): give it its own thread.
+    actors.retriever = spec.make_ranker ? spawn_retriever(sys, spec.bank, spawn_mode::detached, spec.make_ranker())
+                                        : spawn_retriever(sys, spec.bank);
     actors.refiner = spawn_refiner(sys, engine);
     if (spec.learned) actors.distiller = spawn_distiller(sys, spec.learned);
     progress_listener_actor listener;

@@ -238,7 +238,9 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
   r.build = {{"seconds", built.total_seconds},
              {"host_seconds", built.host_seconds},
              {"kernel_seconds", built.kernel_seconds},
-             {"parallel_kernel_build", built.speculation_hit}};
+             {"parallel_kernel_build", built.speculation_hit},
+             {"host_reused", built.host_reused},
+             {"kernel_reused", built.kernel_reused}};
   if (!built.ok) {
     r.status = built.stage == "signature" ? "runtime_error" : "compile_error";
     r.diagnostic = built.diagnostic;

@@ -1,6 +1,9 @@
 // The `sim` backend: builds a candidate against the emulator headers and the prebuilt harness
 // chain, runs it sandboxed (docs/harness-protocol.md).
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <tuple>
 #include <cctype>
 #include <chrono>
 #include <future>
@@ -14,6 +17,7 @@
 #include "aopt/common/log.h"
 #include "aopt/common/sha256.h"
 #include "aopt/evaluation/backend.h"
+#include "aopt/evaluation/cache.h"
 #include "aopt/evaluation/toolchain.h"
 
 #ifdef AOPT_HAVE_SIM_TIMING
@@ -75,6 +79,7 @@ struct compile_job {
 
 struct compile_outcome {
   bool ok = false;
+  bool reused = false;  // taken from the artifact cache, nothing compiled
   std::string log;
   double seconds = 0;
 };
@@ -99,8 +104,150 @@ compile_outcome run_step(const std::vector<std::string>& argv, const fs::path& c
   return r;
 }
 
-compile_outcome compile(const compile_job& job, const fs::path& cwd) {
+// Built artifacts (host executables, kernel libraries) by the content of what went into them, so
+// a candidate that changes only the tiling (Stage I) reuses the kernel library of its parent
+// and one that changes only the kernel (Stage II) reuses the host executable: ccache still
+// costs a hashed preprocess plus a link per step. The key covers the toolchain, every argument
+// (build-directory paths normalised), the content of every input file an argument names that
+// exists before the build, and `inputs` (the candidate's source files the step can see; see
+// side_inputs_key). Only successful builds are stored. AOPT_ARTIFACT_CACHE=0 disables it, any
+// other value is the directory (default: <result cache root>/artifacts).
+class artifact_cache {
+ public:
+  static const artifact_cache& get() {
+    static const artifact_cache c;
+    return c;
+  }
+  bool enabled() const { return !root_.empty(); }
+
+  std::string key(const compile_job& job, const fs::path& dir, const std::string& inputs) const {
+    common::sha256 h;
+    h.field("aopt-artifact-v1").field(toolchain::get().id()).field(inputs);
+    const std::string d = dir.string();
+    auto arg = [&](const std::string& a) {
+      std::string n = a;
+      for (auto at = n.find(d); at != std::string::npos; at = n.find(d, at + 1)) n.replace(at, d.size(), "@");
+      h.field(n);
+    };
+    for (const auto& c : job.compiles) {
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        arg(c[i]);
+        // The translation unit itself (a generated wrapper lives outside the sources).
+        if (i > 0 && c[i - 1] == "-c") h.field(common::read_text_file(c[i]));
+      }
+      h.field("|");
+    }
+    for (const auto& a : job.link) arg(a);
+    return h.finish_hex();
+  }
+  fs::path path(const std::string& key) const { return root_ / key.substr(0, 2) / key; }
+
+  // Places the stored artifact at `out`; false when there is none.
+  bool fetch(const std::string& key, const fs::path& out) const {
+    std::error_code e;
+    const fs::path p = path(key);
+    if (!fs::is_regular_file(p, e)) return false;
+    fs::remove(out, e);
+    fs::create_hard_link(p, out, e);
+    if (e) fs::copy_file(p, out, fs::copy_options::overwrite_existing, e);
+    if (e) return false;
+    fs::last_write_time(p, fs::file_time_type::clock::now(), e);  // recently used: pruned last
+    return true;
+  }
+  // Stores `out` (atomically: a concurrent reader sees the whole file or none).
+  void store(const std::string& key, const fs::path& out) const {
+    std::error_code e;
+    const fs::path p = path(key);
+    fs::create_directories(p.parent_path(), e);
+    const fs::path tmp = p.string() + ".tmp" + std::to_string(std::hash<std::string>{}(out.string()));
+    fs::copy_file(out, tmp, fs::copy_options::overwrite_existing, e);
+    if (!e) fs::rename(tmp, p, e);
+    if (e) fs::remove(tmp, e);
+    if (++stores_ % 32 == 0) prune();
+  }
+
+  // Keeps the directory under its size cap (AOPT_ARTIFACT_CACHE_MB, default 2048): removes the
+  // least recently used artifacts down to three quarters of the cap. Host executables are some
+  // 10 MB each, so a long bench would otherwise fill the disk. Concurrent pruning is harmless: a
+  // fetch that loses the race is a miss, and a fetched artifact is a link of its own.
+  void prune() const {
+    std::vector<std::tuple<fs::file_time_type, std::uintmax_t, fs::path>> files;
+    std::uintmax_t total = 0;
+    std::error_code e;
+    for (auto it = fs::recursive_directory_iterator(root_, e); !e && it != fs::recursive_directory_iterator(); it.increment(e)) {
+      std::error_code fe;
+      if (!it->is_regular_file(fe)) continue;
+      const auto size = it->file_size(fe);
+      const auto time = it->last_write_time(fe);
+      if (fe) continue;
+      total += size;
+      files.emplace_back(time, size, it->path());
+    }
+    if (total <= cap_bytes_) return;
+    std::sort(files.begin(), files.end());
+    for (const auto& [time, size, path] : files) {
+      if (total <= cap_bytes_ / 4 * 3) break;
+      if (fs::remove(path, e)) total -= size;
+    }
+  }
+
+ private:
+  artifact_cache() {
+    const char* v = std::getenv("AOPT_ARTIFACT_CACHE");
+    if (v && std::string(v) == "0") return;
+    root_ = v && *v ? fs::path(v) : fs::path(eval_cache::default_root()) / "artifacts";
+    if (const char* mb = std::getenv("AOPT_ARTIFACT_CACHE_MB"); mb && std::atoll(mb) > 0) {
+      cap_bytes_ = static_cast<std::uintmax_t>(std::atoll(mb)) << 20;
+    }
+  }
+  fs::path root_;
+  std::uintmax_t cap_bytes_ = std::uintmax_t{2048} << 20;
+  mutable std::atomic<std::uint64_t> stores_{0};
+};
+
+// The candidate sources a build step can see: the files of its own side ("op_host" or
+// "op_kernel") and every header of the package (a kernel includes the tiling header from
+// op_host; neither side includes the other's .cpp files in any layout aopt accepts).
+std::string side_inputs_key(const fs::path& src, const std::string& side) {
+  std::vector<std::pair<std::string, fs::path>> files;
+  std::error_code e;
+  for (auto it = fs::recursive_directory_iterator(src, e); !e && it != fs::recursive_directory_iterator(); it.increment(e)) {
+    if (!it->is_regular_file()) continue;
+    const std::string rel = fs::relative(it->path(), src).generic_string();
+    const std::string ext = it->path().extension().string();
+    const bool header = ext == ".h" || ext == ".hpp" || ext == ".hh" || ext == ".inc";
+    if (header || rel.rfind(side + "/", 0) == 0) files.emplace_back(rel, it->path());
+  }
+  std::sort(files.begin(), files.end());
+  common::sha256 h;
+  h.field(side);
+  for (const auto& [rel, p] : files) h.field(rel).field(common::read_text_file(p));
+  return h.finish_hex();
+}
+
+// The file a job's link step writes (its "-o" argument).
+fs::path link_output(const compile_job& job) {
+  for (std::size_t i = 0; i + 1 < job.link.size(); ++i) {
+    if (job.link[i] == "-o") return job.link[i + 1];
+  }
+  return {};
+}
+
+compile_outcome compile(const compile_job& job, const fs::path& cwd, const std::string& inputs = {}) {
   const auto t0 = std::chrono::steady_clock::now();
+  const auto& cache = artifact_cache::get();
+  const fs::path out = link_output(job);
+  std::string key;
+  if (cache.enabled() && !inputs.empty() && !out.empty()) {
+    key = cache.key(job, cwd, inputs);
+    if (cache.fetch(key, out)) {
+      compile_outcome hit;
+      hit.ok = true;
+      hit.reused = true;
+      hit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return hit;
+    }
+  }
   compile_outcome r;
   r.ok = true;
   std::vector<std::future<compile_outcome>> steps;
@@ -117,6 +264,7 @@ compile_outcome compile(const compile_job& job, const fs::path& cwd) {
     r.ok = o.ok;
     r.log += o.log;
   }
+  if (r.ok && !key.empty()) cache.store(key, out);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -290,6 +438,7 @@ class sim_backend final : public backend {
       return k;
     };
 
+    const std::string kernel_inputs = side_inputs_key(src, "op_kernel");
     // Speculative kernel builds from the OpDef as written in the sources.
     std::vector<std::string> host_texts;
     for (const auto& h : pkg.host_sources) host_texts.push_back(cand.content(h));
@@ -302,11 +451,12 @@ class sim_backend final : public backend {
         if (!col || speculative.count(*col)) continue;
         auto defs = kernel_defines(predicted, *col);
         auto job = kernel_job(defs, *col);
-        speculative.emplace(*col, std::make_pair(defs, std::async(std::launch::async, [job, dir] { return compile(job, dir); })));
+        speculative.emplace(*col, std::make_pair(defs, std::async(std::launch::async, [job, dir, &kernel_inputs] { return compile(job, dir, kernel_inputs); })));
       }
     }
-    const auto host_out = compile(host, dir);
+    const auto host_out = compile(host, dir, side_inputs_key(src, "op_host"));
     br.host_seconds = host_out.seconds;
+    br.host_reused = host_out.reused;
     std::map<std::size_t, std::pair<std::vector<std::string>, compile_outcome>> spec_done;
     for (auto& [col, p] : speculative) spec_done.emplace(col, std::make_pair(p.first, p.second.get()));
     if (!host_out.ok) {
@@ -348,27 +498,31 @@ class sim_backend final : public backend {
     }
     std::map<std::size_t, std::future<compile_outcome>> pending;
     double kernel_seconds = 0;
+    bool kernels_reused = !columns.empty();
     for (auto col : columns) {
       const auto defs = kernel_defines(br.signature, col);
       auto it = spec_done.find(col);
       if (it != spec_done.end() && it->second.first == defs) {
         br.speculation_hit = true;
         kernel_seconds = std::max(kernel_seconds, it->second.second.seconds);
+        kernels_reused = kernels_reused && it->second.second.reused;
         if (!it->second.second.ok) return kernel_failure(br, it->second.second, col, t0);
         br.kernels[col] = dir / ("kernel_" + std::to_string(col) + ".so");
         continue;
       }
       auto job = kernel_job(defs, col);
-      pending.emplace(col, std::async(std::launch::async, [job, dir] { return compile(job, dir); }));
+      pending.emplace(col, std::async(std::launch::async, [job, dir, &kernel_inputs] { return compile(job, dir, kernel_inputs); }));
     }
     std::optional<std::pair<std::size_t, compile_outcome>> failed;
     for (auto& [col, f] : pending) {
       auto out = f.get();
       kernel_seconds = std::max(kernel_seconds, out.seconds);
+      kernels_reused = kernels_reused && out.reused;
       if (!out.ok && !failed) failed = std::make_pair(col, out);
       if (out.ok) br.kernels[col] = dir / ("kernel_" + std::to_string(col) + ".so");
     }
     br.kernel_seconds = kernel_seconds;
+    br.kernel_reused = kernels_reused;
     if (failed) return kernel_failure(br, failed->second, failed->first, t0);
     br.ok = true;
     br.total_seconds = secs_since(t0);

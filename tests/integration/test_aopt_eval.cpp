@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -23,8 +24,10 @@ class AoptEval : public ::testing::Test {
   }
   static void TearDownTestSuite() { fs::remove_all(cache_); }
 
-  static process_outcome aopt(std::vector<std::string> args) {
+  static process_outcome aopt(std::vector<std::string> args,
+                              std::vector<std::pair<std::string, std::string>> env = {}) {
     aopt::common::process_request r;
+    r.env = std::move(env);
     r.argv = {AOPT_BINARY, "eval"};
     r.argv.insert(r.argv.end(), args.begin(), args.end());
     r.limits.wall_timeout = std::chrono::seconds(240);
@@ -150,4 +153,49 @@ TEST_F(AoptEval, TimeoutsAreNotCached) {
   const auto second = eval_json("tests/integration/packages/loop_forever", {"--timeout", "2"}, 1);
   EXPECT_EQ(second.value("status", ""), "timeout") << second.dump(2);
   EXPECT_FALSE(second.value("cached", true)) << "a timeout must be evaluated again, not served from the cache";
+}
+
+// Build artifacts are reused by content: a candidate that changes only the tiling (host) side
+// reuses the kernel library, one that changes only the kernel reuses the host executable, and
+// an identical one compiles nothing; each still runs and is checked.
+TEST_F(AoptEval, BuildArtifactsAreReusedPerSide) {
+  const fs::path tmp = cache_ / "artifact-test";
+  const fs::path pkg = tmp / "add_custom";
+  fs::create_directories(tmp);
+  fs::copy(fs::path(AOPT_TEST_SOURCE_DIR) / "examples/ops/add_custom", pkg, fs::copy_options::recursive);
+  const std::vector<std::pair<std::string, std::string>> env = {{"AOPT_ARTIFACT_CACHE", (tmp / "artifacts").string()}};
+  auto eval = [&] {
+    const auto o = aopt({pkg.string(), "--json", "--no-cache"}, env);
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    const auto r = nlohmann::json::parse(o.out);
+    EXPECT_EQ(r.value("status", ""), "ok") << r.dump(2);
+    return r["build"];
+  };
+  auto append = [&](const std::string& dir, const std::string& text) {
+    for (const auto& f : fs::directory_iterator(pkg / dir)) {
+      if (f.path().extension() != ".cpp") continue;
+      std::ofstream(f.path(), std::ios::app) << text;
+      return;
+    }
+    FAIL() << "no .cpp in " << dir;
+  };
+  const auto first = eval();
+  EXPECT_FALSE(first["host_reused"].get<bool>());
+  EXPECT_FALSE(first["kernel_reused"].get<bool>());
+  const auto same = eval();
+  EXPECT_TRUE(same["host_reused"].get<bool>()) << same.dump();
+  EXPECT_TRUE(same["kernel_reused"].get<bool>()) << same.dump();
+  append("op_host", "\n// a tiling-side change\n");
+  const auto host_changed = eval();
+  EXPECT_FALSE(host_changed["host_reused"].get<bool>()) << host_changed.dump();
+  EXPECT_TRUE(host_changed["kernel_reused"].get<bool>()) << host_changed.dump();
+  append("op_kernel", "\n// a kernel-side change\n");
+  const auto kernel_changed = eval();
+  EXPECT_TRUE(kernel_changed["host_reused"].get<bool>()) << kernel_changed.dump();
+  EXPECT_FALSE(kernel_changed["kernel_reused"].get<bool>()) << kernel_changed.dump();
+  // Disabled: nothing reused.
+  const auto o = aopt({pkg.string(), "--json", "--no-cache"}, {{"AOPT_ARTIFACT_CACHE", "0"}});
+  const auto off = nlohmann::json::parse(o.out)["build"];
+  EXPECT_FALSE(off["host_reused"].get<bool>());
+  EXPECT_FALSE(off["kernel_reused"].get<bool>());
 }

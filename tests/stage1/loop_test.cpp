@@ -227,6 +227,44 @@ TEST(Stage1Loop, ZeroBudgetEvaluatesNothing) {
   EXPECT_FALSE(res.best);
 }
 
+// A free-form rewrite (an LLM engine's logic change: files, no values) can win Stage I; the
+// result then carries its files, since there are no values to instantiate.
+TEST(Stage1Loop, FreeFormRewriteCarriesItsFiles) {
+  const auto t = make_template();
+  stage1_history h;
+  int asked = 0;
+  const proposer propose = [&](const tiling_template&, const stage1_history&, std::size_t) {
+    ++asked;
+    tiling_proposal p;
+    p.op = "llm-rewrite";
+    p.description = "split by rows instead of elements";
+    p.files = {{"op_host/t.cpp", std::string(kSource) + "// rewritten\n"}};
+    return search::outcome<std::vector<tiling_proposal>>(std::vector<tiling_proposal>{p});
+  };
+  const batch_evaluator batch = [&](const std::vector<tiling_proposal>& ps) {
+    std::vector<eval_outcome> out;
+    for (const auto& p : ps) out.push_back(p.values.empty() ? eval_outcome{true, 4, "ok", ""} : eval_outcome{true, 9, "ok", ""});
+    return out;
+  };
+  stage1_config cfg;
+  cfg.steps = 1;
+  const auto res = run_stage1(t, propose, batch, cfg, h);
+  EXPECT_EQ(asked, 1);
+  ASSERT_TRUE(res.best);
+  EXPECT_TRUE(res.best->empty());
+  EXPECT_TRUE(res.improved);
+  EXPECT_EQ(res.best_description, "split by rows instead of elements");
+  ASSERT_EQ(res.best_files.count("op_host/t.cpp"), 1u);
+  EXPECT_NE(res.best_files.at("op_host/t.cpp").find("// rewritten"), std::string::npos);
+  // A later round starting from this history never picks the rewrite (its files are not kept
+  // by the history) but the best variant with values.
+  stage1_config none;
+  none.steps = 0;
+  const auto again = run_stage1(t, propose, batch, none, h);
+  ASSERT_TRUE(again.best);
+  EXPECT_FALSE(again.best->empty());
+}
+
 TEST(Stage1Engine, OfflineEngineSteps) {
   auto engine = make_engine(5);
   EXPECT_EQ(engine.name(), "offline");

@@ -227,10 +227,14 @@ void stage1_round(job& j, services& svc, const optimizer_config& cfg, std::size_
   sum.stage1_stop = sr.stop_reason;
   j.stage1_memory_.emplace(start_key, std::move(history));
   if (sr.best && sr.best != t.base()) {
-    const file_map files = merged(j.res.best_files, t.instantiate(*sr.best));
+    // A free-form rewrite (an LLM engine's tiling logic change) has no values: use its files.
+    const bool free_form = sr.best->empty();
+    const file_map files = merged(j.res.best_files, free_form ? file_map(sr.best_files.begin(), sr.best_files.end())
+                                                              : t.instantiate(*sr.best));
     auto it = reports.find(files_key(files));
     if (it != reports.end()) {
-      j.offer(files, it->second.first, it->second.second, round, "tiling", t.describe_change(*sr.best),
+      j.offer(files, it->second.first, it->second.second, round, "tiling",
+              free_form ? sr.best_description : t.describe_change(*sr.best),
               "Stage I: best of " + std::to_string(sr.evaluations) + " tiling variant(s) this round", {});
     }
   }
@@ -363,7 +367,11 @@ optimize_result run_optimizer(const file_map& base_files, services& svc, const o
 
   // Algorithm 1: R rounds; then up to extra_rounds more while budget remains and a round still
   // evaluates something new (the budget is the user's: leaving it unspent helps nobody).
+  // A round that evaluates nothing new ends the job once the R rounds are done, or when the
+  // round before it was empty too: an engine whose proposals failed once (a model's malformed
+  // answer, a timeout) gets another chance within the R rounds.
   std::size_t round = 0;
+  bool last_empty = false;
   for (;; ++round) {
     if (j.remaining() == 0) {
       j.res.stop_reason = "budget exhausted";
@@ -380,11 +388,13 @@ optimize_result run_optimizer(const file_map& base_files, services& svc, const o
     if (cfg.stage2 && j.remaining() > 0) stage2_round(j, svc, cfg, n, round, sum);
     sum.best_us_after = j.res.best_us;
     j.res.rounds.push_back(sum);
-    if (j.res.evaluations == before) {
+    const bool empty = j.res.evaluations == before;
+    if (empty && (last_empty || round + 1 >= cfg.rounds)) {
       j.res.stop_reason = "no new candidate: " + (cfg.stage1 ? sum.stage1_stop : std::string()) +
                           (cfg.stage1 && cfg.stage2 ? "; " : "") + (cfg.stage2 ? sum.stage2_stop : std::string());
       break;
     }
+    last_empty = empty;
   }
 
   // Verification on fresh inputs: walk back through the accepted states until one passes.

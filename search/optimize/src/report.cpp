@@ -140,6 +140,7 @@ nlohmann::json report_json(const optimize_result& r, const report_context& ctx) 
             {"min_gain", c.min_gain},
             {"unguided_fallback", c.unguided_fallback},
             {"verify", c.verify}}},
+          {"engine_usage", ctx.engine_usage},
           {"result", to_json(r)}};
 }
 
@@ -194,6 +195,27 @@ std::string report_markdown(const optimize_result& r, const report_context& ctx)
   const auto& after = r.best ? r.best->profile : empty;
   for (const char* f : kProfileFields) o << "| " << f << " | " << cell(before, f) << " | " << cell(after, f) << " |\n";
 
+  if (ctx.engine_usage.is_object() && ctx.engine_usage.contains("client")) {
+    o << "\n## Model usage (" << r.engine << " engine)\n\n";
+    if (ctx.engine_usage.value("replayed", false)) o << "Answers replayed from a recording; no model was contacted.\n\n";
+    o << "| role | requests | failed | retries | prompt tokens | completion tokens | seconds |\n|---|---|---|---|---|---|---|\n";
+    for (const auto& [role, u] : ctx.engine_usage["client"].items()) {
+      o << "| " << role << " | " << u.value("requests", 0) << " | " << u.value("failures", 0) << " | "
+        << u.value("retries", 0) << " | " << u.value("prompt_tokens", 0) << " | " << u.value("completion_tokens", 0)
+        << " | " << fmt_us(u.value("seconds", 0.0)) << " |\n";
+    }
+    if (ctx.engine_usage.contains("failures") && !ctx.engine_usage["failures"].empty()) {
+      o << "\nFailed proposals by kind: ";
+      bool first = true;
+      for (const auto& [role, kinds] : ctx.engine_usage["failures"].items()) {
+        for (const auto& [kind, n] : kinds.items()) {
+          o << (first ? "" : ", ") << role << "/" << kind << " " << n.dump();
+          first = false;
+        }
+      }
+      o << "\n";
+    }
+  }
   o << "\n## Rounds\n\n";
   for (const auto& s : r.rounds) {
     o << "- round " << (s.round + 1) << ": best " << fmt_us(s.best_us_after) << " µs";

@@ -34,6 +34,7 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
     if (!t.outcome.ok) return;
     if (!res.best || t.outcome.latency_us < res.best_latency_us) {
       res.best = t.values;
+      res.best_files = t.files;
       res.best_latency_us = t.outcome.latency_us;
       res.best_description = t.description;
     }
@@ -41,10 +42,12 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
   // Start from what the history knows: its best passing variant and the base.
   const assignment base = tmpl.base();
   if (const auto* b = history.lookup(base); b != nullptr && b->outcome.ok) res.base_latency_us = b->outcome.latency_us;
-  for (const auto* e : history.best(1)) {
+  for (const auto* e : history.best(history.size())) {
+    if (e->values.empty()) continue;  // a free-form rewrite of an earlier round: its files are gone
     res.best = e->values;
     res.best_latency_us = e->outcome.latency_us;
     res.best_description = tmpl.describe_change(e->values);
+    break;
   }
   // Evaluates the proposals the history does not know (as one batch) and records every trial.
   auto run_step = [&](std::vector<tiling_proposal> ps, std::size_t step) {
@@ -55,7 +58,7 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
     std::vector<std::pair<std::size_t, std::size_t>> repeats;  // (index in ps, index in fresh)
     for (std::size_t i = 0; i < ps.size(); ++i) {
       auto& p = ps[i];
-      trials[i] = stage1_trial{step, p.values, p.op, p.description, {}, false};
+      trials[i] = stage1_trial{step, p.values, p.op, p.description, {}, false, p.files};
       if (const auto* hit = p.values.empty() ? nullptr : history.lookup(p.values)) {
         trials[i].outcome = hit->outcome;
         trials[i].cached = true;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "aopt/optimize/services.h"
 #include "aopt/search/engine.h"
 #include "aopt/search/experience.h"
+#include "aopt/search/retrieve.h"
 #include "aopt/search/rewind.h"
 
 namespace aopt::actors {
@@ -23,6 +25,8 @@ struct job_spec {
   optimize::optimizer_config config;
   search::engine* engine = nullptr;          // required; must outlive the call
   std::vector<search::experience> bank;      // the retrieval corpus
+  // Makes the Retriever's ranker (e.g. embeddings through the LLM client); empty = BM25.
+  std::function<std::unique_ptr<search::ranker>()> make_ranker;
   std::vector<optimize::evaluate_fn> slots;  // one Evaluator actor per slot; at least one
   std::function<void(const search::experience&)> learned;  // Distiller sink; optional
   optimize::progress_fn progress;  // called in order on the listener's thread; optional

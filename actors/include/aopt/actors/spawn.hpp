@@ -17,6 +17,7 @@
 
 #include "aopt/actors/config.hpp"
 #include "aopt/motifs/source.h"
+#include "aopt/search/retrieve.h"
 #include "aopt/optimize/optimizer.h"
 #include "aopt/optimize/services.h"
 #include "aopt/protocols/actors.hpp"
@@ -65,10 +66,12 @@ protocols::diagnoser_actor spawn_diagnoser(caf::actor_system& sys,
 protocols::refiner_actor spawn_refiner(caf::actor_system& sys,
                                        std::shared_ptr<shared_engine> engine,
                                        spawn_mode mode = spawn_mode::detached);
-// A BM25 retriever over `bank` (search::retriever, search::top_k_for), as local_services has.
+// A retriever over `bank` (search::retriever, search::top_k_for), as local_services has, ranking
+// with `ranker` (default BM25; an embedding ranker when the LLM engine has an embeddings model).
 protocols::retriever_actor spawn_retriever(caf::actor_system& sys,
                                            std::vector<search::experience> bank,
-                                           spawn_mode mode = spawn_mode::cooperative);
+                                           spawn_mode mode = spawn_mode::cooperative,
+                                           std::unique_ptr<search::ranker> ranker = nullptr);
 // Calls `sink` for each tuple, in arrival order (e.g. the RocksDB bank's put). A throwing sink is
 // logged and the tuple dropped: learning is best effort, the job goes on.
 protocols::distiller_actor spawn_distiller(caf::actor_system& sys,

@@ -29,6 +29,8 @@ struct build_result {
   std::map<std::size_t, std::filesystem::path> kernels;  // dtype column -> kernel .so
   double host_seconds = 0, kernel_seconds = 0, total_seconds = 0;
   bool speculation_hit = false;  // kernel compiled in parallel with the host on a predicted signature
+  // Taken from the artifact cache (an identical host / every kernel built before): nothing compiled.
+  bool host_reused = false, kernel_reused = false;
 };
 
 struct tensor_file {

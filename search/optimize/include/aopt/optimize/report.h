@@ -20,6 +20,9 @@ struct report_context {
   optimizer_config config;
   double wall_seconds = 0;
   std::string command;       // the command line that produced the report
+  // The engine's own accounting (the llm engine: per-role requests, tokens, seconds, failed
+  // proposals by kind); null when the engine keeps none (offline).
+  nlohmann::json engine_usage;
 };
 
 nlohmann::json report_json(const optimize_result& r, const report_context& ctx);

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,10 +40,14 @@ struct stage1_trial {
   std::string description;
   eval_outcome outcome;
   bool cached = false;       // answered from the history
+  std::map<std::string, std::string> files;  // the proposal's files (a free-form rewrite has no values)
 };
 
 struct stage1_result {
   std::optional<assignment> best;      // fastest passing variant (the base if nothing beat it)
+  // Its files when this run evaluated it (a free-form rewrite, values empty, has only these);
+  // empty when the best came from an earlier round's history: instantiate `best` then.
+  std::map<std::string, std::string> best_files;
   double best_latency_us = 0;
   std::string best_description;
   std::optional<double> base_latency_us;

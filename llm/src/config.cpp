@@ -1,0 +1,209 @@
+#include "aopt/llm/config.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+#include <toml++/toml.h>
+
+#include "aopt/common/error.h"
+#include "aopt/common/fs.h"
+
+namespace aopt::llm {
+
+namespace fs = std::filesystem;
+
+std::string llm_config::model_for(role r) const {
+  const auto it = models.find(r);
+  if (it != models.end() && !it->second.empty()) return it->second;
+  // Embeddings never fall back to the chat model: a chat model cannot embed, and an empty
+  // embeddings model is how the user says "lexical retrieval only".
+  return r == role::embeddings ? std::string() : model;
+}
+
+namespace {
+
+[[noreturn]] void invalid(const std::string& msg) { throw aopt::error(ec::invalid_spec, msg); }
+
+bool valid_env_name(const std::string& s) {
+  if (s.empty()) return true;
+  if (!(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void llm_config::validate() const {
+  const std::string where = "[llm] ";
+  if (base_url.rfind("http://", 0) != 0 && base_url.rfind("https://", 0) != 0)
+    invalid(where + "base_url '" + base_url +
+            "' must start with http:// or https:// (e.g. https://api.deepseek.com or "
+            "http://127.0.0.1:8000 for a local vLLM/llama.cpp server)");
+  // Never echo the value: a user who put the key itself here must not see it in a log.
+  if (!valid_env_name(api_key_env))
+    invalid(where + "api_key_env must be the NAME of an environment variable holding the key "
+                    "(letters, digits, '_'), not the key itself; e.g. api_key_env = \"DEEPSEEK_API_KEY\"");
+  if (!(temperature >= 0.0 && temperature <= 2.0))
+    invalid(where + "temperature " + std::to_string(temperature) + " is outside [0, 2]");
+  if (max_tokens <= 0) invalid(where + "max_tokens must be positive, got " + std::to_string(max_tokens));
+  if (request_timeout_ms <= 0)
+    invalid(where + "request_timeout_ms must be positive, got " + std::to_string(request_timeout_ms));
+  if (connect_timeout_ms <= 0)
+    invalid(where + "connect_timeout_ms must be positive, got " + std::to_string(connect_timeout_ms));
+  if (max_retries < 0 || max_retries > 100)
+    invalid(where + "max_retries must be in [0, 100], got " + std::to_string(max_retries));
+  if (backoff_initial_ms < 0)
+    invalid(where + "backoff_initial_ms must be >= 0, got " + std::to_string(backoff_initial_ms));
+  if (backoff_max_ms < backoff_initial_ms)
+    invalid(where + "backoff_max_ms (" + std::to_string(backoff_max_ms) +
+            ") must be >= backoff_initial_ms (" + std::to_string(backoff_initial_ms) + ")");
+  if (!(jitter >= 0.0 && jitter <= 1.0))
+    invalid(where + "jitter " + std::to_string(jitter) + " is outside [0, 1] (a fraction of each delay)");
+  if (max_concurrency < 1)
+    invalid(where + "max_concurrency must be >= 1, got " + std::to_string(max_concurrency));
+}
+
+namespace {
+
+std::string pos_of(const fs::path& file, const toml::source_region& src) {
+  return file.string() + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column);
+}
+
+const char* type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    default: return "a date/time";
+  }
+}
+
+// Readers of one key: each checks the TOML type and reports file:line:col with the key.
+struct reader {
+  const fs::path& file;
+
+  [[noreturn]] void fail(const toml::node& n, const std::string& key, const std::string& what) const {
+    invalid(pos_of(file, n.source()) + ": [llm] " + key + ": " + what);
+  }
+  std::string str(const toml::node& n, const std::string& key) const {
+    if (!n.is_string()) fail(n, key, std::string("expected a string, got ") + type_name(n) + "; quote the value");
+    return *n.value<std::string>();
+  }
+  std::int64_t integer(const toml::node& n, const std::string& key, std::int64_t lo, std::int64_t hi) const {
+    if (!n.is_integer()) fail(n, key, std::string("expected an integer, got ") + type_name(n));
+    const auto v = *n.value<std::int64_t>();
+    if (v < lo || v > hi)
+      fail(n, key, "value " + std::to_string(v) + " is outside [" + std::to_string(lo) + ", " +
+                       std::to_string(hi) + "]");
+    return v;
+  }
+  int int32(const toml::node& n, const std::string& key, std::int64_t lo = std::numeric_limits<int>::min()) const {
+    return static_cast<int>(integer(n, key, lo, std::numeric_limits<int>::max()));
+  }
+  double number(const toml::node& n, const std::string& key) const {
+    // An integer is a fine number here: "temperature = 0" should not be an error.
+    if (!n.is_floating_point() && !n.is_integer())
+      fail(n, key, std::string("expected a number, got ") + type_name(n));
+    return *n.value<double>();
+  }
+};
+
+constexpr const char* k_known_keys =
+    "base_url, api_key_env, model, temperature, max_tokens, request_timeout_ms, connect_timeout_ms, "
+    "max_retries, backoff_initial_ms, backoff_max_ms, jitter, seed, max_concurrency, token_budget, "
+    "[llm.models]";
+
+void read_models(const toml::table& t, const reader& r, llm_config& c) {
+  for (auto&& [k, v] : t) {
+    const std::string key(k.str());
+    const auto role_id = parse_role(key);
+    if (!role_id)
+      invalid(pos_of(r.file, k.source()) + ": [llm.models] unknown role '" + key +
+              "'; roles are template_synthesis, tiling_mutation, rewind, distillation, diagnosis, "
+              "refinement, embeddings");
+    c.models[*role_id] = r.str(v, "models." + key);
+  }
+}
+
+}  // namespace
+
+llm_config parse_llm_config(const std::string& toml_text, const fs::path& file) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, file.string());
+  } catch (const toml::parse_error& e) {
+    throw aopt::error(ec::parse_error, pos_of(file, e.source()) + ": " + std::string(e.description()) +
+                                           " (TOML syntax; see config/aopt.example.toml)");
+  }
+  llm_config c;
+  const toml::node* section = root.get("llm");
+  if (section == nullptr) return c;
+  if (!section->is_table())
+    invalid(pos_of(file, section->source()) + ": 'llm' must be a table ([llm]), got " + type_name(*section));
+
+  const reader r{file};
+  for (auto&& [k, v] : *section->as_table()) {
+    const std::string key(k.str());
+    if (key == "base_url") c.base_url = r.str(v, key);
+    else if (key == "api_key_env") c.api_key_env = r.str(v, key);
+    else if (key == "model") c.model = r.str(v, key);
+    else if (key == "temperature") c.temperature = r.number(v, key);
+    else if (key == "max_tokens") c.max_tokens = r.int32(v, key, 1);
+    else if (key == "request_timeout_ms") c.request_timeout_ms = r.int32(v, key, 1);
+    else if (key == "connect_timeout_ms") c.connect_timeout_ms = r.int32(v, key, 1);
+    else if (key == "max_retries") c.max_retries = r.int32(v, key, 0);
+    else if (key == "backoff_initial_ms") c.backoff_initial_ms = r.int32(v, key, 0);
+    else if (key == "backoff_max_ms") c.backoff_max_ms = r.int32(v, key, 0);
+    else if (key == "jitter") c.jitter = r.number(v, key);
+    else if (key == "seed") c.seed = static_cast<std::uint64_t>(r.integer(v, key, 0, std::numeric_limits<std::int64_t>::max()));
+    else if (key == "max_concurrency") c.max_concurrency = r.int32(v, key, 1);
+    else if (key == "token_budget") c.token_budget = static_cast<std::uint64_t>(r.integer(v, key, 0, std::numeric_limits<std::int64_t>::max()));
+    else if (key == "models") {
+      if (!v.is_table()) r.fail(v, key, std::string("expected a table ([llm.models]), got ") + type_name(v));
+      read_models(*v.as_table(), r, c);
+    } else {
+      invalid(pos_of(file, k.source()) + ": unknown key '" + key + "' in [llm]; known keys: " +
+              k_known_keys + "; remove it or fix its spelling");
+    }
+  }
+  try {
+    c.validate();
+  } catch (const aopt::error& e) {
+    throw aopt::error(e.code(), file.string() + ": " + e.what());
+  }
+  return c;
+}
+
+llm_config load_llm_config(const fs::path& file) {
+  return parse_llm_config(common::read_text_file(file), file);
+}
+
+nlohmann::json to_json(const llm_config& c) {
+  nlohmann::json models = nlohmann::json::object();
+  for (const auto& [r, m] : c.models) models[to_string(r)] = m;
+  return {{"base_url", c.base_url},
+          {"api_key_env", c.api_key_env},
+          {"model", c.model},
+          {"models", models},
+          {"temperature", c.temperature},
+          {"max_tokens", c.max_tokens},
+          {"request_timeout_ms", c.request_timeout_ms},
+          {"connect_timeout_ms", c.connect_timeout_ms},
+          {"max_retries", c.max_retries},
+          {"backoff_initial_ms", c.backoff_initial_ms},
+          {"backoff_max_ms", c.backoff_max_ms},
+          {"jitter", c.jitter},
+          {"seed", c.seed},
+          {"max_concurrency", c.max_concurrency},
+          {"token_budget", c.token_budget}};
+}
+
+}  // namespace aopt::llm
