@@ -180,11 +180,17 @@ TEST(Optimizer, RepeatsAreFreeAndFailuresCount) {
   cfg.rounds = 4;
   const auto r = run_optimizer(base_files(), svc, cfg);
   std::size_t memo = 0, fails = 0, spent = 0;
+  std::size_t verify_points = 0;
   for (const auto& p : r.trajectory) {
+    if (p.stage == "verify") {  // the fresh-input check: shown, outside the budget
+      ++verify_points;
+      continue;
+    }
     if (p.memo) ++memo;
     else ++spent;
     if (!p.memo && p.status != "ok") ++fails;
   }
+  EXPECT_EQ(verify_points, r.verification ? 1u : 0u);
   EXPECT_EQ(memo, r.memo_hits);
   EXPECT_EQ(spent, r.evaluations);
   EXPECT_EQ(fails, r.failures);

@@ -17,7 +17,7 @@ namespace aopt::bench {
 
 using detail::candidate;
 using detail::job;
-using detail::overlay;
+using optimize::merged;
 using stage1::fork_rng;
 using stage1::uniform_index;
 using stage1::uniform_unit;
@@ -160,7 +160,7 @@ optimize_result run_random_search(const file_map& base, services& svc, const ran
           if (!mut->infeasible(v)) values = std::move(v);
         }
         if (!values) continue;  // a draw spent without a candidate
-        c.files = overlay(base, ts.tmpl->instantiate(*values));
+        c.files = merged(base, ts.tmpl->instantiate(*values));
         what = "tunables " + ts.tmpl->describe_change(*values);
       }
       if (rewrite) {
@@ -185,7 +185,7 @@ optimize_result run_random_search(const file_map& base, services& svc, const ran
         }
         if (!pool->empty()) {
           const auto& rw = (*pool)[k];
-          c.files = overlay(c.files, rw.files);
+          c.files = merged(c.files, rw.files);
           c.rationale = rw.rationale;
           what += (what.empty() ? "" : " + ") + rewrite_label(rw);
         } else {
@@ -233,7 +233,7 @@ optimize_result run_best_of_n(const file_map& base, services& svc, const best_of
     } else {
       for (const auto& p : props.value()) {
         candidate c;
-        c.files = overlay(base, files_of(*ts.tmpl, p));
+        c.files = merged(base, files_of(*ts.tmpl, p));
         c.stage = "tiling";
         c.proposal = "best-of-n: tunables " + (p.description.empty() ? ts.tmpl->describe_change(p.values) : p.description);
         c.rationale = "independent tiling variant of the base (" + (p.op.empty() ? std::string("variant") : p.op) + ")";
@@ -245,7 +245,7 @@ optimize_result run_best_of_n(const file_map& base, services& svc, const best_of
   n_rewrite = std::min(rs.rewrites.size(), n - std::min(n, all.size()));
   for (std::size_t i = 0; i < n_rewrite; ++i) {
     candidate c;
-    c.files = overlay(base, rs.rewrites[i].files);
+    c.files = merged(base, rs.rewrites[i].files);
     c.stage = "kernel";
     c.proposal = "best-of-n: " + rewrite_label(rs.rewrites[i]);
     c.rationale = rs.rewrites[i].rationale.empty() ? "independent unguided rewrite of the base" : rs.rewrites[i].rationale;
@@ -326,11 +326,11 @@ optimize_result run_openevolve(const file_map& base, services& svc, const evolve
         // Prefer a rewrite whose result is new; otherwise any (a repeat costs nothing).
         std::vector<std::size_t> idx;
         for (std::size_t i = 0; i < rs.rewrites.size(); ++i) {
-          if (fresh(overlay(pf, rs.rewrites[i].files))) idx.push_back(i);
+          if (fresh(merged(pf, rs.rewrites[i].files))) idx.push_back(i);
         }
         const std::size_t k = idx.empty() ? uniform_index(mutate, rs.rewrites.size()) : idx[uniform_index(mutate, idx.size())];
         candidate c;
-        c.files = overlay(pf, rs.rewrites[k].files);
+        c.files = merged(pf, rs.rewrites[k].files);
         c.stage = "kernel";
         c.proposal = "evolve: " + rewrite_label(rs.rewrites[k]);
         c.rationale = rs.rewrites[k].rationale.empty() ? "unguided rewrite of a tournament parent" : rs.rewrites[k].rationale;
@@ -348,13 +348,13 @@ optimize_result run_openevolve(const file_map& base, services& svc, const evolve
         if (props.value().empty()) return;
         const stage1::tiling_proposal* chosen = &props.value().front();
         for (const auto& p : props.value()) {
-          if (fresh(overlay(pf, files_of(*ts.tmpl, p)))) {
+          if (fresh(merged(pf, files_of(*ts.tmpl, p)))) {
             chosen = &p;
             break;
           }
         }
         candidate c;
-        c.files = overlay(pf, files_of(*ts.tmpl, *chosen));
+        c.files = merged(pf, files_of(*ts.tmpl, *chosen));
         c.stage = "tiling";
         c.proposal = "evolve: tunables " +
                      (chosen->description.empty() ? ts.tmpl->describe_change(chosen->values) : chosen->description);

@@ -1,0 +1,205 @@
+#include "aopt/optimize/search_job.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "aopt/common/error.h"
+#include "aopt/motifs/edit.h"
+
+namespace aopt::optimize {
+
+file_map merged(const file_map& base, const std::map<std::string, std::string>& changed) {
+  file_map out = base;
+  for (const auto& [path, content] : changed) out[path] = content;
+  return out;
+}
+
+search_job::search_job(services& svc, job_rules rules, progress_fn progress)
+    : svc_(svc), rules_(rules), progress_(std::move(progress)) {
+  batch_ = std::max<std::size_t>(1, svc_.parallelism());
+  res_.engine = svc_.engine_name();
+}
+
+void search_job::say(const std::string& kind, const std::string& message, const trajectory_point* p) const {
+  if (progress_) progress_({kind, message, p});
+}
+
+bool search_job::tried(const file_map& files) const { return by_key_.count(files_key(files)) != 0; }
+
+void search_job::mark_suspect(eval_report& r) const {
+  // The evaluator marks suspects itself; a latency under the roofline bound is one too,
+  // whatever the evaluator said.
+  if (r.ok && r.bound_us && r.latency_us < *r.bound_us * (1.0 - 1e-9)) r.suspect = true;
+}
+
+bool search_job::start(const file_map& base) {
+  res_.base_files = base;
+  res_.best_files = base;
+  say("stage", "evaluating the base");
+  const auto got = evaluate({{base, "base", 0, "base", std::nullopt}});
+  if (!got.at(0)) throw aopt::error(ec::invalid_argument, "search job: a budget of 0 cannot evaluate the base");
+  const entry& b = entries_.at(got[0]->entry);
+  res_.base = b.report;
+  if (!b.report.ok) {
+    res_.stop_reason = "base failed: " + b.report.status + (b.report.diagnostic.empty() ? "" : ": " + b.report.diagnostic);
+    res_.best.reset();
+    return false;
+  }
+  // The base is the reference: kept even when suspect (there is nothing to fall back on); the
+  // suspect count shows the evaluator doubts its own numbers.
+  res_.base_us = b.report.latency_us;
+  res_.best = b.report;
+  res_.best_us = b.report.latency_us;
+  accepted_ = {got[0]->entry};
+  res_.trajectory.back().best_us = res_.base_us;
+  return true;
+}
+
+void search_job::point(const entry& e, const eval_request& req, bool memo) {
+  trajectory_point p;
+  p.index = res_.trajectory.size();
+  p.evaluations = res_.evaluations;
+  p.round = static_cast<std::size_t>(std::max(0, req.round));
+  p.stage = req.stage;
+  p.proposal = req.proposal;
+  p.status = e.report.status;
+  if (e.report.ok) p.latency_us = e.report.latency_us;
+  p.best_us = res_.best_us;
+  p.memo = memo;
+  p.cached = !memo && e.report.cached;
+  p.suspect = e.report.suspect;
+  res_.trajectory.push_back(std::move(p));
+}
+
+std::vector<std::optional<search_job::answer>> search_job::evaluate(const std::vector<eval_request>& requests) {
+  std::vector<std::optional<answer>> out(requests.size());
+  std::vector<std::string> keys(requests.size());
+  std::vector<std::size_t> fresh;                // indexes of requests to evaluate
+  std::map<std::string, std::size_t> in_batch;   // key -> first request with it
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    keys[i] = files_key(requests[i].files);
+    if (by_key_.count(keys[i]) != 0 || in_batch.count(keys[i]) != 0) continue;
+    if (fresh.size() >= remaining()) continue;  // dropped: over budget
+    in_batch[keys[i]] = i;
+    fresh.push_back(i);
+  }
+  // One evaluate call per batch_size() requests: a call never holds more than the evaluator
+  // runs at once.
+  std::vector<eval_report> reports;
+  for (std::size_t b = 0; b < fresh.size(); b += batch_) {
+    std::vector<eval_request> chunk;
+    for (std::size_t k = b; k < std::min(fresh.size(), b + batch_); ++k) chunk.push_back(requests[fresh[k]]);
+    auto got = svc_.evaluate(chunk);
+    if (got.size() != chunk.size()) {
+      throw aopt::error(ec::internal, "services::evaluate returned " + std::to_string(got.size()) + " reports for " +
+                                          std::to_string(chunk.size()) + " requests (the services implementation is broken)");
+    }
+    for (auto& r : got) reports.push_back(std::move(r));
+  }
+  std::map<std::size_t, std::size_t> fresh_at;  // request index -> report index
+  for (std::size_t k = 0; k < fresh.size(); ++k) fresh_at[fresh[k]] = k;
+  const std::size_t first_point = res_.trajectory.size();
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (auto f = fresh_at.find(i); f != fresh_at.end()) {
+      entry e;
+      e.key = keys[i];
+      e.files = requests[i].files;
+      e.report = std::move(reports[f->second]);
+      e.stage = requests[i].stage;
+      e.round = static_cast<std::size_t>(std::max(0, requests[i].round));
+      e.proposal = requests[i].proposal;
+      mark_suspect(e.report);
+      ++res_.evaluations;
+      if (!e.report.ok) ++res_.failures;
+      if (e.report.suspect) ++res_.suspects;
+      by_key_[keys[i]] = entries_.size();
+      entries_.push_back(std::move(e));
+      out[i] = answer{entries_.size() - 1, false, res_.trajectory.size()};
+      point(entries_.back(), requests[i], false);
+    } else if (auto it = by_key_.find(keys[i]); it != by_key_.end()) {
+      ++res_.memo_hits;
+      out[i] = answer{it->second, true, res_.trajectory.size()};
+      point(entries_[it->second], requests[i], true);
+    }
+  }
+  for (std::size_t p = first_point; p < res_.trajectory.size(); ++p) say("point", res_.trajectory[p].proposal, &res_.trajectory[p]);
+  return out;
+}
+
+bool search_job::offer(const answer& a, const std::string& title, const std::string& rationale,
+                       const std::vector<std::string>& experience_ids) {
+  const entry& e = entries_.at(a.entry);
+  if (!e.passing() || accepted_.empty()) return false;  // zero tolerance; a suspect is never trusted
+  const entry& cur = best();
+  if (!(e.report.latency_us < cur.report.latency_us * (1.0 - rules_.min_gain))) return false;
+  accepted_change c;
+  c.round = e.round;
+  c.stage = e.stage;
+  c.title = title;
+  c.rationale = rationale;
+  c.experience_ids = experience_ids;
+  c.diff = motifs::unified_diff(cur.files, e.files);
+  c.before_us = cur.report.latency_us;
+  c.after_us = e.report.latency_us;
+  c.profile_before = cur.report.profile;
+  c.profile_after = e.report.profile;
+  res_.changes.push_back(std::move(c));
+  accepted_.push_back(a.entry);
+  res_.best_files = e.files;
+  res_.best = e.report;
+  res_.best_us = e.report.latency_us;
+  // The point that produced the new best is marked; it and later points carry the new best.
+  if (a.point < res_.trajectory.size()) res_.trajectory[a.point].accepted = true;
+  for (std::size_t i = a.point; i < res_.trajectory.size(); ++i) res_.trajectory[i].best_us = res_.best_us;
+  say("stage", "accepted (" + e.stage + "): " + title);
+  return true;
+}
+
+void search_job::verify() {
+  // Newest accepted state first; each one failing on fresh inputs is dropped with its change.
+  // The base needs no check. Verification is outside the budget.
+  while (accepted_.size() > 1) {
+    const entry& e = entries_[accepted_.back()];
+    const eval_request req{e.files, "verify", static_cast<int>(e.round), "verification on fresh inputs: " + e.proposal,
+                           rules_.verify_seed};
+    auto got = svc_.evaluate({req});
+    if (got.size() != 1) {
+      throw aopt::error(ec::internal, "services::evaluate returned " + std::to_string(got.size()) +
+                                          " reports for 1 verification request");
+    }
+    eval_report rep = std::move(got.front());
+    mark_suspect(rep);
+    const bool passed = rep.ok && !rep.suspect;
+    res_.verification = rep;
+    if (!passed) {
+      accepted_.pop_back();
+      res_.changes.pop_back();
+    }
+    const entry& now = best();
+    res_.best_files = now.files;
+    res_.best = now.report;
+    res_.best_us = now.report.latency_us;
+    entry shown = e;
+    shown.report = std::move(rep);
+    point(shown, req, false);
+    say("stage", std::string("verification on fresh inputs: ") + (passed ? "passed" : "FAILED: " + shown.report.status));
+    say("point", req.proposal, &res_.trajectory.back());
+    if (passed) break;
+  }
+}
+
+optimize_result search_job::finish(const std::string& stop_reason) {
+  if (!accepted_.empty()) {
+    if (rules_.verify) verify();
+    res_.speedup = res_.best_us > 0 ? res_.base_us / res_.best_us : 1.0;
+  } else {
+    res_.base_us = 0;
+    res_.best_us = 0;
+    res_.speedup = 1.0;
+  }
+  if (res_.stop_reason.empty()) res_.stop_reason = stop_reason;
+  say("done", res_.stop_reason);
+  return std::move(res_);
+}
+
+}  // namespace aopt::optimize
