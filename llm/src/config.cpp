@@ -133,24 +133,9 @@ void read_models(const toml::table& t, const reader& r, llm_config& c) {
   }
 }
 
-}  // namespace
-
-llm_config parse_llm_config(const std::string& toml_text, const fs::path& file) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, file.string());
-  } catch (const toml::parse_error& e) {
-    throw aopt::error(ec::parse_error, pos_of(file, e.source()) + ": " + std::string(e.description()) +
-                                           " (TOML syntax; see config/aopt.example.toml)");
-  }
-  llm_config c;
-  const toml::node* section = root.get("llm");
-  if (section == nullptr) return c;
-  if (!section->is_table())
-    invalid(pos_of(file, section->source()) + ": 'llm' must be a table ([llm]), got " + type_name(*section));
-
-  const reader r{file};
-  for (auto&& [k, v] : *section->as_table()) {
+void read_llm_table(const toml::table& table, const reader& r, llm_config& c) {
+  const fs::path& file = r.file;
+  for (auto&& [k, v] : table) {
     const std::string key(k.str());
     if (key == "base_url") c.base_url = r.str(v, key);
     else if (key == "api_key_env") c.api_key_env = r.str(v, key);
@@ -174,11 +159,72 @@ llm_config parse_llm_config(const std::string& toml_text, const fs::path& file) 
               k_known_keys + "; remove it or fix its spelling");
     }
   }
+}
+
+}  // namespace
+
+llm_config parse_llm_config(const std::string& toml_text, const fs::path& file) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, file.string());
+  } catch (const toml::parse_error& e) {
+    throw aopt::error(ec::parse_error, pos_of(file, e.source()) + ": " + std::string(e.description()) +
+                                           " (TOML syntax; see config/aopt.example.toml)");
+  }
+  llm_config c;
+  const toml::node* section = root.get("llm");
+  if (section == nullptr) return c;
+  if (!section->is_table())
+    invalid(pos_of(file, section->source()) + ": 'llm' must be a table ([llm]), got " + type_name(*section));
+
+  read_llm_table(*section->as_table(), reader{file}, c);
   try {
     c.validate();
   } catch (const aopt::error& e) {
     throw aopt::error(e.code(), file.string() + ": " + e.what());
   }
+  return c;
+}
+
+llm_config apply_overrides(llm_config c, const std::vector<std::string>& key_values) {
+  const fs::path where("command line");
+  for (const auto& kv : key_values) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw aopt::error(ec::invalid_argument, "--llm-set " + kv + ": expected KEY=VALUE (e.g. temperature=0.5, "
+                                              "models.refinement=deepseek-chat)");
+    }
+    std::string key = kv.substr(0, eq);
+    const std::string value = kv.substr(eq + 1);
+    std::string table = "[llm]\n";
+    if (key.rfind("models.", 0) == 0) {
+      table = "[llm.models]\n";
+      key = key.substr(7);
+    }
+    // The value as TOML (numbers, booleans, quoted strings); anything else is taken as a string.
+    toml::table root;
+    try {
+      root = toml::parse(table + key + " = " + value + "\n", where.string());
+    } catch (const toml::parse_error&) {
+      std::string quoted = "\"";
+      for (char ch : value) {
+        if (ch == '"' || ch == '\\') quoted += '\\';
+        quoted += ch;
+      }
+      quoted += "\"";
+      try {
+        root = toml::parse(table + key + " = " + quoted + "\n", where.string());
+      } catch (const toml::parse_error& e) {
+        throw aopt::error(ec::invalid_argument, "--llm-set " + kv + ": " + std::string(e.description()));
+      }
+    }
+    try {
+      read_llm_table(*root.get("llm")->as_table(), reader{where}, c);
+    } catch (const aopt::error& e) {
+      throw aopt::error(ec::invalid_argument, "--llm-set " + kv + ": " + e.what());
+    }
+  }
+  c.validate();
   return c;
 }
 

@@ -161,3 +161,35 @@ TEST(LlmConfig, AKeyPutInPlaceOfTheVariableNameIsNotEchoed) {
 
 }  // namespace
 }  // namespace aopt::llm
+
+namespace aopt::llm {
+namespace {
+
+TEST(LlmConfig, CommandLineOverridesAreCheckedLikeTheFile) {
+  llm_config c;
+  c.model = "base";
+  c = apply_overrides(c, {"temperature=0.7", "model=deepseek-chat", "models.refinement=\"cheap\"", "max_retries=1",
+                          "base_url=http://127.0.0.1:9"});
+  EXPECT_DOUBLE_EQ(c.temperature, 0.7);
+  EXPECT_EQ(c.model, "deepseek-chat");  // unquoted text is a string
+  EXPECT_EQ(c.model_for(role::refinement), "cheap");
+  EXPECT_EQ(c.model_for(role::diagnosis), "deepseek-chat");
+  EXPECT_EQ(c.max_retries, 1);
+  EXPECT_EQ(c.base_url, "http://127.0.0.1:9");
+  auto message = [&](const std::vector<std::string>& kv) {
+    try {
+      apply_overrides(c, kv);
+    } catch (const aopt::error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({"temprature=0.5"}).find("unknown key 'temprature'"), std::string::npos) << message({"temprature=0.5"});
+  EXPECT_NE(message({"max_tokens=lots"}).find("max_tokens"), std::string::npos);
+  EXPECT_NE(message({"max_tokens"}).find("KEY=VALUE"), std::string::npos);
+  EXPECT_NE(message({"models.painter=x"}).find("unknown role"), std::string::npos);
+  EXPECT_NE(message({"max_concurrency=0"}).find("--llm-set max_concurrency=0"), std::string::npos) << message({"max_concurrency=0"});
+}
+
+}  // namespace
+}  // namespace aopt::llm

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -47,6 +48,11 @@ struct llm_config {
 // and wrong types inside [llm] throw aopt::error(invalid_spec) "file:line:col: ..." naming the
 // key; TOML syntax errors throw aopt::error(parse_error) with the position. Validates.
 llm_config parse_llm_config(const std::string& toml_text, const std::filesystem::path& file);
+// Overrides single keys from the command line (`--llm-set KEY=VALUE`, repeatable): KEY is a key
+// of [llm] or "models.<role>"; VALUE is TOML (0.5, 3, "text") or else taken as a string. Each
+// is checked like the file's keys (unknown key, wrong type: aopt::error naming the override).
+// Validates the result.
+llm_config apply_overrides(llm_config c, const std::vector<std::string>& key_values);
 // Reads the file first: aopt::error(io_error/not_found) naming it when it cannot be read.
 llm_config load_llm_config(const std::filesystem::path& file);
 
