@@ -151,6 +151,12 @@ std::string first_template_arg(std::string_view type) {
   return std::string(type.substr(pieces[0].first, pieces[0].second - pieces[0].first));
 }
 
+std::vector<int> loops_of(const source_file& f) {
+  std::vector<int> out = f.find(node_kind::for_loop);
+  for (int loop : f.find(node_kind::while_loop)) out.push_back(loop);
+  return out;
+}
+
 std::vector<call_info> call_statements(const source_file& f, int body) {
   std::vector<call_info> out;
   for (const auto& c : f.calls()) {

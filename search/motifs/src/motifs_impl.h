@@ -102,6 +102,8 @@ namespace aopt::motifs::detail {
 std::string type_of_name(const source_file& f, const std::string& name);
 // The first template argument of a type spelling ("AscendC::LocalTensor<T>" -> "T").
 std::string first_template_arg(std::string_view type);
+// Every for and while loop of f: the for loops in source order, then the while loops.
+std::vector<int> loops_of(const source_file& f);
 // Call statements directly inside compound `body`, in order.
 std::vector<call_info> call_statements(const source_file& f, int body);
 // True when the only uses of `name` after byte `from` in the function holding `from` are

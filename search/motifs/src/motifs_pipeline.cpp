@@ -97,24 +97,22 @@ class pipe_all_barrier final : public basic_motif {
     std::vector<site> out;
     for (const auto& path : kernel_paths(src)) {
       auto f = src.get(path);
-      for (int kind : {static_cast<int>(node_kind::for_loop), static_cast<int>(node_kind::while_loop)}) {
-        for (int loop : f->find(static_cast<node_kind>(kind))) {
-          const int body = f->loop_body(loop);
-          if (body < 0) continue;
-          const auto stmts = call_statements(*f, body);
-          std::size_t barriers = 0, stages = 0;
-          for (const auto& c : stmts) {
-            if (c.callee == "PipeBarrier") {
-              barriers += is_barrier(c, "PIPE_ALL");
-            } else {
-              ++stages;
-            }
+      for (int loop : loops_of(*f)) {
+        const int body = f->loop_body(loop);
+        if (body < 0) continue;
+        const auto stmts = call_statements(*f, body);
+        std::size_t barriers = 0, stages = 0;
+        for (const auto& c : stmts) {
+          if (c.callee == "PipeBarrier") {
+            barriers += is_barrier(c, "PIPE_ALL");
+          } else {
+            ++stages;
           }
-          if (barriers > 0) {
-            out.push_back(make_site(path, f->at(loop).r, true, false, "remove " + std::to_string(barriers) + " PIPE_ALL barrier(s) from the loop"));
-          } else if (stages >= 2) {
-            out.push_back(make_site(path, f->at(loop).r, false, true, "add a PIPE_ALL barrier after each of " + std::to_string(stages - 1) + " loop stage(s)"));
-          }
+        }
+        if (barriers > 0) {
+          out.push_back(make_site(path, f->at(loop).r, true, false, "remove " + std::to_string(barriers) + " PIPE_ALL barrier(s) from the loop"));
+        } else if (stages >= 2) {
+          out.push_back(make_site(path, f->at(loop).r, false, true, "add a PIPE_ALL barrier after each of " + std::to_string(stages - 1) + " loop stage(s)"));
         }
       }
     }

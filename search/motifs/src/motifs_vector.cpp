@@ -228,15 +228,13 @@ class hoist_invariant final : public basic_motif {
     std::vector<site> out;
     for (const auto& path : kernel_paths(src)) {
       auto f = src.get(path);
-      for (int kind : {static_cast<int>(node_kind::for_loop), static_cast<int>(node_kind::while_loop)}) {
-        for (int loop : f->find(static_cast<node_kind>(kind))) {
-          const int body = f->loop_body(loop);
-          if (body < 0) continue;
-          for (const auto& c : call_statements(*f, body)) {
-            if (invariant(*f, loop, body, c)) out.push_back(make_site(path, c.statement, true, false, "hoist " + c.callee + " out of the loop"));
-          }
-          if (auto c = before_loop(*f, loop)) out.push_back(make_site(path, c->statement, false, true, "sink " + c->callee + " into the loop"));
+      for (int loop : loops_of(*f)) {
+        const int body = f->loop_body(loop);
+        if (body < 0) continue;
+        for (const auto& c : call_statements(*f, body)) {
+          if (invariant(*f, loop, body, c)) out.push_back(make_site(path, c.statement, true, false, "hoist " + c.callee + " out of the loop"));
         }
+        if (auto c = before_loop(*f, loop)) out.push_back(make_site(path, c->statement, false, true, "sink " + c->callee + " into the loop"));
       }
     }
     return out;
@@ -249,23 +247,21 @@ class hoist_invariant final : public basic_motif {
     }
     auto f = src.get(s.path);
     const std::string stmt(f->text_of(s.anchor));
-    for (int kind : {static_cast<int>(node_kind::for_loop), static_cast<int>(node_kind::while_loop)}) {
-      for (int loop : f->find(static_cast<node_kind>(kind))) {
-        const range loop_stmt = f->statement_range(f->statement_of(loop) >= 0 ? f->statement_of(loop) : loop);
-        if (d == direction::forward && f->at(loop).r.contains(s.anchor)) {
-          const int body = f->loop_body(loop);
-          if (f->at(body).r.begin > s.anchor.begin || f->at(f->statement_of(node_at(*f, s.anchor))).parent != body) continue;
-          return outcome::success({delete_statement(*f, s.anchor), insert_before_statement(*f, loop_stmt, stmt)});
-        }
-        if (d == direction::inverse) {
-          auto c = before_loop(*f, loop);
-          if (!c || !(c->statement == s.anchor)) continue;
-          const int body = f->loop_body(loop);
-          const auto& ch = f->at(body).children;
-          text_edit ins = ch.empty() ? text_edit{s.path, {f->at(body).r.begin + 1, f->at(body).r.begin + 1}, "\n" + f->indent_at(loop_stmt.begin) + "    " + stmt}
-                                     : insert_before_statement(*f, f->statement_range(ch.front()), stmt);
-          return outcome::success({delete_statement(*f, s.anchor), ins});
-        }
+    for (int loop : loops_of(*f)) {
+      const range loop_stmt = f->statement_range(f->statement_of(loop) >= 0 ? f->statement_of(loop) : loop);
+      if (d == direction::forward && f->at(loop).r.contains(s.anchor)) {
+        const int body = f->loop_body(loop);
+        if (f->at(body).r.begin > s.anchor.begin || f->at(f->statement_of(node_at(*f, s.anchor))).parent != body) continue;
+        return outcome::success({delete_statement(*f, s.anchor), insert_before_statement(*f, loop_stmt, stmt)});
+      }
+      if (d == direction::inverse) {
+        auto c = before_loop(*f, loop);
+        if (!c || !(c->statement == s.anchor)) continue;
+        const int body = f->loop_body(loop);
+        const auto& ch = f->at(body).children;
+        text_edit ins = ch.empty() ? text_edit{s.path, {f->at(body).r.begin + 1, f->at(body).r.begin + 1}, "\n" + f->indent_at(loop_stmt.begin) + "    " + stmt}
+                                   : insert_before_statement(*f, f->statement_range(ch.front()), stmt);
+        return outcome::success({delete_statement(*f, s.anchor), ins});
       }
     }
     return outcome::fail("the loop changed");
