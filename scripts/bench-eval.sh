@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark of `aopt eval` on this machine: candidate build time (cold, ccache + PCH, kernel-only
 # change), emulation+timing of a 16M-element fp16 Add (host run alone, whole evaluation),
-# evaluations per minute over a stream of distinct candidates. Figures: docs/BENCHMARKS.md.
+# evaluations per minute over a stream of distinct candidates, and build artifacts reused per side
+# (AOPT_ARTIFACT_CACHE) against ccache alone on the same edits. Figures: docs/BENCHMARKS.md.
 # Usage: scripts/bench-eval.sh [BUILD_DIR]   (default build/default)
 #   AOPT_BENCH_EVALS=N   candidates in the evaluations-per-minute stream (default 10)
 set -euo pipefail
@@ -22,6 +23,8 @@ cat > "$pkg/aopt.json" <<'JSON'
                            "y": {"shape": [16, 1024, 1024], "dtype": "float16"} } } ],
   "reference": "baseline" }
 JSON
+# The steps above measure ccache + PCH alone; the artifact reuse is measured separately below.
+export AOPT_ARTIFACT_CACHE=0
 field() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$1" "$2"; }
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -65,3 +68,25 @@ for i in $(seq 1 "$n"); do
 done
 python3 -c "import sys; n=int(sys.argv[1]); d=float(sys.argv[3])-float(sys.argv[2]); print(f'{n} evaluations in {d:.1f} s: {60*n/d:.1f} per minute')" "$n" "$t0" "$t1"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+echo "== build artifacts reused per side vs ccache + PCH alone (same edits, same run)"
+cp "$work/host.orig" "$host_src"
+arts="$work/artifacts"
+build_s() { field "$1" "r['build']['seconds']"; }
+AOPT_ARTIFACT_CACHE="$arts" "$aopt" eval "$pkg" --cache-dir "$cache" --no-cache --json > "$work/a0.json"   # fills the artifact cache
+for mode in off on; do
+  if [ "$mode" = off ]; then art=0; else art="$arts"; fi
+  echo "// bench: kernel edit $mode $$" >> "$pkg/op_kernel/add_custom.cpp"
+  AOPT_ARTIFACT_CACHE="$art" "$aopt" eval "$pkg" --cache-dir "$cache" --no-cache --json > "$work/k-$mode.json"
+  sed "s/QUEUE_NUM = 3;/QUEUE_NUM = 7;/" "$work/host.orig" > "$host_src"
+  AOPT_ARTIFACT_CACHE="$art" "$aopt" eval "$pkg" --cache-dir "$cache" --no-cache --json > "$work/h-$mode.json"
+  cp "$work/host.orig" "$host_src"
+  AOPT_ARTIFACT_CACHE="$art" "$aopt" eval "$pkg" --cache-dir "$cache" --no-cache --json > "$work/s-$mode.json"
+done
+# The "on" runs edit the kernel once more: its host and the "off" runs' kernels are in the cache.
+for step in k:kernel-only h:tiling-only s:unchanged; do
+  key=${step%%:*}; name=${step#*:}
+  python3 -c "import sys; off=float(sys.argv[2]); on=float(sys.argv[3]); print(f'{sys.argv[1]:>12} change: build {off:.2f} s with ccache alone, {on:.2f} s with artifact reuse ({off/max(on,1e-3):.1f}x)')" \
+    "$name" "$(build_s "$work/$key-off.json")" "$(build_s "$work/$key-on.json")"
+done
+echo "reused (host, kernel): kernel-only $(field "$work/k-on.json" "(r['build']['host_reused'], r['build']['kernel_reused'])"), tiling-only $(field "$work/h-on.json" "(r['build']['host_reused'], r['build']['kernel_reused'])"), unchanged $(field "$work/s-on.json" "(r['build']['host_reused'], r['build']['kernel_reused'])")"
