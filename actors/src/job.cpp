@@ -131,6 +131,7 @@ search::rewind_result run_rewind_job(const rewind_spec& spec) {
     rc.parse = spec.parse;
     rc.package = spec.package;
     rc.timeouts = spec.timeouts;
+    rc.engine = spec.engine;
     auto pool = rc.pool;
     auto distiller = rc.distiller;
     auto rewinder = spawn_rewinder(sys, std::move(rc));

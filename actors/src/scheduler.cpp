@@ -1,6 +1,7 @@
 // The Scheduler and the Rewinder: detached actors that block for the length of a job. The
-// Scheduler runs run_optimizer over actor_services; the Rewinder runs search::run_rewind with
-// every evaluation routed to the evaluator pool and the kept tuples sent to the Distiller.
+// Scheduler runs run_optimizer over actor_services; the Rewinder runs search::run_rewind (or
+// run_engine_rewind when it was given an engine) with every evaluation routed to the evaluator
+// pool and the kept tuples sent to the Distiller.
 #include <chrono>
 #include <exception>
 #include <memory>
@@ -80,7 +81,6 @@ using rewinder_pointer = rewinder_actor::stateful_pointer<rewinder_state>;
 search::rewind_result run_rewind_job(rewinder_pointer self, const file_map& seed,
                                      const search::rewind_config& rc) {
   auto& st = self->state;
-  if (!st.parser) st.parser = std::make_unique<motifs::parser>(st.cfg.parse);
   caf::scoped_actor asker{self->system()};
   const auto timeout = st.cfg.timeouts.evaluation * 3;  // one evaluation, a ping, and slack
   int step = 0;
@@ -106,7 +106,13 @@ search::rewind_result run_rewind_job(rewinder_pointer self, const file_map& seed
     }
     return *out;
   };
-  auto result = search::run_rewind(seed, *st.parser, eval, rc);
+  search::rewind_result result;
+  if (st.cfg.engine != nullptr) {
+    result = search::run_engine_rewind(seed, *st.cfg.engine, eval, rc);
+  } else {
+    if (!st.parser) st.parser = std::make_unique<motifs::parser>(st.cfg.parse);
+    result = search::run_rewind(seed, *st.parser, eval, rc);
+  }
   if (st.cfg.distiller) {
     for (const auto& t : result.tuples)
       caf::anon_send(st.cfg.distiller, learn_atom::value, make_local(t));

@@ -12,20 +12,10 @@
 #include "aopt/evaluation/package.h"
 #include "aopt/optimize/offline_engine.h"
 #include "aopt/optimize/optimizer.h"
+#include "llm_setup.h"
 #include "support.h"
 
 namespace aopt::app {
-
-// `--engine llm`: where the model is and how to talk to it (docs/llm.md).
-struct llm_options {
-  std::filesystem::path config_file;  // TOML with an [llm] table; empty = the defaults
-  std::string base_url;               // overrides [llm] base_url
-  std::string model;                  // overrides [llm] model (every chat role without its own)
-  std::string embeddings_model;       // overrides [llm.models] embeddings
-  std::filesystem::path record_dir;   // store every exchange there (replay later)
-  std::filesystem::path replay_dir;   // answer only from a recording: no server is contacted
-  std::filesystem::path prompts_dir;  // empty = the shipped config/prompts
-};
 
 struct job_spec {
   std::shared_ptr<const evaluation::op_package> package;

@@ -89,13 +89,7 @@ void write_text(const fs::path& p, const std::string& text) {
 }
 
 int run(optimize_args& a, const std::string& argv_line) {
-  if (a.engine != "offline" && a.engine != "llm") {
-    throw error(ec::invalid_argument, fmt::format("--engine {}: unknown engine; use offline (default) or llm", a.engine));
-  }
-  if (a.engine != "llm" && (!a.llm.config_file.empty() || !a.llm.record_dir.empty() || !a.llm.replay_dir.empty() ||
-                            !a.llm.base_url.empty() || !a.llm.model.empty())) {
-    throw error(ec::invalid_argument, "--config/--llm-* options configure the llm engine: add --engine llm");
-  }
+  check_engine_options(a.engine, a.llm);
   const auto t0 = std::chrono::steady_clock::now();
   auto pkg = std::make_shared<const ev::op_package>(ev::load_package(a.op_dir));
   // Default output: aopt-out/<operator> (the suite's <op>/baseline is named after <op>).
@@ -165,10 +159,7 @@ int run(optimize_args& a, const std::string& argv_line) {
         res.evaluations, res.failures, res.stop_reason,
         res.verification ? (res.verification->ok ? "; verified on fresh inputs" : "; FRESH-INPUT CHECK FAILED") : "");
     if (outcome.engine_usage.is_object() && outcome.engine_usage.contains("client")) {
-      const auto& total = outcome.engine_usage["client"].value("total", nlohmann::json::object());
-      std::cout << fmt::format("llm: {} request(s), {} prompt + {} completion tokens{}\n", total.value("requests", 0),
-                               total.value("prompt_tokens", 0), total.value("completion_tokens", 0),
-                               outcome.engine_usage.value("replayed", false) ? " (replayed from a recording)" : "");
+      std::cout << usage_line(outcome.engine_usage) << "\n";
     }
     std::cout << fmt::format("wrote {} (drop-in package), {}/report.md, {}/report.json\n", out.string(), out.string(),
                              out.string());
@@ -188,14 +179,7 @@ command_fn add_optimize_command(CLI::App& app, const std::string& argv_line) {
   app.add_option("--stage2-steps", a->cfg.stage2_steps, "S: Stage-II steps per round (default 3)");
   app.add_option("--proposals", a->cfg.proposals_per_step, "Candidates per step (default: evaluator slots, at least 2)");
   app.add_option("--top-k", a->cfg.top_k, "Tuples retrieved per Stage-II step (default 4)");
-  app.add_option("--engine", a->engine, "Proposal engine: offline (default, no model) or llm (an OpenAI-compatible endpoint)");
-  app.add_option("--config", a->llm.config_file, "Config file (TOML) with the [llm] table (docs/llm.md)")->check(CLI::ExistingFile);
-  app.add_option("--llm-base-url", a->llm.base_url, "Endpoint of the llm engine (overrides [llm] base_url)");
-  app.add_option("--llm-model", a->llm.model, "Model of every llm role without its own (overrides [llm] model)");
-  app.add_option("--llm-embeddings-model", a->llm.embeddings_model, "Embeddings model for retrieval (overrides [llm.models] embeddings)");
-  app.add_option("--llm-record", a->llm.record_dir, "Record every model exchange in this directory (replay with --llm-replay)");
-  app.add_option("--llm-replay", a->llm.replay_dir, "Answer every model request from this recording; contacts no server");
-  app.add_option("--prompts", a->llm.prompts_dir, "Prompt templates directory (default: the shipped config/prompts)");
+  add_engine_options(app, a->engine, a->llm, /*embeddings=*/true);
   app.add_option("--profile", a->profile, "Device profile of the sim backend (default 910b4)");
   app.add_option("--bank", a->bank_dir, "Experience bank directory (default: the user's bank)");
   app.add_option("--seed", a->seed, "Seed of the engine's random choices (default 1)");

@@ -1,11 +1,14 @@
 // `aopt bank rewind SEED_DIR... [--steps N] [--min-slowdown X] [--seed S] [--profile P]
-//                  [--attempts N] [--no-cache] [--bank DIR]`
-// Offline rewind: de-optimizes each seed package with inverse motifs, evaluates every step on
-// the embedded `sim` backend, and writes the kept steps (as experience tuples) to the bank.
+//                  [--attempts N] [--no-cache] [--bank DIR] [--engine offline|llm] [--config F]
+//                  [--llm-base-url U] [--llm-model M] [--llm-record DIR | --llm-replay DIR] [--prompts DIR]`
+// Rewind: de-optimizes each seed package step by step (inverse motifs, or the llm engine's
+// rewind role), evaluates every step on the embedded `sim` backend, and writes the kept steps
+// (as experience tuples) to the bank.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -45,6 +48,7 @@ int run(const rewind_args& a, const std::string& parent_bank_dir) {
   const auto s = rewind_into_bank(a.seeds, a.opt, bank, std::cout);
   std::cout << fmt::format("summary: {} seed(s), {} attempt(s), {} step(s) kept, {} new tuple(s) in {}\n",
                            a.seeds.size(), s.attempts, s.kept, s.inserted, bank_path.string());
+  if (s.engine_usage.is_object()) std::cout << usage_line(s.engine_usage) << "\n";
   return 0;
 }
 
@@ -55,6 +59,10 @@ rewind_summary rewind_into_bank(const std::vector<std::string>& seeds, const rew
   if (o.steps < 0) throw error(ec::invalid_argument, "aopt bank rewind: --steps must be >= 0");
   if (!(o.min_slowdown > 0))
     throw error(ec::invalid_argument, "aopt bank rewind: --min-slowdown must be > 0 (e.g. 1.03 for a 3% slowdown)");
+  check_engine_options(o.engine, o.llm);
+  // One client chain for every seed: a recording or replay store is opened once per job.
+  std::optional<llm_side> lm;
+  if (o.engine == "llm") lm.emplace(o.llm, engine_options(offline_config(o.profile, o.seed), "", o.profile));
   rewind_summary total;
   for (const auto& seed_dir : seeds) {
     auto pkg = std::make_shared<const ev::op_package>(ev::load_package(seed_dir));
@@ -71,8 +79,8 @@ rewind_summary rewind_into_bank(const std::vector<std::string>& seeds, const rew
     so.profile = o.profile;
     so.use_cache = !o.no_cache;
     so.slots = 1;
-    log << fmt::format("rewind {} (op {}, backend sim, profile {}, seed {}, steps <= {}, min slowdown {:.3f})\n",
-                       pkg->dir.string(), cfg.op, cfg.profile, cfg.seed, cfg.max_steps, cfg.min_slowdown);
+    log << fmt::format("rewind {} (engine {}, op {}, backend sim, profile {}, seed {}, steps <= {}, min slowdown {:.3f})\n",
+                       pkg->dir.string(), o.engine, cfg.op, cfg.profile, cfg.seed, cfg.max_steps, cfg.min_slowdown);
     // On the actors: the Rewinder runs the chain, its evaluations go to the Evaluator, its tuples
     // to the Distiller; tuples are stored below, in chain order, with their bank status.
     actors::rewind_spec rs;
@@ -80,9 +88,23 @@ rewind_summary rewind_into_bank(const std::vector<std::string>& seeds, const rew
     rs.seed_files = base;
     rs.config = cfg;
     rs.slots = make_sim_slots(pkg, so);
+    if (lm) rs.engine = &*lm->engine;
+    const std::size_t failures_before = lm ? lm->engine->failures().size() : 0;
     const auto res = actors::run_rewind_job(rs);
+    if (lm) {
+      // Proposals the engine refused before any evaluation (an edit that does not apply, code
+      // that does not parse, ...); failed calls are attempts, printed below.
+      const auto& failures = lm->engine->failures();
+      for (std::size_t i = failures_before; i < failures.size(); ++i) {
+        if (failures[i].kind == "client") continue;
+        log << fmt::format("  rejected {} proposal ({}): {}\n", llm::to_string(failures[i].r), failures[i].kind,
+                           failures[i].reason);
+      }
+    }
     for (const auto& at : res.attempts) {
-      std::string line = fmt::format("  [{}] {:<22} {}: {}", at.index, at.motif, at.path, at.summary);
+      const std::string who = at.motif.empty() ? "(" + o.engine + ")" : at.motif;
+      std::string line = at.path.empty() ? fmt::format("  [{}] {:<22} {}", at.index, who, at.summary)
+                                         : fmt::format("  [{}] {:<22} {}: {}", at.index, who, at.path, at.summary);
       if (at.latency_us) {
         line += fmt::format("  {:.2f} -> {:.2f} us (x{:.3f}) {}", at.current_us, *at.latency_us, at.slowdown,
                             at.outcome == search::rewind_outcome::kept ? "KEPT" : "not kept (too small)");
@@ -112,13 +134,15 @@ rewind_summary rewind_into_bank(const std::vector<std::string>& seeds, const rew
     total.inserted += inserted;
     total.attempts += res.attempts.size();
   }
+  if (lm) total.engine_usage = lm->usage();
   return total;
 }
 
 command_fn add_bank_rewind_command(CLI::App& bank) {
   auto args = std::make_shared<rewind_args>();
   auto* cmd = bank.add_subcommand(
-      "rewind", "De-optimize seed packages with inverse motifs (simulated timing) and store the kept steps");
+      "rewind",
+      "De-optimize seed packages (inverse motifs, or the llm engine) with simulated timing and store the kept steps");
   cmd->add_option("SEED_DIR", args->seeds, "Operator packages to rewind (e.g. examples/ops/add/expert)")
       ->required()
       ->check(CLI::ExistingDirectory);
@@ -127,9 +151,12 @@ command_fn add_bank_rewind_command(CLI::App& bank) {
                   "Keep a step when new/current latency >= X (default 1.03)");
   cmd->add_option("--seed", args->opt.seed, "Seed of the site choice (default 1)");
   cmd->add_option("--profile", args->opt.profile, "Device profile of the sim backend (default 910b4)");
-  cmd->add_option("--attempts", args->opt.attempts, "Evaluated candidates per seed at most (default 64, 0 = no limit)");
+  cmd->add_option("--attempts", args->opt.attempts,
+                  "Attempts per seed at most: evaluated candidates (offline), or every tried step and failed model "
+                  "call (llm) (default 64, 0 = no limit)");
   cmd->add_flag("--no-cache", args->opt.no_cache, "Do not use the evaluation result cache");
   cmd->add_option("--bank", args->bank_dir, "Bank directory (default: the `bank --bank` value, else the default bank)");
+  add_engine_options(*cmd, args->opt.engine, args->opt.llm, /*embeddings=*/false);
   CLI::App* parent = &bank;
   return [args, parent]() {
     std::string parent_dir;

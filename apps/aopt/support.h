@@ -15,6 +15,7 @@
 #include "aopt/optimize/offline_engine.h"
 #include "aopt/optimize/services.h"
 #include "aopt/storage/experience_bank.h"
+#include "llm_setup.h"
 
 namespace aopt::app {
 
@@ -39,8 +40,10 @@ std::vector<optimize::evaluate_fn> make_sim_slots(std::shared_ptr<const evaluati
 // The offline engine configured for a device profile (core count and UB for the mutator).
 optimize::offline_engine_config offline_config(const std::string& profile, std::uint64_t seed);
 
-// Offline rewind of seed packages into a bank (`aopt bank rewind`, and `aopt bench` building
-// its bank from the suite's experts). Progress lines go to `log`.
+// Rewind of seed packages into a bank (`aopt bank rewind`, and `aopt bench` building its bank
+// from the suite's experts): inverse motifs (engine offline) or the llm engine's rewind role
+// proposing the steps, every step evaluated and kept only when the slowdown is real. Progress
+// lines go to `log`.
 struct rewind_options {
   int steps = 6;              // kept steps per seed at most
   double min_slowdown = 1.03; // keep a step when new / current latency >= this
@@ -48,9 +51,12 @@ struct rewind_options {
   std::string profile = "910b4";
   int attempts = 64;          // evaluated candidates per seed at most (0 = no limit)
   bool no_cache = false;
+  std::string engine = "offline";  // "offline" (inverse motifs) or "llm"
+  llm_options llm;                 // with engine llm
 };
 struct rewind_summary {
   std::size_t attempts = 0, kept = 0, inserted = 0;
+  nlohmann::json engine_usage;  // the llm engine's accounting (llm_side::usage()); null offline
 };
 rewind_summary rewind_into_bank(const std::vector<std::string>& seeds, const rewind_options& opt,
                                 storage::experience_bank& bank, std::ostream& log);

@@ -359,6 +359,32 @@ TEST(actors_threaded, RunOptimizeJobReportsAFailingBaseAndBadSpecs) {
   }
 }
 
+// fake_device as the rewind loop's evaluator.
+search::rewind_eval fake_rewind_eval(const motifs::file_set& f) {
+  optimize::eval_request r;
+  r.files = f;
+  r.stage = "rewind";
+  return to_rewind_eval(fake_device(r));
+}
+
+// A chain run on the actors equals the direct one, and every kept tuple reached the Distiller
+// (whose sink stored the titles), in order.
+void expect_same_chain(const search::rewind_result& via_actors, const search::rewind_result& direct,
+                       const std::vector<std::string>& stored) {
+  EXPECT_EQ(via_actors.stop_reason, direct.stop_reason);
+  ASSERT_EQ(via_actors.attempts.size(), direct.attempts.size());
+  for (std::size_t i = 0; i < direct.attempts.size(); ++i) {
+    EXPECT_EQ(via_actors.attempts[i].motif, direct.attempts[i].motif) << i;
+    EXPECT_EQ(via_actors.attempts[i].summary, direct.attempts[i].summary) << i;
+    EXPECT_EQ(via_actors.attempts[i].latency_us, direct.attempts[i].latency_us) << i;
+  }
+  ASSERT_EQ(via_actors.tuples.size(), direct.tuples.size());
+  std::vector<std::string> titles;
+  for (const auto& t : direct.tuples) titles.push_back(t.title);
+  EXPECT_EQ(stored, titles) << "every kept tuple reached the Distiller, in order";
+  EXPECT_FALSE(titles.empty()) << "the chain kept at least one step";
+}
+
 TEST(actors_threaded, RewinderOverThePoolMatchesADirectRewind) {
   // The original add_custom is double-buffered: the rewind's inverse motifs have sites.
   const auto seed_files = load_files(source_dir() / "examples" / "ops" / "add_custom");
@@ -374,15 +400,7 @@ TEST(actors_threaded, RewinderOverThePoolMatchesADirectRewind) {
   search::rewind_result direct;
   {
     motifs::parser parser(parse);
-    direct = search::run_rewind(
-        seed_files, parser,
-        [](const motifs::file_set& f) {
-          optimize::eval_request r;
-          r.files = f;
-          r.stage = "rewind";
-          return to_rewind_eval(fake_device(r));
-        },
-        rc);
+    direct = search::run_rewind(seed_files, parser, fake_rewind_eval, rc);
   }
   rewind_spec spec;
   spec.package = "add_custom";
@@ -392,18 +410,30 @@ TEST(actors_threaded, RewinderOverThePoolMatchesADirectRewind) {
   spec.slots = slots(2);
   std::vector<std::string> stored;
   spec.learned = [&](const search::experience& e) { stored.push_back(e.title); };
-  const auto via_actors = run_rewind_job(spec);
-  EXPECT_EQ(via_actors.stop_reason, direct.stop_reason);
-  ASSERT_EQ(via_actors.attempts.size(), direct.attempts.size());
-  for (std::size_t i = 0; i < direct.attempts.size(); ++i) {
-    EXPECT_EQ(via_actors.attempts[i].motif, direct.attempts[i].motif) << i;
-    EXPECT_EQ(via_actors.attempts[i].latency_us, direct.attempts[i].latency_us) << i;
-  }
-  ASSERT_EQ(via_actors.tuples.size(), direct.tuples.size());
-  std::vector<std::string> titles;
-  for (const auto& t : direct.tuples) titles.push_back(t.title);
-  EXPECT_EQ(stored, titles) << "every kept tuple reached the Distiller, in order";
-  EXPECT_FALSE(titles.empty()) << "the chain kept at least one step";
+  expect_same_chain(run_rewind_job(spec), direct, stored);
+}
+
+TEST(actors_threaded, RewinderWithAnEngineMatchesADirectEngineRewind) {
+  // rewind_spec.engine set: the Rewinder asks the engine (here the offline one) for the steps.
+  const auto seed_files = load_files(source_dir() / "examples" / "ops" / "add_custom");
+  search::rewind_config rc;
+  rc.max_steps = 2;
+  rc.max_attempts = 6;
+  rc.op = "add_custom";
+  rc.min_slowdown = 1.0;
+  optimize::offline_engine direct_engine(engine_config(5));
+  const auto direct = search::run_engine_rewind(seed_files, direct_engine, fake_rewind_eval, rc);
+
+  optimize::offline_engine engine(engine_config(5));
+  rewind_spec spec;
+  spec.package = "add_custom";
+  spec.seed_files = seed_files;
+  spec.config = rc;
+  spec.slots = slots(1);
+  spec.engine = &engine;
+  std::vector<std::string> stored;
+  spec.learned = [&](const search::experience& e) { stored.push_back(e.title); };
+  expect_same_chain(run_rewind_job(spec), direct, stored);
 }
 
 }  // namespace

@@ -5,73 +5,19 @@
 // in no output, and a replay from the recording that reproduces the run without any server.
 #include <gtest/gtest.h>
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <thread>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "aopt/common/subprocess.h"
+#include "llm_stub_process.h"
 
 namespace fs = std::filesystem;
-using aopt::common::process_outcome;
+using namespace aopt_llm_it;
 
 namespace {
 
 const std::string kSrc = AOPT_TEST_SOURCE_DIR;
-const std::string kKey = "sk-test-5ecret-never-printed";
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-process_outcome aopt(const std::vector<std::string>& args, int timeout_s = 900) {
-  aopt::common::process_request r;
-  r.argv = {AOPT_BINARY};
-  r.argv.insert(r.argv.end(), args.begin(), args.end());
-  r.env = {{"AOPT_TEST_LLM_KEY", kKey}};
-  r.limits.wall_timeout = std::chrono::seconds(timeout_s);
-  r.limits.max_output_bytes = 16 << 20;
-  return aopt::common::run_process(r);
-}
-
-// The stub as a child process; stopped with SIGTERM.
-class stub_process {
- public:
-  stub_process(const fs::path& script, const fs::path& port_file) {
-    fs::remove(port_file);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::execl(AOPT_LLM_STUB, AOPT_LLM_STUB, "--script", script.c_str(), "--port-file", port_file.c_str(), nullptr);
-      ::_exit(127);
-    }
-    for (int i = 0; i < 200 && !fs::exists(port_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    port_ = read(port_file);
-    while (!port_.empty() && (port_.back() == '\n' || port_.back() == ' ')) port_.pop_back();
-  }
-  ~stub_process() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      int st = 0;
-      ::waitpid(pid_, &st, 0);
-    }
-  }
-  const std::string& port() const { return port_; }
-
- private:
-  pid_t pid_ = -1;
-  std::string port_;
-};
 
 // The swish baseline's tiling file with the evolution markers around TilingFunc: what a model
 // asked for the template answers (whole file, code unchanged).
@@ -85,10 +31,6 @@ std::string marked_tiling() {
 }
 
 std::string fenced(const std::string& path, const std::string& code) { return path + "\n```cpp\n" + code + "```\n"; }
-
-std::string edit(const std::string& path, const std::string& search, const std::string& replace) {
-  return path + "\n<<<<<<< SEARCH\n" + search + "\n=======\n" + replace + "\n>>>>>>> REPLACE\n";
-}
 
 nlohmann::json script() {
   const std::string host = "op_host/swish_custom.cpp", kernel = "op_kernel/swish_custom.cpp";
@@ -122,38 +64,16 @@ nlohmann::json script() {
   return rules;
 }
 
-void write(const fs::path& p, const std::string& text) {
-  std::ofstream o(p, std::ios::binary | std::ios::trunc);
-  o << text;
-}
-
-std::string config(const std::string& port) {
-  return "[llm]\nbase_url = \"http://127.0.0.1:" + port +
-         "\"\napi_key_env = \"AOPT_TEST_LLM_KEY\"\nmodel = \"m-refine\"\nrequest_timeout_ms = 5000\n"
-         "backoff_initial_ms = 50\nmax_retries = 3\n\n[llm.models]\ntemplate_synthesis = \"m-template\"\n"
-         "tiling_mutation = \"m-mutation\"\ndiagnosis = \"m-diagnosis\"\nrefinement = \"m-refine\"\n"
-         "distillation = \"m-distill\"\nrewind = \"m-distill\"\nembeddings = \"m-embed\"\n";
-}
-
-class AoptOptimizeLlm : public ::testing::Test {
- protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("aopt-llm-it-" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  fs::path root_;
-};
+using AoptOptimizeLlm = llm_it_test;
 
 TEST_F(AoptOptimizeLlm, WholeLoopOnTheScriptedEndpointThenReplay) {
   write(root_ / "script.json", script().dump(1));
   const fs::path bank = root_ / "bank", rec = root_ / "recording";
-  auto imp = aopt({"bank", "--bank", bank.string(), "import", kSrc + "/tests/integration/data/pipe_all_tuple.jsonl"});
+  auto imp = run_aopt({"bank", "--bank", bank.string(), "import", kSrc + "/tests/integration/data/pipe_all_tuple.jsonl"});
   ASSERT_EQ(imp.exit_code, 0) << imp.out << imp.err;
   // The same job each time; only the output directory and the recording mode differ.
   auto optimize = [&](const std::string& out, const std::string& mode, const fs::path& dir) {
-    return aopt({"optimize", kSrc + "/examples/ops/swish/baseline", "--engine", "llm", "--config", (root_ / "aopt.toml").string(),
+    return run_aopt({"optimize", kSrc + "/examples/ops/swish/baseline", "--engine", "llm", "--config", (root_ / "aopt.toml").string(),
                  "--budget", "12", "--rounds", "2", "--stage1-steps", "1", "--stage2-steps", "1", "--bank", bank.string(),
                  "--no-learn", "--cache-dir", (root_ / "cache").string(), "--out", (root_ / out).string(), mode, dir.string()});
   };
@@ -161,7 +81,11 @@ TEST_F(AoptOptimizeLlm, WholeLoopOnTheScriptedEndpointThenReplay) {
   {
     stub_process stub(root_ / "script.json", root_ / "port");
     ASSERT_FALSE(stub.port().empty()) << "the stub did not start";
-    write(root_ / "aopt.toml", config(stub.port()));
+    write(root_ / "aopt.toml", stub_config(stub.port(), "m-refine", 3,
+                                          {{"template_synthesis", "m-template"}, {"tiling_mutation", "m-mutation"},
+                                           {"diagnosis", "m-diagnosis"}, {"refinement", "m-refine"},
+                                           {"distillation", "m-distill"}, {"rewind", "m-distill"},
+                                           {"embeddings", "m-embed"}}));
     const auto o = optimize("out", "--llm-record", rec);
     ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
     EXPECT_NE(o.out.find("llm: "), std::string::npos) << o.out;
@@ -192,11 +116,7 @@ TEST_F(AoptOptimizeLlm, WholeLoopOnTheScriptedEndpointThenReplay) {
   EXPECT_NE(md.find("## Model usage"), std::string::npos);
   // The key is nowhere: reports, the recording, the bank.
   for (const auto& dir : {root_ / "out", rec, bank}) {
-    for (const auto& f : fs::recursive_directory_iterator(dir)) {
-      if (f.is_regular_file()) {
-        EXPECT_EQ(read(f.path()).find(kKey), std::string::npos) << f.path();
-      }
-    }
+    EXPECT_TRUE(files_containing(dir, kKey).empty()) << dir;
   }
   // Replay: no server; the same trajectory and result.
   const auto again = optimize("replayed", "--llm-replay", rec);
@@ -220,16 +140,20 @@ TEST_F(AoptOptimizeLlm, WholeLoopOnTheScriptedEndpointThenReplay) {
 
 TEST_F(AoptOptimizeLlm, BadConfigAndMissingRecordingAreClearErrors) {
   write(root_ / "bad.toml", "[llm]\nbase_url = \"http://127.0.0.1:1\"\ntemprature = 0.1\n");
-  auto o = aopt({"optimize", kSrc + "/examples/ops/swish/baseline", "--engine", "llm", "--config", (root_ / "bad.toml").string(),
+  auto o = run_aopt({"optimize", kSrc + "/examples/ops/swish/baseline", "--engine", "llm", "--config", (root_ / "bad.toml").string(),
                  "--out", (root_ / "o").string()});
   EXPECT_NE(o.exit_code, 0);
   EXPECT_NE(o.err.find("bad.toml:3"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("temprature"), std::string::npos) << o.err;
-  o = aopt({"optimize", kSrc + "/examples/ops/swish/baseline", "--engine", "llm", "--llm-model", "m", "--llm-replay",
+  o = run_aopt({"optimize", kSrc + "/examples/ops/swish/baseline", "--engine", "llm", "--llm-model", "m", "--llm-set",
+                 "max_concurrency=0", "--out", (root_ / "o").string()});
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_NE(o.err.find("--llm-set max_concurrency=0"), std::string::npos) << o.err;
+  o = run_aopt({"optimize", kSrc + "/examples/ops/swish/baseline", "--engine", "llm", "--llm-model", "m", "--llm-replay",
             (root_ / "nothing").string(), "--out", (root_ / "o").string()});
   EXPECT_NE(o.exit_code, 0);
   EXPECT_NE(o.err.find("--llm-record"), std::string::npos) << o.err;
-  o = aopt({"optimize", kSrc + "/examples/ops/swish/baseline", "--llm-model", "m", "--out", (root_ / "o").string()});
+  o = run_aopt({"optimize", kSrc + "/examples/ops/swish/baseline", "--llm-model", "m", "--out", (root_ / "o").string()});
   EXPECT_NE(o.exit_code, 0);
   EXPECT_NE(o.err.find("--engine llm"), std::string::npos) << o.err;
 }

@@ -45,6 +45,7 @@ struct rewind_spec {
   std::vector<optimize::evaluate_fn> slots;                // at least one
   std::function<void(const search::experience&)> learned;  // Distiller sink; optional
   actor_timeouts timeouts;
+  search::engine* engine = nullptr;  // proposes the steps when set (else inverse motifs); must outlive the call
 };
 
 // One rewind chain on actors (Rewinder -> evaluator pool -> Distiller).

@@ -88,8 +88,11 @@ struct rewinder_config {
   motifs::parse_options parse;           // the libclang parser of the motifs
   std::string package;                   // operator id put in evaluation requests
   actor_timeouts timeouts;
+  // Proposes the steps (search::run_engine_rewind) when set; null = inverse motifs
+  // (search::run_rewind). Called on the Rewinder's own thread only; must outlive the actor.
+  search::engine* engine = nullptr;
 };
-// Always detached: libclang parses and blocking requests to the pool.
+// Always detached: libclang parses, engine calls (an LLM request) and blocking requests to the pool.
 protocols::rewinder_actor spawn_rewinder(caf::actor_system& sys, rewinder_config cfg);
 
 // The actors an optimize job talks to (actor_services routes to them).

@@ -3,6 +3,10 @@
 // slowdown is real (latency_new / latency_cur >= min_slowdown), and distills each kept step into
 // an experience tuple whose code_diff goes from the slow code to the fast code. Pure: no
 // evaluation, storage or I/O here; see docs/experience-bank.md "Offline rewind".
+//
+// run_engine_rewind is the same loop with the steps proposed by a search::engine (the LLM
+// engine's rewind role) instead of motif sites: the same seed check, keep rule, attempt
+// records and tuples, so a model's de-optimization is kept only when it measurably slows down.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aopt/motifs/motif.h"
+#include "aopt/search/engine.h"
 #include "aopt/search/experience.h"
 
 namespace aopt::search {
@@ -36,6 +41,9 @@ struct rewind_config {
   std::string op;               // evidence: operator name
   std::string backend = "sim";  // evidence: backend
   std::string profile = "910b4";  // evidence: device profile name
+  // run_engine_rewind: rounds in a row that may keep nothing (the engine failed, or none of its
+  // steps was kept) before the loop stops; the engine is asked again after each such round.
+  int engine_rounds = 3;
 };
 
 enum class rewind_outcome { kept, too_small, failed, not_applicable };
@@ -76,8 +84,11 @@ struct rewind_result {
   std::vector<rewind_step> steps;
   std::vector<experience> tuples;  // one per step, finalized (id, created_ms)
   motifs::file_set final_files;    // the most de-optimized files
-  std::string stop_reason;         // "max_steps", "no_site_left", "max_attempts", "seed_failed"
+  std::string stop_reason;         // "max_steps", "no_site_left", "max_attempts", "seed_failed";
+                                   // engine rewind: "no_step_left", "engine: <reason>"
 };
+
+using rewind_progress = std::function<void(const rewind_attempt&)>;
 
 // Runs the loop. The seed is evaluated first; if it fails, nothing is tried (stop_reason
 // "seed_failed"). Each site (motif, path, anchor text, summary) is tried at most once; sites
@@ -85,8 +96,22 @@ struct rewind_result {
 // mt19937_64(seed) modulo their count, so a seed gives the same chain every time.
 // `on_attempt`, when set, is called after every attempt (for progress output).
 rewind_result run_rewind(const motifs::file_set& seed_files, motifs::parser& parser, const rewind_evaluator& eval,
-                         const rewind_config& cfg,
-                         const std::function<void(const rewind_attempt&)>& on_attempt = {});
+                         const rewind_config& cfg, const rewind_progress& on_attempt = {});
+
+// The loop with an engine proposing the steps. The seed is evaluated first ("seed_failed" as
+// above). Each round asks engine.deoptimize(current files) and tries its steps in order until
+// one is kept (latency_new / latency_cur >= min_slowdown); a kept step is distilled with
+// engine.distill (deopt_step with fast_us / slow_us set), and the chain goes on from its slow
+// files. Every tried step is an attempt (a step whose files were tried before is skipped, not
+// re-evaluated); a failed deoptimize call is an attempt too (outcome failed, status
+// "engine_failed", its reason), and both count against max_attempts. After engine_rounds
+// rounds in a row that kept nothing the loop stops: "engine: <reason>" when the last round was
+// an engine failure, else "no_step_left". The tuple is the engine's with the measured diff,
+// the evidence of `cfg`, provenance rewind and extra.rewind (as distill() below, plus the
+// engine's name); when the engine's distill fails or its tuple is invalid, the tuple is
+// distill(step, cfg) with extra.distill_fallback naming why. Engine exceptions are failures.
+rewind_result run_engine_rewind(const motifs::file_set& seed_files, engine& eng, const rewind_evaluator& eval,
+                                const rewind_config& cfg, const rewind_progress& on_attempt = {});
 
 // What a kept step made worse: the bottleneck class whose Diagnoser finding grew most (by more
 // than 0.05) from the fast to the slow profile; the motif's own class when none did or a profile
