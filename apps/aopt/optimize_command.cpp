@@ -155,7 +155,7 @@ int run(optimize_args& a, const std::string& argv_line) {
     std::cout << fmt::format(
         "{}: {:.2f} us -> {:.2f} us (simulated, profile {}): speedup {:.3f}x, {} accepted change(s), {} evaluation(s) "
         "({} failed), stopped: {}{}\n",
-        pkg->dir.filename().string(), res.base_us, res.best_us, a.profile, res.speedup, res.changes.size(),
+        name, res.base_us, res.best_us, a.profile, res.speedup, res.changes.size(),
         res.evaluations, res.failures, res.stop_reason,
         res.verification ? (res.verification->ok ? "; verified on fresh inputs" : "; FRESH-INPUT CHECK FAILED") : "");
     if (outcome.engine_usage.is_object() && outcome.engine_usage.contains("client")) {
