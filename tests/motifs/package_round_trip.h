@@ -28,12 +28,13 @@ inline std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-// Every file under data/<dir>, keyed by its path relative to that directory.
+// Every file under data/<dir> (linked directories followed: a renamed copy shares its host),
+// keyed by its path relative to that directory.
 inline file_set load_op(const std::string& dir) {
   const fs::path root = fs::path(AOPT_MOTIFS_TEST_DATA) / dir;
   file_set out;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file()) out[fs::relative(e.path(), root).generic_string()] = slurp(e.path());
+  for (const auto& e : fs::recursive_directory_iterator(root, fs::directory_options::follow_directory_symlink)) {
+    if (e.is_regular_file()) out[e.path().lexically_relative(root).generic_string()] = slurp(e.path());
   }
   return out;
 }

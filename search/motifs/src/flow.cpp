@@ -285,4 +285,20 @@ text_edit delete_statement_and_comment(const source_file& f, range stmt) {
   return {f.path(), f.removal_range(r), ""};
 }
 
+std::vector<ub_query> ub_queries(const source_file& f) {
+  std::vector<ub_query> out;
+  for (const auto& c : f.calls("GetCoreMemSize")) {
+    if (c.args.size() != 2 || c.statement.empty()) continue;
+    const std::string kind = norm(f, c.args[0]);
+    if (kind.size() < 2 || kind.compare(kind.size() - 2, 2, "UB") != 0) continue;
+    const std::string v = norm(f, c.args[1]);
+    if (!is_identifier(v)) continue;
+    const int fn = function_at(f, c.r.begin);
+    if (fn < 0) continue;
+    out.push_back({c, v, fn, flow_edges(f, f.at(fn).r)});
+  }
+  return out;
+}
+
+
 }  // namespace aopt::motifs::detail

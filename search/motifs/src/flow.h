@@ -35,6 +35,16 @@ std::set<std::string> derived_from(const source_file& f, const std::vector<flow_
 // (`td.field = ...`, `td->field = ...`, plain tiling structs).
 bool reaches_tiling(const source_file& f, range scope, const std::vector<flow_edge>& edges, const std::set<std::string>& names);
 
+// A query of the UB size in a host function: `GetCoreMemSize(CoreMemType::UB, v)` with the
+// definitions of that function (tile_size, and vectorize_scalar_loop's UB reservation).
+struct ub_query {
+  call_info call;      // GetCoreMemSize(CoreMemType::UB, v)
+  std::string var;     // v
+  int fn = -1;
+  std::vector<flow_edge> edges;
+};
+std::vector<ub_query> ub_queries(const source_file& f);
+
 // Whitespace-free helpers on spellings.
 std::string strip_parens(std::string s);                   // "((a))" -> "a" (only when the parens wrap it all)
 std::string strip_cast(std::string s);                     // "static_cast<T>(a)" -> "a"; "(T)a" untouched

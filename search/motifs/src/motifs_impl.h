@@ -87,6 +87,12 @@ struct counted_loop {
 };
 std::optional<counted_loop> as_counted_loop(const source_file& f, int loop);
 
+// vectorize_scalar_loop's general form (element_loop.cpp): an element loop of float locals and
+// stores over fp32 UB tensors indexed s * i + o (s = 1, 2, 4). The summary when loop `loop`
+// qualifies; the edits (the loop, a scratch TBuf in the kernel class, the host's UB reservation).
+std::optional<std::string> element_loop_summary(const source_file& f, int loop);
+outcome vectorize_element_loop(const source_set& src, const std::string& path, int loop);
+
 }  // namespace aopt::motifs::detail
 
 namespace aopt::motifs::detail {

@@ -193,28 +193,6 @@ class multicore_split final : public basic_motif {
 
 // ---- tile_size ------------------------------------------------------------------------------------
 
-struct ub_query {
-  call_info call;      // GetCoreMemSize(CoreMemType::UB, v)
-  std::string var;     // v
-  int fn = -1;
-  std::vector<flow_edge> edges;
-};
-
-std::vector<ub_query> ub_queries(const source_file& f) {
-  std::vector<ub_query> out;
-  for (const auto& c : f.calls("GetCoreMemSize")) {
-    if (c.args.size() != 2 || c.statement.empty()) continue;
-    const std::string kind = norm(f, c.args[0]);
-    if (kind.size() < 2 || kind.compare(kind.size() - 2, 2, "UB") != 0) continue;
-    const std::string v = norm(f, c.args[1]);
-    if (!is_identifier(v)) continue;
-    const int fn = function_at(f, c.r.begin);
-    if (fn < 0) continue;
-    out.push_back({c, v, fn, flow_edges(f, f.at(fn).r)});
-  }
-  return out;
-}
-
 // A right-hand side made of literals and the file's integer constants only (sizeof and the
 // integer type names allowed): a fixed budget.
 bool constant_expression(const source_file& f, range r) {

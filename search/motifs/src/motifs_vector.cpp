@@ -61,7 +61,10 @@ class vectorize_scalar_loop final : public basic_motif {
       : basic_motif("vectorize_scalar_loop", "Replace a scalar element loop by one vector instruction",
                     "A loop dst.SetValue(i, a.GetValue(i) OP b.GetValue(i)) over n elements of UB tensors runs on "
                     "the scalar pipe, one element per iteration; Add/Sub/Mul/Div(dst, a, b, n) does the same in "
-                    "n / 64 vector repeats. Inverse: the vector call becomes the element loop.",
+                    "n / 64 vector repeats. The general form, an element loop of float locals and stores over fp32 "
+                    "tensors indexed s * i + o (interleaved data such as complex pairs, s = 1, 2, 4), becomes GatherMask "
+                    "planes, vector instructions and a Gather back, in chunks of a scratch TBuf the host's UB budget "
+                    "reserves. Inverse: the vector call becomes the element loop.",
                     bottleneck_class::scalar_bound) {}
 
   std::vector<site> match(const source_set& src) const override {
@@ -71,6 +74,8 @@ class vectorize_scalar_loop final : public basic_motif {
       for (int loop : f->find(node_kind::for_loop)) {
         if (auto s = as_scalar_loop(*f, loop)) {
           out.push_back(make_site(path, f->at(loop).r, true, false, "scalar " + s->op + " loop -> " + s->op + "(" + s->dst + ", ...)"));
+        } else if (auto summary = element_loop_summary(*f, loop)) {
+          out.push_back(make_site(path, f->at(loop).r, true, false, *summary));
         }
       }
       for (const auto& c : f->calls()) {
@@ -87,7 +92,9 @@ class vectorize_scalar_loop final : public basic_motif {
     }
     auto f = src.get(s.path);
     if (d == direction::forward) {
-      auto sl = as_scalar_loop(*f, node_with_range(*f, s.anchor, node_kind::for_loop));
+      const int loop = node_with_range(*f, s.anchor, node_kind::for_loop);
+      auto sl = as_scalar_loop(*f, loop);
+      if (!sl) return vectorize_element_loop(src, s.path, loop);
       return outcome::success({{s.path, s.anchor, f->api_prefix() + sl->op + "(" + sl->dst + ", " + sl->a + ", " + sl->b + ", " + sl->count + ");"}});
     }
     for (const auto& c : f->calls()) {
