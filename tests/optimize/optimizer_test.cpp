@@ -59,6 +59,8 @@ std::size_t count(const std::string& text, const std::string& needle) {
 struct fake_device {
   std::atomic<int> calls{0};
   double bound_us = 1.0;
+  // The best tile without PIPE_ALL barriers (the kernel change moves the optimum when set).
+  std::int64_t tile_optimum_without_barriers = 16384;
   std::mutex mu;
   std::vector<std::string> stages;
   eval_report operator()(const eval_request& r) {
@@ -76,8 +78,9 @@ struct fake_device {
       out.diagnostic = "UB overflow";
       return out;
     }
-    const double lat = 50.0 + std::abs(std::log2(static_cast<double>(tile) / 16384.0)) * 4.0 +
-                       8.0 * static_cast<double>(count(r.files.at("op_kernel/k.cpp"), "PipeBarrier<PIPE_ALL>"));
+    const auto barriers = count(r.files.at("op_kernel/k.cpp"), "PipeBarrier<PIPE_ALL>");
+    const double optimum = barriers == 0 ? static_cast<double>(tile_optimum_without_barriers) : 16384.0;
+    const double lat = 50.0 + std::abs(std::log2(static_cast<double>(tile) / optimum)) * 4.0 + 8.0 * static_cast<double>(barriers);
     out.ok = true;
     out.status = "ok";
     out.latency_us = lat;
@@ -150,6 +153,36 @@ TEST(Optimizer, AlternatesStagesWithinTheBudgetAndImproves) {
     last = p.evaluations;
   }
   EXPECT_EQ(last, 20u);
+}
+
+TEST(Optimizer, AKernelChangeMakesStageIRevisitTheOriginalTiling) {
+  // Round 1: Stage I moves TILE_LENGTH away from 4096 (best with barriers: 16384), Stage II
+  // removes the barriers, after which 4096 is the best tile again: round 2's Stage I measures the
+  // operator's original tiling first and keeps it.
+  const std::uint64_t seed = 7;
+  std::cout << "seed " << seed << "\n";
+  fake_device dev;
+  dev.tile_optimum_without_barriers = 4096;
+  offline_engine eng(engine_cfg(seed));
+  local_services svc(eng, {barrier_tuple()}, slots(dev, 2), [](const search::experience&) {});
+  optimizer_config cfg;
+  cfg.budget = 30;
+  const auto r = run_optimizer(base_files(), svc, cfg);
+  std::size_t revisits = 0;
+  long kernel_round = -1;
+  for (const auto& p : r.trajectory) {
+    if (p.stage == "kernel" && p.accepted) kernel_round = static_cast<long>(p.round);
+    if (p.proposal.rfind("original tiling after a kernel change", 0) != 0) continue;
+    ++revisits;
+    EXPECT_EQ(p.stage, "tiling");
+    EXPECT_EQ(static_cast<long>(p.round), kernel_round + 1) << "measured in the round after the kernel change";
+    EXPECT_TRUE(p.accepted) << p.proposal;
+    EXPECT_DOUBLE_EQ(p.latency_us.value_or(0.0), 50.0);
+  }
+  ASSERT_GE(kernel_round, 0);
+  EXPECT_EQ(revisits, 1u);
+  EXPECT_EQ(constant(r.best_files.at("op_host/t.cpp"), "TILE_LENGTH"), 4096);
+  EXPECT_DOUBLE_EQ(r.best_us, 50.0);
 }
 
 TEST(Optimizer, DeterministicForASeed) {

@@ -33,7 +33,25 @@ struct job : search_job {
   // synthesized from: reused when the next round starts from the same files, so the mutator
   // does not propose again what it already tried.
   std::optional<std::pair<std::string, stage1::stage1_history>> stage1_memory_;
+  // The operator's own tiling (tunable name -> value, from the first template) and whether a
+  // kernel change was accepted since the last Stage I round: the tiling tuned for the old kernel
+  // need not suit the new one, so the next round also measures the original values.
+  std::map<std::string, std::int64_t> original_tiling_;
+  bool kernel_changed_ = false;
 };
+
+// The current template's values with every tunable the operator had from the start set back to
+// its original value; nullopt when that is the current tiling.
+std::optional<stage1::assignment> original_tiling(const stage1::tiling_template& t,
+                                                  const std::map<std::string, std::int64_t>& original) {
+  stage1::assignment a = t.base();
+  for (std::size_t i = 0; i < t.tunables.size(); ++i) {
+    auto it = original.find(t.tunables[i].name);
+    if (it != original.end()) a[i] = it->second;
+  }
+  if (a == t.base()) return std::nullopt;
+  return a;
+}
 
 std::string one_line(const std::string& s) {
   std::string out;
@@ -49,6 +67,9 @@ void stage1_round(job& j, services& svc, const optimizer_config& cfg, std::size_
     return;
   }
   const stage1::tiling_template& t = tmpl.value();
+  if (j.original_tiling_.empty()) {
+    for (const auto& tu : t.tunables) j.original_tiling_[tu.name] = tu.value;
+  }
   const std::string start_key = files_key(j.res.best_files);
   stage1::stage1_history history;
   if (j.stage1_memory_ && j.stage1_memory_->first == start_key) history = std::move(j.stage1_memory_->second);
@@ -63,8 +84,30 @@ void stage1_round(job& j, services& svc, const optimizer_config& cfg, std::size_
     history.record(p, stage1::eval_outcome{b.ok, b.latency_us, b.status, b.diagnostic, true});
   }
   std::map<std::string, search_job::answer> answers;  // files key -> its answer
-  auto propose = [&svc](const stage1::tiling_template& tt, const stage1::stage1_history& h, std::size_t k) {
-    return svc.propose_tiling(tt, h, k);
+  std::optional<stage1::tiling_proposal> revisit;
+  if (j.kernel_changed_) {
+    j.kernel_changed_ = false;
+    if (auto a = original_tiling(t, j.original_tiling_); a && !history.evaluated(*a)) {
+      revisit.emplace();
+      revisit->values = *a;
+      revisit->files = t.instantiate(*a);
+      revisit->op = "revisit";
+      revisit->description = "original tiling after a kernel change: " + t.describe_change(*a);
+      revisit->parent = t.base();
+    }
+  }
+  auto propose = [&svc, &revisit](const stage1::tiling_template& tt, const stage1::stage1_history& h,
+                                  std::size_t k) -> search::outcome<std::vector<stage1::tiling_proposal>> {
+    if (!revisit || k == 0) return svc.propose_tiling(tt, h, k);
+    std::vector<stage1::tiling_proposal> out = {std::move(*revisit)};
+    revisit.reset();
+    if (k > 1) {
+      auto more = svc.propose_tiling(tt, h, k - 1);
+      if (more.ok()) {
+        for (auto& p : more.value()) out.push_back(std::move(p));
+      }
+    }
+    return out;
   };
   auto batch = [&](const std::vector<stage1::tiling_proposal>& ps) {
     std::vector<eval_request> reqs;
@@ -197,6 +240,7 @@ void stage2_round(job& j, services& svc, const optimizer_config& cfg, std::size_
       const auto& rw = fresh[*best];
       const eval_report before = *j.res.best;
       if (j.offer(*got[*best], rw.title, one_line(sum.diagnoses.back()) + " | " + rw.rationale, rw.experience_ids)) {
+        j.kernel_changed_ = true;
         std::string motif;
         const std::string marker = "motif ";
         if (auto p = rw.rationale.rfind(marker); p != std::string::npos) motif = rw.rationale.substr(p + marker.size());
