@@ -12,7 +12,7 @@
 namespace aopt::app {
 
 job_outcome run_optimize_job(const job_spec& spec) {
-  check_engine_options(spec.engine, spec.llm);
+  // The engine options were checked by the command (before the package was loaded).
   std::optional<storage::experience_bank> bank;
   std::vector<search::experience> corpus;
   if (!spec.bank_dir.empty()) {

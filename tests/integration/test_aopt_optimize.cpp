@@ -50,6 +50,9 @@ TEST_F(AoptOptimize, SwishGetsAVerifiedDropInSpeedup) {
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("simulated"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("verified on fresh inputs"), std::string::npos) << o.out;
+  // The summary line names the operator (swish), not its baseline/ directory.
+  EXPECT_NE(o.out.find("swish: "), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("baseline: "), std::string::npos) << o.out;
 
   std::ifstream in(out / "report.json");
   const auto rep = nlohmann::json::parse(in);
