@@ -160,8 +160,6 @@ class expr_parser {
       }
       if (depth != 0) return std::nullopt;
       expr e{expr::load, std::move(name)};
-      e.op = 'i';
-      e.a = -1;
       index_.push_back({static_cast<int>(arena_.size()), s_.substr(arg, pos_ - 1 - arg)});
       return add(std::move(e));
     }
@@ -315,9 +313,11 @@ std::optional<element_loop> as_element_loop(const source_file& f, int loop) {
       if (e.b >= 0) todo.push_back(e.b);
       if (e.kind == expr::load) {
         if (e.offset >= stride || std::find(el.outputs.begin(), el.outputs.end(), e.text) != el.outputs.end()) return std::nullopt;
-        if (!is_identifier(e.text) || !is_float_tensor(f, el.method, e.text)) return std::nullopt;
         const auto key = std::make_pair(e.text, e.offset);
-        if (std::find(el.planes.begin(), el.planes.end(), key) == el.planes.end()) el.planes.push_back(key);
+        if (std::find(el.planes.begin(), el.planes.end(), key) == el.planes.end()) {
+          if (!is_identifier(e.text) || !is_float_tensor(f, el.method, e.text)) return std::nullopt;
+          el.planes.push_back(key);
+        }
       } else if (e.kind == expr::local) {
         if (e.text == cl->var) return std::nullopt;
         if (local_index.count(e.text)) {
@@ -333,10 +333,6 @@ std::optional<element_loop> as_element_loop(const source_file& f, int loop) {
   }
   for (const auto& t : el.outputs) {
     if (!is_float_tensor(f, el.method, t)) return std::nullopt;
-  }
-  // The loop variable only in indices.
-  for (const auto& e : el.arena) {
-    if (e.kind == expr::scalar && e.text == cl->var) return std::nullopt;
   }
   // Worth a rewrite: the single-statement stride-1 form belongs to the simple vector call.
   if (stride == 1 && el.stores.size() == 1 && el.locals.empty()) {
