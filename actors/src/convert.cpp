@@ -138,6 +138,7 @@ protocols::optimize_job_msg to_message(const std::string& package, const optimiz
   m.verify = cfg.verify;
   m.verify_seed = cfg.verify_seed;
   m.unguided_fallback = cfg.unguided_fallback;
+  m.cotune = cfg.cotune;
   return m;
 }
 
@@ -156,6 +157,7 @@ optimize::optimizer_config config_of(const protocols::optimize_job_msg& m) {
   cfg.verify = m.verify;
   cfg.verify_seed = m.verify_seed;
   cfg.unguided_fallback = m.unguided_fallback;
+  cfg.cotune = m.cotune;
   return cfg;
 }
 

@@ -189,6 +189,8 @@ command_fn add_optimize_command(CLI::App& app, const std::string& argv_line) {
   app.add_flag("--no-learn", a->no_learn, "Do not store accepted kernel changes in the bank");
   app.add_flag("--no-stage1", [a](std::int64_t) { a->cfg.stage1 = false; }, "Stage II only");
   app.add_flag("--no-stage2", [a](std::int64_t) { a->cfg.stage2 = false; }, "Stage I only");
+  app.add_flag("--no-cotune", [a](std::int64_t) { a->cfg.cotune = false; },
+               "Do not retune the tiling for a kernel rewrite that ran out of UB");
   app.add_flag("--no-verify", [a](std::int64_t) { a->cfg.verify = false; }, "Skip the fresh-input check of the winner");
   app.add_flag("-q,--quiet", a->quiet, "No progress output");
   app.add_flag("--json", a->json, "Print report.json to stdout");

@@ -312,6 +312,7 @@ TEST_F(routing_test, JobAndProgressMessagesSurviveSerialisation) {
   c.min_gain = 0.0125;
   c.verify_seed = 123456789012345ull;
   c.unguided_fallback = false;
+  c.cotune = false;
   const auto job = round_trip(sys, to_message("op", {{"a", "b"}}, c));
   const auto c2 = config_of(job);
   EXPECT_EQ(job.package, "op");
@@ -323,6 +324,7 @@ TEST_F(routing_test, JobAndProgressMessagesSurviveSerialisation) {
   EXPECT_EQ(c2.min_gain, 0.0125);
   EXPECT_EQ(c2.verify_seed, 123456789012345ull);
   EXPECT_FALSE(c2.unguided_fallback);
+  EXPECT_FALSE(c2.cotune);
 
   optimize::trajectory_point p;
   p.index = 5;

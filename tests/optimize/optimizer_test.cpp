@@ -61,6 +61,9 @@ struct fake_device {
   double bound_us = 1.0;
   // The best tile without PIPE_ALL barriers (the kernel change moves the optimum when set).
   std::int64_t tile_optimum_without_barriers = 16384;
+  // When set: a kernel with fewer than its two barriers needs more UB, so a tile above this
+  // fails with the simulator's UB overflow (a rewrite that only fits smaller tiles).
+  std::int64_t ub_tile_limit_after_rewrite = 0;
   std::mutex mu;
   std::vector<std::string> stages;
   eval_report operator()(const eval_request& r) {
@@ -79,6 +82,11 @@ struct fake_device {
       return out;
     }
     const auto barriers = count(r.files.at("op_kernel/k.cpp"), "PipeBarrier<PIPE_ALL>");
+    if (ub_tile_limit_after_rewrite > 0 && barriers < 2 && tile > ub_tile_limit_after_rewrite) {
+      out.status = "runtime_error";
+      out.diagnostic = "k.cpp:18: InitBuffer: over the UB; hardware error ub_overflow at k.cpp:18";
+      return out;
+    }
     const double optimum = barriers == 0 ? static_cast<double>(tile_optimum_without_barriers) : 16384.0;
     const double lat = 50.0 + std::abs(std::log2(static_cast<double>(tile) / optimum)) * 4.0 + 8.0 * static_cast<double>(barriers);
     out.ok = true;
@@ -183,6 +191,59 @@ TEST(Optimizer, AKernelChangeMakesStageIRevisitTheOriginalTiling) {
   EXPECT_EQ(revisits, 1u);
   EXPECT_EQ(constant(r.best_files.at("op_host/t.cpp"), "TILE_LENGTH"), 4096);
   EXPECT_DOUBLE_EQ(r.best_us, 50.0);
+}
+
+TEST(Optimizer, ARewriteOutOfUbIsCoTunedWithTheTilingInTheNextRound) {
+  // Removing a barrier needs tiles of at most 8192 (as a second queue slot halves the tile that
+  // fits); round 1's Stage I moves the tile to 16384 (the optimum with barriers), so the rewrite
+  // fails alone (out of UB); the next round's Stage I tunes the tiling of the rewritten operator
+  // and the pair is accepted as one kernel change. With co-tuning off, the rewrite never lands.
+  const std::uint64_t seed = 7;
+  std::cout << "seed " << seed << "\n";
+  auto run = [&](bool cotune) {
+    fake_device dev;
+    dev.ub_tile_limit_after_rewrite = 8192;
+    offline_engine eng(engine_cfg(seed));
+    local_services svc(eng, {barrier_tuple()}, slots(dev, 2), [](const search::experience&) {});
+    optimizer_config cfg;
+    cfg.budget = 30;
+    cfg.cotune = cotune;
+    return run_optimizer(base_files(), svc, cfg);
+  };
+  const auto r = run(true);
+  long failed_round = -1;
+  std::size_t cotuned = 0, accepted = 0;
+  for (const auto& p : r.trajectory) {
+    if (p.stage == "kernel" && p.status == "runtime_error" && failed_round < 0 &&
+        p.proposal.rfind("co-tuning", 0) != 0) {
+      failed_round = static_cast<long>(p.round);
+    }
+    if (p.proposal.rfind("co-tuning", 0) != 0) continue;
+    ++cotuned;
+    EXPECT_EQ(p.stage, "kernel");
+    EXPECT_EQ(static_cast<long>(p.round), failed_round + 1) << p.proposal;
+    if (p.accepted) ++accepted;
+  }
+  ASSERT_GE(failed_round, 0) << "the rewrite must first fail for lack of UB";
+  EXPECT_GT(cotuned, 0u);
+  EXPECT_EQ(accepted, 1u);
+  EXPECT_LT(count(r.best_files.at("op_kernel/k.cpp"), "PipeBarrier<PIPE_ALL>"), 2u);
+  EXPECT_LE(constant(r.best_files.at("op_host/t.cpp"), "TILE_LENGTH"), 8192);
+  bool change = false;
+  for (const auto& c : r.changes) {
+    if (c.title.find(", with the tiling ") == std::string::npos) continue;
+    change = true;
+    EXPECT_EQ(c.stage, "kernel");
+    EXPECT_NE(c.diff.find("op_kernel/k.cpp"), std::string::npos);
+    EXPECT_NE(c.diff.find("op_host/t.cpp"), std::string::npos);
+    EXPECT_NE(c.rationale.find("out of UB"), std::string::npos);
+  }
+  EXPECT_TRUE(change);
+
+  const auto off = run(false);
+  for (const auto& p : off.trajectory) EXPECT_EQ(p.proposal.rfind("co-tuning", 0), std::string::npos);
+  EXPECT_EQ(count(off.best_files.at("op_kernel/k.cpp"), "PipeBarrier<PIPE_ALL>"), 2u);
+  EXPECT_LT(r.best_us, off.best_us);
 }
 
 TEST(Optimizer, DeterministicForASeed) {

@@ -223,6 +223,64 @@ TEST(Stage1Mutator, SingleChangeFailuresBecomeTabu) {
   for (const auto& p : props) EXPECT_EQ(p.values[1], 2) << p.description;
 }
 
+TEST(Stage1Mutator, AFailingBaseIsRepairedFromItsNeighboursFirst) {
+  // Co-tuning a kernel rewrite that ran out of UB: the history holds only the failing base.
+  // The base's neighbours come first, in template order, one step down and one up each; random
+  // moves of the base only after every neighbour was tried.
+  const auto t = make_template();
+  const std::uint64_t seed = 5;
+  std::cout << "seed " << seed << "\n";
+  mutator m(t, mutator_config{}, seed);
+  stage1_history h;
+  tiling_proposal b;
+  b.values = t.base();
+  b.op = "base";
+  h.record(b, {false, 0, "runtime_error", "hardware error ub_overflow"});
+  auto with = [&](std::size_t i, std::int64_t v) {
+    auto a = t.base();
+    a[i] = v;
+    return a;
+  };
+  const std::vector<assignment> expected = {with(0, 2048), with(0, 8192), with(1, 1), with(2, 4),
+                                            with(3, 64),   with(4, 39),   with(5, 0)};
+  auto first = m.propose(h, 3);
+  ASSERT_EQ(first.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(first[k].values, expected[k]) << k;
+    EXPECT_EQ(first[k].op, "repair");
+    EXPECT_EQ(first[k].changed.size(), 1u);
+  }
+  for (const auto& p : first) h.record(p, {false, 0, "runtime_error", "hardware error ub_overflow"});
+  // Failures next to a failing parent are not tabu (the parent never passed).
+  EXPECT_FALSE(h.tabu(0, 2048));
+  auto next = m.propose(h, 10);
+  ASSERT_EQ(next.size(), 10u);
+  for (std::size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(next[k].values, expected[3 + k]) << k;
+    EXPECT_EQ(next[k].op, "repair");
+  }
+  for (std::size_t k = 4; k < next.size(); ++k) EXPECT_NE(next[k].op, "repair") << next[k].description;
+  // With a passing entry there is a parent: no repair scan.
+  stage1_history ok;
+  ok.record(b, {true, 10, "ok", ""});
+  for (const auto& p : mutator(t, mutator_config{}, seed).propose(ok, 8)) EXPECT_NE(p.op, "repair");
+}
+
+TEST(Stage1Mutator, NeighboursAreOneStepEachWay) {
+  const auto t = make_template();
+  mutator m(t, mutator_config{}, 1);
+  using v = std::vector<std::int64_t>;
+  EXPECT_EQ(m.neighbours(t.tunables[0], 4096), (v{2048, 8192}));
+  EXPECT_EQ(m.neighbours(t.tunables[0], 256), (v{512}));      // at the floor
+  EXPECT_EQ(m.neighbours(t.tunables[1], 2), (v{1}));
+  EXPECT_EQ(m.neighbours(t.tunables[2], 3), (v{4}));          // QUEUE_NUM's floor is 3
+  EXPECT_EQ(m.neighbours(t.tunables[2], 12), (v{11}));
+  EXPECT_EQ(m.neighbours(t.tunables[3], 64), (v{32, 128}));
+  EXPECT_EQ(m.neighbours(t.tunables[4], 0), (v{39}));         // all 40 cores -> 39
+  EXPECT_EQ(m.neighbours(t.tunables[4], 39), (v{38, 0}));     // 40 is written as "all"
+  EXPECT_EQ(m.neighbours(t.tunables[4], 1), (v{2}));
+}
+
 TEST(Stage1Mutator, ConfigValidation) {
   const auto t = make_template();
   mutator_config cfg;

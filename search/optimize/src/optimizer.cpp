@@ -38,6 +38,19 @@ struct job : search_job {
   // need not suit the new one, so the next round also measures the original values.
   std::map<std::string, std::int64_t> original_tiling_;
   bool kernel_changed_ = false;
+  // A kernel rewrite that failed only for lack of UB on the current best (e.g. a second queue
+  // slot on tiles sized for one): the next Stage I round tunes the tiling of the rewritten
+  // operator instead of the best's, so the two can be accepted together. At most one at a
+  // time; each rewrite is co-tuned once.
+  struct pending_rewrite {
+    std::string best_key;  // files_key of the best it rewrote
+    search::kernel_rewrite rewrite;
+    eval_report failure;
+    search::diagnosis diag;
+    std::string diagnosis_line;
+  };
+  std::optional<pending_rewrite> pending_;
+  std::set<std::string> cotuned_;  // files keys of rewrites already co-tuned
 };
 
 // The current template's values with every tunable the operator had from the start set back to
@@ -59,8 +72,122 @@ std::string one_line(const std::string& s) {
   return out;
 }
 
+// The motif a rewrite's rationale names ("... motif double_buffer"), or "".
+std::string motif_of(const search::kernel_rewrite& rw) {
+  const std::string marker = "motif ";
+  const auto p = rw.rationale.rfind(marker);
+  return p == std::string::npos ? std::string() : rw.rationale.substr(p + marker.size());
+}
+
+search::experience distill_change(const accepted_change& c, const search::diagnosis& d, const std::string& op,
+                                  const eval_report& r, const std::string& motif);
+
+// One Stage I run of the job: tiling variants of `start` (the files the template was synthesized
+// from), evaluated as candidates of `stage`, each described as `label` + its change. `history`
+// must already hold the template's base. Returns the run and the answers by files key.
+std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tiling_search(
+    job& j, services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round, const file_map& start,
+    const stage1::tiling_template& t, stage1::stage1_history& history, std::optional<stage1::tiling_proposal> first,
+    const std::string& stage, const std::string& label) {
+  std::map<std::string, search_job::answer> answers;  // files key -> its answer
+  auto propose = [&svc, &first](const stage1::tiling_template& tt, const stage1::stage1_history& h,
+                                std::size_t k) -> search::outcome<std::vector<stage1::tiling_proposal>> {
+    if (!first || k == 0) return svc.propose_tiling(tt, h, k);
+    std::vector<stage1::tiling_proposal> out = {std::move(*first)};
+    first.reset();
+    if (k > 1) {
+      auto more = svc.propose_tiling(tt, h, k - 1);
+      if (more.ok()) {
+        for (auto& p : more.value()) out.push_back(std::move(p));
+      }
+    }
+    return out;
+  };
+  auto batch = [&](const std::vector<stage1::tiling_proposal>& ps) {
+    std::vector<eval_request> reqs;
+    for (const auto& p : ps) {
+      reqs.push_back({merged(start, p.files), stage, static_cast<int>(round),
+                      label + (p.description.empty() ? p.op : p.description), std::nullopt});
+    }
+    const auto got = j.evaluate(reqs);
+    std::vector<stage1::eval_outcome> out;
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      if (!got[i]) {
+        out.push_back({false, 0, "skipped", "over budget", true});
+        continue;
+      }
+      const auto& r = j.at(got[i]->entry).report;
+      const bool was_memo = got[i]->memo;
+      answers[files_key(reqs[i].files)] = *got[i];
+      // A suspect result is not a passing variant: it must not become Stage I's best.
+      out.push_back({r.ok && !r.suspect, r.latency_us, r.suspect ? "suspect" : r.status, r.diagnostic, was_memo});
+    }
+    return out;
+  };
+  stage1::stage1_config sc;
+  sc.steps = cfg.stage1_steps;
+  sc.proposals_per_step = n;
+  sc.budget = j.remaining();
+  sc.evaluate_base = false;
+  auto sr = stage1::run_stage1(t, propose, batch, sc, history);
+  return {std::move(sr), std::move(answers)};
+}
+
+// The files of a Stage I run's best: the instantiated template, or a free-form rewrite's files
+// (an LLM engine's tiling logic change has no values).
+file_map files_of_best(const stage1::stage1_result& sr, const stage1::tiling_template& t, const file_map& start) {
+  const bool free_form = sr.best->empty();
+  return merged(start, free_form ? file_map(sr.best_files.begin(), sr.best_files.end()) : t.instantiate(*sr.best));
+}
+
+// Stage I on the best with a pending kernel rewrite applied (its base fails for lack of UB):
+// the mutator repairs the tiling from the failing base; a passing variant faster than the best
+// is accepted as one change, the rewrite and the tiling together.
+void cotune_round(job& j, services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
+                  round_summary& sum, const job::pending_rewrite& p) {
+  const file_map start = merged(j.res.best_files, p.rewrite.files);
+  j.cotuned_.insert(files_key(start));
+  auto tmpl = svc.synthesize_template(synthesis_input_of(start));
+  if (!tmpl.ok()) {
+    sum.stage1_stop = "co-tuning '" + p.rewrite.title + "': engine: " + tmpl.reason();
+    return;
+  }
+  const stage1::tiling_template& t = tmpl.value();
+  stage1::stage1_history history;
+  stage1::tiling_proposal base;
+  base.values = t.base();
+  base.op = "base";
+  base.description = "the rewrite on the current tiling";
+  history.record(base, stage1::eval_outcome{false, 0, p.failure.status, p.failure.diagnostic, true});
+  j.say("stage", "round " + std::to_string(round + 1) + ": Stage I co-tunes the tiling of a kernel rewrite that ran out of UB (" +
+                     p.rewrite.title + ")");
+  const std::string label = "co-tuning '" + p.rewrite.title + "': ";
+  const auto [sr, answers] = tiling_search(j, svc, cfg, n, round, start, t, history, std::nullopt, "kernel", label);
+  sum.stage1_stop = "co-tuning a rewrite: " + sr.stop_reason;
+  if (!sr.best || *sr.best == t.base()) return;
+  auto it = answers.find(files_key(files_of_best(sr, t, start)));
+  if (it == answers.end()) return;
+  const eval_report before = *j.res.best;
+  const std::string tiling = sr.best->empty() ? sr.best_description : t.describe_change(*sr.best);
+  if (j.offer(it->second, p.rewrite.title + ", with the tiling " + tiling,
+              one_line(p.diagnosis_line) + " | " + p.rewrite.rationale + " | alone it failed (" + p.failure.status +
+                  ": out of UB); Stage I tuned the tiling for it: " + tiling,
+              p.rewrite.experience_ids)) {
+    svc.learn(distill_change(j.res.changes.back(), p.diag, before.result.value("kernel", std::string()),
+                             j.at(it->second.entry).report, motif_of(p.rewrite)));
+  }
+}
+
 void stage1_round(job& j, services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
                   round_summary& sum) {
+  if (j.pending_) {
+    auto p = std::move(*j.pending_);
+    j.pending_.reset();
+    if (p.best_key == files_key(j.res.best_files)) {
+      cotune_round(j, svc, cfg, n, round, sum, p);
+      return;
+    }
+  }
   auto tmpl = svc.synthesize_template(synthesis_input_of(j.res.best_files));
   if (!tmpl.ok()) {
     sum.stage1_stop = "engine: " + tmpl.reason();
@@ -83,7 +210,6 @@ void stage1_round(job& j, services& svc, const optimizer_config& cfg, std::size_
     const auto& b = *j.res.best;
     history.record(p, stage1::eval_outcome{b.ok, b.latency_us, b.status, b.diagnostic, true});
   }
-  std::map<std::string, search_job::answer> answers;  // files key -> its answer
   std::optional<stage1::tiling_proposal> revisit;
   if (j.kernel_changed_) {
     j.kernel_changed_ = false;
@@ -96,58 +222,16 @@ void stage1_round(job& j, services& svc, const optimizer_config& cfg, std::size_
       revisit->parent = t.base();
     }
   }
-  auto propose = [&svc, &revisit](const stage1::tiling_template& tt, const stage1::stage1_history& h,
-                                  std::size_t k) -> search::outcome<std::vector<stage1::tiling_proposal>> {
-    if (!revisit || k == 0) return svc.propose_tiling(tt, h, k);
-    std::vector<stage1::tiling_proposal> out = {std::move(*revisit)};
-    revisit.reset();
-    if (k > 1) {
-      auto more = svc.propose_tiling(tt, h, k - 1);
-      if (more.ok()) {
-        for (auto& p : more.value()) out.push_back(std::move(p));
-      }
-    }
-    return out;
-  };
-  auto batch = [&](const std::vector<stage1::tiling_proposal>& ps) {
-    std::vector<eval_request> reqs;
-    for (const auto& p : ps) {
-      reqs.push_back({merged(j.res.best_files, p.files), "tiling", static_cast<int>(round),
-                      p.description.empty() ? p.op : p.description, std::nullopt});
-    }
-    const auto got = j.evaluate(reqs);
-    std::vector<stage1::eval_outcome> out;
-    for (std::size_t i = 0; i < ps.size(); ++i) {
-      if (!got[i]) {
-        out.push_back({false, 0, "skipped", "over budget", true});
-        continue;
-      }
-      const auto& r = j.at(got[i]->entry).report;
-      const bool was_memo = got[i]->memo;
-      answers[files_key(reqs[i].files)] = *got[i];
-      // A suspect result is not a passing variant: it must not become Stage I's best.
-      out.push_back({r.ok && !r.suspect, r.latency_us, r.suspect ? "suspect" : r.status, r.diagnostic, was_memo});
-    }
-    return out;
-  };
-  stage1::stage1_config sc;
-  sc.steps = cfg.stage1_steps;
-  sc.proposals_per_step = n;
-  sc.budget = j.remaining();
-  sc.evaluate_base = false;
   j.say("stage", "round " + std::to_string(round + 1) + ": Stage I (tiling, " + std::to_string(t.tunables.size()) +
                      " tunables in " + t.function_name + ")");
-  const auto sr = stage1::run_stage1(t, propose, batch, sc, history);
+  const file_map start = j.res.best_files;
+  const auto [sr, answers] = tiling_search(j, svc, cfg, n, round, start, t, history, std::move(revisit), "tiling", "");
   sum.stage1_stop = sr.stop_reason;
   j.stage1_memory_.emplace(start_key, std::move(history));
   if (sr.best && sr.best != t.base()) {
-    // A free-form rewrite (an LLM engine's tiling logic change) has no values: use its files.
-    const bool free_form = sr.best->empty();
-    const file_map files = merged(j.res.best_files, free_form ? file_map(sr.best_files.begin(), sr.best_files.end())
-                                                              : t.instantiate(*sr.best));
-    auto it = answers.find(files_key(files));
+    auto it = answers.find(files_key(files_of_best(sr, t, start)));
     if (it != answers.end()) {
-      j.offer(it->second, free_form ? sr.best_description : t.describe_change(*sr.best),
+      j.offer(it->second, sr.best->empty() ? sr.best_description : t.describe_change(*sr.best),
               "Stage I: best of " + std::to_string(sr.evaluations) + " tiling variant(s) this round", {});
     }
   }
@@ -170,6 +254,7 @@ search::experience distill_change(const accepted_change& c, const search::diagno
 void stage2_round(job& j, services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
                   round_summary& sum) {
   j.say("stage", "round " + std::to_string(round + 1) + ": Stage II (kernel)");
+  const bool cotune = cfg.stage1 && cfg.cotune;
   sum.stage2_stop = "steps done";
   for (std::size_t step = 0; step < cfg.stage2_steps; ++step) {
     if (j.remaining() == 0) {
@@ -233,7 +318,15 @@ void stage2_round(job& j, services& svc, const optimizer_config& cfg, std::size_
     std::optional<std::size_t> best;
     auto report = [&](std::size_t i) -> const eval_report& { return j.at(got[i]->entry).report; };
     for (std::size_t i = 0; i < got.size(); ++i) {
-      if (!got[i] || !j.at(got[i]->entry).passing()) continue;
+      if (!got[i]) continue;
+      if (!j.at(got[i]->entry).passing()) {
+        // Out of UB on this tiling: the next Stage I round may find one it fits (Stage I on
+        // the rewritten operator); the first such rewrite of the step, each one once.
+        if (cotune && !j.pending_ && report(i).out_of_ub() && !j.cotuned_.count(files_key(reqs[i].files))) {
+          j.pending_ = job::pending_rewrite{files_key(j.res.best_files), fresh[i], report(i), diag, sum.diagnoses.back()};
+        }
+        continue;
+      }
       if (!best || report(i).latency_us < report(*best).latency_us) best = i;
     }
     if (best) {
@@ -241,11 +334,8 @@ void stage2_round(job& j, services& svc, const optimizer_config& cfg, std::size_
       const eval_report before = *j.res.best;
       if (j.offer(*got[*best], rw.title, one_line(sum.diagnoses.back()) + " | " + rw.rationale, rw.experience_ids)) {
         j.kernel_changed_ = true;
-        std::string motif;
-        const std::string marker = "motif ";
-        if (auto p = rw.rationale.rfind(marker); p != std::string::npos) motif = rw.rationale.substr(p + marker.size());
         svc.learn(distill_change(j.res.changes.back(), diag, before.result.value("kernel", std::string()), report(*best),
-                                 motif));
+                                 motif_of(rw)));
       }
     }
   }

@@ -1,6 +1,7 @@
 #include "aopt/optimize/services.h"
 
 #include <atomic>
+#include <cctype>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -18,6 +19,14 @@ stage1::synthesis_input synthesis_input_of(const file_map& files) {
     else if (path.starts_with("op_kernel/")) in.kernel_files.push_back({path, content});
   }
   return in;
+}
+
+bool eval_report::out_of_ub() const {
+  if (ok) return false;
+  std::string d;
+  for (char c : diagnostic) d.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  // sim: "hardware error ub_overflow ..."; the CANN runtime's wording names the UB overflow too.
+  return d.find("ub_overflow") != std::string::npos || d.find("ub overflow") != std::string::npos;
 }
 
 std::string files_key(const file_map& files) {

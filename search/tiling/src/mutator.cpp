@@ -1,6 +1,7 @@
 #include "aopt/stage1/mutator.h"
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 
 #include "aopt/common/error.h"
@@ -178,6 +179,59 @@ std::int64_t mutator::move(const tunable& t, std::int64_t v) {
   return v;
 }
 
+std::vector<std::int64_t> mutator::neighbours(const tunable& t, std::int64_t v) const {
+  const domain& d = t.dom;
+  const std::int64_t hi = std::max(d.lo, resolved_hi(d, cfg_.limits));
+  std::vector<std::int64_t> cand;
+  switch (d.kind) {
+    case domain_kind::choices: {
+      const auto it = std::find(d.choices.begin(), d.choices.end(), v);
+      if (it == d.choices.end()) break;
+      if (it != d.choices.begin()) cand.push_back(*std::prev(it));
+      if (std::next(it) != d.choices.end()) cand.push_back(*std::next(it));
+      break;
+    }
+    case domain_kind::pow2:
+      if (v == 0) {
+        cand.push_back(d.lo);
+      } else {
+        if (v / 2 >= d.lo) cand.push_back(floor_pow2(v / 2));
+        else if (d.allow_zero) cand.push_back(0);
+        if (v * 2 <= hi) cand.push_back(floor_pow2(v * 2));
+      }
+      break;
+    case domain_kind::log_range: {
+      const std::int64_t g = granule_of(t.value);
+      if (v == 0) {
+        cand.push_back(std::clamp(round_to(d.lo, g), d.lo, hi));
+      } else {
+        const std::int64_t down = round_to(std::max<std::int64_t>(1, v / 2), g);
+        if (down >= d.lo && down < v) cand.push_back(down);
+        else if (d.allow_zero) cand.push_back(0);
+        const std::int64_t up = round_to(v * 2, g);
+        if (up <= hi && up > v) cand.push_back(up);
+      }
+      break;
+    }
+    case domain_kind::range:
+      if (v - 1 >= d.lo) cand.push_back(v - 1);
+      if (v + 1 <= hi) cand.push_back(v + 1);
+      break;
+    case domain_kind::cores: {
+      const std::int64_t c = cfg_.limits.core_count;
+      const std::int64_t cores = v == 0 ? c : v;  // 0: "all cores", the platform query
+      if (cores - 1 >= 1) cand.push_back(cores - 1);
+      if (v != 0) cand.push_back(cores + 1 >= c ? 0 : cores + 1);
+      break;
+    }
+  }
+  std::vector<std::int64_t> out;
+  for (auto x : cand) {
+    if (x != v && std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+  }
+  return out;
+}
+
 std::int64_t mutator::sample(const tunable& t) {
   const domain& d = t.dom;
   const std::int64_t hi = resolved_hi(d, cfg_.limits);
@@ -244,8 +298,36 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
   for (const auto* e : history.best(cfg_.population)) {
     if (e->values.size() == base.size()) parents.push_back(e->values);
   }
+  const bool repair = parents.empty() && history.size() > 0;
   if (parents.empty()) parents.push_back(base);
   std::set<std::uint64_t> batch;
+  // Admits a proposal: new, feasible, not tabu; fills its changes and description.
+  auto admit = [&](tiling_proposal p) {
+    if (history.evaluated(p.values) || batch.count(hash_assignment(p.values))) return;
+    if (infeasible(p.values)) return;
+    for (std::size_t i = 0; i < p.values.size(); ++i) {
+      if (p.values[i] != base[i] && history.tabu(i, p.values[i])) return;
+    }
+    for (std::size_t i = 0; i < p.values.size(); ++i) {
+      if (p.values[i] != (*p.parent)[i]) p.changed.push_back(i);
+    }
+    p.description = tmpl_.describe_change(p.values);
+    batch.insert(hash_assignment(p.values));
+    out.push_back(std::move(p));
+  };
+  if (repair) {
+    for (std::size_t i : mutable_) {
+      for (std::int64_t v : neighbours(tmpl_.tunables[i], base[i])) {
+        if (out.size() >= n) return out;
+        tiling_proposal p;
+        p.values = base;
+        p.values[i] = v;
+        p.op = "repair";
+        p.parent = base;
+        admit(std::move(p));
+      }
+    }
+  }
   std::size_t attempts = 0;
   while (out.size() < n && attempts < n * cfg_.max_attempts) {
     ++attempts;
@@ -275,19 +357,7 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
       p.op = "mutate";
       p.parent = parent;
     }
-    if (history.evaluated(p.values) || batch.count(hash_assignment(p.values))) continue;
-    if (infeasible(p.values)) continue;
-    bool is_tabu = false;
-    for (std::size_t i = 0; i < p.values.size(); ++i) {
-      if (p.values[i] != base[i] && history.tabu(i, p.values[i])) is_tabu = true;
-    }
-    if (is_tabu) continue;
-    for (std::size_t i = 0; i < p.values.size(); ++i) {
-      if (p.values[i] != (*p.parent)[i]) p.changed.push_back(i);
-    }
-    p.description = tmpl_.describe_change(p.values);
-    batch.insert(hash_assignment(p.values));
-    out.push_back(std::move(p));
+    admit(std::move(p));
   }
   return out;
 }

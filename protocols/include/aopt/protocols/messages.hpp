@@ -116,13 +116,14 @@ struct optimize_job_msg {
   bool verify = true;
   std::uint64_t verify_seed = 0x5eed;
   bool unguided_fallback = true;
+  bool cotune = true;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, optimize_job_msg& x) {
   return f(caf::meta::type_name("aopt::protocols::optimize_job_msg"), x.package, x.base_files,
            x.budget, x.rounds, x.extra_rounds, x.stage1_steps, x.stage2_steps, x.proposals_per_step, x.top_k,
-           x.stage1, x.stage2, x.min_gain, x.verify, x.verify_seed, x.unguided_fallback);
+           x.stage1, x.stage2, x.min_gain, x.verify, x.verify_seed, x.unguided_fallback, x.cotune);
 }
 
 // The answer to an optimize job: optimize::to_json(optimize_result) and the best file map.

@@ -35,6 +35,10 @@ struct optimizer_config {
   // Stage II: when no rewrite from the bank's tuples is left to try, ask the engine for
   // unguided rewrites (offline: every forward motif site). Default: true
   bool unguided_fallback = true;
+  // A kernel rewrite that fails only for lack of UB on the current tiling gets the next round's
+  // Stage I: the tiling is tuned for the rewritten operator (from the failing base, its
+  // neighbours first) and a passing pair is accepted as one change. Default: true
+  bool cotune = true;
   // A candidate replaces the best only when latency < best * (1 - min_gain). Default: 0.001
   double min_gain = 0.001;
   // Re-check the final best on freshly generated inputs (a new seed): one evaluation outside

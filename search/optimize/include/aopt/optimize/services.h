@@ -55,6 +55,9 @@ struct eval_report {
   nlohmann::json profile = nlohmann::json::object();  // timed case, msprof field names
   nlohmann::json result = nlohmann::json::object();   // the full result record (DESIGN.md §4)
   double seconds = 0;        // wall time of this evaluation
+  // A failure for lack of on-chip buffer (the kernel asked for more UB than the core has, e.g.
+  // a second queue slot on a tiling sized for one): the candidate may pass with smaller tiles.
+  bool out_of_ub() const;
 };
 
 class services {

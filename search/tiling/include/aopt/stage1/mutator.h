@@ -102,13 +102,20 @@ class mutator {
   mutator(const tiling_template& tmpl, mutator_config cfg, std::mt19937_64 rng);
 
   // Up to n new proposals (fewer when the neighbourhood is exhausted), none evaluated before,
-  // none tabu, none repeated, each feasible. Files are not instantiated here.
+  // none tabu, none repeated, each feasible. Files are not instantiated here. When the history
+  // holds evaluations but none passed (the base itself failed: a kernel rewrite that does not
+  // fit the current tiling), there is no parent to mutate from: the base's neighbours are tried
+  // first, in template order, one step down and one step up per tunable (op "repair"), and
+  // random moves of the base only once they are all tried.
   std::vector<tiling_proposal> propose(const stage1_history& history, std::size_t n);
 
   // The single operators, exposed for tests and for engines composing their own strategy.
   assignment step(const assignment& parent, std::size_t tunable);  // one move of one tunable
   assignment crossover(const assignment& a, const assignment& b);
   assignment restart();
+  // The values one deterministic step from `v` in the domain of `t`: one down, one up (fewer
+  // at a domain's edge), without `v` itself.
+  std::vector<std::int64_t> neighbours(const tunable& t, std::int64_t v) const;
   // Why `values` is infeasible without evaluation (domain, block dim, rules), or nullopt.
   std::optional<std::string> infeasible(const assignment& values) const;
   // Tunables the mutator may change (domain of more than one value; keys if mutate_keys).
