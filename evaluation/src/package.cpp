@@ -70,6 +70,21 @@ op_package load_package(const fs::path& op_dir_in) {
   }
   op_package pkg;
   pkg.dir = op_dir;
+  // A suite operator (aopt.json, reference.cpp, baseline/ and often expert/): the packages are
+  // its subdirectories.
+  std::vector<std::string> inside;
+  const bool is_package = fs::is_directory(op_dir / "op_host") && fs::is_directory(op_dir / "op_kernel");
+  for (const char* sub : {"baseline", "expert"}) {
+    if (is_package) break;
+    if (fs::is_directory(op_dir / sub / "op_host") && fs::is_directory(op_dir / sub / "op_kernel")) {
+      inside.push_back((op_dir / sub).string());
+    }
+  }
+  if (!inside.empty()) {
+    throw error(ec::invalid_argument,
+                op_dir.string() + ": a suite operator directory (its packages are subdirectories); pass the package: " +
+                    inside.front() + (inside.size() > 1 ? " (or " + inside[1] + ")" : std::string()));
+  }
   // aopt.json in OP_DIR, else its parent (a suite puts baseline/ and expert/ beside one aopt.json).
   fs::path spec_file;
   for (const fs::path& cand : {op_dir / "aopt.json", op_dir.parent_path() / "aopt.json"}) {

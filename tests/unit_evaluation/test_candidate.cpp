@@ -91,3 +91,25 @@ TEST(Package, KernelDirectLayoutIsUnsupportedWithAMessage) {
   }
   fs::remove_all(d);
 }
+
+TEST(Package, ASuiteOperatorDirectoryNamesItsPackages) {
+  // examples/ops/<op>/ holds aopt.json, reference.cpp and baseline/ (+ expert/): the error names
+  // the package to pass instead of guessing a layout from reference.cpp.
+  const fs::path d = fs::temp_directory_path() / ("aopt-suite-op-test-" + std::to_string(::getpid()));
+  for (const char* sub : {"baseline/op_host", "baseline/op_kernel", "expert/op_host", "expert/op_kernel"}) {
+    fs::create_directories(d / sub);
+  }
+  std::ofstream(d / "reference.cpp") << "// reference\n";
+  std::ofstream(d / "aopt.json") << "{}\n";
+  try {
+    ev::load_package(d);
+    FAIL();
+  } catch (const aopt::error& e) {
+    EXPECT_EQ(e.code(), aopt::ec::invalid_argument);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("suite operator directory"), std::string::npos) << what;
+    EXPECT_NE(what.find((d / "baseline").string()), std::string::npos) << what;
+    EXPECT_NE(what.find((d / "expert").string()), std::string::npos) << what;
+  }
+  fs::remove_all(d);
+}
