@@ -203,7 +203,19 @@ int run(bench_args& a, const std::string& argv_line) {
   const std::string text = bench::render_text(rows, notes);
   std::cout << "\n" << text;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::ofstream(out / "table.md") << bench::render_markdown(rows, notes) << "\nCommand: `" << argv_line << "`\n";
+  std::string md = bench::render_markdown(rows, notes);
+  // Methods compared on the same operators: when some (operator, method) results are missing,
+  // the table again over the operators every method has finished.
+  const auto common = bench::common_operators(records, names);
+  if (common.size() != records.size() && !common.empty()) {
+    std::set<std::string> common_ops;
+    for (const auto& r : common) common_ops.insert(r.op);
+    bench::table_notes cn = notes;
+    cn.title = fmt::format("Over the {} operator(s) every method has finished", common_ops.size());
+    md += "\n" + bench::render_markdown(bench::summarize(common, names), cn);
+  }
+  md += "\n## Per operator (speedup; best of the row in bold)\n\n" + bench::render_per_operator_markdown(records, names, notes);
+  std::ofstream(out / "table.md") << md << "\nCommand: `" << argv_line << "`\n";
   auto bj = bench::bench_json(records, rows, notes);
   bj["command"] = argv_line;
   bj["wall_seconds"] = wall;

@@ -151,6 +151,28 @@ TEST(Metrics, TableRendering) {
   EXPECT_EQ(render_markdown(rows, notes).find("SIMULATED"), std::string::npos);
 }
 
+TEST(Metrics, PerOperatorTableAndCommonOperators) {
+  const std::vector<operator_record> rs = {rec("add", "aopt", true, 1.5),   rec("add", "random", true, 1.2),
+                                           rec("abs", "aopt", false, 1.1),  rec("abs", "random", false, 1.1),
+                                           rec("gelu", "aopt", false, 2.0)};
+  table_notes n;
+  n.labels = {{"aopt", "AscendOptimizer"}, {"random", "Random search"}};
+  const std::string md = render_per_operator_markdown(rs, {"aopt", "random"}, n);
+  EXPECT_EQ(md,
+            "| Operator | Seeded | AscendOptimizer | Random search |\n"
+            "|---|---|---:|---:|\n"
+            "| add | yes | **1.500x** | 1.200x |\n"
+            "| abs | no | **1.100x** | **1.100x** |\n"
+            "| gelu | no | **2.000x** | - |\n");
+  // gelu has no random-search result: compared on add and abs only.
+  const auto common = common_operators(rs, {"aopt", "random"});
+  ASSERT_EQ(common.size(), 4u);
+  for (const auto& r : common) EXPECT_NE(r.op, "gelu");
+  EXPECT_EQ(common_operators(rs, {"aopt"}).size(), 3u);
+  const auto rows = summarize(common, {"aopt", "random"});
+  EXPECT_EQ(rows.front().operators, 2u);
+}
+
 TEST(Metrics, Json) {
   auto r = rec("a", "aopt", true, 2.0);
   r.curve = {1.0, 2.0};

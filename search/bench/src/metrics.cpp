@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "aopt/common/error.h"
 
@@ -213,6 +214,57 @@ std::string render_markdown(const std::vector<method_summary>& rows, const table
       for (const auto& c : cells(*s, notes)) out += " " + c + " |";
       out += "\n";
     }
+  }
+  return out;
+}
+
+std::string render_per_operator_markdown(const std::vector<operator_record>& records,
+                                         const std::vector<std::string>& methods, const table_notes& notes) {
+  std::vector<std::string> ops;
+  std::map<std::pair<std::string, std::string>, const operator_record*> at;
+  std::map<std::string, bool> seeded;
+  for (const auto& r : records) {
+    if (!seeded.count(r.op)) ops.push_back(r.op);
+    seeded[r.op] = r.seeded;
+    at[{r.op, r.method}] = &r;
+  }
+  std::string out = "| Operator | Seeded |";
+  for (const auto& m : methods) out += " " + label_of(m, notes) + " |";
+  out += "\n|---|---|";
+  for (std::size_t i = 0; i < methods.size(); ++i) out += "---:|";
+  out += "\n";
+  for (const auto& op : ops) {
+    // Compared as printed, so two figures that read the same are both the best.
+    std::vector<std::string> shown;
+    std::string best;
+    double best_v = 0;
+    for (const auto& m : methods) {
+      auto it = at.find({op, m});
+      shown.push_back(it == at.end() ? std::string("-") : fmt("%.3fx", it->second->speedup));
+      if (it != at.end()) {
+        const double v = std::stod(shown.back());
+        if (best.empty() || v > best_v) {
+          best = shown.back();
+          best_v = v;
+        }
+      }
+    }
+    out += "| " + op + " | " + (seeded[op] ? "yes" : "no") + " |";
+    for (const auto& c : shown) out += " " + (c == best ? "**" + c + "**" : c) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+std::vector<operator_record> common_operators(const std::vector<operator_record>& records,
+                                              const std::vector<std::string>& methods) {
+  std::map<std::string, std::set<std::string>> has;
+  for (const auto& r : records) has[r.op].insert(r.method);
+  std::vector<operator_record> out;
+  for (const auto& r : records) {
+    const auto& h = has[r.op];
+    const bool all = std::all_of(methods.begin(), methods.end(), [&h](const std::string& m) { return h.count(m) != 0; });
+    if (all && std::find(methods.begin(), methods.end(), r.method) != methods.end()) out.push_back(r);
   }
   return out;
 }

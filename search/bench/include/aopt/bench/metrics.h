@@ -97,6 +97,15 @@ std::string render_markdown(const std::vector<method_summary>& rows, const table
 // The same as aligned plain text (a terminal).
 std::string render_text(const std::vector<method_summary>& rows, const table_notes& notes);
 
+// Markdown: one row per operator (in first-seen order), its seed flag and each method's speedup
+// ("-" where the method has no record), the best of the row in bold (ties included).
+std::string render_per_operator_markdown(const std::vector<operator_record>& records,
+                                         const std::vector<std::string>& methods, const table_notes& notes);
+// The records of the operators every method in `methods` has a record for (methods compared on
+// the same operators), and how many operators that is.
+std::vector<operator_record> common_operators(const std::vector<operator_record>& records,
+                                              const std::vector<std::string>& methods);
+
 nlohmann::json to_json(const operator_record& r);
 nlohmann::json to_json(const method_summary& s);
 // The inverse of to_json(operator_record) (a stored bench result). Throws aopt::error(invalid_spec)
