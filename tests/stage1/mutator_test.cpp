@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <memory>
 #include <set>
 
 #include "aopt/common/error.h"
@@ -279,6 +280,26 @@ TEST(Stage1Mutator, NeighboursAreOneStepEachWay) {
   EXPECT_EQ(m.neighbours(t.tunables[4], 0), (v{39}));         // all 40 cores -> 39
   EXPECT_EQ(m.neighbours(t.tunables[4], 39), (v{38, 0}));     // 40 is written as "all"
   EXPECT_EQ(m.neighbours(t.tunables[4], 1), (v{2}));
+}
+
+TEST(Stage1Mutator, OutlivesTheTemplateItWasMadeFrom) {
+  // The offline engine keeps a mutator across Stage I rounds while each round synthesizes its
+  // template anew (co-tuning crashed on a dangling reference before the mutator kept a copy).
+  const auto live = make_template();
+  auto gone = std::make_unique<tiling_template>(make_template());
+  mutator m(*gone, mutator_config{}, 3);
+  gone.reset();
+  std::vector<std::string> junk(64, std::string(512, 'x'));  // reuse the freed memory
+  mutator ref(live, mutator_config{}, 3);
+  stage1_history h;
+  const auto a = m.propose(h, 6);
+  const auto b = ref.propose(h, 6);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].values, b[i].values);
+    EXPECT_EQ(a[i].description, b[i].description);
+  }
+  EXPECT_EQ(junk.size(), 64u);
 }
 
 TEST(Stage1Mutator, ConfigValidation) {

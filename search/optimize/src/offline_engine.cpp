@@ -144,9 +144,7 @@ search::outcome<std::vector<stage1::tiling_proposal>> offline_engine::propose_ti
     // A new template gets its own generator, forked from the root in call order.
     mutator_ = std::make_unique<stage1::mutator>(tmpl, cfg_.mutator, stage1::fork_rng(root_, "stage1.mutator"));
     current_key_ = key;
-    current_ = &tmpl;
   }
-  if (current_ != &tmpl) current_ = &tmpl;
   if (mutator_->mutable_tunables().empty()) {
     return search::engine_failure{"the template of " + tmpl.function_name +
                                   " has no tunable with more than one legal value: nothing to mutate"};

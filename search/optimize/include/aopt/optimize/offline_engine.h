@@ -55,7 +55,6 @@ class offline_engine final : public search::engine {
  private:
   offline_engine_config cfg_;
   std::mt19937_64 root_;
-  const stage1::tiling_template* current_ = nullptr;
   std::string current_key_;  // content hash of the template mutator_ was made for
   std::unique_ptr<stage1::mutator> mutator_;
   std::unique_ptr<motifs::parser> parser_;

@@ -125,7 +125,7 @@ class mutator {
   std::int64_t move(const tunable& t, std::int64_t v);
   std::int64_t sample(const tunable& t);
 
-  const tiling_template& tmpl_;
+  tiling_template tmpl_;  // a copy: callers re-synthesize templates; the mutator outlives each
   mutator_config cfg_;
   std::mt19937_64 rng_;
   std::vector<std::size_t> mutable_;
