@@ -234,19 +234,16 @@ std::string render_per_operator_markdown(const std::vector<operator_record>& rec
   for (std::size_t i = 0; i < methods.size(); ++i) out += "---:|";
   out += "\n";
   for (const auto& op : ops) {
-    // Compared as printed, so two figures that read the same are both the best.
+    // Compared as printed (three decimals), so two figures that read the same are both the best.
     std::vector<std::string> shown;
     std::string best;
-    double best_v = 0;
+    long long best_milli = -1;
     for (const auto& m : methods) {
       auto it = at.find({op, m});
       shown.push_back(it == at.end() ? std::string("-") : fmt("%.3fx", it->second->speedup));
-      if (it != at.end()) {
-        const double v = std::stod(shown.back());
-        if (best.empty() || v > best_v) {
-          best = shown.back();
-          best_v = v;
-        }
+      if (it != at.end() && std::llround(it->second->speedup * 1000.0) > best_milli) {
+        best_milli = std::llround(it->second->speedup * 1000.0);
+        best = shown.back();
       }
     }
     out += "| " + op + " | " + (seeded[op] ? "yes" : "no") + " |";

@@ -47,7 +47,6 @@ struct job : search_job {
     search::kernel_rewrite rewrite;
     eval_report failure;
     search::diagnosis diag;
-    std::string diagnosis_line;
   };
   std::optional<pending_rewrite> pending_;
   std::set<std::string> cotuned_;  // files keys of rewrites already co-tuned
@@ -70,6 +69,17 @@ std::string one_line(const std::string& s) {
   std::string out;
   for (char c : s) out.push_back(c == '\n' ? ' ' : c);
   return out;
+}
+
+// One line for a Stage-II step's diagnosis (round summaries, rationales).
+std::string diagnosis_line(const search::diagnosis& d) {
+  return d.primary() != nullptr ? std::string(search::to_string(d.primary()->kind)) + ": " + d.primary()->evidence
+                                : "no bottleneck found: " + d.summary;
+}
+
+// What a Stage I run's best changed: the template's description, or a free-form rewrite's own.
+std::string change_of_best(const stage1::stage1_result& sr, const stage1::tiling_template& t) {
+  return sr.best->empty() ? sr.best_description : t.describe_change(*sr.best);
 }
 
 // The motif a rewrite's rationale names ("... motif double_buffer"), or "".
@@ -168,9 +178,9 @@ void cotune_round(job& j, services& svc, const optimizer_config& cfg, std::size_
   auto it = answers.find(files_key(files_of_best(sr, t, start)));
   if (it == answers.end()) return;
   const eval_report before = *j.res.best;
-  const std::string tiling = sr.best->empty() ? sr.best_description : t.describe_change(*sr.best);
+  const std::string tiling = change_of_best(sr, t);
   if (j.offer(it->second, p.rewrite.title + ", with the tiling " + tiling,
-              one_line(p.diagnosis_line) + " | " + p.rewrite.rationale + " | alone it failed (" + p.failure.status +
+              one_line(diagnosis_line(p.diag)) + " | " + p.rewrite.rationale + " | alone it failed (" + p.failure.status +
                   ": out of UB); Stage I tuned the tiling for it: " + tiling,
               p.rewrite.experience_ids)) {
     svc.learn(distill_change(j.res.changes.back(), p.diag, before.result.value("kernel", std::string()),
@@ -231,7 +241,7 @@ void stage1_round(job& j, services& svc, const optimizer_config& cfg, std::size_
   if (sr.best && sr.best != t.base()) {
     auto it = answers.find(files_key(files_of_best(sr, t, start)));
     if (it != answers.end()) {
-      j.offer(it->second, sr.best->empty() ? sr.best_description : t.describe_change(*sr.best),
+      j.offer(it->second, change_of_best(sr, t),
               "Stage I: best of " + std::to_string(sr.evaluations) + " tiling variant(s) this round", {});
     }
   }
@@ -267,9 +277,7 @@ void stage2_round(job& j, services& svc, const optimizer_config& cfg, std::size_
       return;
     }
     const search::diagnosis& diag = d.value();
-    sum.diagnoses.push_back(diag.primary() != nullptr
-                                ? std::string(search::to_string(diag.primary()->kind)) + ": " + diag.primary()->evidence
-                                : "no bottleneck found: " + diag.summary);
+    sum.diagnoses.push_back(diagnosis_line(diag));
     // Retrieve; widen k while every rewrite it gives was already evaluated.
     std::vector<search::kernel_rewrite> fresh;
     std::string why_none;
@@ -322,8 +330,8 @@ void stage2_round(job& j, services& svc, const optimizer_config& cfg, std::size_
       if (!j.at(got[i]->entry).passing()) {
         // Out of UB on this tiling: the next Stage I round may find one it fits (Stage I on
         // the rewritten operator); the first such rewrite of the step, each one once.
-        if (cotune && !j.pending_ && report(i).out_of_ub() && !j.cotuned_.count(files_key(reqs[i].files))) {
-          j.pending_ = job::pending_rewrite{files_key(j.res.best_files), fresh[i], report(i), diag, sum.diagnoses.back()};
+        if (cotune && !j.pending_ && report(i).out_of_ub() && !j.cotuned_.count(j.at(got[i]->entry).key)) {
+          j.pending_ = job::pending_rewrite{j.best().key, fresh[i], report(i), diag};
         }
         continue;
       }
