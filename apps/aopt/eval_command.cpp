@@ -1,5 +1,5 @@
 // `aopt eval OP_DIR [--backend sim] [--profile 910b4] [--case NAME] [--seed N] [--json]
-//                   [--cache-dir D] [--no-cache] [--keep-workdir] [--timeout S] [--memory-limit MiB]`
+//                   [--cache-dir D] [--no-cache] [--keep-workdir] [--no-sandbox] [--timeout S] [--memory-limit MiB]`
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -27,6 +27,7 @@ struct eval_args {
   std::string cache_dir;
   bool no_cache = false;
   bool keep_workdir = false;
+  bool no_sandbox = false;
   double timeout_s = 60;
   std::uint64_t memory_mib = 8192;
 };
@@ -105,6 +106,8 @@ command_fn add_eval_command(CLI::App& app) {
   app.add_option("--cache-dir", a->cache_dir, "evaluation cache directory (default $XDG_CACHE_HOME/aopt or ~/.cache/aopt)");
   app.add_flag("--no-cache", a->no_cache, "neither read nor write the evaluation cache");
   app.add_flag("--keep-workdir", a->keep_workdir, "keep the build/run directory and print its path");
+  app.add_flag("--no-sandbox", a->no_sandbox,
+               "run compilers and the operator without namespaces (resource limits only; also AOPT_SANDBOX=0)");
   app.add_option("--timeout", a->timeout_s, "wall-clock limit per run, seconds")->check(CLI::PositiveNumber);
   app.add_option("--memory-limit", a->memory_mib, "address-space limit per run, MiB")->check(CLI::Range(64, 1 << 22));
   return [a]() -> int {
@@ -116,6 +119,7 @@ command_fn add_eval_command(CLI::App& app) {
     o.use_cache = !a->no_cache;
     o.cache_dir = a->cache_dir;
     o.keep_workdir = a->keep_workdir;
+    if (a->no_sandbox) o.sandbox.isolate = false;
     o.limits.wall_timeout = std::chrono::milliseconds(static_cast<long long>(a->timeout_s * 1000));
     o.limits.cpu_seconds = static_cast<std::uint64_t>(a->timeout_s * 2) + 1;
     o.limits.address_space_bytes = a->memory_mib << 20;

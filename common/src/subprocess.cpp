@@ -1,6 +1,7 @@
 #include "aopt/common/subprocess.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -8,12 +9,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <map>
 
 #include "aopt/common/error.h"
+#include "sandbox.h"
 
 extern char** environ;
 
@@ -80,6 +83,9 @@ namespace {
 
 struct fd_guard {
   int fd = -1;
+  fd_guard() = default;
+  fd_guard(const fd_guard&) = delete;
+  fd_guard& operator=(const fd_guard&) = delete;
   ~fd_guard() { reset(); }
   void reset() {
     if (fd >= 0) ::close(fd);
@@ -87,39 +93,94 @@ struct fd_guard {
   }
 };
 
+// Descriptors the child inherits live at 10 and up, so the dup2s onto 0, 1, 2 and the channel's
+// number never overwrite one still needed.
+int high_fd(int fd) {
+  if (fd < 0 || fd >= 10) return fd;
+  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 10);
+  ::close(fd);
+  return moved;
+}
+
 void make_pipe(fd_guard& r, fd_guard& w) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     throw error(ec::subprocess_error, std::string("pipe2 failed: ") + std::strerror(errno) +
                                           " (too many open files? raise `ulimit -n`)");
   }
-  r.fd = fds[0];
-  w.fd = fds[1];
+  r.fd = high_fd(fds[0]);
+  w.fd = high_fd(fds[1]);
 }
 
-void set_limit(int resource, std::uint64_t value) {
-  if (value == 0) return;
-  struct rlimit rl;
-  rl.rlim_cur = value;
-  rl.rlim_max = value;
-  ::setrlimit(resource, &rl);
+bool exists(const char* p) {
+  struct stat st {};
+  return ::lstat(p, &st) == 0;
 }
 
-[[noreturn]] void child_fail(int fd, int err) {
-  ssize_t ignored = ::write(fd, &err, sizeof err);
-  (void)ignored;
-  ::_exit(127);
-}
+process_outcome run_impl(const process_request& req, bool isolate, const std::string& note);
 
 }  // namespace
 
+std::vector<mount_entry> system_mounts(std::uint64_t tmp_bytes) {
+  std::vector<mount_entry> m;
+  for (const char* d : {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
+    m.push_back({mount_entry::kind::read_only, d, "", 0, true});
+  }
+  for (const char* e : {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+                        "/etc/localtime"}) {
+    m.push_back({mount_entry::kind::read_only, e, "", 0, true});
+  }
+  m.push_back({mount_entry::kind::tmpfs, "", "/tmp", tmp_bytes, false});
+  return m;
+}
+
+const isolation_support& probe_isolation() {
+  static const isolation_support support = [] {
+    isolation_support s;
+    detail::remove_stale_pids_cgroups();
+    process_request req;
+    req.argv = {exists("/usr/bin/true") ? "/usr/bin/true" : "/bin/true"};
+    req.iso.enabled = true;
+    req.iso.mounts = system_mounts(1 << 20);
+    req.limits.wall_timeout = std::chrono::seconds(20);
+    process_outcome out;
+    try {
+      out = run_impl(req, true, {});
+    } catch (const std::exception& e) {
+      out.error = e.what();
+    }
+    s.namespaces = out.ok();
+    if (!s.namespaces) {
+      s.why = "Linux namespaces are not available to aopt here (" + (out.error.empty() ? out.describe() : out.error) +
+              "): candidates and compilers run under resource limits only, without a private root, network "
+              "isolation or a process limit. Allow unprivileged user namespaces (sysctl "
+              "kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0; AppArmor: "
+              "kernel.apparmor_restrict_unprivileged_userns=0) to isolate them";
+    }
+    const std::string cg = detail::make_pids_cgroup(16);
+    s.pids_cgroup = !cg.empty();
+    detail::remove_pids_cgroup(cg);
+    return s;
+  }();
+  return support;
+}
+
 process_outcome run_process(const process_request& req) {
+  if (!req.iso.enabled) return run_impl(req, false, {});
+  const auto& support = probe_isolation();
+  return run_impl(req, support.namespaces, support.namespaces ? std::string() : support.why);
+}
+
+namespace {
+
+process_outcome run_impl(const process_request& req, bool isolate, const std::string& note) {
   process_outcome result;
+  result.isolation_note = note;
   if (req.argv.empty()) {
     result.error = "empty command line";
     return result;
   }
-  // Everything the child needs is prepared before fork: after it only async-signal-safe calls.
+  // Everything the child needs is prepared before fork/clone: after it only system calls.
   std::vector<char*> argv;
   for (const auto& a : req.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -127,7 +188,16 @@ process_outcome run_process(const process_request& req) {
   for (char** e = environ; e && *e; ++e) {
     std::string kv(*e);
     const auto eq = kv.find('=');
-    if (eq != std::string::npos) env_map[kv.substr(0, eq)] = kv.substr(eq + 1);
+    if (eq == std::string::npos) continue;
+    const std::string k = kv.substr(0, eq);
+    // An isolated child sees none of the evaluator's variables (API keys, paths of the user's
+    // files) beyond what it needs to run.
+    if (req.iso.enabled && req.iso.clean_env && k != "PATH" && k != "LANG" && k != "LC_ALL") continue;
+    env_map[k] = kv.substr(eq + 1);
+  }
+  if (req.iso.enabled && req.iso.clean_env) {
+    env_map["HOME"] = "/nonexistent";
+    env_map["TMPDIR"] = "/tmp";
   }
   for (const auto& [k, v] : req.env) env_map[k] = v;
   std::vector<std::string> env_strings;
@@ -135,78 +205,125 @@ process_outcome run_process(const process_request& req) {
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
-  std::string exe = req.argv[0];
-  std::vector<std::string> candidates;
+  detail::exec_plan ep;
+  const std::string exe = req.argv[0];
   if (exe.find('/') != std::string::npos) {
-    candidates.push_back(exe);
+    ep.exe_candidates.push_back(exe);
   } else {
-    std::string path = env_map.count("PATH") ? env_map["PATH"] : "/usr/bin:/bin";
+    const std::string path = env_map.count("PATH") ? env_map["PATH"] : "/usr/bin:/bin";
     std::size_t start = 0;
     while (start <= path.size()) {
       const auto colon = path.find(':', start);
       const auto dir = path.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-      candidates.push_back((dir.empty() ? "." : dir) + "/" + exe);
+      ep.exe_candidates.push_back((dir.empty() ? "." : dir) + "/" + exe);
       if (colon == std::string::npos) break;
       start = colon + 1;
     }
   }
   const auto& lim = req.limits;
 
-  fd_guard out_r, out_w, err_r, err_w, exec_r, exec_w;
+  fd_guard out_r, out_w, err_r, err_w, exec_r, exec_w, in_r, in_w, ch_r, ch_w, sync_r, sync_w, st_r, st_w;
   make_pipe(out_r, out_w);
   make_pipe(err_r, err_w);
   make_pipe(exec_r, exec_w);
-  int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (!req.stdin_data.empty()) {
+    if (req.stdin_data.size() > 16384) throw error(ec::internal, "run_process: stdin_data over 16 KiB");
+    make_pipe(in_r, in_w);
+    if (::write(in_w.fd, req.stdin_data.data(), req.stdin_data.size()) != static_cast<ssize_t>(req.stdin_data.size())) {
+      throw error(ec::subprocess_error, std::string("cannot write the child's stdin: ") + std::strerror(errno));
+    }
+    in_w.reset();
+  } else {
+    in_r.fd = high_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  }
+  fd_guard channel_out;
+  if (req.channel_fd >= 0) {
+    make_pipe(ch_r, ch_w);
+    channel_out.fd = ::open(req.channel_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (channel_out.fd < 0) {
+      throw error(ec::subprocess_error, req.channel_file + ": cannot create the result channel file (" +
+                                            std::strerror(errno) + ")");
+    }
+  }
+  if (isolate) {
+    make_pipe(sync_r, sync_w);
+    make_pipe(st_r, st_w);
+  }
+  ep.in_fd = in_r.fd;
+  ep.out_fd = out_w.fd;
+  ep.err_fd = err_w.fd;
+  ep.channel_src = ch_w.fd;
+  ep.channel_dst = req.channel_fd;
+  ep.report_fd = exec_w.fd;
+  ep.cwd = req.cwd.empty() ? nullptr : req.cwd.c_str();
+  ep.limits = &lim;
+  ep.argv = argv.data();
+  ep.envp = envp.data();
+  ep.drop_caps = isolate;
+  std::string cgroup;
+  if (req.iso.enabled && req.iso.max_processes > 0) {
+    if (isolate && probe_isolation().pids_cgroup) cgroup = detail::make_pids_cgroup(req.iso.max_processes);
+    if (cgroup.empty() && ::getuid() != 0) {
+      ep.nproc_limit = detail::tasks_of_uid(::getuid()) + req.iso.max_processes;
+    } else if (cgroup.empty() && result.isolation_note.empty()) {
+      result.isolation_note = "no process limit: no writable pids cgroup, and RLIMIT_NPROC does not bind root";
+    }
+  }
+  detail::isolated_plan plan;
+  if (isolate) {
+    plan.exec = ep;
+    plan.sync_fd = sync_r.fd;
+    plan.status_fd = st_w.fd;
+    plan.parent = ::getpid();
+    for (const auto& m : req.iso.mounts) {
+      detail::prepared_mount pm{m.what, {}, {}, {}, m.optional};
+      const std::string target = m.target.empty() ? m.source : m.target;
+      if (m.what != mount_entry::kind::tmpfs) pm.src = "/oldroot" + m.source;
+      pm.dst = "/newroot" + target;
+      if (m.what == mount_entry::kind::tmpfs) pm.opts = "size=" + std::to_string(std::max<std::uint64_t>(m.tmpfs_bytes, 4096)) + ",mode=1777";
+      plan.mounts.push_back(std::move(pm));
+    }
+  }
 
   const auto t0 = std::chrono::steady_clock::now();
-  const pid_t pid = ::fork();
+  const pid_t pid = isolate ? detail::spawn_isolated(plan) : ::fork();
   if (pid < 0) {
-    if (null_fd >= 0) ::close(null_fd);
-    throw error(ec::subprocess_error, std::string("fork failed: ") + std::strerror(errno) +
+    const int err = errno;
+    detail::remove_pids_cgroup(cgroup);
+    throw error(ec::subprocess_error, std::string(isolate ? "clone" : "fork") + " failed: " + std::strerror(err) +
                                           " (process or memory limit of the evaluator reached)");
   }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    // Default signal dispositions (the parent may ignore SIGPIPE etc.).
-    for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGXCPU, SIGXFSZ}) ::signal(s, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    if (null_fd >= 0) ::dup2(null_fd, 0);
-    ::dup2(out_w.fd, 1);
-    ::dup2(err_w.fd, 2);
-    if (!req.cwd.empty() && ::chdir(req.cwd.c_str()) != 0) child_fail(exec_w.fd, errno);
-    struct rlimit no_core {0, 0};
-    ::setrlimit(RLIMIT_CORE, &no_core);
-    if (lim.cpu_seconds > 0) {
-      struct rlimit rl;
-      rl.rlim_cur = lim.cpu_seconds;       // SIGXCPU at the soft limit,
-      rl.rlim_max = lim.cpu_seconds + 1;   // SIGKILL one second later
-      ::setrlimit(RLIMIT_CPU, &rl);
+  if (pid == 0) detail::exec_child(ep);  // the plain fork; the isolated child never returns here
+  if (!isolate) ::setpgid(pid, pid);     // also done by the child; whichever runs first wins
+  result.isolated = isolate;
+  if (isolate) {
+    sync_r.reset();
+    std::string why;
+    if (!detail::release_isolated(pid, sync_w.fd, cgroup, why)) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      detail::remove_pids_cgroup(cgroup);
+      result.end = process_end::spawn_failed;
+      result.error = "cannot set up the sandbox: " + why;
+      return result;
     }
-    set_limit(RLIMIT_AS, lim.address_space_bytes);
-    set_limit(RLIMIT_FSIZE, lim.file_size_bytes);
-    int last_err = ENOENT;
-    for (const auto& c : candidates) {
-      ::execve(c.c_str(), argv.data(), envp.data());
-      if (errno != ENOENT) last_err = errno;
-    }
-    child_fail(exec_w.fd, last_err);
+    sync_w.reset();
   }
-  // Parent.
-  ::setpgid(pid, pid);  // also done by the child; whichever runs first wins, both are fine
-  if (null_fd >= 0) ::close(null_fd);
+  in_r.reset();
   out_w.reset();
   err_w.reset();
   exec_w.reset();
+  ch_w.reset();
+  st_w.reset();
 
-  int exec_errno = 0;
+  detail::child_report report;
+  bool exec_failed = false;
   {
     ssize_t n;
     do {
-      n = ::read(exec_r.fd, &exec_errno, sizeof exec_errno);
+      n = ::read(exec_r.fd, &report, sizeof report);
     } while (n < 0 && errno == EINTR);
-    if (n != static_cast<ssize_t>(sizeof exec_errno)) exec_errno = 0;
+    exec_failed = n == static_cast<ssize_t>(sizeof report);
   }
 
   bool timed_out = false;
@@ -216,40 +333,40 @@ process_outcome run_process(const process_request& req) {
     int fd;
     std::string* buf;
     bool* truncated;
+    std::size_t cap;
   };
-  stream streams[2] = {{out_r.fd, &result.out, &result.out_truncated},
-                       {err_r.fd, &result.err, &result.err_truncated}};
-  int open_streams = 2;
-  char chunk[65536];
+  std::string channel_note;
+  stream streams[3] = {{out_r.fd, &result.out, &result.out_truncated, lim.max_output_bytes},
+                       {err_r.fd, &result.err, &result.err_truncated, lim.max_output_bytes},
+                       {ch_r.fd, nullptr, &result.channel_truncated, 0}};
+  int open_streams = ch_r.fd >= 0 ? 3 : 2;
+  std::vector<char> chunk(65536);
   int status = 0;
   struct rusage ru {};
   bool reaped = false;
   while (open_streams > 0) {
-    struct pollfd pfds[2];
+    struct pollfd pfds[3];
     int n = 0;
-    int map[2];
-    for (int i = 0; i < 2; ++i) {
+    int map[3];
+    for (int i = 0; i < 3; ++i) {
       if (streams[i].fd >= 0) {
         pfds[n] = {streams[i].fd, POLLIN, 0};
         map[n++] = i;
       }
     }
-    int wait_ms = -1;
+    int wait_ms = 200;
     if (has_deadline) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) {
         timed_out = true;
         break;
       }
       wait_ms = static_cast<int>(std::min<long long>(left.count(), 200));
-    } else {
-      wait_ms = 200;
     }
     if (!reaped && ::wait4(pid, &status, WNOHANG, &ru) == pid) {
-      // The child is gone; descendants still holding the pipes go with its group.
+      // The child is gone; descendants still holding the pipes go with its group (or namespace).
       reaped = true;
-      ::kill(-pid, SIGKILL);
+      if (!isolate) ::kill(-pid, SIGKILL);
     }
     const int pr = ::poll(pfds, static_cast<nfds_t>(n), wait_ms);
     if (pr < 0) {
@@ -259,11 +376,22 @@ process_outcome run_process(const process_request& req) {
     for (int j = 0; j < n; ++j) {
       if (pfds[j].revents == 0) continue;
       auto& s = streams[map[j]];
-      const ssize_t got = ::read(s.fd, chunk, sizeof chunk);
+      const ssize_t got = ::read(s.fd, chunk.data(), chunk.size());
       if (got > 0) {
-        const std::size_t room = lim.max_output_bytes > s.buf->size() ? lim.max_output_bytes - s.buf->size() : 0;
+        if (s.buf == nullptr) {  // the channel: to its file, up to its cap
+          const std::uint64_t room = req.channel_max_bytes > result.channel_bytes ? req.channel_max_bytes - result.channel_bytes : 0;
+          const std::size_t keep = static_cast<std::size_t>(std::min<std::uint64_t>(room, static_cast<std::uint64_t>(got)));
+          if (keep > 0 && ::write(channel_out.fd, chunk.data(), keep) != static_cast<ssize_t>(keep)) {
+            channel_note = std::string("cannot write the result channel file: ") + std::strerror(errno);
+            *s.truncated = true;
+          }
+          result.channel_bytes += keep;
+          if (keep < static_cast<std::size_t>(got)) *s.truncated = true;
+          continue;
+        }
+        const std::size_t room = s.cap > s.buf->size() ? s.cap - s.buf->size() : 0;
         const std::size_t keep = std::min<std::size_t>(room, static_cast<std::size_t>(got));
-        s.buf->append(chunk, keep);
+        s.buf->append(chunk.data(), keep);
         if (keep < static_cast<std::size_t>(got)) *s.truncated = true;
       } else if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
         s.fd = -1;
@@ -271,11 +399,11 @@ process_outcome run_process(const process_request& req) {
       }
     }
   }
-  // Both pipes closed (or timeout): wait for the child, still honouring the deadline (a child
-  // may close its streams and keep running).
+  // Streams closed (or timeout): wait for the child, still honouring the deadline (a child may
+  // close its streams and keep running).
   for (; !reaped;) {
     if (timed_out) {
-      ::kill(-pid, SIGKILL);
+      if (!isolate) ::kill(-pid, SIGKILL);
       ::kill(pid, SIGKILL);
     }
     const pid_t w = ::wait4(pid, &status, timed_out ? 0 : WNOHANG, &ru);
@@ -289,18 +417,39 @@ process_outcome run_process(const process_request& req) {
       ::usleep(2000);
     }
   }
-  // Whatever the child left behind in its group goes too.
-  ::kill(-pid, SIGKILL);
+  // Whatever the child left behind in its group goes too (an isolated run's namespace already
+  // went with its init).
+  if (!isolate) ::kill(-pid, SIGKILL);
+  if (isolate) {
+    detail::child_status cs;
+    const ssize_t n = ::read(st_r.fd, &cs, sizeof cs);
+    if (n == static_cast<ssize_t>(sizeof cs)) {  // the init reported its child's end
+      status = cs.status;
+      ru = cs.ru;
+    }
+  }
+  detail::remove_pids_cgroup(cgroup);
+  if (!channel_note.empty()) result.error = channel_note;
 
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   result.cpu_seconds = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
                        static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
   result.max_rss_bytes = static_cast<std::uint64_t>(ru.ru_maxrss) * 1024;
   result.address_space_limit = lim.address_space_bytes;
-  if (exec_errno != 0) {
+  if (exec_failed) {
     result.end = process_end::spawn_failed;
-    result.error = req.argv[0] + ": " + std::strerror(exec_errno);
-    if (!req.cwd.empty()) result.error += " (cwd " + req.cwd + ")";
+    if (report.step == 0) {
+      result.error = req.argv[0] + ": " + std::strerror(report.err);
+      if (!req.cwd.empty()) result.error += " (cwd " + req.cwd + ")";
+    } else {
+      std::string where;
+      if (report.index >= 0 && static_cast<std::size_t>(report.index) < req.iso.mounts.size()) {
+        const auto& m = req.iso.mounts[static_cast<std::size_t>(report.index)];
+        where = " of " + (m.target.empty() ? m.source : m.target);
+      }
+      result.error = "sandbox setup failed (" + detail::step_name(report.step) + where + "): " + std::strerror(report.err);
+      if (report.step == 1) result.error += " (cwd " + req.cwd + " is not visible in the sandbox?)";
+    }
     return result;
   }
   if (timed_out) {
@@ -319,5 +468,7 @@ process_outcome run_process(const process_request& req) {
   }
   return result;
 }
+
+}  // namespace
 
 }  // namespace aopt::common

@@ -117,6 +117,19 @@ output_check compare_output_raw(const std::string& name, dtype t, const std::uin
     accumulate(r, e, a.data(), b.data(), m, i);
   }
   finish(r, name, e, tol);
+  // A constant output (all zeros, or one value everywhere) where the reference varies is a kernel
+  // that wrote nothing or a fixed value: rejected whatever the tolerance lets through.
+  auto constant = [&](const std::uint8_t* p) {
+    for (std::size_t i = 1; i < n; ++i) {
+      if (std::memcmp(p, p + i * sz, sz) != 0) return false;
+    }
+    return true;
+  };
+  if (r.passed && n > 1 && got != want && constant(got) && !constant(want)) {
+    r.passed = false;
+    r.message = "output '" + name + "' holds one value everywhere while the reference varies: the kernel wrote "
+                "nothing or a constant";
+  }
   return r;
 }
 

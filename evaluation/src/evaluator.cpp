@@ -7,13 +7,16 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 #include "aopt/common/error.h"
+#include "aopt/common/fast_hash.h"
 #include "aopt/common/fs.h"
 #include "aopt/common/json.h"
 #include "aopt/common/log.h"
 #include "aopt/common/mapped_file.h"
 #include "aopt/common/sha256.h"
+#include "aopt/common/text.h"
 #include "aopt/evaluation/checker.h"
 #include "aopt/evaluation/inputs.h"
 #include "aopt/evaluation/toolchain.h"
@@ -35,39 +38,77 @@ common::sandbox_limits eval_options::default_limits() {
 namespace {
 
 std::unique_ptr<backend> make_backend(const eval_options& o) {
-  if (o.backend == "sim") return make_sim_backend(o.profile);
+  if (o.backend == "sim") return make_sim_backend(o.profile, o.sandbox);
   throw error(ec::invalid_argument, "unknown backend '" + o.backend + "'; this build has: sim");
 }
 
-// Identity of a file's bytes as far as a sandboxed run can change them: size, inode and
-// modification time (a write through the file system moves the mtime).
-struct file_stamp {
-  std::uint64_t size = 0, inode = 0;
-  std::int64_t mtime_ns = 0;
-  bool operator==(const file_stamp&) const = default;
-};
+// Work directories carry their owner (pid and start time) so that an evaluator finds and removes
+// those a killed or crashed one left behind (at start-up), and any older than a week.
+constexpr const char* owner_file = ".aopt-owner";
 
-file_stamp stamp_of(const fs::path& p) {
-  struct stat st {};
-  if (::stat(p.c_str(), &st) != 0) return {};
-  return {static_cast<std::uint64_t>(st.st_size), static_cast<std::uint64_t>(st.st_ino),
-          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+std::string process_start_time(long pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return {};
+  std::istringstream rest(stat.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && rest >> field; ++i) {
+    if (i == 22) return field;  // starttime, clock ticks since boot
+  }
+  return {};
+}
+
+void remove_stale_work_dirs(const fs::path& root) {
+  std::error_code e;
+  if (!fs::is_directory(root, e)) return;
+  const auto now = fs::file_time_type::clock::now();
+  for (auto it = fs::directory_iterator(root, e); !e && it != fs::directory_iterator(); it.increment(e)) {
+    std::error_code fe;
+    if (!it->is_directory(fe)) continue;
+    bool stale = false;
+    std::ifstream in(it->path() / owner_file);
+    long pid = 0;
+    std::string start;
+    if (in >> pid >> start) {
+      stale = process_start_time(pid) != start;  // that process is gone (or the pid was reused)
+    }
+    const auto age = now - fs::last_write_time(it->path(), fe);
+    if (!fe && age > std::chrono::hours(24 * 7)) stale = true;
+    if (stale) fs::remove_all(it->path(), fe);
+  }
+}
+
+// Identity of an input file's bytes: its content hash (a concurrent evaluator may replace the
+// shared file by an identical one at any time, so inode and mtime say nothing).
+std::uint64_t content_of(const fs::path& p) {
+  try {
+    return common::fast_hash_file(p);
+  } catch (const std::exception&) {
+    return 0;
+  }
 }
 
 // A generated input tensor: from the artifact cache when there, else generated (and stored).
+// Written once (atomically, read-only) and never deleted by an evaluation: a concurrent one may be
+// reading it. `hash` is the content the run must leave unchanged.
 fs::path provide_input(const tensor_spec& ts, std::uint64_t seed, const std::string& case_name, const std::string& input,
-                       std::size_t index, const fs::path& artifact_root, const fs::path& local_file) {
+                       std::size_t index, const fs::path& artifact_root, const fs::path& local_file, std::uint64_t& hash) {
   const std::size_t bytes = static_cast<std::size_t>(ts.numel()) * dtype_size(ts.type);
   fs::path file = local_file;
   if (!artifact_root.empty()) {
     const std::string k = input_key(ts, seed, case_name, input, index);
     file = artifact_root / "inputs" / k.substr(0, 2) / (k + ".bin");
     std::error_code e;
-    if (fs::is_regular_file(file, e) && fs::file_size(file, e) == bytes) return file;
+    if (fs::is_regular_file(file, e) && fs::file_size(file, e) == bytes) {
+      hash = content_of(file);
+      return file;
+    }
     fs::create_directories(file.parent_path(), e);
   }
   std::vector<std::uint8_t> buf(bytes);
   generate_tensor_into(ts, seed, case_name, input, index, buf.data());
+  hash = common::fast_hash64(buf.data(), buf.size());
   if (artifact_root.empty()) {
     common::write_file_bytes(file, buf.data(), buf.size());
   } else {
@@ -143,8 +184,12 @@ case_spec align_case(const case_spec& c, const nlohmann::json& sig) {
 evaluator::evaluator(eval_options opts) : evaluator(opts, make_backend(opts)) {}
 
 evaluator::evaluator(eval_options opts, std::unique_ptr<backend> be) : opts_(std::move(opts)), backend_(std::move(be)) {
+  // Absolute from here on: runs see these paths from directories of their own.
+  if (!opts_.cache_dir.empty()) opts_.cache_dir = fs::absolute(opts_.cache_dir).lexically_normal();
   if (opts_.use_cache) cache_.emplace(opts_.cache_dir.empty() ? eval_cache::default_root() : opts_.cache_dir);
   if (opts_.work_root.empty()) opts_.work_root = fs::temp_directory_path() / "aopt-work";
+  opts_.work_root = fs::absolute(opts_.work_root).lexically_normal();
+  remove_stale_work_dirs(opts_.work_root);
   const char* art = std::getenv("AOPT_ARTIFACT_CACHE");
   if (opts_.reuse_artifacts && !(art && std::string(art) == "0")) {
     artifact_root_ = opts_.cache_dir.empty() ? eval_cache::default_root() : opts_.cache_dir;
@@ -164,6 +209,13 @@ evaluator::~evaluator() {
   for (const auto& d : owned_dirs_) fs::remove_all(d, e);
 }
 
+fs::path evaluator::new_work_dir(const std::string& prefix) {
+  const fs::path dir = common::make_unique_dir(opts_.work_root, prefix);
+  const long pid = static_cast<long>(::getpid());
+  common::write_text_file(dir / owner_file, std::to_string(pid) + " " + process_start_time(pid) + "\n");
+  return dir;
+}
+
 std::uint64_t evaluator::seed_for(const op_package& pkg) const {
   if (opts_.seed) return *opts_.seed;
   return pkg.spec.seed.value_or(1);
@@ -178,6 +230,7 @@ std::string evaluator::key_of(const candidate& cand) const {
 
 eval_result evaluator::evaluate(const candidate& cand) {
   const auto t0 = std::chrono::steady_clock::now();
+  untrusted_ = false;
   const auto& pkg = cand.package();
   if (opts_.only_case && !pkg.spec.find_case(*opts_.only_case)) {
     std::string names;
@@ -202,8 +255,9 @@ eval_result evaluator::evaluate(const candidate& cand) {
   r.seed = seed_for(pkg);
   r.reference = pkg.spec.reference_is_baseline() ? "baseline" : pkg.spec.reference;
   r.warnings = pkg.spec.warnings;
+  if (const auto w = isolation_warning(opts_.sandbox); !w.empty()) r.warnings.push_back(w);
 
-  const fs::path work = common::make_unique_dir(opts_.work_root, r.key.substr(0, 12) + "-");
+  const fs::path work = new_work_dir(r.key.substr(0, 12) + "-");
   last_workdir_ = work;
   try {
     r = run_cases(cand, work, std::move(r));
@@ -219,7 +273,9 @@ eval_result evaluator::evaluate(const candidate& cand) {
   // next evaluation of the same candidate runs it again.
   const bool timed_out = r.status == "timeout" ||
                          std::any_of(r.cases.begin(), r.cases.end(), [](const case_result& c) { return c.status == "timeout"; });
-  if (cache_ && !timed_out) cache_->put(r.key, r);
+  // Nor is a verdict that may come from another process rather than the candidate (a changed
+  // input, a tampered result channel): the next evaluation decides afresh.
+  if (cache_ && !timed_out && !untrusted_) cache_->put(r.key, r);
   if (!opts_.keep_workdir) {
     std::error_code e;
     fs::remove_all(work, e);
@@ -255,7 +311,7 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
     const std::string bkey = pkg.dir.string();
     auto it = baselines_.find(bkey);
     if (it != baselines_.end()) return it->second.second;
-    const fs::path bdir = common::make_unique_dir(opts_.work_root, "baseline-");
+    const fs::path bdir = new_work_dir("baseline-");
     owned_dirs_.push_back(bdir);
     candidate base(cand.package_ptr());
     auto b = backend_->build(base, bdir, cases);
@@ -270,16 +326,22 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
     auto it = references_.find(rkey);
     if (it != references_.end()) return it->second;
     const auto& tc = toolchain::get();
-    const fs::path rdir = common::make_unique_dir(opts_.work_root, "reference-");
+    const fs::path rdir = new_work_dir("reference-");
     owned_dirs_.push_back(rdir);
     common::process_request req;
     req.argv = {tc.cxx, "-std=c++20", "-O2", "-I" + tc.eval_include, spec.reference, tc.reference_main_lib,
                 "-o", (rdir / "reference").string()};
     req.cwd = rdir.string();
+    req.limits = opts_.limits;
     req.limits.wall_timeout = std::chrono::seconds(300);
+    req.limits.cpu_seconds = 300;
+    auto iso = compile_isolation(opts_.sandbox, rdir);
+    iso.mounts.push_back({common::mount_entry::kind::read_only, fs::absolute(spec.reference).string(), "", 0, false});
+    req.iso = iso;
     const auto out = common::run_process(req);
     if (!out.ok()) {
-      throw error(ec::invalid_spec, spec.reference + ": the C++ reference does not compile:\n" + out.err.substr(0, 4000));
+      throw error(ec::invalid_spec, spec.reference + ": the C++ reference does not compile:\n" +
+                                        common::bounded_text(out.err + out.error, 4000));
     }
     return references_.emplace(rkey, rdir / "reference").first->second;
   };
@@ -307,7 +369,7 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
     rs.attrs = c.attrs;
     rs.timing = true;
     double in_bytes = 0;
-    std::vector<std::pair<fs::path, file_stamp>> input_stamps;
+    std::vector<std::pair<fs::path, std::uint64_t>> input_hashes;
     std::vector<std::string> input_keys;
     // Inputs in OpDef order, then any the OpDef does not list.
     std::vector<const input_spec*> ordered;
@@ -331,9 +393,10 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
         tf.shape = ts.shape;
         const fs::path local =
             run_dir / (i->is_list ? "in_" + i->name + "_" + std::to_string(k) + ".bin" : "in_" + i->name + ".bin");
-        tf.file = provide_input(ts, r.seed, c.name, i->name, k, artifact_root_, local);
+        std::uint64_t hash = 0;
+        tf.file = provide_input(ts, r.seed, c.name, i->name, k, artifact_root_, local, hash);
         in_bytes += static_cast<double>(ts.numel()) * static_cast<double>(dtype_size(ts.type));
-        input_stamps.emplace_back(tf.file, stamp_of(tf.file));
+        input_hashes.emplace_back(tf.file, hash);
         input_keys.push_back(input_key(ts, r.seed, c.name, i->name, k));
         ri.tensors.push_back(tf);
       }
@@ -352,16 +415,18 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
     cr.phases["run"] = lap();
     cr.status = rr.status;
     cr.diagnostic = rr.diagnostic;
-    // A candidate must not write to its input files (the harness copies them into emulated GM; a
-    // kernel reaching for the file itself would also corrupt the shared input cache).
-    for (const auto& [f, st] : input_stamps) {
-      if (stamp_of(f) == st) continue;
-      std::error_code e;
-      if (!artifact_root_.empty()) fs::remove(f, e);
+    if (!rr.trusted) untrusted_ = true;
+    // A candidate must not change its input files (a sandboxed run sees them read-only; without
+    // the sandbox a kernel could reach for the shared file itself). Content decides: a concurrent
+    // evaluator may have replaced the file by an identical one. The file is never deleted here (a
+    // concurrent run may be reading it), and the verdict is never cached.
+    for (const auto& [f, hash] : input_hashes) {
+      if (content_of(f) == hash) continue;
+      untrusted_ = true;
       if (cr.status == "ok") {
         cr.status = "precision_error";
-        cr.diagnostic = "the kernel wrote to its input " + f.filename().string() +
-                        " (inputs must be read-only; the real operator's callers rely on it)";
+        cr.diagnostic = "the input " + f.filename().string() +
+                        " changed during the run (inputs must be read-only; the real operator's callers rely on it)";
       }
     }
     const auto& harness = rr.harness;
@@ -442,6 +507,12 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
         req.argv = {exe.string(), (run_dir / "ref.json").string()};
         req.cwd = run_dir.string();
         req.limits = opts_.limits;
+        auto iso = compile_isolation(opts_.sandbox, run_dir);
+        iso.mounts.push_back({common::mount_entry::kind::read_only, exe.parent_path().string(), "", 0, false});
+        for (const auto& ri : rs.inputs) {
+          for (const auto& t : ri.tensors) iso.mounts.push_back({common::mount_entry::kind::read_only, t.file.string(), "", 0, false});
+        }
+        req.iso = iso;
         const auto out = common::run_process(req);
         if (!out.ok()) {
           throw error(ec::invalid_spec, spec.reference + ": the reference failed on case '" + c.name + "' (" + out.describe() +

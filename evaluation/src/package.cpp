@@ -16,7 +16,7 @@ std::vector<std::string> op_package::source_files() const {
     const fs::path d = dir / sub;
     if (!fs::is_directory(d)) continue;
     for (const auto& e : fs::recursive_directory_iterator(d)) {
-      if (e.is_regular_file()) files.push_back(fs::relative(e.path(), dir).generic_string());
+      if (e.is_regular_file()) files.push_back(e.path().lexically_relative(dir).generic_string());
     }
   }
   std::sort(files.begin(), files.end());
@@ -115,7 +115,7 @@ op_package load_package(const fs::path& op_dir_in) {
   }
   const auto host_cpps = files_with(host_dir, ".cpp");
   if (host_cpps.empty()) throw error(ec::not_found, host_dir.string() + ": no .cpp files (the tiling function and OpDef live here)");
-  for (const auto& p : host_cpps) pkg.host_sources.push_back(fs::relative(p, op_dir).generic_string());
+  for (const auto& p : host_cpps) pkg.host_sources.push_back(p.lexically_relative(op_dir).generic_string());
 
   if (fs::is_regular_file(host_dir / "op_tiling.cpp") || fs::is_regular_file(host_dir / "op_def.cpp")) {
     pkg.layout = package_layout::op_split;
@@ -127,7 +127,7 @@ op_package load_package(const fs::path& op_dir_in) {
     }
     fs::path chosen = tilings.front();
     if (!kernel_hint.empty() && fs::is_regular_file(host_dir / (kernel_hint + "_tiling.h"))) chosen = host_dir / (kernel_hint + "_tiling.h");
-    pkg.tiling_header = fs::relative(chosen, op_dir).generic_string();
+    pkg.tiling_header = chosen.lexically_relative(op_dir).generic_string();
     if (kernel_hint.empty()) {
       const auto stem = chosen.filename().string();
       kernel_hint = stem.substr(0, stem.size() - std::string("_tiling.h").size());
@@ -144,7 +144,7 @@ op_package load_package(const fs::path& op_dir_in) {
                                    (kernel_hint.empty() ? std::string() : " (no " + kernel_hint + ".cpp)") +
                                    "; name it op_kernel/<kernel>.cpp with <kernel> as in aopt.json's \"kernel\"");
   }
-  pkg.kernel_source = fs::relative(kernel_src, op_dir).generic_string();
+  pkg.kernel_source = kernel_src.lexically_relative(op_dir).generic_string();
   if (kernel_hint.empty()) kernel_hint = kernel_src.stem().string();
 
   if (spec_file.empty()) {

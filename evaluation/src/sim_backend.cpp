@@ -6,6 +6,7 @@
 #include <tuple>
 #include <cctype>
 #include <chrono>
+#include <fstream>
 #include <future>
 #include <regex>
 #include <set>
@@ -15,9 +16,12 @@
 #include "aopt/common/fs.h"
 #include "aopt/common/json.h"
 #include "aopt/common/log.h"
+#include "aopt/common/mapped_file.h"
 #include "aopt/common/sha256.h"
+#include "aopt/common/text.h"
 #include "aopt/evaluation/backend.h"
 #include "aopt/evaluation/cache.h"
+#include "aopt/evaluation/sandbox.h"
 #include "aopt/evaluation/toolchain.h"
 
 #ifdef AOPT_HAVE_SIM_TIMING
@@ -84,23 +88,76 @@ struct compile_outcome {
   double seconds = 0;
 };
 
-compile_outcome run_step(const std::vector<std::string>& argv, const fs::path& cwd) {
+bool under(const std::string& path, const std::string& dir) {
+  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
+}
+
+// A compiler log as the user may see it: valid UTF-8, bounded, and without what the compiler
+// said about files outside the package, the toolchain and the system headers (`#include
+// "/etc/shadow"` would otherwise quote the file in its errors): those lines and their context
+// are withheld.
+std::string sanitize_log(const std::string& log, const fs::path& build_dir) {
+  const auto& tc = toolchain::get();
+  std::vector<std::string> allowed = {fs::absolute(build_dir).lexically_normal().string(), "/usr"};
+  for (const auto& p : {tc.sim_include, tc.eval_include, tc.pch_header, tc.host_pch_header}) {
+    if (!p.empty()) allowed.push_back(fs::absolute(fs::path(p)).lexically_normal().string());
+  }
+  auto location = [](const std::string& line) -> std::string {
+    std::size_t at = 0;
+    for (const char* lead : {"In file included from ", "                 from "}) {
+      if (line.rfind(lead, 0) == 0) at = std::strlen(lead);
+    }
+    if (at >= line.size() || line[at] != '/') return {};
+    const auto colon = line.find(':', at);
+    return line.substr(at, colon == std::string::npos ? std::string::npos : colon - at);
+  };
+  std::istringstream in(log);
+  std::string out;
+  bool withholding = false;
+  for (std::string line; std::getline(in, line);) {
+    const std::string loc = location(line);
+    if (!loc.empty()) {
+      const std::string norm = fs::path(loc).lexically_normal().string();
+      withholding = std::none_of(allowed.begin(), allowed.end(), [&](const std::string& a) { return under(norm, a); });
+      if (withholding) {
+        out += norm + ": [diagnostic withheld: the file is outside the package and the toolchain]\n";
+        continue;
+      }
+    } else if (withholding && (line.empty() || line[0] == ' ' || line.find(" | ") != std::string::npos)) {
+      continue;
+    } else {
+      withholding = false;
+    }
+    out += line + "\n";
+  }
+  return common::bounded_text(out, 128 * 1024, "\n[compiler output truncated]");
+}
+
+compile_outcome run_step(const std::vector<std::string>& argv, const fs::path& cwd, const sandbox_policy& policy) {
   process_request req;
   req.argv = argv;
   req.cwd = cwd.string();
+  // A compiler is bounded like a run (`#include </dev/zero>` would otherwise eat the machine).
   req.limits.wall_timeout = std::chrono::seconds(300);
+  req.limits.cpu_seconds = 300;
+  req.limits.address_space_bytes = std::uint64_t(8) << 30;
+  req.limits.file_size_bytes = std::uint64_t(1) << 30;
   req.limits.max_output_bytes = 256 * 1024;
+  req.iso = compile_isolation(policy, cwd);
   req.env = {{"CCACHE_SLOPPINESS", "pch_defines,time_macros,include_file_mtime,include_file_ctime"},
              {"CCACHE_NOHASHDIR", "1"},
              {"CCACHE_BASEDIR", cwd.string()},
              {"LC_ALL", "C"}};
+  if (!toolchain::get().ccache_dir.empty()) req.env.emplace_back("CCACHE_DIR", toolchain::get().ccache_dir);
   const auto out = run_process(req);
   compile_outcome r;
   r.seconds = out.wall_seconds;
   r.ok = out.ok();
   r.log = out.err + out.out;
   if (out.err_truncated) r.log += "\n[compiler output truncated]";
-  if (!r.ok && out.end != common::process_end::exited) r.log += "\n[compiler " + out.describe() + "]";
+  if (!r.ok && out.end == common::process_end::spawn_failed) r.log += "\n[compiler could not start: " + out.error + "]";
+  else if (!r.ok && out.end != common::process_end::exited) r.log += "\n[compiler " + out.describe() + "]";
+  r.log = sanitize_log(r.log, cwd);
   return r;
 }
 
@@ -233,7 +290,8 @@ fs::path link_output(const compile_job& job) {
   return {};
 }
 
-compile_outcome compile(const compile_job& job, const fs::path& cwd, const std::string& inputs = {}) {
+compile_outcome compile(const compile_job& job, const fs::path& cwd, const sandbox_policy& policy,
+                        const std::string& inputs = {}) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto& cache = artifact_cache::get();
   const fs::path out = link_output(job);
@@ -252,7 +310,7 @@ compile_outcome compile(const compile_job& job, const fs::path& cwd, const std::
   r.ok = true;
   std::vector<std::future<compile_outcome>> steps;
   for (const auto& argv : job.compiles) {
-    steps.push_back(std::async(std::launch::async, [argv, cwd] { return run_step(argv, cwd); }));
+    steps.push_back(std::async(std::launch::async, [argv, cwd, &policy] { return run_step(argv, cwd, policy); }));
   }
   for (auto& f : steps) {
     auto o = f.get();
@@ -260,13 +318,99 @@ compile_outcome compile(const compile_job& job, const fs::path& cwd, const std::
     if (!o.log.empty()) r.log += o.log + "\n";
   }
   if (r.ok) {
-    auto o = run_step(job.link, cwd);
+    auto o = run_step(job.link, cwd, policy);
     r.ok = o.ok;
     r.log += o.log;
   }
   if (r.ok && !key.empty()) cache.store(key, out);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+// A fresh secret per run for the result channel (128 bits from the kernel's CSPRNG).
+std::string random_secret() {
+  unsigned char bytes[16] = {};
+  std::ifstream in("/dev/urandom", std::ios::binary);
+  in.read(reinterpret_cast<char*>(bytes), sizeof bytes);
+  if (!in) throw error(ec::internal, "cannot read /dev/urandom for the result-channel secret");
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  for (unsigned char b : bytes) {
+    s += hex[b >> 4];
+    s += hex[b & 15];
+  }
+  return s;
+}
+
+// Parses the harness's result frame (docs/harness-protocol.md, "The result channel"): the
+// header and trailer must carry this run's secret, the outputs follow in the order of the
+// result's "outputs", and nothing may follow the trailer. Writes each output to `run_dir`.
+std::optional<nlohmann::json> read_result_channel(const fs::path& file, const std::string& secret, const fs::path& run_dir,
+                                                  std::string& why) {
+  const common::mapped_file m(file);
+  const std::string_view v(reinterpret_cast<const char*>(m.data()), m.size());
+  std::size_t at = 0;
+  auto expect = [&](const std::string& lit) {
+    if (v.substr(at, lit.size()) != lit) return false;
+    at += lit.size();
+    return true;
+  };
+  auto number = [&](std::uint64_t& n) {
+    n = 0;
+    std::size_t digits = 0;
+    while (at < v.size() && v[at] >= '0' && v[at] <= '9' && digits < 19) n = n * 10 + static_cast<std::uint64_t>(v[at++] - '0'), ++digits;
+    return digits > 0 && at < v.size() && v[at++] == '\n';
+  };
+  std::uint64_t len = 0;
+  if (!expect("AOPT-RESULT 1 " + secret + "\n")) {
+    why = "no header with this run's secret";
+    return std::nullopt;
+  }
+  if (!number(len) || len > v.size() - at) {
+    why = "malformed result length";
+    return std::nullopt;
+  }
+  auto j = nlohmann::json::parse(v.substr(at, len), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    why = "the result is not a JSON object";
+    return std::nullopt;
+  }
+  at += len;
+  if (j.value("status", std::string()) == "ok") {
+    auto take = [&](const nlohmann::json& item) {
+      std::uint64_t n = 0;
+      const std::string name = item.is_object() && item.contains("file") && item["file"].is_string() ? item["file"].get<std::string>() : "";
+      if (name.size() < 8 || name.rfind("out_", 0) != 0 || name.find('/') != std::string::npos || name.find("..") != std::string::npos) {
+        why = "an output has no valid file name";
+        return false;
+      }
+      if (!expect("\n") || !number(n) || n > v.size() - at) {
+        why = "malformed output '" + name + "'";
+        return false;
+      }
+      common::write_file_bytes(run_dir / name, v.data() + at, static_cast<std::size_t>(n));
+      at += n;
+      return true;
+    };
+    for (const auto& o : j.value("outputs", nlohmann::json::array())) {
+      if (o.contains("list") && o["list"].is_array()) {
+        for (const auto& item : o["list"]) {
+          if (!take(item)) return std::nullopt;
+        }
+      } else if (!take(o)) {
+        return std::nullopt;
+      }
+    }
+  }
+  if (!expect("\nEND " + secret + "\n")) {
+    why = "no trailer with this run's secret";
+    return std::nullopt;
+  }
+  if (at != v.size()) {
+    why = std::to_string(v.size() - at) + " bytes after the trailer";
+    return std::nullopt;
+  }
+  return j;
 }
 
 // Reads `host --signature` from the OpDef in the host sources' text, to start compiling the
@@ -331,7 +475,7 @@ std::vector<std::string> kernel_defines(const nlohmann::json& sig, std::size_t c
 
 class sim_backend final : public backend {
  public:
-  explicit sim_backend(const std::string& profile) : tc_(toolchain::get()) {
+  sim_backend(const std::string& profile, sandbox_policy policy) : tc_(toolchain::get()), policy_(std::move(policy)) {
     if (profile.size() > 5 && profile.substr(profile.size() - 5) == ".json") {
       profile_path_ = fs::absolute(profile);
       profile_name_ = fs::path(profile).stem().string();
@@ -451,10 +595,10 @@ class sim_backend final : public backend {
         if (!col || speculative.count(*col)) continue;
         auto defs = kernel_defines(predicted, *col);
         auto job = kernel_job(defs, *col);
-        speculative.emplace(*col, std::make_pair(defs, std::async(std::launch::async, [job, dir, &kernel_inputs] { return compile(job, dir, kernel_inputs); })));
+        speculative.emplace(*col, std::make_pair(defs, std::async(std::launch::async, [this, job, dir, &kernel_inputs] { return compile(job, dir, policy_, kernel_inputs); })));
       }
     }
-    const auto host_out = compile(host, dir, side_inputs_key(src, "op_host"));
+    const auto host_out = compile(host, dir, policy_, side_inputs_key(src, "op_host"));
     br.host_seconds = host_out.seconds;
     br.host_reused = host_out.reused;
     std::map<std::size_t, std::pair<std::vector<std::string>, compile_outcome>> spec_done;
@@ -470,13 +614,20 @@ class sim_backend final : public backend {
     {
       process_request req;
       req.argv = {br.host_exe.string(), "--signature"};
-      req.cwd = dir.string();
+      const fs::path sig_dir = dir / "signature";
+      fs::create_directories(sig_dir);
+      req.cwd = sig_dir.string();
       req.limits.wall_timeout = std::chrono::seconds(30);
+      req.limits.cpu_seconds = 30;
+      req.limits.address_space_bytes = std::uint64_t(8) << 30;
+      req.limits.file_size_bytes = std::uint64_t(64) << 20;
+      req.iso = run_isolation(policy_, {dir}, sig_dir, {});
       const auto out = run_process(req);
       if (!out.ok()) {
         br.stage = "signature";
         br.log = out.err;
-        br.diagnostic = "`host --signature` " + out.describe() + ": " + tail(out.err, 800);
+        br.diagnostic = "`host --signature` " + (out.end == common::process_end::spawn_failed ? "could not start: " + out.error : out.describe()) +
+                        ": " + common::valid_utf8(tail(out.err, 800));
         br.total_seconds = secs_since(t0);
         return br;
       }
@@ -511,7 +662,7 @@ class sim_backend final : public backend {
         continue;
       }
       auto job = kernel_job(defs, col);
-      pending.emplace(col, std::async(std::launch::async, [job, dir, &kernel_inputs] { return compile(job, dir, kernel_inputs); }));
+      pending.emplace(col, std::async(std::launch::async, [this, job, dir, &kernel_inputs] { return compile(job, dir, policy_, kernel_inputs); }));
     }
     std::optional<std::pair<std::size_t, compile_outcome>> failed;
     for (auto& [col, f] : pending) {
@@ -566,18 +717,31 @@ class sim_backend final : public backend {
     }
     rj["attrs"] = spec.attrs;
     rj["timing"] = spec.timing;
-    rj["result"] = "result.json";
     common::write_json_file(run_dir / "run.json", rj);
     std::error_code e;
     fs::remove(run_dir / "result.json", e);
 
+    // The verdict comes back on a pipe of the evaluator's, tagged with a secret only the harness
+    // is given (docs/harness-protocol.md, "The result channel"); nothing the operator writes
+    // into its directory is read.
+    const std::string secret = random_secret();
+    const fs::path channel = run_dir / "channel.bin";
     process_request req;
-    req.argv = {built.host_exe.string(), "--run", "run.json"};
+    req.argv = {built.host_exe.string(), "--run", "run.json", "--result-fd", "3"};
     req.cwd = run_dir.string();
     req.limits = limits;
+    req.stdin_data = secret + "\n";
+    req.channel_fd = 3;
+    req.channel_file = channel.string();
+    req.channel_max_bytes = limits.file_size_bytes > 0 ? limits.file_size_bytes : std::uint64_t(1) << 34;
+    std::vector<fs::path> visible = {built.dir, profile_path_};
+    for (const auto& in : spec.inputs) {
+      for (const auto& t : in.tensors) visible.push_back(t.file);
+    }
+    req.iso = run_isolation(policy_, visible, run_dir, {run_dir / "run.json"});
     rr.process = run_process(req);
     const auto& p = rr.process;
-    const std::string err_tail = tail(p.err, 1200);
+    const std::string err_tail = common::valid_utf8(tail(p.err, 1200));
     if (p.end == common::process_end::spawn_failed) {
       throw error(ec::subprocess_error, "cannot start " + built.host_exe.string() + ": " + p.error);
     }
@@ -592,7 +756,7 @@ class sim_backend final : public backend {
       rr.diagnostic = "CPU-time limit of " + std::to_string(limits.cpu_seconds) + " s exceeded (" + p.describe() + ")";
       return rr;
     }
-    if (p.file_limit_hit()) {
+    if (p.file_limit_hit() || p.channel_truncated) {
       rr.status = "resource_error";
       rr.diagnostic = "file-size limit of " + std::to_string(limits.file_size_bytes) + " bytes exceeded (" + p.describe() + ")";
       return rr;
@@ -600,7 +764,7 @@ class sim_backend final : public backend {
     if (p.memory_exhausted()) {
       rr.status = "resource_error";
       rr.diagnostic = "memory limit of " + std::to_string(limits.address_space_bytes >> 20) +
-                      " MiB exhausted (runaway allocation?); " + p.describe() + ": " + tail(p.err, 400);
+                      " MiB exhausted (runaway allocation?); " + p.describe() + ": " + common::valid_utf8(tail(p.err, 400));
       return rr;
     }
     if (p.end == common::process_end::signaled) {
@@ -609,19 +773,22 @@ class sim_backend final : public backend {
                       " MiB)" + (err_tail.empty() ? "" : "; stderr: " + err_tail);
       return rr;
     }
-    if (!fs::is_regular_file(run_dir / "result.json")) {
+    if (p.channel_bytes == 0) {
       rr.status = "runtime_error";
-      rr.diagnostic = "the harness " + p.describe() + " without writing result.json" +
-                      (err_tail.empty() ? "" : "; stderr: " + err_tail);
+      rr.diagnostic = "the harness " + p.describe() + " without a result" + (err_tail.empty() ? "" : "; stderr: " + err_tail);
       return rr;
     }
-    try {
-      rr.harness = common::read_json_file(run_dir / "result.json");
-    } catch (const error& ex) {
+    std::string why;
+    auto harness = read_result_channel(channel, secret, run_dir, why);
+    fs::remove(channel, e);
+    if (!harness) {
       rr.status = "runtime_error";
-      rr.diagnostic = std::string("unreadable result.json: ") + ex.what();
+      rr.trusted = false;
+      rr.diagnostic = "the result channel was tampered with or cut short (" + why +
+                      "): operator code wrote to the evaluator's result descriptor, or the harness was stopped";
       return rr;
     }
+    rr.harness = std::move(*harness);
     rr.status = rr.harness.value("status", std::string("runtime_error"));
     rr.diagnostic = rr.harness.value("message", std::string());
     const auto& hw = rr.harness.contains("hw_error") ? rr.harness["hw_error"] : nlohmann::json();
@@ -724,6 +891,7 @@ class sim_backend final : public backend {
   }
 
   const toolchain& tc_;
+  sandbox_policy policy_;
   std::string profile_name_;
   fs::path profile_path_;
   std::string fingerprint_;
@@ -822,6 +990,8 @@ std::vector<run_output_decl> output_decls(const nlohmann::json& sig, std::size_t
   return out;
 }
 
-std::unique_ptr<backend> make_sim_backend(const std::string& profile) { return std::make_unique<sim_backend>(profile); }
+std::unique_ptr<backend> make_sim_backend(const std::string& profile, const sandbox_policy& policy) {
+  return std::make_unique<sim_backend>(profile, policy);
+}
 
 }  // namespace aopt::evaluation

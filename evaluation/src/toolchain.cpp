@@ -12,6 +12,8 @@
 #include "aopt/common/sha256.h"
 #include "aopt/evaluation/build_config.h"
 
+#include "aopt/common/subprocess.h"
+
 namespace aopt::evaluation {
 
 namespace fs = std::filesystem;
@@ -68,6 +70,22 @@ const toolchain& toolchain::get() {
     t.eval_include = env_or("AOPT_EVAL_INCLUDE_DIR", AOPT_EVAL_INCLUDE_DIR);
     t.reference_main_lib = env_or("AOPT_REFERENCE_MAIN_LIB", AOPT_REFERENCE_MAIN_LIB);
     t.use_mold = AOPT_USE_MOLD != 0;
+    if (!t.launcher.empty()) {
+      // Isolated compiles see only the directories they need: ask ccache where it stores.
+      common::process_request req;
+      req.argv = {t.launcher.front(), "-k", "cache_dir"};
+      req.limits.wall_timeout = std::chrono::seconds(10);
+      const auto out = common::run_process(req);
+      std::string dir = out.ok() ? out.out : std::string();
+      while (!dir.empty() && (dir.back() == '\n' || dir.back() == '\r')) dir.pop_back();
+      if (!dir.empty()) {
+        std::error_code e;
+        fs::create_directories(dir, e);
+        t.ccache_dir = dir;
+      } else {
+        t.launcher.clear();  // an old ccache without -k: compile without it rather than unisolated
+      }
+    }
     return t;
   }();
   return tc;

@@ -15,6 +15,7 @@
 
 #include "aopt/common/subprocess.h"
 #include "aopt/evaluation/candidate.h"
+#include "aopt/evaluation/sandbox.h"
 
 namespace aopt::evaluation {
 
@@ -65,8 +66,9 @@ struct run_result {
   std::string status;         // ok, tiling_error, runtime_error, timeout, resource_error
   std::string diagnostic;
   std::vector<tensor_file> outputs;
-  nlohmann::json harness;     // the harness's result.json (null when none was written)
+  nlohmann::json harness;     // the harness's result (null when none came back)
   common::process_outcome process;
+  bool trusted = true;        // false: the result channel was tampered with (never cached)
 };
 
 struct roofline_estimate {
@@ -96,6 +98,6 @@ std::optional<std::size_t> select_column(const nlohmann::json& signature, const 
 std::vector<run_output_decl> output_decls(const nlohmann::json& signature, std::size_t column, const case_spec& c);
 
 // The embedded `sim` backend (docs/harness-protocol.md). `profile` is a name or a .json path.
-std::unique_ptr<backend> make_sim_backend(const std::string& profile);
+std::unique_ptr<backend> make_sim_backend(const std::string& profile, const sandbox_policy& policy = {});
 
 }  // namespace aopt::evaluation

@@ -13,6 +13,7 @@
 #include "aopt/evaluation/cache.h"
 #include "aopt/evaluation/candidate.h"
 #include "aopt/evaluation/result.h"
+#include "aopt/evaluation/sandbox.h"
 
 namespace aopt::evaluation {
 
@@ -31,6 +32,7 @@ struct eval_options {
   bool keep_workdir = false;
   std::filesystem::path work_root;          // empty = $TMPDIR/aopt-work
   common::sandbox_limits limits = default_limits();
+  sandbox_policy sandbox;                   // namespaces for compilers and runs (docs/evaluation.md)
 
   static common::sandbox_limits default_limits();  // 60 s wall, 120 s CPU, 8 GiB AS, 4 GiB files
 };
@@ -50,6 +52,7 @@ class evaluator {
 
  private:
   std::uint64_t seed_for(const op_package& pkg) const;
+  std::filesystem::path new_work_dir(const std::string& prefix);
   eval_result run_cases(const candidate& cand, const std::filesystem::path& work, eval_result r);
 
   eval_options opts_;
@@ -61,6 +64,7 @@ class evaluator {
   std::map<std::string, std::filesystem::path> references_;
   std::vector<std::filesystem::path> owned_dirs_;
   std::filesystem::path artifact_root_;      // empty = artifacts not reused
+  bool untrusted_ = false;                   // this evaluation's verdict is not to be cached
 
  public:
   ~evaluator();

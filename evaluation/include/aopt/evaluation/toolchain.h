@@ -27,6 +27,7 @@ struct toolchain {
   std::string eval_include;
   std::string reference_main_lib;
   bool use_mold = false;
+  std::string ccache_dir;                   // where the launcher stores (writable for isolated compiles)
 
   // Throws aopt::error(toolchain_error) saying what is missing and how to build it.
   void check_host_chain() const;

@@ -1,0 +1,15 @@
+// Text that leaves the evaluator (diagnostics, logs, JSON): valid UTF-8 and bounded.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace aopt::common {
+
+// `s` with every byte that is not part of a well-formed UTF-8 sequence replaced by '?'.
+std::string valid_utf8(std::string_view s);
+// valid_utf8(s), cut to at most `max_bytes` at a character boundary with `marker` appended.
+std::string bounded_text(std::string_view s, std::size_t max_bytes, std::string_view marker = "\n[truncated]");
+
+}  // namespace aopt::common

@@ -1,0 +1,76 @@
+// Internal to aopt_common: the isolated spawn behind run_process (namespaces, an empty root
+// built from the request's mounts, a pids cgroup). Everything the child needs is prepared in the
+// parent as plain strings: after clone() the child may not allocate (the parent has threads).
+#pragma once
+
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "aopt/common/subprocess.h"
+
+namespace aopt::common::detail {
+
+// What the exec'ing child does once it runs where it should: stdio, cwd, limits, execve.
+struct exec_plan {
+  int in_fd = -1, out_fd = -1, err_fd = -1;  // become 0, 1, 2
+  int channel_src = -1, channel_dst = -1;     // becomes channel_dst
+  int report_fd = -1;                         // the exec-error pipe (CLOEXEC)
+  const char* cwd = nullptr;
+  const sandbox_limits* limits = nullptr;
+  std::uint64_t nproc_limit = 0;              // RLIMIT_NPROC (0 = leave)
+  bool drop_caps = false;                     // isolated: no capabilities, no new privileges
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  std::vector<std::string> exe_candidates;
+};
+
+// What the failing child reports on the exec-error pipe.
+struct child_report {
+  int err = 0;    // errno
+  int step = 0;   // 0 = exec; otherwise a setup step (see step_name)
+  int index = -1; // mount index for mount steps
+};
+std::string step_name(int step);
+
+[[noreturn]] void exec_child(const exec_plan& p);
+
+struct prepared_mount {
+  mount_entry::kind what;
+  std::string src;   // "/oldroot" + source
+  std::string dst;   // "/newroot" + target
+  std::string opts;  // tmpfs options
+  bool optional;
+};
+
+struct isolated_plan {
+  exec_plan exec;
+  std::vector<prepared_mount> mounts;
+  int sync_fd = -1;    // S reads one byte: maps and cgroup are in place
+  int status_fd = -1;  // S writes the exec'd child's wait status and rusage
+  pid_t parent = 0;
+};
+
+struct child_status {
+  int status = 0;
+  struct rusage ru {};
+};
+
+// clone()s the sandbox init S (PID 1 of its namespaces), which builds the root and forks the
+// child that exec_child()s. Returns S's pid (or -1, errno set). The caller then calls
+// release_isolated() to map ids and join the cgroup.
+pid_t spawn_isolated(const isolated_plan& plan);
+// Writes uid/gid maps for S, joins `cgroup_dir` when non-empty, releases S. false + why on failure.
+bool release_isolated(pid_t s, int sync_w, const std::string& cgroup_dir, std::string& why);
+
+// A fresh pids cgroup limited to `max` tasks ("" when unsupported), and its removal.
+std::string make_pids_cgroup(std::uint32_t max);
+void remove_pids_cgroup(const std::string& dir);
+void remove_stale_pids_cgroups();
+// Tasks (threads) this real uid has now, for an RLIMIT_NPROC headroom.
+std::uint64_t tasks_of_uid(uid_t uid);
+
+}  // namespace aopt::common::detail

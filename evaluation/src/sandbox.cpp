@@ -1,0 +1,111 @@
+#include "aopt/evaluation/sandbox.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+
+#include "aopt/common/log.h"
+#include "aopt/evaluation/toolchain.h"
+
+namespace aopt::evaluation {
+
+namespace fs = std::filesystem;
+using common::mount_entry;
+
+namespace {
+
+std::string real_path(const fs::path& p) {
+  std::error_code e;
+  const fs::path c = fs::weakly_canonical(fs::absolute(p), e);
+  return (e ? fs::absolute(p) : c).lexically_normal().string();
+}
+
+bool under(const std::string& path, const std::string& dir) {
+  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
+}
+
+// The toolchain's files (emulator headers, profiles, precompiled headers, prebuilt harness
+// libraries, the reference main), outside /usr, each once and not below another.
+std::vector<std::string> toolchain_paths() {
+  static const std::vector<std::string> paths = [] {
+    const auto& tc = toolchain::get();
+    std::vector<std::string> all;
+    auto add = [&](const std::string& p) {
+      if (!p.empty() && fs::path(p).is_absolute()) all.push_back(real_path(p));
+    };
+    add(tc.sim_include);
+    add(tc.profile_dir);
+    add(tc.eval_include);
+    add(tc.reference_main_lib);
+    add(tc.host_rpath);
+    for (const auto& h : {tc.pch_header, tc.host_pch_header}) {
+      if (!h.empty()) add(fs::path(h).parent_path().string());
+    }
+    for (const auto& item : tc.host_link) add(item);
+    std::sort(all.begin(), all.end());
+    std::vector<std::string> out;
+    for (const auto& p : all) {
+      if (under(p, "/usr")) continue;
+      if (!out.empty() && under(p, out.back())) continue;
+      out.push_back(p);
+    }
+    return out;
+  }();
+  return paths;
+}
+
+common::isolation base(const sandbox_policy& p, std::uint64_t tmp_bytes, std::uint32_t max_processes) {
+  common::isolation iso;
+  iso.enabled = p.isolate;
+  iso.max_processes = max_processes;
+  iso.mounts = common::system_mounts(tmp_bytes);
+  for (const auto& t : toolchain_paths()) iso.mounts.push_back({mount_entry::kind::read_only, t, "", 0, true});
+  for (const auto& d : p.devices) iso.mounts.push_back({mount_entry::kind::writable, d, "", 0, true});
+  return iso;
+}
+
+}  // namespace
+
+bool isolation_default() {
+  const char* v = std::getenv("AOPT_SANDBOX");
+  return !(v && std::string(v) == "0");
+}
+
+common::isolation compile_isolation(const sandbox_policy& p, const fs::path& build_dir) {
+  auto iso = base(p, std::uint64_t(1) << 30, p.max_compile_processes);
+  iso.mounts.push_back({mount_entry::kind::writable, real_path(build_dir), "", 0, false});
+  const auto& cc = toolchain::get().ccache_dir;
+  if (!cc.empty()) iso.mounts.push_back({mount_entry::kind::writable, real_path(cc), "", 0, true});
+  return iso;
+}
+
+common::isolation run_isolation(const sandbox_policy& p, const std::vector<fs::path>& read_only, const fs::path& run_dir,
+                                const std::vector<fs::path>& files_in_run_dir) {
+  auto iso = base(p, p.disk_bytes / 2, p.max_processes);
+  const std::string rd = real_path(run_dir);
+  std::set<std::string> seen;
+  for (const auto& r : read_only) {
+    const std::string c = real_path(r);
+    if (under(c, rd) || !seen.insert(c).second) continue;  // those are bound after the tmpfs below
+    iso.mounts.push_back({mount_entry::kind::read_only, c, "", 0, false});
+  }
+  iso.mounts.push_back({mount_entry::kind::tmpfs, "", rd, p.disk_bytes / 2, false});
+  for (const auto& f : files_in_run_dir) iso.mounts.push_back({mount_entry::kind::read_only, real_path(f), "", 0, false});
+  for (const auto& r : read_only) {
+    const std::string c = real_path(r);
+    if (under(c, rd) && seen.insert(c).second) iso.mounts.push_back({mount_entry::kind::read_only, c, "", 0, false});
+  }
+  return iso;
+}
+
+std::string isolation_warning(const sandbox_policy& p) {
+  if (!p.isolate) return {};
+  const auto& s = common::probe_isolation();
+  if (s.namespaces) return {};
+  static std::once_flag once;
+  std::call_once(once, [&] { common::logger()->warn("{}", s.why); });
+  return "not isolated: " + s.why;
+}
+
+}  // namespace aopt::evaluation
