@@ -344,7 +344,11 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
   int status = 0;
   struct rusage ru {};
   bool reaped = false;
+  std::chrono::steady_clock::time_point reaped_at;
   while (open_streams > 0) {
+    // A descendant that escaped the process group (setsid; only possible without isolation) may
+    // hold the pipes open: once the child is gone, its streams get two seconds to drain.
+    if (reaped && std::chrono::steady_clock::now() - reaped_at > std::chrono::seconds(2)) break;
     struct pollfd pfds[3];
     int n = 0;
     int map[3];
@@ -366,6 +370,7 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
     if (!reaped && ::wait4(pid, &status, WNOHANG, &ru) == pid) {
       // The child is gone; descendants still holding the pipes go with its group (or namespace).
       reaped = true;
+      reaped_at = std::chrono::steady_clock::now();
       if (!isolate) ::kill(-pid, SIGKILL);
     }
     const int pr = ::poll(pfds, static_cast<nfds_t>(n), wait_ms);

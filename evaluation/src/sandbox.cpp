@@ -72,6 +72,20 @@ bool isolation_default() {
   return !(v && std::string(v) == "0");
 }
 
+std::vector<std::string> devices_default() {
+  std::vector<std::string> out;
+  const char* v = std::getenv("AOPT_SANDBOX_DEVICES");
+  std::string list = v ? v : "";
+  for (std::size_t at = 0; at <= list.size();) {
+    const auto colon = list.find(':', at);
+    const std::string d = list.substr(at, colon == std::string::npos ? std::string::npos : colon - at);
+    if (!d.empty()) out.push_back(d);
+    if (colon == std::string::npos) break;
+    at = colon + 1;
+  }
+  return out;
+}
+
 common::isolation compile_isolation(const sandbox_policy& p, const fs::path& build_dir) {
   auto iso = base(p, std::uint64_t(1) << 30, p.max_compile_processes);
   iso.mounts.push_back({mount_entry::kind::writable, real_path(build_dir), "", 0, false});

@@ -58,12 +58,12 @@ class Security : public ::testing::Test {
   // A package: the add_custom host, a C++ reference, case `perf` (and `extra_cases`), and a kernel
   // whose entry runs the real add, then `hook()` once (from the first core to get there).
   fs::path package(const std::string& name, const std::string& includes, const std::string& hook,
-                   const std::string& range = "[-1, 1]") {
+                   const std::string& range = "[-1, 1]", const std::string& reference = "reference.cpp") {
     const fs::path dir = root_ / name;
     fs::create_directories(dir / "op_kernel");
     fs::create_directory_symlink(source_dir / "examples/ops/add_custom/op_host", dir / "op_host");
     write_file(dir / "reference.cpp", read_file(source_dir / "tests/integration/packages/cpp_reference/reference.cpp"));
-    write_file(dir / "aopt.json", R"({ "kernel": "add_custom", "reference": "reference.cpp",
+    write_file(dir / "aopt.json", R"({ "kernel": "add_custom", "reference": ")" + reference + R"(",
   "cases": [ { "name": "perf", "timed": true,
     "inputs": { "x": {"shape": [8, 4096], "dtype": "float16", "range": )" + range + R"(},
                 "y": {"shape": [8, 4096], "dtype": "float16", "range": )" + range + R"(} } } ] })");
@@ -435,11 +435,11 @@ void shared_cache_race(const fs::path& root, const fs::path& pkg, int procs, int
 }  // namespace
 
 TEST_F(Security, SharedCacheTwoProcessesTwentyRounds) {
-  shared_cache_race(root_, package("race2", "", "void hook(GM_ADDR) {}"), 2, 20);
+  shared_cache_race(root_, package("race2", "", "void hook(GM_ADDR) {}", "[-1, 1]", "baseline"), 2, 20);
 }
 
 TEST_F(Security, SharedCacheEightProcessesTwentyRounds) {
-  shared_cache_race(root_, package("race8", "", "void hook(GM_ADDR) {}"), 8, 20);
+  shared_cache_race(root_, package("race8", "", "void hook(GM_ADDR) {}", "[-1, 1]", "baseline"), 8, 20);
 }
 
 TEST_F(Security, SharedCacheOnTheSwishExample) {

@@ -15,13 +15,15 @@ namespace aopt::evaluation {
 
 // Isolation on unless the environment sets AOPT_SANDBOX=0.
 bool isolation_default();
+// Device nodes runs may use, from AOPT_SANDBOX_DEVICES (colon-separated paths; default none).
+std::vector<std::string> devices_default();
 
 struct sandbox_policy {
   bool isolate = isolation_default();                    // false: resource limits only (--no-sandbox)
   std::uint64_t disk_bytes = std::uint64_t(512) << 20;   // a run's writable space: /tmp and its cwd, half each
   std::uint32_t max_processes = 1024;                    // tasks (processes + threads) of one run
   std::uint32_t max_compile_processes = 256;
-  std::vector<std::string> devices;                      // device nodes passed through (an NPU's /dev/davinci*)
+  std::vector<std::string> devices = devices_default();  // device nodes passed through (an NPU's /dev/davinci*)
 };
 
 // A compiler step: the toolchain read-only, `build_dir` (its sources and outputs) and the ccache
