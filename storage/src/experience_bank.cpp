@@ -37,16 +37,16 @@ bool locked_by_other_process(const std::string& msg) {
 }
 
 // "process 1234 (aopt bank import x.json)": who holds <dir>/LOCK (RocksDB takes a POSIX record
-// lock on it, which F_GETLK reports with its pid); "another process" when that cannot be told.
+// lock on it, which F_GETLK reports with its pid); empty when that cannot be told.
 std::string lock_holder(const fs::path& dir) {
   const int fd = ::open((dir / "LOCK").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "another process";
+  if (fd < 0) return {};
   struct flock fl {};
   fl.l_type = F_WRLCK;
   fl.l_whence = SEEK_SET;
   const bool known = ::fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK && fl.l_pid > 0;
   ::close(fd);
-  if (!known) return "another process";
+  if (!known) return {};
   std::ifstream in("/proc/" + std::to_string(fl.l_pid) + "/cmdline", std::ios::binary);
   std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::replace(cmd.begin(), cmd.end(), '\0', ' ');
@@ -72,12 +72,14 @@ std::string explain_rocksdb_error(const std::string& msg, const fs::path& dir, c
     return "cannot " + action + " the " + bank +
            ": it is already open in this process; share the open experience_bank object instead "
            "of opening the directory twice (RocksDB: " + msg + ")";
-  if (locked_by_other_process(msg))
-    return "cannot " + action + " the " + bank + ": it is in use by another process, " + lock_holder(dir) +
-           ", which holds " + (dir / "LOCK").string() +
+  if (locked_by_other_process(msg)) {
+    const std::string holder = lock_holder(dir);
+    return "cannot " + action + " the " + bank + ": it is in use by another process" +
+           (holder.empty() ? holder : ", " + holder) + ", which holds " + (dir / "LOCK").string() +
            " for writing; wait for it to finish (AOPT_BANK_LOCK_WAIT=SECONDS sets how long a writer "
            "waits), stop it, or use another bank directory with --bank; reading (list, search, show, "
            "export) works meanwhile (RocksDB: " + msg + ")";
+  }
   if (contains(msg, "Corruption"))
     return "cannot " + action + " the " + bank +
            ": the database is corrupt; move the directory away and re-import from an export "

@@ -108,7 +108,7 @@ TEST(BadInput, NumberOverflowNamesFileLineAndField) {
 
 TEST(BadInput, SymlinkLoopInThePackageIsNamed) {
   package_copy p;
-  fs::create_symlink("loop", p.dir() / "op_kernel" / "loop.h");
+  fs::create_symlink("loop.h", p.dir() / "op_kernel" / "loop.h");
   const auto e = error_of([&] { ev::load_package(p.dir()); });
   EXPECT_EQ(e.code, aopt::ec::io_error);
   EXPECT_TRUE(has(e.message, (p.dir() / "op_kernel" / "loop.h").string())) << e.message;
