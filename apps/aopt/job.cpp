@@ -17,7 +17,8 @@ job_outcome run_optimize_job(const job_spec& spec) {
   // opened for writing only for each write, so other processes can write in between.
   const bool use_bank = !spec.bank_dir.empty();
   std::vector<search::experience> corpus;
-  if (use_bank && std::filesystem::exists(spec.bank_dir / "CURRENT")) {
+  std::error_code exists_error;
+  if (use_bank && std::filesystem::exists(spec.bank_dir / "CURRENT", exists_error)) {
     corpus = storage::experience_bank(spec.bank_dir, {.create_if_missing = false, .read_only = true}).all();
   }
   std::optional<optimize::offline_engine> offline;
