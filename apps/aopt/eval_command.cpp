@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "aopt/common/error.h"
 #include "aopt/evaluation/evaluator.h"
 #include "aopt/evaluation/package.h"
 #include "commands.h"
@@ -123,16 +124,26 @@ command_fn add_eval_command(CLI::App& app) {
     o.limits.wall_timeout = std::chrono::milliseconds(static_cast<long long>(a->timeout_s * 1000));
     o.limits.cpu_seconds = static_cast<std::uint64_t>(a->timeout_s * 2) + 1;
     o.limits.address_space_bytes = a->memory_mib << 20;
-    auto pkg = std::make_shared<const ev::op_package>(ev::load_package(a->op_dir));
-    ev::evaluator e(o);
-    ev::candidate cand(pkg);
-    const auto r = e.evaluate(cand);
-    if (a->json) {
-      std::cout << r.to_json().dump(2) << "\n";
-    } else {
-      print_human(r, *pkg, a->keep_workdir && !r.cached ? e.last_workdir().string() : std::string());
+    try {
+      auto pkg = std::make_shared<const ev::op_package>(ev::load_package(a->op_dir));
+      ev::check_case_memory(pkg->spec, o.limits.address_space_bytes);
+      ev::evaluator e(o);
+      ev::candidate cand(pkg);
+      const auto r = e.evaluate(cand);
+      if (a->json) {
+        std::cout << r.to_json().dump(2) << "\n";
+      } else {
+        print_human(r, *pkg, a->keep_workdir && !r.cached ? e.last_workdir().string() : std::string());
+      }
+      return r.ok() ? 0 : 1;
+    } catch (const error& e) {
+      // --json promises JSON on stdout: the error as a record too (main prints it to stderr).
+      if (a->json) {
+        const nlohmann::json j = {{"status", "error"}, {"error", {{"code", to_string(e.code())}, {"message", e.what()}}}};
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      }
+      throw;
     }
-    return r.ok() ? 0 : 1;
   };
 }
 

@@ -13,11 +13,13 @@ namespace aopt::app {
 
 job_outcome run_optimize_job(const job_spec& spec) {
   // The engine options were checked by the command (before the package was loaded).
-  std::optional<storage::experience_bank> bank;
+  // The bank is read without its lock (other jobs and `aopt bank` may write meanwhile) and
+  // opened for writing only for each write, so other processes can write in between.
+  const bool use_bank = !spec.bank_dir.empty();
   std::vector<search::experience> corpus;
-  if (!spec.bank_dir.empty()) {
-    bank.emplace(spec.bank_dir);
-    corpus = bank->all();
+  std::error_code exists_error;
+  if (use_bank && std::filesystem::exists(spec.bank_dir / "CURRENT", exists_error)) {
+    corpus = storage::experience_bank(spec.bank_dir, {.create_if_missing = false, .read_only = true}).all();
   }
   std::optional<optimize::offline_engine> offline;
   std::optional<llm_side> lm;
@@ -33,8 +35,9 @@ job_outcome run_optimize_job(const job_spec& spec) {
         throw error(ec::io_error, "embedding the experience bank failed: " + changed.reason() +
                                          " (unset the embeddings model to rank with BM25 only)");
       }
-      if (bank) {
-        for (auto i : changed.value()) bank->put(corpus[i]);
+      if (use_bank && !changed.value().empty()) {
+        storage::experience_bank bank(spec.bank_dir);
+        for (auto i : changed.value()) bank.put(corpus[i]);
       }
       js.make_ranker = [&lm] { return llm::make_hybrid_ranker(lm->client()); };
     }
@@ -48,7 +51,9 @@ job_outcome run_optimize_job(const job_spec& spec) {
   js.bank = std::move(corpus);
   js.slots = make_sim_slots(spec.package, spec.slots);
   // The Distiller's sink: RocksDB writes happen on the Distiller's thread, one at a time.
-  if (bank && spec.learn) js.learned = [&bank](const search::experience& e) { bank->put(e); };
+  if (use_bank && spec.learn) {
+    js.learned = [dir = spec.bank_dir](const search::experience& e) { storage::experience_bank(dir).put(e); };
+  }
   js.progress = spec.progress;
   job_outcome out;
   out.result = actors::run_optimize_job(js);

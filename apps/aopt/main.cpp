@@ -1,15 +1,68 @@
 // aopt: AscendOptimizer command line.
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
 #include <iostream>
 #include <map>
 #include <string>
 #include <utility>
+
+#include <unistd.h>
 
 #include "aopt/common/error.h"
 #include "aopt/common/log.h"
 #include "aopt/storage/bank_cli.h"
 #include "commands.h"
 
+namespace {
+
+// Exit code 3 means a bug in aopt (bad input is 2): say so and ask for a report.
+constexpr const char* k_report = "; this is a bug in aopt, please report it with the command line";
+
+// Last resort for what must not happen (a crash; an exception escaping a thread, which would
+// call std::terminate): one line and exit code 3 instead of a core dump or a bare abort.
+void install_last_resort_handlers() {
+  std::set_terminate([] {
+    std::string what = "unknown exception";
+    if (auto e = std::current_exception()) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& x) {
+        what = x.what();
+      } catch (...) {
+      }
+    } else {
+      what = "std::terminate without an exception";
+    }
+    std::cerr << "aopt: internal error: " << what << k_report << std::endl;
+    std::_Exit(3);
+  });
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)  // sanitizers report crashes themselves
+  static char alt_stack[64 * 1024];  // a stack overflow needs another stack to run the handler on
+  stack_t ss{};
+  ss.ss_sp = alt_stack;
+  ss.ss_size = sizeof alt_stack;
+  sigaltstack(&ss, nullptr);
+  struct sigaction sa{};
+  sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+  sa.sa_handler = [](int sig) {  // async-signal-safe: write(2) and _exit only
+    const char* head = "aopt: internal error: fatal signal ";
+    const char* name = sigabbrev_np(sig);
+    (void)!write(2, head, std::strlen(head));
+    if (name != nullptr) (void)!write(2, name, std::strlen(name));
+    (void)!write(2, k_report, std::strlen(k_report));
+    (void)!write(2, "\n", 1);
+    _exit(3);
+  };
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &sa, nullptr);
+#endif
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  install_last_resort_handlers();
   CLI::App app{"aopt: makes AscendC operators faster (embedded backend: sim, a CPU emulation; its latencies are simulated)"};
   app.require_subcommand(1);
   std::string log_level;
@@ -45,8 +98,14 @@ int main(int argc, char** argv) {
   } catch (const aopt::error& e) {
     std::cerr << "aopt: error (" << aopt::to_string(e.code()) << "): " << e.what() << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "aopt: internal error: out of memory (std::bad_alloc)" << k_report << "\n";
+    return 3;
   } catch (const std::exception& e) {
-    std::cerr << "aopt: internal error: " << e.what() << "\n";
+    std::cerr << "aopt: internal error: " << e.what() << k_report << "\n";
+    return 3;
+  } catch (...) {
+    std::cerr << "aopt: internal error: unknown exception" << k_report << "\n";
     return 3;
   }
   return 2;

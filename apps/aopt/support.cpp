@@ -62,6 +62,7 @@ std::vector<optimize::evaluate_fn> make_sim_slots(std::shared_ptr<const ev::op_p
     std::map<std::uint64_t, std::unique_ptr<ev::evaluator>> by_seed;  // 0 = the package's seed
   };
   const optimize::file_map base = load_files(*pkg);
+  ev::check_case_memory(pkg->spec, ev::eval_options::default_limits().address_space_bytes);
   std::vector<optimize::evaluate_fn> out;
   for (std::size_t s = 0; s < std::max<std::size_t>(1, opt.slots); ++s) {
     auto state = std::make_shared<slot_state>();

@@ -27,6 +27,22 @@ std::string read_text_file(const fs::path& file) {
   return ss.str();
 }
 
+std::string read_text_file(const fs::path& file, std::uintmax_t max_bytes) {
+  std::error_code e;
+  const auto st = fs::status(file, e);
+  if (!e && !fs::exists(st)) throw error(ec::not_found, file.string() + ": no such file");
+  if (e || !fs::is_regular_file(st)) {
+    throw error(ec::invalid_spec, file.string() + ": not a regular file" + (e ? " (" + e.message() + ")" : "") +
+                                      "; replace it with a regular file or remove it");
+  }
+  const std::uintmax_t size = fs::file_size(file, e);
+  if (!e && size > max_bytes) {
+    throw error(ec::invalid_spec, file.string() + ": " + std::to_string(size) + " bytes, more than the limit of " +
+                                      std::to_string(max_bytes) + " bytes for this kind of file; remove it or make it smaller");
+  }
+  return read_text_file(file);
+}
+
 void write_text_file(const fs::path& file, const std::string& content) {
   if (file.has_parent_path()) fs::create_directories(file.parent_path());
   std::ofstream out(file, std::ios::binary | std::ios::trunc);

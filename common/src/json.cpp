@@ -171,21 +171,89 @@ std::string json_doc::where_key(const std::string& pointer) const {
   return file.string() + ":" + std::to_string(it->second.line) + ":" + std::to_string(it->second.col);
 }
 
-json_doc parse_json_doc(const std::string& text, const std::filesystem::path& file) {
-  json_doc doc;
-  doc.file = file;
-  try {
-    doc.value = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+namespace {
+
+// Offset of the first '[' or '{' nested deeper than `limit` (strings skipped), or npos. Runs
+// before nlohmann, so a malformed text may reach it: it only counts brackets.
+std::size_t too_deep_at(const std::string& t, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::string::npos;
+}
+
+std::string at(const std::filesystem::path& file, text_pos p) {
+  return file.string() + ":" + std::to_string(p.line) + ":" + std::to_string(p.col);
+}
+
+void check_depth(const std::string& text, const std::filesystem::path& file) {
+  const std::size_t off = too_deep_at(text, max_json_depth);
+  if (off == std::string::npos) return;
+  throw error(ec::parse_error, at(file, pos_of_offset(text, off)) + ": JSON nested deeper than " +
+                                   std::to_string(max_json_depth) +
+                                   " levels (lists and objects inside each other); aopt's files need fewer "
+                                   "than 10: remove the extra nesting");
+}
+
+// nlohmann's exceptions as aopt::error(parse_error) with file:line:col and what to do.
+[[noreturn]] void throw_parse_failure(const std::string& text, const std::filesystem::path& file,
+                                      const nlohmann::json::exception& e) {
+  if (const auto* pe = dynamic_cast<const nlohmann::json::parse_error*>(&e)) {
     // e.byte is 1-based and points just past the offending character.
-    const std::size_t off = e.byte > 0 ? e.byte - 1 : 0;
-    const auto p = pos_of_offset(text, off);
+    const auto p = pos_of_offset(text, pe->byte > 0 ? pe->byte - 1 : 0);
     std::string what = e.what();
     // Strip nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: " prefix.
     const auto colon = what.find(": ", what.find("parse error"));
     if (colon != std::string::npos) what = what.substr(colon + 2);
-    throw error(ec::parse_error, file.string() + ":" + std::to_string(p.line) + ":" +
-                                     std::to_string(p.col) + ": invalid JSON: " + what);
+    throw error(ec::parse_error, at(file, p) + ": invalid JSON: " + what);
+  }
+  if (e.id == 406) {  // "number overflow parsing '1e400'": nlohmann gives no position
+    const std::string what = e.what();
+    const auto q1 = what.find('\'');
+    const auto q2 = what.rfind('\'');
+    const std::string number = q1 < q2 ? what.substr(q1 + 1, q2 - q1 - 1) : std::string();
+    const std::size_t off = number.empty() ? std::string::npos : text.find(number);
+    std::string where = file.string();
+    if (off != std::string::npos) {
+      const text_pos p = pos_of_offset(text, off);
+      where = at(file, p);
+      std::map<std::string, text_pos> positions;
+      locator(text, positions).run();
+      for (const auto& [pointer, vp] : positions) {
+        if (vp.line == p.line && vp.col == p.col && pointer.find('#') == std::string::npos) {
+          where += ": field '" + pointer + "'";
+          break;
+        }
+      }
+    }
+    throw error(ec::parse_error, where + ": number " + number +
+                                     " does not fit in a double (larger than about 1.8e308); write a finite number");
+  }
+  throw error(ec::parse_error, file.string() + ": invalid JSON: " + e.what());
+}
+
+}  // namespace
+
+json_doc parse_json_doc(const std::string& text, const std::filesystem::path& file) {
+  check_depth(text, file);
+  json_doc doc;
+  doc.file = file;
+  try {
+    doc.value = nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw_parse_failure(text, file, e);
   }
   locator(text, doc.positions).run();
   return doc;
@@ -197,11 +265,26 @@ json_doc read_json_doc(const std::filesystem::path& file) {
 
 nlohmann::json read_json_file(const std::filesystem::path& file) {
   const std::string text = read_text_file(file);
+  check_depth(text, file);
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error&) {
-    parse_json_doc(text, file);  // throws with file:line:col
-    throw;
+  } catch (const nlohmann::json::exception& e) {
+    throw_parse_failure(text, file, e);
+  }
+}
+
+void make_valid_utf8(nlohmann::json& value) {
+  if (value.is_string()) {
+    value = valid_utf8(value.get_ref<const std::string&>());
+  } else if (value.is_array()) {
+    for (auto& v : value) make_valid_utf8(v);
+  } else if (value.is_object()) {
+    nlohmann::json fixed = nlohmann::json::object();
+    for (auto& [k, v] : value.items()) {
+      make_valid_utf8(v);
+      fixed[valid_utf8(k)] = std::move(v);
+    }
+    value = std::move(fixed);
   }
 }
 

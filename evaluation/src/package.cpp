@@ -1,6 +1,8 @@
 #include "aopt/evaluation/package.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <set>
 
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
@@ -10,14 +12,45 @@ namespace aopt::evaluation {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+bool is_source_name(const fs::path& p) {
+  static const std::set<std::string> exts = {".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx",
+                                             ".inc", ".inl", ".ipp", ".tpp", ".json"};
+  return exts.count(p.extension().string()) != 0;
+}
+
+// A std::filesystem failure while reading the package (unreadable directory, symlink loop,
+// dangling link) as aopt::error(io_error) naming the path and what to do.
+[[noreturn]] void throw_fs_error(const fs::filesystem_error& e) {
+  const int code = e.code().value();
+  const std::string fix = code == ELOOP    ? "a symbolic link loop: remove or fix the link"
+                          : code == EACCES ? "permission denied: make it readable (chmod u+rX)"
+                                           : "make it readable or remove it";
+  throw error(ec::io_error, e.path1().string() + ": cannot read this part of the operator package (" +
+                                e.code().message() + "); " + fix);
+}
+
+}  // namespace
+
 std::vector<std::string> op_package::source_files() const {
   std::vector<std::string> files;
-  for (const char* sub : {"op_host", "op_kernel"}) {
-    const fs::path d = dir / sub;
-    if (!fs::is_directory(d)) continue;
-    for (const auto& e : fs::recursive_directory_iterator(d)) {
-      if (e.is_regular_file()) files.push_back(e.path().lexically_relative(dir).generic_string());
+  try {
+    for (const char* sub : {"op_host", "op_kernel"}) {
+      const fs::path d = dir / sub;
+      if (!fs::is_directory(d)) continue;
+      for (const auto& e : fs::recursive_directory_iterator(d)) {
+        if (!is_source_name(e.path()) || !e.is_regular_file()) continue;
+        if (e.file_size() > max_source_file_bytes) {
+          throw error(ec::invalid_spec, e.path().string() + ": " + std::to_string(e.file_size()) +
+                                            " bytes, more than the limit of " + std::to_string(max_source_file_bytes) +
+                                            " bytes for a source file; remove it from the package or make it smaller");
+        }
+        files.push_back(e.path().lexically_relative(dir).generic_string());
+      }
     }
+  } catch (const fs::filesystem_error& e) {
+    throw_fs_error(e);
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -48,7 +81,7 @@ fs::path find_msopst(const fs::path& dir) {
     if (!e.is_regular_file() || e.path().extension() != ".json") continue;
     std::string text;
     try {
-      text = common::read_text_file(e.path());
+      text = common::read_text_file(e.path(), max_spec_file_bytes);
     } catch (const error&) {
       continue;
     }
@@ -60,9 +93,7 @@ fs::path find_msopst(const fs::path& dir) {
   return found.empty() ? fs::path() : found.front();
 }
 
-}  // namespace
-
-op_package load_package(const fs::path& op_dir_in) {
+op_package load_package_unchecked(const fs::path& op_dir_in) {
   std::error_code e;
   const fs::path op_dir = fs::weakly_canonical(fs::absolute(op_dir_in), e);
   if (!fs::is_directory(op_dir)) {
@@ -154,11 +185,22 @@ op_package load_package(const fs::path& op_dir_in) {
                                      ", and no msOpST case file under tests/st/; write an aopt.json with the cases "
                                      "(see docs/evaluation.md)");
     }
-    pkg.spec = parse_msopst_cases(common::read_text_file(st), st, kernel_hint);
+    pkg.spec = parse_msopst_cases(common::read_text_file(st, max_spec_file_bytes), st, kernel_hint);
     pkg.spec_file = st;
   }
+  pkg.source_files();  // the size and readability checks, now rather than at the first evaluation
   for (const auto& w : pkg.spec.warnings) common::logger()->warn("{}", w);
   return pkg;
+}
+
+}  // namespace
+
+op_package load_package(const fs::path& op_dir_in) {
+  try {
+    return load_package_unchecked(op_dir_in);
+  } catch (const fs::filesystem_error& e) {
+    throw_fs_error(e);
+  }
 }
 
 }  // namespace aopt::evaluation

@@ -1,6 +1,7 @@
 #include "aopt/evaluation/result.h"
 
 #include "aopt/common/error.h"
+#include "aopt/common/json.h"
 
 namespace aopt::evaluation {
 
@@ -50,6 +51,9 @@ nlohmann::json eval_result::to_json() const {
   j["build"] = build;
   j["total_seconds"] = total_seconds;
   j["warnings"] = warnings;
+  // Diagnostics quote compiler and harness output, which need not be UTF-8 (a source of random
+  // bytes); the record must still dump (cache, --json).
+  common::make_valid_utf8(j);
   return j;
 }
 

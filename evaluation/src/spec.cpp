@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "aopt/common/error.h"
@@ -16,7 +17,9 @@ using common::json_doc;
 
 std::int64_t tensor_spec::numel() const {
   std::int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape) {
+    if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<std::int64_t>::max();
+  }
   return n;
 }
 
@@ -39,6 +42,48 @@ const case_spec* op_spec::find_case(const std::string& name) const {
 }
 
 namespace {
+
+// A name cut to 40 bytes (on a UTF-8 boundary) for messages: a 10 MB name is not echoed whole.
+std::string shown(const std::string& s) {
+  if (s.size() <= 40) return s;
+  std::size_t k = 40;
+  while (k > 0 && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) --k;
+  return s.substr(0, k) + "... (" + std::to_string(s.size()) + " bytes)";
+}
+
+// Case and tensor names become file names (run/<case>/, out_<name>.bin): bounded, without path
+// separators, blanks or control characters. Empty string when `name` is fine.
+std::string name_problem(const std::string& name) {
+  if (name.empty()) return "the name is empty";
+  if (name.size() > max_name_bytes) {
+    return "\"" + shown(name) + "\" is longer than the limit of " + std::to_string(max_name_bytes) + " bytes";
+  }
+  for (unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f || c == '/' || c == '\\' || c == ' ') {
+      return "\"" + shown(name) + "\" contains a slash, a blank or a control character";
+    }
+  }
+  return {};
+}
+constexpr const char* name_fix = "use at most 128 letters, digits, '-', '_' and '.'";
+
+// Empty when the shape has at most max_tensor_elements elements (checked without overflow).
+std::string shape_problem(const std::vector<std::int64_t>& shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) {
+    if (d > max_tensor_elements / n) return "the shape has more than 2^40 elements";
+    n *= d;
+  }
+  return {};
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) { return nlohmann::json(shape).dump(); }
+
+std::string bytes_text(std::uint64_t b) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " (%.1f GiB)", static_cast<double>(b) / double(1u << 30));
+  return std::to_string(b) + " bytes" + buf;
+}
 
 nlohmann::json tensor_json(const tensor_spec& t) {
   nlohmann::json j = {{"shape", t.shape}, {"dtype", dtype_name(t.type)}};
@@ -104,7 +149,7 @@ class spec_reader {
         std::string list;
         for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
         warnings.push_back(doc_.where_key(ptr + "/" + common::pointer_token(it.key())) + ": unknown key '" +
-                           it.key() + "' in " + (field.empty() ? "the top level" : "'" + field + "'") +
+                           shown(it.key()) + "' in " + (field.empty() ? "the top level" : "'" + field + "'") +
                            " is ignored (known keys: " + list + ")");
       }
     }
@@ -151,11 +196,7 @@ class spec_reader {
       }
       shape.push_back(d.get<std::int64_t>());
     }
-    std::int64_t n = 1;
-    for (auto d : shape) {
-      if (n > (std::int64_t(1) << 40) / d) fail(ptr, field, "the shape has more than 2^40 elements", "use a smaller shape");
-      n *= d;
-    }
+    if (const auto p = shape_problem(shape); !p.empty()) fail(ptr, field, p, "use a smaller shape");
     return shape;
   }
 
@@ -200,9 +241,10 @@ class spec_reader {
     }
     if (!root.contains("kernel")) fail("", "kernel", "missing", "add \"kernel\": \"<kernel function name>\", e.g. \"add_custom\"");
     spec.kernel = need_string(root["kernel"], "/kernel", "kernel");
-    if (spec.kernel.empty() || spec.kernel.find_first_not_of(
+    if (spec.kernel.empty() || spec.kernel.size() > max_name_bytes || spec.kernel.find_first_not_of(
                                    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos) {
-      fail("/kernel", "kernel", "\"" + spec.kernel + "\" is not a C identifier", "use the kernel function's name");
+      fail("/kernel", "kernel", "\"" + shown(spec.kernel) + "\" is not a C identifier of at most 128 bytes",
+           "use the kernel function's name");
     }
     if (root.contains("description")) need_string(root["description"], "/description", "description");
     if (root.contains("seed")) {
@@ -279,10 +321,7 @@ class spec_reader {
       case_spec cs;
       if (!c.contains("name")) fail(cptr, cfield + ".name", "missing", "give every case a unique \"name\"");
       cs.name = need_string(c["name"], cptr + "/name", cfield + ".name");
-      if (cs.name.empty() || cs.name.find_first_of("/\\ \t\n") != std::string::npos) {
-        fail(cptr + "/name", cfield + ".name", "\"" + cs.name + "\" is empty or contains a slash or blank",
-             "use letters, digits, '-' and '_'");
-      }
+      if (const auto p = name_problem(cs.name); !p.empty()) fail(cptr + "/name", cfield + ".name", p, name_fix);
       if (!names.insert(cs.name).second) fail(cptr + "/name", cfield + ".name", "duplicate case name \"" + cs.name + "\"", "rename one of them");
       if (c.contains("timed")) {
         if (!c["timed"].is_boolean()) fail(cptr + "/timed", cfield + ".timed", "expected true or false, found " + c["timed"].dump(), "write true or false");
@@ -294,7 +333,8 @@ class spec_reader {
       if (ins.empty()) fail(cptr + "/inputs", cfield + ".inputs", "no inputs", "list every input of the operator");
       for (auto it = ins.begin(); it != ins.end(); ++it) {
         const std::string iptr = cptr + "/inputs/" + common::pointer_token(it.key());
-        const std::string ifield = cfield + ".inputs." + it.key();
+        const std::string ifield = cfield + ".inputs." + shown(it.key());
+        if (const auto p = name_problem(it.key()); !p.empty()) fail(iptr, ifield, "input name: " + p, name_fix);
         input_spec in;
         in.name = it.key();
         const auto& v = need_object(it.value(), iptr, ifield);
@@ -318,7 +358,8 @@ class spec_reader {
         const auto& outs = need_object(c["outputs"], cptr + "/outputs", cfield + ".outputs");
         for (auto it = outs.begin(); it != outs.end(); ++it) {
           const std::string optr = cptr + "/outputs/" + common::pointer_token(it.key());
-          const std::string ofield = cfield + ".outputs." + it.key();
+          const std::string ofield = cfield + ".outputs." + shown(it.key());
+          if (const auto p = name_problem(it.key()); !p.empty()) fail(optr, ofield, "output name: " + p, name_fix);
           const auto& v = need_object(it.value(), optr, ofield);
           warn_unknown(v, optr, ofield, {"shape", "dtype"}, spec.warnings);
           output_spec o;
@@ -342,14 +383,68 @@ class spec_reader {
   const json_doc& doc_;
 };
 
+// A value of an unexpected type that a check missed reaches nlohmann's get<>() as type_error:
+// still the file's fault, so aopt::error(invalid_spec) naming the file, not an internal error.
+template <class F>
+op_spec converting_json_errors(const fs::path& file, F&& read) {
+  try {
+    return read();
+  } catch (const nlohmann::json::exception& e) {
+    throw error(ec::invalid_spec, file.string() + ": a value has an unexpected type (" + e.what() +
+                                      "); compare the file with the format in docs/evaluation.md");
+  }
+}
+
 }  // namespace
 
 op_spec parse_op_spec(const std::string& text, const fs::path& file) {
-  const json_doc doc = common::parse_json_doc(text, file);
-  return spec_reader(doc).read();
+  return converting_json_errors(file, [&] {
+    const json_doc doc = common::parse_json_doc(text, file);
+    return spec_reader(doc).read();
+  });
 }
 
-op_spec load_op_spec(const fs::path& file) { return parse_op_spec(common::read_text_file(file), file); }
+op_spec load_op_spec(const fs::path& file) {
+  return parse_op_spec(common::read_text_file(file, max_spec_file_bytes), file);
+}
+
+std::uint64_t case_bytes_limit(std::uint64_t address_space_bytes) { return address_space_bytes / 2; }
+
+void check_case_memory(const op_spec& spec, std::uint64_t address_space_bytes) {
+  const std::uint64_t limit = case_bytes_limit(address_space_bytes);
+  for (const auto& c : spec.cases) {
+    std::uint64_t total = 0, largest_bytes = 0;
+    std::string largest;
+    auto add = [&](const std::string& name, const std::vector<std::int64_t>& shape, dtype t) {
+      std::uint64_t b = 0;
+      if (__builtin_mul_overflow(static_cast<std::uint64_t>(tensor_spec{shape, t, {}}.numel()), dtype_size(t), &b) ||
+          __builtin_add_overflow(total, b, &total)) {
+        total = b = std::numeric_limits<std::uint64_t>::max();
+      }
+      if (b >= largest_bytes) {
+        largest_bytes = b;
+        largest = "'" + name + "' " + shape_text(shape) + " " + dtype_name(t) + ": " + bytes_text(b);
+      }
+    };
+    for (const auto& in : c.inputs) {
+      for (std::size_t k = 0; k < in.tensors.size(); ++k) {
+        add(in.is_list ? in.name + "[" + std::to_string(k) + "]" : in.name, in.tensors[k].shape, in.tensors[k].type);
+      }
+    }
+    for (const auto& o : c.outputs) {
+      if (!o.shape) continue;
+      const dtype t = o.type ? *o.type : (c.inputs.empty() ? dtype::float32 : c.inputs.front().tensors.at(0).type);
+      add(o.name, *o.shape, t);
+    }
+    if (total > limit) {
+      throw error(ec::invalid_spec, spec.source.string() + ": case '" + c.name + "': its tensors take " +
+                                        bytes_text(total) + ", more than the limit of " + bytes_text(limit) +
+                                        " (half the run's memory limit of " + bytes_text(address_space_bytes) +
+                                        "); the largest is " + largest +
+                                        "; use smaller shapes, or raise the memory limit (aopt eval --memory-limit MiB)");
+    }
+  }
+}
 
 namespace {
 
@@ -360,9 +455,7 @@ std::optional<dtype> msopst_dtype(const std::string& s) {
   return parse_dtype(s);
 }
 
-}  // namespace
-
-op_spec parse_msopst_cases(const std::string& text, const fs::path& file, const std::string& kernel) {
+op_spec read_msopst(const std::string& text, const fs::path& file, const std::string& kernel) {
   const json_doc doc = common::parse_json_doc(text, file);
   auto fail = [&](const std::string& ptr, const std::string& msg) -> void {
     throw error(ec::invalid_spec, doc.where(ptr) + ": msOpST case file: " + msg);
@@ -379,6 +472,7 @@ op_spec parse_msopst_cases(const std::string& text, const fs::path& file, const 
     if (!c.contains("case_name") || !c["case_name"].is_string()) fail(cptr, "case " + std::to_string(ci) + ": missing string 'case_name'");
     if (!c.contains("input_desc") || !c["input_desc"].is_array()) fail(cptr, "case " + std::to_string(ci) + ": missing list 'input_desc'");
     const std::string base = c["case_name"].get<std::string>();
+    if (const auto p = name_problem(base); !p.empty()) fail(cptr + "/case_name", "case_name: " + p + "; " + name_fix);
     const auto& ins = c["input_desc"];
     // Columns: `type` may be a string or a list (one case per entry, index-aligned across inputs).
     std::size_t columns = 1;
@@ -394,13 +488,14 @@ op_spec parse_msopst_cases(const std::string& text, const fs::path& file, const 
         if (!in.is_object()) fail(iptr, "input_desc entry is not an object");
         input_spec is;
         is.name = in.contains("name") && in["name"].is_string() ? in["name"].get<std::string>() : "x" + std::to_string(ii);
+        if (const auto p = name_problem(is.name); !p.empty()) fail(iptr + "/name", "name: " + p + "; " + name_fix);
         tensor_spec t;
         if (!in.contains("type")) fail(iptr, "input_desc entry without 'type'");
         const auto& ty = in["type"];
         std::string tname;
         if (ty.is_string()) tname = ty.get<std::string>();
-        else if (ty.is_array() && !ty.empty()) tname = ty[std::min(col, ty.size() - 1)].get<std::string>();
-        else fail(iptr + "/type", "'type' must be a string or a non-empty list");
+        else if (ty.is_array() && !ty.empty() && ty[std::min(col, ty.size() - 1)].is_string()) tname = ty[std::min(col, ty.size() - 1)].get<std::string>();
+        else fail(iptr + "/type", "'type' must be a string or a non-empty list of strings");
         const auto dt = msopst_dtype(tname);
         if (!dt) fail(iptr + "/type", "unknown dtype \"" + tname + "\"");
         t.type = *dt;
@@ -411,6 +506,7 @@ op_spec parse_msopst_cases(const std::string& text, const fs::path& file, const 
           if (!d.is_number_integer() || d.get<std::int64_t>() <= 0) fail(iptr + "/shape", "shape " + shape.dump() + " is not a list of positive integers (dynamic -1 shapes need a concrete case)");
           t.shape.push_back(d.get<std::int64_t>());
         }
+        if (const auto p = shape_problem(t.shape); !p.empty()) fail(iptr + "/shape", p + "; use a smaller shape");
         if (in.contains("value_range")) {
           const auto& vr = in["value_range"];
           const auto& r = (!vr.empty() && vr[0].is_array()) ? vr[std::min(col, vr.size() - 1)] : vr;
@@ -428,10 +524,11 @@ op_spec parse_msopst_cases(const std::string& text, const fs::path& file, const 
           if (!o.is_object()) continue;
           output_spec os;
           os.name = o.contains("name") && o["name"].is_string() ? o["name"].get<std::string>() : "y" + std::to_string(oi);
+          if (const auto p = name_problem(os.name); !p.empty()) fail(cptr + "/output_desc/" + std::to_string(oi) + "/name", "name: " + p + "; " + name_fix);
           if (o.contains("shape") && o["shape"].is_array() && !o["shape"].empty() && o["shape"][0].is_number_integer()) {
             std::vector<std::int64_t> s;
             for (const auto& d : o["shape"]) s.push_back(d.get<std::int64_t>());
-            if (std::all_of(s.begin(), s.end(), [](std::int64_t d) { return d > 0; })) os.shape = s;
+            if (std::all_of(s.begin(), s.end(), [](std::int64_t d) { return d > 0; }) && shape_problem(s).empty()) os.shape = s;
           }
           if (o.contains("type")) {
             const auto& ty = o["type"];
@@ -454,6 +551,12 @@ op_spec parse_msopst_cases(const std::string& text, const fs::path& file, const 
   spec.warnings.push_back(file.string() + ": cases imported from msOpST; the first case (" + spec.cases.front().name +
                           ") is timed; add an aopt.json to choose");
   return spec;
+}
+
+}  // namespace
+
+op_spec parse_msopst_cases(const std::string& text, const fs::path& file, const std::string& kernel) {
+  return converting_json_errors(file, [&] { return read_msopst(text, file, kernel); });
 }
 
 }  // namespace aopt::evaluation

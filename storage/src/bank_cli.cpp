@@ -85,7 +85,7 @@ void run_list(const cli_state& s) {
              << "(fill it with `aopt bank import FILE`)\n";
     return;
   }
-  experience_bank bank(dir, {.create_if_missing = false});
+  experience_bank bank(dir, {.create_if_missing = false, .read_only = true});
   std::vector<search::experience> rows;
   std::string next;
   if (filter) {
@@ -126,7 +126,7 @@ void run_search(const cli_state& s) {
   }
   std::vector<search::experience> corpus;
   {
-    experience_bank bank(dir, {.create_if_missing = false});
+    experience_bank bank(dir, {.create_if_missing = false, .read_only = true});
     corpus = bank.all();
   }
   search::retriever r(std::move(corpus),
@@ -159,7 +159,7 @@ void run_search(const cli_state& s) {
 void run_show(const cli_state& s) {
   std::ostream& out = *s.out;
   const fs::path dir = bank_path(s);
-  experience_bank bank(dir, {.create_if_missing = false});
+  experience_bank bank(dir, {.create_if_missing = false, .read_only = true});
   auto e = bank.find(s.id);
   if (!e)
     throw aopt::error(ec::not_found, "no tuple with id '" + s.id + "' in experience bank " +
@@ -202,7 +202,7 @@ void run_export(const cli_state& s) {
       throw aopt::error(ec::invalid_argument, "bank export: --format '" + s.format + "' must be jsonl or json");
     fmt = *f;
   }
-  experience_bank bank(dir, {.create_if_missing = false});
+  experience_bank bank(dir, {.create_if_missing = false, .read_only = true});
   if (s.out_file.empty() || s.out_file == "-") {
     bank.export_to(*s.out, fmt);
     return;

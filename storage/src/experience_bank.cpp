@@ -1,6 +1,12 @@
 #include "aopt/storage/experience_bank.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <thread>
 #include <cstdlib>
 #include <ostream>
 #include <set>
@@ -26,7 +32,39 @@ constexpr const char* k_other = "other";
 
 bool contains(const std::string& s, const char* needle) { return s.find(needle) != std::string::npos; }
 
+bool locked_by_other_process(const std::string& msg) {
+  return contains(msg, "While lock file") || (contains(msg, "LOCK") && contains(msg, "Resource temporarily unavailable"));
+}
+
+// "process 1234 (aopt bank import x.json)": who holds <dir>/LOCK (RocksDB takes a POSIX record
+// lock on it, which F_GETLK reports with its pid); empty when that cannot be told.
+std::string lock_holder(const fs::path& dir) {
+  const int fd = ::open((dir / "LOCK").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  struct flock fl {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  const bool known = ::fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK && fl.l_pid > 0;
+  ::close(fd);
+  if (!known) return {};
+  std::ifstream in("/proc/" + std::to_string(fl.l_pid) + "/cmdline", std::ios::binary);
+  std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+  while (!cmd.empty() && cmd.back() == ' ') cmd.pop_back();
+  if (cmd.size() > 200) cmd = cmd.substr(0, 200) + "...";
+  return "process " + std::to_string(fl.l_pid) + (cmd.empty() ? std::string() : " (" + cmd + ")");
+}
+
 }  // namespace
+
+std::chrono::milliseconds default_bank_lock_wait() {
+  if (const char* v = std::getenv("AOPT_BANK_LOCK_WAIT"); v != nullptr && *v != '\0') {
+    char* end = nullptr;
+    const double s = std::strtod(v, &end);
+    if (end != v && *end == '\0' && s >= 0 && s < 1e6) return std::chrono::milliseconds(static_cast<long long>(s * 1000));
+  }
+  return std::chrono::seconds(10);
+}
 
 std::string explain_rocksdb_error(const std::string& msg, const fs::path& dir, const std::string& action) {
   const std::string bank = "experience bank " + dir.string();
@@ -34,12 +72,14 @@ std::string explain_rocksdb_error(const std::string& msg, const fs::path& dir, c
     return "cannot " + action + " the " + bank +
            ": it is already open in this process; share the open experience_bank object instead "
            "of opening the directory twice (RocksDB: " + msg + ")";
-  if (contains(msg, "While lock file") ||
-      (contains(msg, "LOCK") && contains(msg, "Resource temporarily unavailable")))
-    return "cannot " + action + " the " + bank + ": it is in use by another process, which holds " +
-           (dir / "LOCK").string() +
-           "; stop that aopt/aoptd process (or wait for it to finish), or use another bank "
-           "directory with --bank (RocksDB: " + msg + ")";
+  if (locked_by_other_process(msg)) {
+    const std::string holder = lock_holder(dir);
+    return "cannot " + action + " the " + bank + ": it is in use by another process" +
+           (holder.empty() ? holder : ", " + holder) + ", which holds " + (dir / "LOCK").string() +
+           " for writing; wait for it to finish (AOPT_BANK_LOCK_WAIT=SECONDS sets how long a writer "
+           "waits), stop it, or use another bank directory with --bank; reading (list, search, show, "
+           "export) works meanwhile (RocksDB: " + msg + ")";
+  }
   if (contains(msg, "Corruption"))
     return "cannot " + action + " the " + bank +
            ": the database is corrupt; move the directory away and re-import from an export "
@@ -64,7 +104,7 @@ experience_bank::experience_bank(const fs::path& dir, bank_options options)
   std::error_code fec;
   const bool exists = fs::exists(dir_ / "CURRENT", fec);
   if (!exists) {
-    if (!options_.create_if_missing)
+    if (!options_.create_if_missing || options_.read_only)
       throw aopt::error(ec::not_found, "no experience bank at " + dir_.string() +
                                            " (no RocksDB CURRENT file); import or rewind into it "
                                            "first, or pass --bank with the right directory");
@@ -75,7 +115,9 @@ experience_bank::experience_bank(const fs::path& dir, bank_options options)
   }
 
   rocksdb::DBOptions dbo;
-  dbo.create_if_missing = options_.create_if_missing;
+  dbo.create_if_missing = options_.create_if_missing && !options_.read_only;
+  // A reader opens every table file now: a file the writer deletes later stays readable.
+  if (options_.read_only) dbo.max_open_files = -1;
   dbo.create_missing_column_families = true;
   dbo.keep_log_file_num = 4;
   dbo.max_manifest_file_size = 16 << 20;
@@ -86,16 +128,42 @@ experience_bank::experience_bank(const fs::path& dir, bank_options options)
     check_status(&s, "list the column families of");
   }
   for (const char* n : {rocksdb::kDefaultColumnFamilyName.c_str(), k_tuples, k_index, k_meta}) {
-    if (std::find(names.begin(), names.end(), n) == names.end()) names.emplace_back(n);
+    if (std::find(names.begin(), names.end(), n) != names.end()) continue;
+    if (options_.read_only)
+      throw aopt::error(ec::invalid_spec, "experience bank " + dir_.string() + " has no column family '" + n +
+                                              "'; the bank is damaged or was not made by aopt: open it once "
+                                              "for writing (aopt bank import) or move it away");
+    names.emplace_back(n);
   }
   std::vector<rocksdb::ColumnFamilyDescriptor> descs;
   for (const auto& n : names) descs.emplace_back(n, rocksdb::ColumnFamilyOptions());
 
-  const rocksdb::Status s = rocksdb::DB::Open(dbo, dir_.string(), descs, &handles_, &db_);
+  rocksdb::Status s;
+  if (options_.read_only) {
+    s = rocksdb::DB::OpenForReadOnly(dbo, dir_.string(), descs, &handles_, &db_);
+  } else {
+    // Another process holding the lock: retry with backoff until lock_wait has passed.
+    const auto start = std::chrono::steady_clock::now();
+    auto delay = std::chrono::milliseconds(20);
+    for (;;) {
+      s = rocksdb::DB::Open(dbo, dir_.string(), descs, &handles_, &db_);
+      const auto waited = std::chrono::steady_clock::now() - start;
+      if (s.ok() || !locked_by_other_process(s.ToString()) || waited >= options_.lock_wait) break;
+      handles_.clear();
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          delay, options_.lock_wait - waited));
+      delay = std::min(delay * 2, std::chrono::milliseconds(500));
+    }
+  }
   if (!s.ok()) {
     db_ = nullptr;
     handles_.clear();
-    check_status(&s, "open");
+    const std::string msg = s.ToString();
+    const std::string waited =
+        locked_by_other_process(msg) && !options_.read_only
+            ? " (waited " + std::to_string(options_.lock_wait.count()) + " ms for the lock)"
+            : std::string();
+    throw aopt::error(ec::io_error, explain_rocksdb_error(msg, dir_, "open") + waited);
   }
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (names[i] == k_tuples) tuples_cf_ = handles_[i];
@@ -105,7 +173,9 @@ experience_bank::experience_bank(const fs::path& dir, bank_options options)
 
   std::string version;
   const rocksdb::Status g = db_->Get(rocksdb::ReadOptions(), meta_cf_, k_schema_key, &version);
-  if (g.IsNotFound()) {
+  if (g.IsNotFound() && options_.read_only) {
+    schema_version_ = experience_bank_schema_version;  // made but never written: as new
+  } else if (g.IsNotFound()) {
     rocksdb::WriteOptions wo;
     wo.sync = options_.sync_writes;
     const rocksdb::Status w = db_->Put(wo, meta_cf_, k_schema_key,
@@ -165,6 +235,13 @@ void experience_bank::require_open(const char* what) const {
                                                 ": " + what + " after close()");
 }
 
+void experience_bank::require_writable(const char* what) const {
+  require_open(what);
+  if (options_.read_only)
+    throw aopt::error(ec::invalid_argument, std::string("experience bank ") + dir_.string() + ": " + what +
+                                                " on a bank opened read-only; open it without read_only to write");
+}
+
 int experience_bank::schema_version() const {
   require_open("schema_version");
   return schema_version_;
@@ -204,7 +281,7 @@ void finalize_and_validate(experience& e) {
 }  // namespace
 
 put_result experience_bank::put(experience e) {
-  require_open("put");
+  require_writable("put");
   finalize_and_validate(e);
   std::lock_guard lock(write_mu_);
   if (get(e.id)) return {e.id, false};
@@ -213,7 +290,7 @@ put_result experience_bank::put(experience e) {
 }
 
 bool experience_bank::update(experience e) {
-  require_open("update");
+  require_writable("update");
   finalize_and_validate(e);
   std::lock_guard lock(write_mu_);
   auto old = get(e.id);
@@ -266,7 +343,7 @@ std::optional<experience> experience_bank::find(const std::string& id_or_prefix)
 }
 
 bool experience_bank::erase(const std::string& id) {
-  require_open("erase");
+  require_writable("erase");
   std::lock_guard lock(write_mu_);
   auto old = get(id);
   if (!old) return false;
@@ -368,7 +445,7 @@ std::vector<std::string> experience_bank::unclassified_ids() const {
 
 import_report experience_bank::import_file(const fs::path& file, search::file_format format,
                                            search::provenance origin) {
-  require_open("import");
+  require_writable("import");
   // Parse and validate everything first: a malformed file changes nothing.
   std::vector<experience> entries = search::read_experience_file(file, format, origin);
   for (std::size_t i = 0; i < entries.size(); ++i) {

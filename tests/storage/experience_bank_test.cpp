@@ -204,7 +204,7 @@ TEST(ExperienceBank, LockedByAnotherProcessIsExplained) {
   char ok = 0;
   ASSERT_EQ(read(ready[0], &ok, 1), 1);
   ASSERT_EQ(ok, 'y');
-  const std::string msg = error_of([&] { experience_bank bank(tmp.path()); });
+  const std::string msg = error_of([&] { experience_bank bank(tmp.path(), {.lock_wait = std::chrono::milliseconds(100)}); });
   const char c = 'x';
   EXPECT_EQ(write(done[1], &c, 1), 1);
   int status = 0;

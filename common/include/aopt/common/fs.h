@@ -1,13 +1,17 @@
 // Small file-system helpers with errors that name the file.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
 namespace aopt::common {
 
-// Whole file as bytes; aopt::error(io_error or not_found) naming the file otherwise.
+// Whole file as bytes; aopt::error(io_error or not_found) naming the file otherwise. With
+// `max_bytes`, a file that is larger, or not a regular file (a FIFO would block), is an
+// aopt::error(invalid_spec) naming the file, its size and the limit, and is not read.
 std::string read_text_file(const std::filesystem::path& file);
+std::string read_text_file(const std::filesystem::path& file, std::uintmax_t max_bytes);
 void write_text_file(const std::filesystem::path& file, const std::string& content);
 // Writes to a sibling temporary file, then renames: readers never see a partial file.
 void write_text_file_atomic(const std::filesystem::path& file, const std::string& content);

@@ -2,6 +2,8 @@
 // value keeps the line/column where it starts, so validators can point at the offending field.
 #pragma once
 
+#include "aopt/common/text.h"
+
 #include <filesystem>
 #include <map>
 #include <string>
@@ -33,8 +35,14 @@ struct json_doc {
   std::string where_key(const std::string& pointer) const;  // the key of a member
 };
 
+// Deepest nesting of lists and objects accepted. aopt's files need fewer than 10 levels; the cap
+// keeps every recursive walk (the position locator, nlohmann's copy and dump) far from the end
+// of the stack, so a hostile file is an error, not a crash.
+inline constexpr int max_json_depth = 256;
+
 // Parses `text` (named `file` in messages). Throws aopt::error(parse_error) with
-// "file:line:col: message" on malformed JSON.
+// "file:line:col: message" on malformed JSON, nesting deeper than max_json_depth, or a number
+// that does not fit in a double (1e400; the message names the field).
 json_doc parse_json_doc(const std::string& text, const std::filesystem::path& file);
 // Reads and parses a file; aopt::error(io_error) when it cannot be read.
 json_doc read_json_doc(const std::filesystem::path& file);
@@ -42,6 +50,11 @@ json_doc read_json_doc(const std::filesystem::path& file);
 nlohmann::json read_json_file(const std::filesystem::path& file);
 // Writes pretty JSON atomically (temp file + rename).
 void write_json_file(const std::filesystem::path& file, const nlohmann::json& value);
+
+// valid_utf8() (text.h) on every string and object key in `value`, in place, so that nlohmann's
+// dump() (which throws on invalid UTF-8) accepts it: compiler output of a source with random
+// bytes, for instance.
+void make_valid_utf8(nlohmann::json& value);
 
 // Escapes one JSON-pointer reference token ("a/b" -> "a~1b").
 std::string pointer_token(const std::string& key);

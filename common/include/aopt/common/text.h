@@ -7,7 +7,8 @@
 
 namespace aopt::common {
 
-// `s` with every byte that is not part of a well-formed UTF-8 sequence replaced by '?'.
+// `s` with every byte that is not part of a well-formed UTF-8 sequence (RFC 3629: no overlongs,
+// surrogates or code points above U+10FFFF) replaced by U+FFFD.
 std::string valid_utf8(std::string_view s);
 // valid_utf8(s), cut to at most `max_bytes` at a character boundary with `marker` appended.
 std::string bounded_text(std::string_view s, std::size_t max_bytes, std::string_view marker = "\n[truncated]");

@@ -1,6 +1,7 @@
 // Operator packages (the layouts of docs ascendc/API.md) with their aopt.json.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -9,6 +10,9 @@
 #include "aopt/evaluation/spec.h"
 
 namespace aopt::evaluation {
+
+// Largest source file a package may hold (a larger one is an error naming it, not read).
+inline constexpr std::uintmax_t max_source_file_bytes = 16u << 20;
 
 enum class package_layout { msopgen = 1, kernel_direct = 2, op_split = 3 };
 
@@ -22,12 +26,17 @@ struct op_package {
   op_spec spec;
 
   // Every file that belongs to the operator's sources (op_host/, op_kernel/), relative paths,
-  // sorted. These are what a candidate may replace and what its key hashes.
+  // sorted. These are what a candidate may replace and what its key hashes. Only source files
+  // count (.cpp .cc .cxx .c .h .hh .hpp .hxx .inc .inl .ipp .tpp .json; other files, e.g. a
+  // stray data file, are neither read nor copied into the work directory). Throws
+  // aopt::error: invalid_spec for a source larger than max_source_file_bytes, io_error for an
+  // unreadable directory or a symlink loop (the message names the path).
   std::vector<std::string> source_files() const;
 };
 
 // Loads OP_DIR: detects the layout, finds aopt.json in OP_DIR or its parent (or msOpST cases
-// under tests/st/), validates it. Throws aopt::error with file/line/what to do.
+// under tests/st/), validates it and the source files (source_files()). Throws aopt::error with
+// file/line/what to do; never a std::filesystem or nlohmann exception.
 op_package load_package(const std::filesystem::path& op_dir);
 
 }  // namespace aopt::evaluation

@@ -17,10 +17,17 @@
 
 namespace aopt::evaluation {
 
+// Limits on what a spec may ask for (docs/evaluation.md, "Bad input").
+inline constexpr std::size_t max_name_bytes = 128;                   // case, tensor, kernel names
+inline constexpr std::int64_t max_tensor_elements = std::int64_t(1) << 40;
+inline constexpr std::uintmax_t max_spec_file_bytes = 64u << 20;     // aopt.json, msOpST files
+
 struct tensor_spec {
   std::vector<std::int64_t> shape;       // empty = scalar (one element)
   dtype type = dtype::float16;
   std::optional<std::pair<double, double>> range;  // inclusive [lo, hi]
+  // Elements; saturates at INT64_MAX instead of overflowing (a validated spec stays below
+  // max_tensor_elements).
   std::int64_t numel() const;
 };
 
@@ -73,6 +80,13 @@ struct op_spec {
 // Throws aopt::error(invalid_spec) / (parse_error) with "file:line:col: field: problem; fix".
 op_spec parse_op_spec(const std::string& text, const std::filesystem::path& file);
 op_spec load_op_spec(const std::filesystem::path& file);
+
+// The bytes one case's tensors may take together (inputs plus the outputs whose shape the case
+// gives): half the run's address-space limit, the rest left to the emulator and the check.
+std::uint64_t case_bytes_limit(std::uint64_t address_space_bytes);
+// Throws aopt::error(invalid_spec) naming the file, case, tensor, shape, bytes and limit when a
+// case's tensors exceed case_bytes_limit(address_space_bytes); call before anything is allocated.
+void check_case_memory(const op_spec& spec, std::uint64_t address_space_bytes);
 
 // msOpST test-case JSON (a list of {case_name, op, input_desc, output_desc, attr, ...}). Entries
 // whose `type` lists several dtypes expand to one case per column. The first case is timed.

@@ -4,9 +4,13 @@
 //                 the tuple's bottleneck field ("other\0<id>" when none)
 //   meta          "schema_version" -> "1"
 // Writes are WriteBatches (tuple + index together), synced by default. Thread-safe: RocksDB
-// handles concurrency; one experience_bank object per directory per process.
+// handles concurrency; one writable experience_bank object per directory per process.
+// Many processes: one writer at a time holds <dir>/LOCK; readers (read_only) take no lock and
+// work while another process writes (they see the bank as it was when they opened it). A writer
+// that finds the lock held retries with backoff for lock_wait, then fails naming the holder.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <iosfwd>
@@ -27,9 +31,20 @@ namespace aopt::storage {
 
 inline constexpr int experience_bank_schema_version = 1;
 
+// How long a writer waits for another process's lock: AOPT_BANK_LOCK_WAIT (seconds, may be
+// fractional) when set, else 10 s.
+std::chrono::milliseconds default_bank_lock_wait();
+
 struct bank_options {
   bool create_if_missing = true;  // Default: true (false: a missing bank is aopt::error(not_found))
   bool sync_writes = true;        // Default: true (fsync per write batch; ~200 us)
+  // Default: false. true: DB::OpenForReadOnly, no lock taken (works while another process
+  // writes); a missing bank is aopt::error(not_found); put/update/erase/import throw
+  // aopt::error(invalid_argument).
+  bool read_only = false;
+  // Default: default_bank_lock_wait(). A writer retries opening (20 ms doubling up to 500 ms)
+  // while another process holds the lock, for at most this long.
+  std::chrono::milliseconds lock_wait = default_bank_lock_wait();
 };
 
 struct put_result {
@@ -102,6 +117,7 @@ class experience_bank {
 
  private:
   void require_open(const char* what) const;
+  void require_writable(const char* what) const;
   void check_status(const void* status, const std::string& action) const;  // rocksdb::Status*
   std::vector<std::string> index_keys(const search::experience& e) const;
   void write_tuple(const search::experience& e, const std::optional<search::experience>& old);
