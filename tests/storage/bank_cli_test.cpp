@@ -14,17 +14,6 @@ namespace {
 
 using namespace aopt::storage::test;
 
-// Parses `args` (without the program name) on a fresh app; returns what the command printed.
-std::string run(std::vector<std::string> args) {
-  CLI::App app{"aopt"};
-  app.require_subcommand(1);
-  std::ostringstream out;
-  add_bank_commands(app, out);
-  std::vector<const char*> argv = {"aopt"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  app.parse(static_cast<int>(argv.size()), argv.data());
-  return out.str();
-}
 
 class BankCli : public ::testing::Test {
  protected:

@@ -24,16 +24,6 @@ namespace {
 using namespace aopt::storage::test;
 using std::chrono::milliseconds;
 
-std::string run(std::vector<std::string> args) {
-  CLI::App app{"aopt"};
-  app.require_subcommand(1);
-  std::ostringstream out;
-  add_bank_commands(app, out);
-  std::vector<const char*> argv = {"aopt"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  app.parse(static_cast<int>(argv.size()), argv.data());
-  return out.str();
-}
 
 // bank_lock_holder in a child process: holds DIR open for writing until release().
 class holder {

@@ -4,14 +4,31 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
+#include <vector>
+
+#include <CLI/CLI.hpp>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "aopt/common/fs.h"
+#include "aopt/storage/bank_cli.h"
 #include "aopt/search/experience.h"
 
 namespace aopt::storage::test {
+
+// Parses `args` (without the program name) as `aopt` would; returns what the command printed.
+inline std::string run(std::vector<std::string> args) {
+  CLI::App app{"aopt"};
+  app.require_subcommand(1);
+  std::ostringstream out;
+  add_bank_commands(app, out);
+  std::vector<const char*> argv = {"aopt"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  return out.str();
+}
 
 class temp_dir {
  public:
