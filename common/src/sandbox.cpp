@@ -187,7 +187,10 @@ void drop_capabilities() {
   ::close(plan.sync_fd);
   ::sethostname("aopt-sandbox", 12);
   build_root(plan);
-  const pid_t t = ::fork();
+  // The raw system call, not glibc's fork(): that one takes malloc's locks for its atfork
+  // handlers, and S may have inherited one held by another thread of the evaluator (clone()
+  // copied the memory, not the thread): it would wait forever.
+  const pid_t t = static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr));
   if (t < 0) fail(plan.exec.report_fd, st_fork);
   if (t == 0) exec_child(plan.exec);
   // S keeps only the status pipe: the parent sees EOF on the others when T's side closes them.

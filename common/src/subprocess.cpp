@@ -316,19 +316,33 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
   ch_w.reset();
   st_w.reset();
 
+  // The exec report: EOF once the child has exec'd, a child_report if it could not. Read under
+  // the deadline: a sandbox that never gets to exec must not hang the evaluator.
+  bool timed_out = false;
+  const bool has_deadline = lim.wall_timeout.count() > 0;
+  const auto deadline = t0 + lim.wall_timeout;
   detail::child_report report;
   bool exec_failed = false;
-  {
+  for (;;) {
+    int wait_ms = -1;
+    if (has_deadline) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      wait_ms = static_cast<int>(std::max<long long>(left.count(), 0));
+    }
+    struct pollfd pfd = {exec_r.fd, POLLIN, 0};
+    const int pr = ::poll(&pfd, 1, wait_ms);
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr == 0) {
+      timed_out = true;
+      break;
+    }
     ssize_t n;
     do {
       n = ::read(exec_r.fd, &report, sizeof report);
     } while (n < 0 && errno == EINTR);
     exec_failed = n == static_cast<ssize_t>(sizeof report);
+    break;
   }
-
-  bool timed_out = false;
-  const bool has_deadline = lim.wall_timeout.count() > 0;
-  const auto deadline = t0 + lim.wall_timeout;
   struct stream {
     int fd;
     std::string* buf;
@@ -339,7 +353,7 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
   stream streams[3] = {{out_r.fd, &result.out, &result.out_truncated, lim.max_output_bytes},
                        {err_r.fd, &result.err, &result.err_truncated, lim.max_output_bytes},
                        {ch_r.fd, nullptr, &result.channel_truncated, 0}};
-  int open_streams = ch_r.fd >= 0 ? 3 : 2;
+  int open_streams = timed_out ? 0 : (ch_r.fd >= 0 ? 3 : 2);
   std::vector<char> chunk(65536);
   int status = 0;
   struct rusage ru {};
