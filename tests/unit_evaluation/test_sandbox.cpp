@@ -3,7 +3,12 @@
 #include <signal.h>
 
 #include <chrono>
+#include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
+#include <unistd.h>
 
 #include "aopt/common/subprocess.h"
 
@@ -112,4 +117,127 @@ TEST(Sandbox, ParentUnharmedAfterManyFailures) {
     EXPECT_FALSE(run_process(r).ok());
   }
   EXPECT_TRUE(run_process(child("ok")).ok());
+}
+
+// --- Isolation (namespaces): skipped, with the reason, where this machine has none. ---------
+
+namespace {
+
+process_request isolated_sh(const std::string& script, const fs::path& rw = {}) {
+  process_request r;
+  r.argv = {"/bin/sh", "-c", script};
+  r.limits.wall_timeout = std::chrono::seconds(20);
+  r.iso.enabled = true;
+  r.iso.mounts = system_mounts();
+  if (!rw.empty()) r.iso.mounts.push_back({mount_entry::kind::writable, rw.string(), "", 0, false});
+  return r;
+}
+
+#define REQUIRE_NAMESPACES()                                                        \
+  if (!probe_isolation().namespaces) GTEST_SKIP() << probe_isolation().why
+
+fs::path scratch(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("aopt-iso-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+}  // namespace
+
+TEST(Isolation, RootHoldsOnlyItsMounts) {
+  REQUIRE_NAMESPACES();
+  const fs::path rw = scratch("root");
+  const fs::path hidden = fs::temp_directory_path() / ("aopt-iso-hidden-" + std::to_string(::getpid()));
+  { std::ofstream(hidden) << "secret"; }
+  auto r = isolated_sh("ls /; cat " + hidden.string() + "; echo w > " + rw.string() + "/f && echo wrote; touch /usr/x || echo ro", rw);
+  r.cwd = rw.string();
+  const auto o = run_process(r);
+  EXPECT_TRUE(o.ok()) << o.describe() << o.err << o.error;
+  EXPECT_TRUE(o.isolated);
+  EXPECT_NE(o.out.find("usr\n"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("proc\n"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("home\n"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("secret"), std::string::npos) << "a file outside the mounts was readable";
+  EXPECT_NE(o.out.find("wrote"), std::string::npos) << o.err;
+  EXPECT_NE(o.out.find("ro\n"), std::string::npos) << "/usr was writable: " << o.err;
+  EXPECT_TRUE(fs::exists(rw / "f"));
+  fs::remove(hidden);
+  fs::remove_all(rw);
+}
+
+TEST(Isolation, ChannelCarriesWhatStdinGave) {
+  REQUIRE_NAMESPACES();
+  const fs::path d = scratch("channel");
+  auto r = isolated_sh("read x; printf '%s' \"$x\" >&3");
+  r.stdin_data = "the-secret\n";
+  r.channel_fd = 3;
+  r.channel_file = (d / "channel.bin").string();
+  const auto o = run_process(r);
+  EXPECT_TRUE(o.ok()) << o.describe() << o.err << o.error;
+  std::ifstream in(d / "channel.bin");
+  const std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(got, "the-secret");
+  EXPECT_EQ(o.channel_bytes, 10u);
+  fs::remove_all(d);
+}
+
+TEST(Isolation, EnvironmentIsClean) {
+  REQUIRE_NAMESPACES();
+  ::setenv("AOPT_TEST_API_KEY", "sk-not-for-candidates", 1);
+  auto r = isolated_sh("env");
+  r.env = {{"WANTED", "yes"}};
+  const auto o = run_process(r);
+  ::unsetenv("AOPT_TEST_API_KEY");
+  EXPECT_TRUE(o.ok()) << o.describe() << o.err;
+  EXPECT_EQ(o.out.find("sk-not-for-candidates"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("WANTED=yes"), std::string::npos) << o.out;
+}
+
+TEST(Isolation, ProcessLimitBinds) {
+  REQUIRE_NAMESPACES();
+  if (!probe_isolation().pids_cgroup && ::getuid() == 0) GTEST_SKIP() << "no pids cgroup, and RLIMIT_NPROC does not bind root";
+  auto r = isolated_sh("n=0; for i in $(seq 60); do sleep 5 & n=$((n+1)); done; echo started=$n");
+  r.iso.max_processes = 20;
+  const auto o = run_process(r);
+  EXPECT_NE(o.err.find("fork"), std::string::npos) << "60 processes started under a limit of 20: " << o.out << o.err;
+  EXPECT_LT(o.wall_seconds, 4.0) << "the sleeping children were waited for";
+}
+
+TEST(Isolation, DescendantsDieWithTheRun) {
+  REQUIRE_NAMESPACES();
+  const auto o = run_process(isolated_sh("(setsid sleep 30 &) ; exec 3>&-; echo started"));
+  EXPECT_TRUE(o.ok()) << o.describe() << o.err;
+  EXPECT_LT(o.wall_seconds, 5.0);
+}
+
+TEST(Isolation, SpawningFromManyThreadsWhileOthersAllocateNeverHangs) {
+  REQUIRE_NAMESPACES();
+  // Regression: the sandbox init used glibc's fork(), which takes malloc's locks; one held by
+  // another thread at clone time hung the build. Allocating threads keep those locks busy.
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> churn;
+  for (int t = 0; t < 3; ++t) {
+    churn.emplace_back([&] {
+      while (!stop) {
+        std::vector<std::unique_ptr<char[]>> v;
+        for (int i = 0; i < 64; ++i) v.emplace_back(new char[static_cast<std::size_t>(64 + i * 997)]);
+      }
+    });
+  }
+  std::atomic<int> ok{0};
+  std::vector<std::thread> spawners;
+  for (int t = 0; t < 2; ++t) {
+    spawners.emplace_back([&] {
+      for (int i = 0; i < 40; ++i) {
+        auto r = isolated_sh("exit 0");
+        r.limits.wall_timeout = std::chrono::seconds(10);
+        if (run_process(r).ok()) ++ok;
+      }
+    });
+  }
+  for (auto& s : spawners) s.join();
+  stop = true;
+  for (auto& c : churn) c.join();
+  EXPECT_EQ(ok.load(), 80);
 }
