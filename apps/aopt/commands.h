@@ -13,6 +13,9 @@ using command_fn = std::function<int()>;
 // `aopt eval OP_DIR ...`: compile, check and time one operator package.
 command_fn add_eval_command(CLI::App& app);
 
+// `aopt corpus DIR ...`: every operator of a cann-ops-style tree on its own msOpST cases.
+command_fn add_corpus_command(CLI::App& app);
+
 // `aopt optimize OP_DIR ...`: the whole loop; writes the optimized package and reports.
 // `argv_line` is the command line, recorded in the report.
 command_fn add_optimize_command(CLI::App& app, const std::string& argv_line);

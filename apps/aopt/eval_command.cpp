@@ -31,7 +31,7 @@ struct eval_args {
   std::uint64_t memory_mib = 8192;
 };
 
-void print_human(const ev::eval_result& r, const ev::op_package& pkg, const std::string& workdir) {
+void print_human(const ev::eval_result& r, const std::string& workdir) {
   std::cout << fmt::format("aopt eval {}  (kernel {}{}, backend {}, profile {}, seed {}{})\n", r.package, r.kernel,
                            r.op_type.empty() ? "" : " / " + r.op_type, r.backend, r.profile, r.seed,
                            r.cached ? ", from cache" : "");
@@ -87,7 +87,7 @@ void print_human(const ev::eval_result& r, const ev::op_package& pkg, const std:
       std::cout << fmt::format("headroom: bound / latency = {:.2f} (1.00 = at the bound)\n", r.bound.value("headroom", 0.0));
     }
   }
-  for (const auto& w : pkg.spec.warnings) std::cout << "warning: " << w << "\n";
+  for (const auto& w : r.warnings) std::cout << "warning: " << w << "\n";
   if (!workdir.empty()) std::cout << "work directory kept: " << workdir << "\n";
 }
 
@@ -126,7 +126,7 @@ command_fn add_eval_command(CLI::App& app) {
     if (a->json) {
       std::cout << r.to_json().dump(2) << "\n";
     } else {
-      print_human(r, *pkg, a->keep_workdir && !r.cached ? e.last_workdir().string() : std::string());
+      print_human(r, a->keep_workdir && !r.cached ? e.last_workdir().string() : std::string());
     }
     return r.ok() ? 0 : 1;
   };

@@ -43,6 +43,9 @@ void record_scalar(std::uint64_t elem_accesses, std::uint64_t raw_cycles, const 
 // Raises a hardware error at `loc`: never returns.
 [[noreturn]] void fail(hw_error_kind kind, const std::string& message, const src_loc& loc,
                        const char* api);
+// What the chip does silently but a kernel author should know (a DataCopy whose tail bytes the
+// hardware drops): recorded once per call site and kind, reported beside the result.
+void warn(hw_error_kind kind, const std::string& message, const src_loc& loc, const char* api);
 
 // ---- Additions for the kernel-core layer (queues, TPipe, copies, sync); implemented in
 // sim/runtime/core_context.cpp. ----

@@ -44,6 +44,21 @@ inline void SyncAll(const GlobalTensor<std::int32_t>& gmWorkspace, const LocalTe
 
 }  // namespace AscendC
 
+// Also at global scope, as in the CANN headers: a class template that calls them unqualified
+// before any `using namespace AscendC` finds them at its definition.
+using AscendC::GetBlockIdx;
+using AscendC::GetBlockNum;
+using AscendC::GetSubBlockIdx;
+
+// Kernel assertions compile to nothing on the device build (kernels rely on it: some write
+// `x = y ASSERT(y != 0);` with no semicolon between), so they do here.
+#ifndef ASSERT
+#define ASSERT(...)
+#endif
+#ifndef ASCENDC_ASSERT
+#define ASCENDC_ASSERT(...)
+#endif
+
 // Kernel type declarations (which cores a kernel starts on): no effect in the emulator, which
 // runs vector kernels on AIV cores only.
 enum KernelMetaType : std::uint8_t {

@@ -65,6 +65,10 @@ struct bfloat16_t {
   bfloat16_t operator-() const { return from_bits(static_cast<std::uint16_t>(bits ^ 0x8000u)); }
 };
 
+// The ACL spellings kernels also use (global, as in the CANN headers).
+using float16_t = half;
+using float32_t = float;
+
 namespace AscendC {
 using ::bfloat16_t;
 using ::half;
