@@ -115,22 +115,35 @@ op_package load_package(const fs::path& op_dir_in) {
   }
   const auto host_cpps = files_with(host_dir, ".cpp");
   if (host_cpps.empty()) throw error(ec::not_found, host_dir.string() + ": no .cpp files (the tiling function and OpDef live here)");
-  for (const auto& p : host_cpps) pkg.host_sources.push_back(fs::relative(p, op_dir).generic_string());
+  for (const auto& p : host_cpps) {
+    // aclnn_<op>.cpp is the operator's aclnn API (the op_api library the application links),
+    // not part of the tiling/registration code the host build runs.
+    if (p.filename().string().rfind("aclnn_", 0) == 0) continue;
+    pkg.host_sources.push_back(fs::relative(p, op_dir).generic_string());
+  }
 
   if (fs::is_regular_file(host_dir / "op_tiling.cpp") || fs::is_regular_file(host_dir / "op_def.cpp")) {
     pkg.layout = package_layout::op_split;
   } else {
     pkg.layout = package_layout::msopgen;
-    const auto tilings = files_with(host_dir, "_tiling.h");
+    auto tilings = files_with(host_dir, "_tiling.h");
     if (tilings.empty()) {
-      throw error(ec::not_found, host_dir.string() + ": no <op>_tiling.h (BEGIN_TILING_DATA_DEF ...) found; layout 1 needs one");
+      // The tiling struct may live in any header of op_host/ (e.g. <op>.h, tiling_data.h).
+      for (const auto& h : files_with(host_dir, ".h")) {
+        if (common::read_text_file(h).find("BEGIN_TILING_DATA_DEF") != std::string::npos) tilings.push_back(h);
+      }
+    }
+    if (tilings.empty()) {
+      throw error(ec::not_found, host_dir.string() + ": no header of op_host/ declares the tiling struct (BEGIN_TILING_DATA_DEF ...); "
+                                 "layout 1 needs one, e.g. op_host/<op>_tiling.h");
     }
     fs::path chosen = tilings.front();
     if (!kernel_hint.empty() && fs::is_regular_file(host_dir / (kernel_hint + "_tiling.h"))) chosen = host_dir / (kernel_hint + "_tiling.h");
     pkg.tiling_header = fs::relative(chosen, op_dir).generic_string();
-    if (kernel_hint.empty()) {
-      const auto stem = chosen.filename().string();
-      kernel_hint = stem.substr(0, stem.size() - std::string("_tiling.h").size());
+    const auto stem = chosen.filename().string();
+    const std::string suffix = "_tiling.h";
+    if (kernel_hint.empty() && stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      kernel_hint = stem.substr(0, stem.size() - suffix.size());
     }
   }
   const auto kernel_cpps = files_with(kernel_dir, ".cpp");

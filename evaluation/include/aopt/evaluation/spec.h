@@ -21,7 +21,7 @@ struct tensor_spec {
   std::vector<std::int64_t> shape;       // empty = scalar (one element)
   dtype type = dtype::float16;
   std::optional<std::pair<double, double>> range;  // inclusive [lo, hi]
-  std::vector<double> values;            // given data (msOpST "value"), row-major; empty = generated
+  std::vector<double> values{};          // given data (msOpST "value"), row-major; empty = generated
   std::int64_t numel() const;
 };
 

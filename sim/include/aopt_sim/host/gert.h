@@ -467,7 +467,7 @@ class TilingContext : public AoptNodeContextBase {
     return static_cast<T*>(op_->raw_tiling.GetData());
   }
   fe::PlatFormInfos* GetPlatformInfo() const { return op_->platform; }
-  template <typename T>
+  template <typename T = void>
   const T* GetCompileInfo() const { return static_cast<const T*>(op_->compile_info); }
 };
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "aopt_sim/kernel/core.h"
 #include "aopt_sim/kernel/types.h"
@@ -27,6 +28,19 @@ class LocalTensor {
   LocalTensor operator[](std::uint32_t offset) const {
     return LocalTensor(addr_ + offset * static_cast<std::uint32_t>(sizeof(T)),
                        size_ > offset ? size_ - offset : 0, pos_);
+  }
+  // `dst = a * b;`, `mask = a >= b;`: runs the expression's instruction into this tensor
+  // (vec_operators.h).
+  template <typename E, typename = decltype(std::declval<const E&>().aopt_assign_to(std::declval<const LocalTensor&>()))>
+  LocalTensor& operator=(const E& expr) {
+    expr.aopt_assign_to(*this);
+    return *this;
+  }
+  // Element access for reading and writing, a scalar access like GetValue/SetValue.
+  T& operator()(std::uint32_t idx, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
+    check_index(idx, loc, "operator()");
+    aopt::sim::record_scalar(1, 0, loc, "operator()");
+    return aopt_ptr()[idx];
   }
   T GetValue(std::uint32_t idx, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
     check_index(idx, loc, "GetValue");
