@@ -6,9 +6,19 @@
 
 #include <CLI/CLI.hpp>
 
+#include "aopt/common/subprocess.h"
+
 namespace aopt::app {
 
 using command_fn = std::function<int()>;
+
+// `--timeout S` and `--memory-limit MiB` of the commands that run operators (eval, corpus).
+struct run_limit_options {
+  double timeout_s = 60;
+  std::uint64_t memory_mib = 8192;
+  common::sandbox_limits limits() const;  // wall S, CPU 2S+1, address space
+};
+void add_run_limit_options(CLI::App& app, run_limit_options& o);
 
 // `aopt eval OP_DIR ...`: compile, check and time one operator package.
 command_fn add_eval_command(CLI::App& app);

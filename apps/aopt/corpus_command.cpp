@@ -24,8 +24,7 @@ struct corpus_args {
   std::string notes;
   std::string profile = "910b4";
   std::string cache_dir;
-  double timeout_s = 60;
-  std::uint64_t memory_mib = 8192;
+  run_limit_options run;
 };
 
 }  // namespace
@@ -41,8 +40,7 @@ command_fn add_corpus_command(CLI::App& app) {
   app.add_option("--notes", a->notes, "JSON file {\"cat/op\": {\"cause\": ..., \"note\": ...}}: causes found by hand");
   app.add_option("--profile", a->profile, "device profile: a name (910b4, a2) or a .json path");
   app.add_option("--cache-dir", a->cache_dir, "evaluation cache directory");
-  app.add_option("--timeout", a->timeout_s, "wall-clock limit per run, seconds")->check(CLI::PositiveNumber);
-  app.add_option("--memory-limit", a->memory_mib, "address-space limit per run, MiB")->check(CLI::Range(64, 1 << 22));
+  add_run_limit_options(app, a->run);
   return [a]() -> int {
     ev::corpus_options o;
     o.root = a->root;
@@ -54,9 +52,7 @@ command_fn add_corpus_command(CLI::App& app) {
     o.only = a->only;
     o.eval.profile = a->profile;
     o.eval.cache_dir = a->cache_dir;
-    o.eval.limits.wall_timeout = std::chrono::milliseconds(static_cast<long long>(a->timeout_s * 1000));
-    o.eval.limits.cpu_seconds = static_cast<std::uint64_t>(a->timeout_s * 2) + 1;
-    o.eval.limits.address_space_bytes = a->memory_mib << 20;
+    o.eval.limits = a->run.limits();
     o.progress = [](const ev::corpus_entry& e, std::size_t done, std::size_t total) {
       std::cerr << fmt::format("[{}/{}] {} {} ({:.1f} s){}\n", done, total, e.op, e.status, e.seconds,
                                e.first_error.empty() ? "" : ": " + e.first_error.substr(0, 140));

@@ -27,8 +27,7 @@ struct eval_args {
   std::string cache_dir;
   bool no_cache = false;
   bool keep_workdir = false;
-  double timeout_s = 60;
-  std::uint64_t memory_mib = 8192;
+  run_limit_options run;
 };
 
 void print_human(const ev::eval_result& r, const std::string& workdir) {
@@ -93,6 +92,19 @@ void print_human(const ev::eval_result& r, const std::string& workdir) {
 
 }  // namespace
 
+common::sandbox_limits run_limit_options::limits() const {
+  auto l = evaluation::eval_options::default_limits();
+  l.wall_timeout = std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000));
+  l.cpu_seconds = static_cast<std::uint64_t>(timeout_s * 2) + 1;
+  l.address_space_bytes = memory_mib << 20;
+  return l;
+}
+
+void add_run_limit_options(CLI::App& app, run_limit_options& o) {
+  app.add_option("--timeout", o.timeout_s, "wall-clock limit per run, seconds")->check(CLI::PositiveNumber);
+  app.add_option("--memory-limit", o.memory_mib, "address-space limit per run, MiB")->check(CLI::Range(64, 1 << 22));
+}
+
 command_fn add_eval_command(CLI::App& app) {
   auto a = std::make_shared<eval_args>();
   app.add_option("OP_DIR", a->op_dir, "operator package directory (op_host/, op_kernel/, aopt.json here or in the parent)")
@@ -105,8 +117,7 @@ command_fn add_eval_command(CLI::App& app) {
   app.add_option("--cache-dir", a->cache_dir, "evaluation cache directory (default $XDG_CACHE_HOME/aopt or ~/.cache/aopt)");
   app.add_flag("--no-cache", a->no_cache, "neither read nor write the evaluation cache");
   app.add_flag("--keep-workdir", a->keep_workdir, "keep the build/run directory and print its path");
-  app.add_option("--timeout", a->timeout_s, "wall-clock limit per run, seconds")->check(CLI::PositiveNumber);
-  app.add_option("--memory-limit", a->memory_mib, "address-space limit per run, MiB")->check(CLI::Range(64, 1 << 22));
+  add_run_limit_options(app, a->run);
   return [a]() -> int {
     ev::eval_options o;
     o.backend = a->backend;
@@ -116,9 +127,7 @@ command_fn add_eval_command(CLI::App& app) {
     o.use_cache = !a->no_cache;
     o.cache_dir = a->cache_dir;
     o.keep_workdir = a->keep_workdir;
-    o.limits.wall_timeout = std::chrono::milliseconds(static_cast<long long>(a->timeout_s * 1000));
-    o.limits.cpu_seconds = static_cast<std::uint64_t>(a->timeout_s * 2) + 1;
-    o.limits.address_space_bytes = a->memory_mib << 20;
+    o.limits = a->run.limits();
     auto pkg = std::make_shared<const ev::op_package>(ev::load_package(a->op_dir));
     ev::evaluator e(o);
     ev::candidate cand(pkg);

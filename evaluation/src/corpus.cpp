@@ -190,7 +190,7 @@ corpus_report run_corpus(const corpus_options& o) {
   const auto root = fs::absolute(o.root);
   std::vector<std::string> todo;
   for (const auto& d : find_corpus_operators(root)) {
-    const auto rel = fs::relative(d, root).generic_string();
+    const auto rel = d.lexically_relative(root).generic_string();
     if (o.only.empty() || std::find(o.only.begin(), o.only.end(), rel) != o.only.end()) todo.push_back(rel);
   }
   for (const auto& want : o.only) {

@@ -16,7 +16,9 @@ std::vector<std::string> op_package::source_files() const {
     const fs::path d = dir / sub;
     if (!fs::is_directory(d)) continue;
     for (const auto& e : fs::recursive_directory_iterator(d)) {
-      if (e.is_regular_file()) files.push_back(fs::relative(e.path(), dir).generic_string());
+      // Lexically: fs::relative would resolve a symlinked file to its target's path, outside
+      // the package (and the candidate would be materialized outside its work directory).
+      if (e.is_regular_file()) files.push_back(e.path().lexically_relative(dir).generic_string());
     }
   }
   std::sort(files.begin(), files.end());
@@ -119,7 +121,7 @@ op_package load_package(const fs::path& op_dir_in) {
     // aclnn_<op>.cpp is the operator's aclnn API (the op_api library the application links),
     // not part of the tiling/registration code the host build runs.
     if (p.filename().string().rfind("aclnn_", 0) == 0) continue;
-    pkg.host_sources.push_back(fs::relative(p, op_dir).generic_string());
+    pkg.host_sources.push_back(p.lexically_relative(op_dir).generic_string());
   }
 
   if (fs::is_regular_file(host_dir / "op_tiling.cpp") || fs::is_regular_file(host_dir / "op_def.cpp")) {
@@ -139,7 +141,7 @@ op_package load_package(const fs::path& op_dir_in) {
     }
     fs::path chosen = tilings.front();
     if (!kernel_hint.empty() && fs::is_regular_file(host_dir / (kernel_hint + "_tiling.h"))) chosen = host_dir / (kernel_hint + "_tiling.h");
-    pkg.tiling_header = fs::relative(chosen, op_dir).generic_string();
+    pkg.tiling_header = chosen.lexically_relative(op_dir).generic_string();
     const auto stem = chosen.filename().string();
     const std::string suffix = "_tiling.h";
     if (kernel_hint.empty() && stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {
@@ -157,7 +159,7 @@ op_package load_package(const fs::path& op_dir_in) {
                                    (kernel_hint.empty() ? std::string() : " (no " + kernel_hint + ".cpp)") +
                                    "; name it op_kernel/<kernel>.cpp with <kernel> as in aopt.json's \"kernel\"");
   }
-  pkg.kernel_source = fs::relative(kernel_src, op_dir).generic_string();
+  pkg.kernel_source = kernel_src.lexically_relative(op_dir).generic_string();
   if (kernel_hint.empty()) kernel_hint = kernel_src.stem().string();
 
   if (spec_file.empty()) {

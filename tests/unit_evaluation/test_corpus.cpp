@@ -18,7 +18,7 @@ const fs::path tree = fs::path(AOPT_TEST_SOURCE_DIR) / "tests" / "corpus" / "tre
 
 std::vector<std::string> rel(const std::vector<fs::path>& ps) {
   std::vector<std::string> out;
-  for (const auto& p : ps) out.push_back(fs::relative(p, tree).generic_string());
+  for (const auto& p : ps) out.push_back(p.lexically_relative(tree).generic_string());
   return out;
 }
 }  // namespace

@@ -270,4 +270,41 @@ inline void Power(const LocalTensor<T>& dst, const aopt::sim::vec::nodeduce_t<T>
   Power<T, isReuseSource>(dst, src0Scalar, src1Tensor, src1Tensor.GetSize(), loc);
 }
 
+// Sum (lib/reduce): dst[i] = the sum of the first n elements of row i, for `outter` rows of
+// `inner` elements (inner: the row length padded to 32 bytes). Accumulated in float, rounded
+// once; timed as one reduce_sum pass over the rows (plus the casts of half).
+struct SumParams {
+  uint32_t outter = 1;
+  uint32_t inner = 0;
+  uint32_t n = 0;
+};
+
+template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+inline void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                const SumParams& sumParams, AOPT_VEC_LOC) {
+  aopt::sim::adv::check_tmp(&sharedTmpBuffer, loc, "Sum");
+  const std::uint32_t rows = sumParams.outter;
+  aopt::sim::vec::check_operand(src, rows * sumParams.inner, "src", loc, "Sum");
+  aopt::sim::vec::check_operand(dst, rows, "dst", loc, "Sum");
+  if (sumParams.n > sumParams.inner) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                    "SumParams.n (" + std::to_string(sumParams.n) + ") is larger than SumParams.inner (" +
+                        std::to_string(sumParams.inner) + ")",
+                    loc, "Sum");
+  }
+  const T* s = src.aopt_ptr();
+  T* d = dst.aopt_ptr();
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    float acc = 0;
+    for (std::uint32_t j = 0; j < sumParams.n; ++j) acc += static_cast<float>(s[r * sumParams.inner + j]);
+    d[r] = static_cast<T>(acc);
+  }
+  aopt::sim::adv::record_composition<T>({aopt::sim::vec_class::reduce_sum}, rows * sumParams.inner, dst.aopt_addr(), loc,
+                                        "Sum");
+}
+template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+inline void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const SumParams& sumParams, AOPT_VEC_LOC) {
+  Sum<T, reduceDim, isReuseSource, isBasicBlock>(dst, src, LocalTensor<uint8_t>(), sumParams, loc);
+}
+
 }  // namespace AscendC

@@ -17,6 +17,11 @@ inline std::int64_t GetBlockIdx() { return static_cast<std::int64_t>(aopt::sim::
 inline std::int64_t GetBlockNum() { return static_cast<std::int64_t>(aopt::sim::block_num()); }
 // Vector-only kernels run one AIV per block here: sub-block 0 of a ratio of 1.
 inline std::int64_t GetSubBlockIdx() { return 0; }
+// Rounds `value` up to a multiple of `unit` (a unit of 0 leaves it as it is).
+template <typename T, typename U>
+constexpr T AlignUp(T value, U unit) {
+  return unit == 0 ? value : static_cast<T>((value + unit - 1) / unit * unit);
+}
 inline std::int64_t GetTaskRation() { return 1; }
 
 // The user part of the workspace starts after the system's reserved bytes (the host reserves
