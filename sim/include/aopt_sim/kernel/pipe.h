@@ -287,7 +287,7 @@ class TBuf {
                           " bytes but InitBuffer gave this TBuf " + std::to_string(bytes_),
                       loc, "TBuf::Get");
     }
-    return LocalTensor<T>(base_, len, pos);
+    return LocalTensor<T>(base_, len, pos, bytes_ / static_cast<std::uint32_t>(sizeof(T)));
   }
   template <typename T>
   LocalTensor<T> GetWithOffset(std::uint32_t size, std::uint32_t bufOffset,
@@ -307,7 +307,7 @@ class TBuf {
                           " but InitBuffer gave this TBuf " + std::to_string(bytes_) + " bytes",
                       loc, "TBuf::GetWithOffset");
     }
-    return LocalTensor<T>(base_ + bufOffset, size, pos);
+    return LocalTensor<T>(base_ + bufOffset, size, pos, (bytes_ - bufOffset) / static_cast<std::uint32_t>(sizeof(T)));
   }
   template <typename T>
   LocalTensor<T> AllocTensor(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {

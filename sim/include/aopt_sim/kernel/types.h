@@ -73,11 +73,17 @@ namespace AscendC {
 using ::bfloat16_t;
 using ::half;
 
+// Scalar conversion of the kernel API (bfloat16_t to float; also accepts float and half).
+inline float ToFloat(bfloat16_t v) { return v.ToFloat(); }
+template <typename T>
+inline float ToFloat(T v) { return static_cast<float>(v); }
+
 // Constants of the AscendC headers that the data-movement API is specified in.
 constexpr std::int32_t ONE_BLK_SIZE = 32;              // bytes of one UB data block
 constexpr std::uint16_t DEFAULT_DATA_COPY_NBURST = 1;  // DataCopyParams::blockCount default
 constexpr std::uint16_t DEFAULT_DATA_COPY_STRIDE = 0;  // DataCopyParams gap default
 }  // namespace AscendC
+using AscendC::ToFloat;
 
 #ifndef __aicore__
 #define __aicore__
