@@ -124,23 +124,6 @@ void store_reference(const fs::path& root, const std::string& key, const std::ve
   }
 }
 
-// Positional renaming when a case (e.g. imported from msOpST, which matches by position) names
-// an input or output unlike the OpDef: each unknown name takes the OpDef's name at its index.
-case_spec align_case(const case_spec& c, const nlohmann::json& sig) {
-  case_spec out = c;
-  auto align = [](auto& items, const nlohmann::json& declared) {
-    if (declared.size() != items.size()) return;
-    for (std::size_t k = 0; k < items.size(); ++k) {
-      const bool known = std::any_of(declared.begin(), declared.end(),
-                                     [&](const auto& d) { return d.value("name", std::string()) == items[k].name; });
-      if (!known) items[k].name = declared[k].value("name", items[k].name);
-    }
-  };
-  align(out.inputs, sig.value("inputs", nlohmann::json::array()));
-  align(out.outputs, sig.value("outputs", nlohmann::json::array()));
-  return out;
-}
-
 }  // namespace
 
 evaluator::evaluator(eval_options opts) : evaluator(opts, make_backend(opts)) {}

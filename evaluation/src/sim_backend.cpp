@@ -471,7 +471,7 @@ class sim_backend final : public backend {
     if (!predicted.is_null()) {
       for (const auto* c : cases) {
         std::string why;
-        const auto col = select_column(predicted, *c, why);
+        const auto col = select_column(predicted, align_case(*c, predicted), why);
         if (!col || speculative.count(*col)) continue;
         auto defs = kernel_defines(predicted, *col);
         auto job = kernel_job(defs, *col);
@@ -517,7 +517,7 @@ class sim_backend final : public backend {
     std::set<std::size_t> columns;
     for (const auto* c : cases) {
       std::string why;
-      const auto col = select_column(br.signature, *c, why);
+      const auto col = select_column(br.signature, align_case(*c, br.signature), why);
       if (col) columns.insert(*col);
     }
     std::map<std::size_t, std::future<compile_outcome>> pending;
@@ -754,6 +754,63 @@ class sim_backend final : public backend {
 };
 
 }  // namespace
+
+case_spec align_case(const case_spec& c, const nlohmann::json& sig) {
+  case_spec out = c;
+  auto align = [](auto& items, const nlohmann::json& declared) {
+    if (declared.size() != items.size()) return;
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      const bool known = std::any_of(declared.begin(), declared.end(),
+                                     [&](const auto& d) { return d.value("name", std::string()) == items[k].name; });
+      if (!known) items[k].name = declared[k].value("name", items[k].name);
+    }
+  };
+  align(out.inputs, sig.value("inputs", nlohmann::json::array()));
+  align(out.outputs, sig.value("outputs", nlohmann::json::array()));
+  // Attributes by name; a camelCase name the OpDef declares in snake_case (dstType, dst_type).
+  const auto& attrs = sig.value("attrs", nlohmann::json::array());
+  auto declared = [&](const std::string& n) {
+    return std::any_of(attrs.begin(), attrs.end(), [&](const auto& a) { return a.value("name", std::string()) == n; });
+  };
+  nlohmann::json renamed = nlohmann::json::object();
+  for (const auto& [name, value] : out.attrs.items()) {
+    std::string snake;
+    for (char ch : name) {
+      if (std::isupper(static_cast<unsigned char>(ch))) snake += std::string("_") + static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      else snake += ch;
+    }
+    renamed[!declared(name) && declared(snake) ? snake : name] = value;
+  }
+  out.attrs = renamed;
+  // A scalar input given as an attribute (msOpST `attr` naming an OpDef input the case lacks):
+  // a one-element tensor holding the value, of the input's dtype in the column of the case's
+  // first input.
+  const auto& ins = sig.value("inputs", nlohmann::json::array());
+  if (!out.inputs.empty() && !out.inputs[0].tensors.empty() && !ins.empty()) {
+    const auto first = dtype_name(out.inputs[0].tensors[0].type);
+    const auto& dts0 = ins[0].value("dtypes", nlohmann::json::array());
+    std::size_t col = 0;
+    while (col < dts0.size() && dts0[col] != first) ++col;
+    for (const auto& i : ins) {
+      const auto name = i.value("name", std::string());
+      const bool given = std::any_of(out.inputs.begin(), out.inputs.end(), [&](const input_spec& s) { return s.name == name; });
+      const auto& dts = i.value("dtypes", nlohmann::json::array());
+      if (given || !out.attrs.contains(name) || !out.attrs[name].is_number() || dts.empty()) continue;
+      const auto dt = parse_dtype(dts[std::min(col, dts.size() - 1)].get<std::string>());
+      if (!dt) continue;
+      input_spec is;
+      is.name = name;
+      tensor_spec t;
+      t.shape = {1};
+      t.type = *dt;
+      t.values = {out.attrs[name].get<double>()};
+      is.tensors.push_back(t);
+      out.inputs.push_back(std::move(is));
+      out.attrs.erase(name);
+    }
+  }
+  return out;
+}
 
 std::optional<std::size_t> select_column(const nlohmann::json& sig, const case_spec& c, std::string& why) {
   const auto& ins = sig.value("inputs", nlohmann::json::array());

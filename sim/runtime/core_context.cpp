@@ -113,6 +113,25 @@ void warn(hw_error_kind kind, const std::string& message, const src_loc& loc, co
   if (list.size() < max_warnings) list.push_back(make_hw_error(kind, message, loc, api));
 }
 
+void check_ub_access(std::uint64_t addr, std::uint64_t bytes, std::uint64_t buffer_bytes, const char* what,
+                      const src_loc& loc, const char* api) {
+  const std::uint64_t cap = ub_capacity();
+  auto span = [&] {
+    return std::string(what) + " accesses " + std::to_string(bytes) + " bytes at UB address " + std::to_string(addr);
+  };
+  if (addr + bytes > cap) {
+    fail(hw_error_kind::ub_overflow,
+         span() + ", past the end of the " + std::to_string(cap) + " bytes of UB (InitBuffer placed its buffer " +
+             "beyond UB, or the count runs past it): shrink the tile size or the buffer count",
+         loc, api);
+  }
+  if (bytes > buffer_bytes) {
+    warn(hw_error_kind::ub_out_of_bounds,
+         span() + " but its buffer holds " + std::to_string(buffer_bytes) + " from there: on the chip it reaches into the next buffer",
+         loc, api);
+  }
+}
+
 void set_current_pipe(void* p) { ctx_or_fail("TPipe").pipe = p; }
 void* current_pipe() { return ctx_or_fail("GetTPipePtr").pipe; }
 

@@ -167,12 +167,15 @@ std::atomic<std::uint64_t> next_core_serial{0};
 
 void run_blocks(const launch_options& opts, const std::function<void()>& body, launch_state& st,
                 launch_result& out) {
-  std::unique_ptr<std::byte[]> ub(new std::byte[opts.ub_bytes]);
+  // Twice the UB: a kernel writing through a raw pointer into a buffer InitBuffer placed past
+  // the end of UB lands in slack, not in the emulator's heap (checked accesses fail first).
+  const std::size_t ub_host_bytes = std::size_t{opts.ub_bytes} * 2;
+  std::unique_ptr<std::byte[]> ub(new std::byte[ub_host_bytes]);
   for (;;) {
     if (st.stop) return;
     const std::uint32_t b = st.next_block.fetch_add(1);
     if (b >= opts.block_dim) return;
-    std::memset(ub.get(), detail::ub_poison, opts.ub_bytes);
+    std::memset(ub.get(), detail::ub_poison, ub_host_bytes);
     detail::core_context ctx;
     ctx.block_idx = b;
     ctx.block_num = opts.block_dim;

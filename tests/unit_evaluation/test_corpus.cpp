@@ -45,6 +45,8 @@ TEST(Corpus, FirstErrorLinePrefersErrorLines) {
             "k.cpp:3:5: error: 'Foo' was not declared");
   EXPECT_EQ(ev::first_error_line("\n  hardware error ub_overflow at k.cpp:9: over\n"), "hardware error ub_overflow at k.cpp:9: over");
   EXPECT_EQ(ev::first_error_line(""), "");
+  EXPECT_EQ(ev::first_error_line("/tmp/aopt-work/ab-1/build/src/op_kernel/k.cpp:7: error: no"), "op_kernel/k.cpp:7: error: no")
+      << "work-directory paths name the operator's file";
 }
 
 TEST(Corpus, ClassifiesEvaluationFailures) {

@@ -130,15 +130,11 @@ inline std::uint64_t chip_copy_bytes(std::uint32_t count, std::size_t elem, cons
   return bytes / 32 * 32;
 }
 
-inline void check_tensor_fits(std::uint32_t count, std::uint32_t size, const src_loc& loc,
+template <typename T>
+inline void check_tensor_fits(std::uint32_t count, const AscendC::LocalTensor<T>& t, const src_loc& loc,
                               const char* api, const char* which) {
-  if (count > size) {
-    fail(hw_error_kind::ub_out_of_bounds,
-         "copy of " + std::to_string(count) + " elements overruns the " + which +
-             " LocalTensor's buffer of " + std::to_string(size) +
-             " elements from its start (a tensor of 0 elements was never allocated)",
-         loc, api);
-  }
+  check_ub_access(t.aopt_addr(), std::uint64_t{count} * sizeof(T), std::uint64_t{t.aopt_capacity()} * sizeof(T), which,
+                  loc, api);
 }
 
 inline void check_block_params(std::uint32_t count, std::uint64_t len, std::uint64_t max_len,
@@ -319,7 +315,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
                      aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
   namespace d = aopt::sim::kernel_detail;
   const std::uint64_t bytes = d::chip_copy_bytes(count, sizeof(T), loc, "DataCopy");
-  d::check_tensor_fits(count, dst.aopt_capacity(), loc, "DataCopy", "destination");
+  d::check_tensor_fits(count, dst, loc, "DataCopy", "destination");
   d::check_gm_elem_aligned<T>(src.GetPhyAddr(), loc, "DataCopy");
   if (bytes == 0) return;
   d::gm_to_ub(dst, src, 1, bytes, bytes, bytes, bytes, loc, "DataCopy");
@@ -331,7 +327,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
                      aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
   namespace d = aopt::sim::kernel_detail;
   const std::uint64_t bytes = d::chip_copy_bytes(count, sizeof(T), loc, "DataCopy");
-  d::check_tensor_fits(count, src.aopt_capacity(), loc, "DataCopy", "source");
+  d::check_tensor_fits(count, src, loc, "DataCopy", "source");
   d::check_gm_elem_aligned<T>(dst.GetPhyAddr(), loc, "DataCopy");
   if (bytes == 0) return;
   d::ub_to_gm_checks(dst, src, 1, bytes, bytes, bytes, bytes, loc, "DataCopy");
@@ -344,8 +340,8 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
                      aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
   namespace d = aopt::sim::kernel_detail;
   const std::uint64_t bytes = d::chip_copy_bytes(count, sizeof(T), loc, "DataCopy");
-  d::check_tensor_fits(count, dst.aopt_capacity(), loc, "DataCopy", "destination");
-  d::check_tensor_fits(count, src.aopt_capacity(), loc, "DataCopy", "source");
+  d::check_tensor_fits(count, dst, loc, "DataCopy", "destination");
+  d::check_tensor_fits(count, src, loc, "DataCopy", "source");
   if (bytes == 0) return;
   d::check_ub_addr(dst.aopt_addr(), bytes, loc, "DataCopy", "destination");
   d::check_ub_addr(src.aopt_addr(), bytes, loc, "DataCopy", "source");

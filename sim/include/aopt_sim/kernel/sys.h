@@ -60,6 +60,19 @@ using AscendC::GetSubBlockIdx;
 #ifndef ASSERT
 #define ASSERT(...)
 #endif
+// Every emulated core is an AIV (vector) core: `if ASCEND_IS_AIV { ... }` runs, the AIC branch not.
+#ifndef ASCEND_IS_AIV
+#define ASCEND_IS_AIV (true)
+#endif
+#ifndef ASCEND_IS_AIC
+#define ASCEND_IS_AIC (false)
+#endif
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#endif
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
 #ifndef ASCENDC_ASSERT
 #define ASCENDC_ASSERT(...)
 #endif

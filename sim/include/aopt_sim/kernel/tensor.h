@@ -78,12 +78,8 @@ class LocalTensor {
 
  private:
   void check_index(std::uint32_t idx, const aopt::sim::src_loc& loc, const char* api) const {
-    if (idx >= cap_) {
-      aopt::sim::fail(aopt::sim::hw_error_kind::ub_out_of_bounds,
-                      std::string("index ") + std::to_string(idx) + " is outside the tensor's buffer (" +
-                          std::to_string(cap_) + " elements from the tensor's start)",
-                      loc, api);
-    }
+    aopt::sim::check_ub_access(addr_, (std::uint64_t{idx} + 1) * sizeof(T), std::uint64_t{cap_} * sizeof(T),
+                               idx < cap_ ? "the element" : "an element past the tensor's buffer", loc, api);
   }
   std::uint32_t addr_ = 0;
   std::uint32_t size_ = 0;
