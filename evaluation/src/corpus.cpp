@@ -218,17 +218,19 @@ corpus_report run_corpus(const corpus_options& o) {
   }
   std::mutex mu;
   std::size_t finished = todo.size() - queue.size();
+  // Notes (causes found by hand) apply to every failing entry, evaluated now or resumed.
   auto snapshot = [&] {
     corpus_report rep;
-    for (const auto& [op, e] : done) rep.entries.push_back(e);
+    for (auto [op, e] : done) {
+      if (notes.contains(op) && e.status != "ok") {
+        e.note = notes[op].value("note", std::string());
+        e.cause = notes[op].value("cause", e.cause);
+      }
+      rep.entries.push_back(e);
+    }
     return rep;
   };
   auto record = [&](corpus_entry e) {
-    if (notes.contains(e.op) && e.cause != "ok") {
-      const auto& n = notes[e.op];
-      e.note = n.value("note", std::string());
-      e.cause = n.value("cause", e.cause);
-    }
     std::lock_guard lock(mu);
     done[e.op] = e;
     ++finished;

@@ -27,15 +27,29 @@ void expect_error(const aopt::sim::launch_result& r, hw_error_kind kind, unsigne
   EXPECT_NE(r.error->to_string().find("error_test.cpp:" + std::to_string(line)), std::string::npos);
 }
 
+// The chip's InitBuffer does not check: a buffer placed past the end of UB is a warning, and
+// the error comes with the first access past the end. One request bigger than UB fails at once.
 TEST(HwErrors, UbOverflowNamesRequestAndCapacity) {
-  unsigned line = 0;
+  unsigned init_line = 0, line = 0;
   auto r = run(1, [&] {
     TPipe pipe;
-    TQue<QuePosition::VECIN, 2> a, b;
+    TQue<QuePosition::VECIN, 2> a;
+    TBuf<TPosition::VECCALC> b;
     pipe.InitBuffer(a, 2, 64 * 1024);
-    line = __LINE__; pipe.InitBuffer(b, 2, 40 * 1024);
+    init_line = __LINE__; pipe.InitBuffer(b, 80 * 1024);  // bytes 131072..212992
+    Duplicate(b.Get<float>(), 1.0f, 1024);                // its start: inside UB
+    line = __LINE__; Duplicate(b.Get<float>(), 1.0f, 20480);
   });
-  expect_error(r, hw_error_kind::ub_overflow, line, "212992 bytes, over the 196608 bytes");
+  expect_error(r, hw_error_kind::ub_overflow, line, "past the end of the 196608 bytes of UB");
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0].site.line, init_line);
+  EXPECT_NE(r.warnings[0].message.find("212992 bytes, over the 196608 bytes"), std::string::npos) << r.warnings[0].message;
+  auto whole = run(1, [&] {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> big;
+    line = __LINE__; pipe.InitBuffer(big, 256 * 1024);
+  });
+  expect_error(whole, hw_error_kind::ub_overflow, line, "more than the 196608 bytes of UB");
 }
 
 TEST(HwErrors, MisalignedUb) {
@@ -233,7 +247,18 @@ TEST(HwErrors, UbIndexOutOfBounds) {
     LocalTensor<float> t = q.AllocTensor<float>();
     line = __LINE__; t.SetValue(16, 1.0f);
   });
-  expect_error(r, hw_error_kind::ub_out_of_bounds, line, "index 16");
+  ASSERT_FALSE(r.error) << "inside UB, as on the chip: " << r.error->to_string();
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0].kind, hw_error_kind::ub_out_of_bounds);
+  EXPECT_EQ(r.warnings[0].site.line, line);
+  r = run(1, [&] {
+    TPipe pipe;
+    TQue<QuePosition::VECOUT, 1> q;
+    pipe.InitBuffer(q, 1, 64);
+    LocalTensor<float> t = q.AllocTensor<float>();
+    line = __LINE__; t.SetValue(196608 / 4, 1.0f);
+  });
+  expect_error(r, hw_error_kind::ub_overflow, line, "past the end");
 }
 
 TEST(HwErrors, CopyOverrunsLocalTensor) {
@@ -242,12 +267,15 @@ TEST(HwErrors, CopyOverrunsLocalTensor) {
   auto r = run(1, [&] {
     TPipe pipe;
     TBuf<TPosition::VECCALC> b;
-    pipe.InitBuffer(b, 1024);
+    pipe.InitBuffer(b, 128);
     GlobalTensor<half> gt;
     gt.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(g.get()));
-    line = __LINE__; DataCopy(b.Get<half>(64), gt, 128);
+    line = __LINE__; DataCopy(b.Get<half>(32), gt, 128);
   });
-  expect_error(r, hw_error_kind::ub_out_of_bounds, line, "LocalTensor of 64");
+  ASSERT_FALSE(r.error) << r.error->to_string();
+  ASSERT_EQ(r.warnings.size(), 1u) << "256 bytes into a TBuf of 128: the next buffer, inside UB";
+  EXPECT_EQ(r.warnings[0].site.line, line);
+  EXPECT_NE(r.warnings[0].message.find("holds 128 from there"), std::string::npos) << r.warnings[0].message;
 }
 
 TEST(HwErrors, SyncAllMissingCore) {

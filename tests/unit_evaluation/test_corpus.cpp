@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "aopt/common/error.h"
 #include "aopt/common/fs.h"
 #include "aopt/common/json.h"
 #include "aopt/evaluation/corpus.h"

@@ -1,6 +1,6 @@
 // Tier-5 advanced math API (the `lib/math/...`, `lib/activation/...` headers of CANN): Sigmoid,
 // Tanh, Power (tensor^tensor, tensor^scalar, scalar^tensor), Erf, Sin, Cos, Log/Log2/Log10, the
-// advanced Exp (taylorExpandLevel), Asin, Acos, Atan, Sign.
+// advanced Exp (taylorExpandLevel), Asin, Acos, Atan, Sign, Ceil, Floor (rounding through two casts).
 //
 // Values: computed per element in float (double for 32-bit integer Power) and rounded once to T,
 // i.e. at least as accurate as the chip's library (which evaluates polynomial/series forms).
@@ -120,6 +120,8 @@ inline float asin_(float x) { return std::asin(x); }
 inline float acos_(float x) { return std::acos(x); }
 inline float atan_(float x) { return std::atan(x); }
 inline float sign_(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f); }
+inline float ceil_(float x) { return std::ceil(x); }
+inline float floor_(float x) { return std::floor(x); }
 }  // namespace aopt_adv_fn
 
 using aopt::sim::vec_class;
@@ -153,6 +155,8 @@ AOPT_ADV_UNARY(Acos, aopt_adv_fn::acos_, vec_class::unary, vec_class::binary, ve
 AOPT_ADV_UNARY(Atan, aopt_adv_fn::atan_, vec_class::unary, vec_class::unary, vec_class::div, vec_class::binary,
                vec_class::unary, vec_class::binary, vec_class::unary, vec_class::binary, vec_class::unary,
                vec_class::binary, vec_class::unary, vec_class::binary, vec_class::compare, vec_class::select)
+AOPT_ADV_UNARY(Ceil, aopt_adv_fn::ceil_, vec_class::cast, vec_class::cast)
+AOPT_ADV_UNARY(Floor, aopt_adv_fn::floor_, vec_class::cast, vec_class::cast)
 AOPT_ADV_UNARY(Sign, aopt_adv_fn::sign_, vec_class::compare, vec_class::select, vec_class::compare,
                vec_class::select)
 

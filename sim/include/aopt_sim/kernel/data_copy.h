@@ -456,6 +456,14 @@ inline void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const std::uint64
                  gmWorkspaceAddr.aopt_gm_offset(p), 0, sizeof(T), false, loc, "InitGlobalMemory");
 }
 
+// InitOutput: the older name of InitGlobalMemory; takes the tensor by value, so a sub-tensor
+// (`yGm[offset]`) works.
+template <typename T>
+inline void InitOutput(GlobalTensor<T> gm, const std::uint64_t size, const typename std::common_type<T>::type value = 0,
+                       aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  InitGlobalMemory(gm, size, value, loc);
+}
+
 // ---- atomic modes of UB -> GM copies ----
 template <typename T>
 inline void SetAtomicAdd() {

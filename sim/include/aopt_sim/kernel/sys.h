@@ -60,6 +60,9 @@ using AscendC::GetSubBlockIdx;
 #ifndef ASSERT
 #define ASSERT(...)
 #endif
+// The core type kernels test (`if (g_coreType == AIV)`): every emulated core is an AIV core.
+enum AoptCoreType : std::int32_t { AIC = 1, AIV = 2 };
+inline constexpr AoptCoreType g_coreType = AIV;
 // Every emulated core is an AIV (vector) core: `if ASCEND_IS_AIV { ... }` runs, the AIC branch not.
 #ifndef ASCEND_IS_AIV
 #define ASCEND_IS_AIV (true)
