@@ -115,8 +115,11 @@ op_package load_package(const fs::path& op_dir_in) {
     throw error(ec::not_found, op_dir.string() + ": no op_host/ and op_kernel/ directories; pass an operator package "
                                                  "in the msOpGen layout (op_host/, op_kernel/) or the op_host/op_tiling.cpp layout");
   }
-  const auto host_cpps = files_with(host_dir, ".cpp");
-  if (host_cpps.empty()) throw error(ec::not_found, host_dir.string() + ": no .cpp files (the tiling function and OpDef live here)");
+  // Host sources: .cpp and .cc (cann-ops keeps tiling and InferShape in .cc files too).
+  auto host_cpps = files_with(host_dir, ".cpp");
+  for (const auto& cc : files_with(host_dir, ".cc")) host_cpps.push_back(cc);
+  std::sort(host_cpps.begin(), host_cpps.end());
+  if (host_cpps.empty()) throw error(ec::not_found, host_dir.string() + ": no .cpp or .cc files (the tiling function and OpDef live here)");
   for (const auto& p : host_cpps) {
     // aclnn_<op>.cpp is the operator's aclnn API (the op_api library the application links),
     // not part of the tiling/registration code the host build runs.

@@ -244,6 +244,16 @@ class TQueBind {
   void DeQue(LocalTensor<T>& tensor, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
     tensor = DeQue<T>(loc);
   }
+  // The forms naming the positions the tensor moves between (EnQue<VECIN, VECOUT, T>): one
+  // queue here, the positions only choose the pipes the chip synchronises.
+  template <TPosition srcUserPos, TPosition dstUserPos, typename T>
+  bool EnQue(const LocalTensor<T>& tensor, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    return EnQue<T>(tensor, loc);
+  }
+  template <TPosition srcUserPos, TPosition dstUserPos, typename T>
+  LocalTensor<T> DeQue(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    return DeQue<T>(loc);
+  }
   bool VacantInQue() const { return q_.queued() < q_.num(); }
   bool HasTensorInQue() const { return q_.queued() > 0; }
   std::int32_t GetTensorCountInQue() const { return static_cast<std::int32_t>(q_.queued()); }
