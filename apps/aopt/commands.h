@@ -6,12 +6,25 @@
 
 #include <CLI/CLI.hpp>
 
+#include "aopt/common/subprocess.h"
+
 namespace aopt::app {
 
 using command_fn = std::function<int()>;
 
+// `--timeout S` and `--memory-limit MiB` of the commands that run operators (eval, corpus).
+struct run_limit_options {
+  double timeout_s = 60;
+  std::uint64_t memory_mib = 8192;
+  common::sandbox_limits limits() const;  // wall S, CPU 2S+1, address space
+};
+void add_run_limit_options(CLI::App& app, run_limit_options& o);
+
 // `aopt eval OP_DIR ...`: compile, check and time one operator package.
 command_fn add_eval_command(CLI::App& app);
+
+// `aopt corpus DIR ...`: every operator of a cann-ops-style tree on its own msOpST cases.
+command_fn add_corpus_command(CLI::App& app);
 
 // `aopt optimize OP_DIR ...`: the whole loop; writes the optimized package and reports.
 // `argv_line` is the command line, recorded in the report.

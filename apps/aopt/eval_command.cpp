@@ -29,11 +29,10 @@ struct eval_args {
   bool no_cache = false;
   bool keep_workdir = false;
   bool no_sandbox = false;
-  double timeout_s = 60;
-  std::uint64_t memory_mib = 8192;
+  run_limit_options run;
 };
 
-void print_human(const ev::eval_result& r, const ev::op_package& pkg, const std::string& workdir) {
+void print_human(const ev::eval_result& r, const std::string& workdir) {
   std::cout << fmt::format("aopt eval {}  (kernel {}{}, backend {}, profile {}, seed {}{})\n", r.package, r.kernel,
                            r.op_type.empty() ? "" : " / " + r.op_type, r.backend, r.profile, r.seed,
                            r.cached ? ", from cache" : "");
@@ -89,11 +88,24 @@ void print_human(const ev::eval_result& r, const ev::op_package& pkg, const std:
       std::cout << fmt::format("headroom: bound / latency = {:.2f} (1.00 = at the bound)\n", r.bound.value("headroom", 0.0));
     }
   }
-  for (const auto& w : pkg.spec.warnings) std::cout << "warning: " << w << "\n";
+  for (const auto& w : r.warnings) std::cout << "warning: " << w << "\n";
   if (!workdir.empty()) std::cout << "work directory kept: " << workdir << "\n";
 }
 
 }  // namespace
+
+common::sandbox_limits run_limit_options::limits() const {
+  auto l = evaluation::eval_options::default_limits();
+  l.wall_timeout = std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000));
+  l.cpu_seconds = static_cast<std::uint64_t>(timeout_s * 2) + 1;
+  l.address_space_bytes = memory_mib << 20;
+  return l;
+}
+
+void add_run_limit_options(CLI::App& app, run_limit_options& o) {
+  app.add_option("--timeout", o.timeout_s, "wall-clock limit per run, seconds")->check(CLI::PositiveNumber);
+  app.add_option("--memory-limit", o.memory_mib, "address-space limit per run, MiB")->check(CLI::Range(64, 1 << 22));
+}
 
 command_fn add_eval_command(CLI::App& app) {
   auto a = std::make_shared<eval_args>();
@@ -109,8 +121,7 @@ command_fn add_eval_command(CLI::App& app) {
   app.add_flag("--keep-workdir", a->keep_workdir, "keep the build/run directory and print its path");
   app.add_flag("--no-sandbox", a->no_sandbox,
                "run compilers and the operator without namespaces (resource limits only; also AOPT_SANDBOX=0)");
-  app.add_option("--timeout", a->timeout_s, "wall-clock limit per run, seconds")->check(CLI::PositiveNumber);
-  app.add_option("--memory-limit", a->memory_mib, "address-space limit per run, MiB")->check(CLI::Range(64, 1 << 22));
+  add_run_limit_options(app, a->run);
   return [a]() -> int {
     ev::eval_options o;
     o.backend = a->backend;
@@ -121,9 +132,7 @@ command_fn add_eval_command(CLI::App& app) {
     o.cache_dir = a->cache_dir;
     o.keep_workdir = a->keep_workdir;
     if (a->no_sandbox) o.sandbox.isolate = false;
-    o.limits.wall_timeout = std::chrono::milliseconds(static_cast<long long>(a->timeout_s * 1000));
-    o.limits.cpu_seconds = static_cast<std::uint64_t>(a->timeout_s * 2) + 1;
-    o.limits.address_space_bytes = a->memory_mib << 20;
+    o.limits = a->run.limits();
     try {
       auto pkg = std::make_shared<const ev::op_package>(ev::load_package(a->op_dir));
       ev::check_case_memory(pkg->spec, o.limits.address_space_bytes);
@@ -133,7 +142,7 @@ command_fn add_eval_command(CLI::App& app) {
       if (a->json) {
         std::cout << r.to_json().dump(2) << "\n";
       } else {
-        print_human(r, *pkg, a->keep_workdir && !r.cached ? e.last_workdir().string() : std::string());
+        print_human(r, a->keep_workdir && !r.cached ? e.last_workdir().string() : std::string());
       }
       return r.ok() ? 0 : 1;
     } catch (const error& e) {

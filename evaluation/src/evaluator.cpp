@@ -165,20 +165,6 @@ void store_reference(const fs::path& root, const std::string& key, const std::ve
   }
 }
 
-// Positional renaming when a case (e.g. imported from msOpST) names no input like the OpDef.
-case_spec align_case(const case_spec& c, const nlohmann::json& sig) {
-  const auto& ins = sig.value("inputs", nlohmann::json::array());
-  if (ins.size() != c.inputs.size()) return c;
-  for (const auto& i : c.inputs) {
-    for (const auto& s : ins) {
-      if (s.value("name", std::string()) == i.name) return c;
-    }
-  }
-  case_spec out = c;
-  for (std::size_t k = 0; k < out.inputs.size(); ++k) out.inputs[k].name = ins[k].value("name", out.inputs[k].name);
-  return out;
-}
-
 }  // namespace
 
 evaluator::evaluator(eval_options opts) : evaluator(opts, make_backend(opts)) {}
@@ -437,6 +423,15 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
       if (til.contains("workspace_bytes")) cr.workspace_bytes = til["workspace_bytes"].get<std::uint64_t>();
       if (harness.contains("phases") && harness["phases"].is_object()) cr.phases["host"] = harness["phases"];
       if (harness.contains("ub_bytes") && harness["ub_bytes"].is_number()) cr.ub_bytes = harness["ub_bytes"].get<std::uint64_t>();
+      // What the chip does silently (a DataCopy tail dropped): the output check decides, the
+      // warning says where to look.
+      for (const auto& w : harness.value("warnings", nlohmann::json::array())) {
+        if (!w.is_object()) continue;
+        std::string text = "case '" + cr.name + "': " + w.value("kind", std::string("warning")) + " at " +
+                           w.value("file", std::string("?")) + ":" + std::to_string(w.value("line", 0)) + ": " +
+                           w.value("message", std::string());
+        if (std::find(r.warnings.begin(), r.warnings.end(), text) == r.warnings.end()) r.warnings.push_back(std::move(text));
+      }
       if (harness.contains("timing") && harness["timing"].is_object()) {
         cr.profile = harness["timing"];
         if (cr.profile.contains("Task Duration(us)") && cr.profile["Task Duration(us)"].is_number()) {

@@ -152,6 +152,11 @@ void fill_range(const tensor_spec& t, std::uint64_t s, std::uint64_t from, std::
 
 std::vector<double> generate_values(const tensor_spec& t, std::uint64_t seed, const std::string& case_name,
                                     const std::string& input_name, std::size_t index) {
+  if (!t.values.empty()) {
+    std::vector<double> v = t.values;
+    for (auto& x : v) x = round_to(t.type, x);
+    return v;
+  }
   splitmix64 rng{stream_seed(seed, case_name, input_name, index)};
   const auto n = static_cast<std::size_t>(t.numel());
   std::vector<double> v(n);
@@ -172,6 +177,11 @@ std::vector<double> generate_values(const tensor_spec& t, std::uint64_t seed, co
 
 void generate_tensor_into(const tensor_spec& t, std::uint64_t seed, const std::string& case_name,
                           const std::string& input_name, std::size_t index, std::uint8_t* out, unsigned threads) {
+  if (!t.values.empty()) {
+    const auto bytes = encode(t.type, generate_values(t, seed, case_name, input_name, index));
+    std::memcpy(out, bytes.data(), bytes.size());
+    return;
+  }
   const std::uint64_t s = stream_seed(seed, case_name, input_name, index);
   const auto n = static_cast<std::uint64_t>(t.numel());
   constexpr std::uint64_t chunk = 1 << 18;
@@ -214,6 +224,15 @@ std::string input_key(const tensor_spec& t, std::uint64_t seed, const std::strin
     h.field(buf);
   } else {
     h.field("default-range");
+  }
+  if (!t.values.empty()) {
+    std::string given = "values:";
+    for (double v : t.values) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.17g,", v);
+      given += buf;
+    }
+    h.field(given);
   }
   return h.finish_hex();
 }

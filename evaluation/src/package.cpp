@@ -46,6 +46,8 @@ std::vector<std::string> op_package::source_files() const {
                                             " bytes, more than the limit of " + std::to_string(max_source_file_bytes) +
                                             " bytes for a source file; remove it from the package or make it smaller");
         }
+        // Lexically: fs::relative would resolve a symlinked file to its target's path, outside
+        // the package (and the candidate would be materialized outside its work directory).
         files.push_back(e.path().lexically_relative(dir).generic_string());
       }
     }
@@ -144,24 +146,40 @@ op_package load_package_unchecked(const fs::path& op_dir_in) {
     throw error(ec::not_found, op_dir.string() + ": no op_host/ and op_kernel/ directories; pass an operator package "
                                                  "in the msOpGen layout (op_host/, op_kernel/) or the op_host/op_tiling.cpp layout");
   }
-  const auto host_cpps = files_with(host_dir, ".cpp");
-  if (host_cpps.empty()) throw error(ec::not_found, host_dir.string() + ": no .cpp files (the tiling function and OpDef live here)");
-  for (const auto& p : host_cpps) pkg.host_sources.push_back(p.lexically_relative(op_dir).generic_string());
+  // Host sources: .cpp and .cc (cann-ops keeps tiling and InferShape in .cc files too).
+  auto host_cpps = files_with(host_dir, ".cpp");
+  for (const auto& cc : files_with(host_dir, ".cc")) host_cpps.push_back(cc);
+  std::sort(host_cpps.begin(), host_cpps.end());
+  if (host_cpps.empty()) throw error(ec::not_found, host_dir.string() + ": no .cpp or .cc files (the tiling function and OpDef live here)");
+  for (const auto& p : host_cpps) {
+    // aclnn_<op>.cpp is the operator's aclnn API (the op_api library the application links),
+    // not part of the tiling/registration code the host build runs.
+    if (p.filename().string().rfind("aclnn_", 0) == 0) continue;
+    pkg.host_sources.push_back(p.lexically_relative(op_dir).generic_string());
+  }
 
   if (fs::is_regular_file(host_dir / "op_tiling.cpp") || fs::is_regular_file(host_dir / "op_def.cpp")) {
     pkg.layout = package_layout::op_split;
   } else {
     pkg.layout = package_layout::msopgen;
-    const auto tilings = files_with(host_dir, "_tiling.h");
+    auto tilings = files_with(host_dir, "_tiling.h");
     if (tilings.empty()) {
-      throw error(ec::not_found, host_dir.string() + ": no <op>_tiling.h (BEGIN_TILING_DATA_DEF ...) found; layout 1 needs one");
+      // The tiling struct may live in any header of op_host/ (e.g. <op>.h, tiling_data.h).
+      for (const auto& h : files_with(host_dir, ".h")) {
+        if (common::read_text_file(h).find("BEGIN_TILING_DATA_DEF") != std::string::npos) tilings.push_back(h);
+      }
+    }
+    if (tilings.empty()) {
+      throw error(ec::not_found, host_dir.string() + ": no header of op_host/ declares the tiling struct (BEGIN_TILING_DATA_DEF ...); "
+                                 "layout 1 needs one, e.g. op_host/<op>_tiling.h");
     }
     fs::path chosen = tilings.front();
     if (!kernel_hint.empty() && fs::is_regular_file(host_dir / (kernel_hint + "_tiling.h"))) chosen = host_dir / (kernel_hint + "_tiling.h");
     pkg.tiling_header = chosen.lexically_relative(op_dir).generic_string();
-    if (kernel_hint.empty()) {
-      const auto stem = chosen.filename().string();
-      kernel_hint = stem.substr(0, stem.size() - std::string("_tiling.h").size());
+    const auto stem = chosen.filename().string();
+    const std::string suffix = "_tiling.h";
+    if (kernel_hint.empty() && stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      kernel_hint = stem.substr(0, stem.size() - suffix.size());
     }
   }
   const auto kernel_cpps = files_with(kernel_dir, ".cpp");

@@ -1,6 +1,7 @@
 #include "aopt/evaluation/spec.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -88,6 +89,7 @@ std::string bytes_text(std::uint64_t b) {
 nlohmann::json tensor_json(const tensor_spec& t) {
   nlohmann::json j = {{"shape", t.shape}, {"dtype", dtype_name(t.type)}};
   if (t.range) j["range"] = {t.range->first, t.range->second};
+  if (!t.values.empty()) j["values"] = t.values;
   return j;
 }
 
@@ -448,11 +450,31 @@ void check_case_memory(const op_spec& spec, std::uint64_t address_space_bytes) {
 
 namespace {
 
-std::optional<dtype> msopst_dtype(const std::string& s) {
+std::optional<dtype> msopst_dtype(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (s.rfind("dt_", 0) == 0) s = s.substr(3);  // ge::DataType spellings: DT_FLOAT16
   if (s == "float" || s == "fp32") return dtype::float32;
   if (s == "fp16" || s == "half") return dtype::float16;
   if (s == "bf16") return dtype::bfloat16;
+  if (s == "double" || s == "float64" || s == "fp64") return std::nullopt;
   return parse_dtype(s);
+}
+
+// msOpST's "value": the input's data, nested lists in row-major order; its nesting is the shape.
+void flatten_values(const nlohmann::ordered_json& v, std::vector<double>& out, std::vector<std::int64_t>& shape,
+                    std::size_t depth) {
+  if (!v.is_array()) {
+    out.push_back(v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>());
+    return;
+  }
+  if (shape.size() <= depth) shape.push_back(static_cast<std::int64_t>(v.size()));
+  for (const auto& e : v) flatten_values(e, out, shape, depth + 1);
+}
+
+bool is_literal(const nlohmann::ordered_json& v) {
+  if (v.is_number() || v.is_boolean()) return true;
+  if (!v.is_array() || v.empty()) return false;
+  return std::all_of(v.begin(), v.end(), [](const auto& e) { return is_literal(e); });
 }
 
 op_spec read_msopst(const std::string& text, const fs::path& file, const std::string& kernel) {
@@ -474,6 +496,16 @@ op_spec read_msopst(const std::string& text, const fs::path& file, const std::st
     const std::string base = c["case_name"].get<std::string>();
     if (const auto p = name_problem(base); !p.empty()) fail(cptr + "/case_name", "case_name: " + p + "; " + name_fix);
     const auto& ins = c["input_desc"];
+    // Fuzz cases (shapes and values from the case's fuzz_impl script) cannot be read without
+    // running that script: skipped with a warning.
+    const bool fuzz = c.contains("fuzz_impl") || std::any_of(ins.begin(), ins.end(), [](const auto& in) {
+                        return in.is_object() && in.contains("shape") && in["shape"].is_string();
+                      });
+    if (fuzz) {
+      spec.warnings.push_back(doc.where(cptr) + ": case " + base + " is a fuzz case (its shapes come from " +
+                              c.value("fuzz_impl", std::string("a fuzz script")) + "): skipped; add an aopt.json with concrete shapes");
+      continue;
+    }
     // Columns: `type` may be a string or a list (one case per entry, index-aligned across inputs).
     std::size_t columns = 1;
     for (const auto& in : ins) {
@@ -496,15 +528,34 @@ op_spec read_msopst(const std::string& text, const fs::path& file, const std::st
         if (ty.is_string()) tname = ty.get<std::string>();
         else if (ty.is_array() && !ty.empty() && ty[std::min(col, ty.size() - 1)].is_string()) tname = ty[std::min(col, ty.size() - 1)].get<std::string>();
         else fail(iptr + "/type", "'type' must be a string or a non-empty list of strings");
+        // An optional input the case leaves out.
+        if (tname == "UNDEFINED" || tname == "undefined") continue;
         const auto dt = msopst_dtype(tname);
-        if (!dt) fail(iptr + "/type", "unknown dtype \"" + tname + "\"");
+        if (!dt) fail(iptr + "/type", "unknown dtype \"" + tname + "\" (known: float16/fp16/half, float/float32/fp32, bfloat16/bf16, int8..int64, uint8..uint64, bool)");
         t.type = *dt;
-        if (!in.contains("shape") || !in["shape"].is_array()) fail(iptr, "input_desc entry without a 'shape' list");
-        const auto& sh = in["shape"];
-        const auto& shape = (!sh.empty() && sh[0].is_array()) ? sh[std::min(col, sh.size() - 1)] : sh;
-        for (const auto& d : shape) {
-          if (!d.is_number_integer() || d.get<std::int64_t>() <= 0) fail(iptr + "/shape", "shape " + shape.dump() + " is not a list of positive integers (dynamic -1 shapes need a concrete case)");
-          t.shape.push_back(d.get<std::int64_t>());
+        const auto* value = in.contains("value") && is_literal(in["value"]) ? &in["value"] : nullptr;
+        if (value != nullptr && value->is_array()) {
+          // The data decides the shape (msOpST builds the tensor from the value).
+          std::vector<std::int64_t> vshape;
+          flatten_values(*value, t.values, vshape, 0);
+          t.shape = vshape;
+        } else if (in.contains("shape") && in["shape"].is_array()) {
+          const auto& sh = in["shape"];
+          const auto& shape = (!sh.empty() && sh[0].is_array()) ? sh[std::min(col, sh.size() - 1)] : sh;
+          for (const auto& d : shape) {
+            if (!d.is_number_integer() || d.get<std::int64_t>() <= 0) fail(iptr + "/shape", "shape " + shape.dump() + " is not a list of positive integers (dynamic -1 shapes need a concrete case)");
+            t.shape.push_back(d.get<std::int64_t>());
+          }
+        } else if (!in.contains("shape")) {
+          // No shape: a scalar input (one element).
+        } else {
+          fail(iptr + "/shape", "'shape' must be a list of positive integers");
+        }
+        if (value != nullptr && !value->is_array()) {
+          // A scalar value: every element of the declared shape holds it.
+          std::vector<std::int64_t> none;
+          flatten_values(*value, t.values, none, 0);
+          t.values.assign(static_cast<std::size_t>(t.numel()), t.values.front());
         }
         if (const auto p = shape_problem(t.shape); !p.empty()) fail(iptr + "/shape", p + "; use a smaller shape");
         if (in.contains("value_range")) {
@@ -547,6 +598,7 @@ op_spec read_msopst(const std::string& text, const fs::path& file, const std::st
       spec.cases.push_back(std::move(cs));
     }
   }
+  if (spec.cases.empty()) fail("", "no case with concrete shapes (fuzz cases are skipped); add an aopt.json beside op_host/");
   spec.cases.front().timed = true;
   spec.warnings.push_back(file.string() + ": cases imported from msOpST; the first case (" + spec.cases.front().name +
                           ") is timed; add an aopt.json to choose");

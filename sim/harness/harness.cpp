@@ -182,7 +182,7 @@ class runner {
   void write_outputs();
   void write_result();
   gm_ptr alloc(std::size_t bytes, const std::string& name) {
-    void* p = aopt::sim::gm_alloc(bytes == 0 ? 32 : bytes, name);
+    void* p = aopt::sim::gm_alloc_device(bytes, name);
     allocations_.push_back(p);
     return static_cast<gm_ptr>(p);
   }
@@ -205,6 +205,7 @@ class runner {
   std::vector<gm_ptr> args_;
   std::size_t workspace_bytes_ = 0;
   std::size_t tiling_bytes_ = 0;
+  json warnings_ = json::array();  // the launch's warnings (hw_error objects), e.g. truncated_copy
   void* handle_ = nullptr;
 
   // result
@@ -581,7 +582,10 @@ void runner::launch_kernel() {
                " (an undefined symbol means the kernel uses an API the sim does not provide)";
     return;
   }
-  void* plain = dlsym(handle_, kernel.c_str());
+  // A kernel named like a C library function is built as aopt_kernel_entry_<name> (the plain
+  // name would find libm's function through the object's dependencies).
+  void* plain = dlsym(handle_, ("aopt_kernel_entry_" + kernel).c_str());
+  if (plain == nullptr) plain = dlsym(handle_, kernel.c_str());
   void* tpl = plain == nullptr ? dlsym(handle_, ("aopt_tpl_entry_" + kernel).c_str()) : nullptr;
   if (plain == nullptr && tpl == nullptr) {
     status_ = "runtime_error";
@@ -636,6 +640,7 @@ void runner::launch_kernel() {
     return;
   }
   for (const auto& c : lr.cores) ub_bytes_ = std::max(ub_bytes_, c.ub_peak_bytes);
+  for (const auto& w : lr.warnings) warnings_.push_back(hw_error_json(w));
   if (lr.error) {
     status_ = "runtime_error";
     message_ = lr.error->to_string();
@@ -693,7 +698,7 @@ void runner::write_result() {
     }
   }
   json r = {{"status", status_}, {"message", message_}, {"outputs", outs}, {"ub_bytes", ub_bytes_},
-            {"hw_error", hw_error_}, {"timing", timing_}, {"phases", phases_}};
+            {"hw_error", hw_error_}, {"warnings", warnings_}, {"timing", timing_}, {"phases", phases_}};
   r["tiling"] = tiled_ ? json{{"block_dim", op_.block_dim},
                               {"tiling_key", op_.tiling_key},
                               {"workspace_bytes", workspace_bytes_},

@@ -1,6 +1,9 @@
 // The AscendC kernel API as emulated on the CPU (sim backend): the one header kernels include.
 #pragma once
 
+// Kernels call assert() (the device toolchain provides it); on the CPU it is <cassert>'s.
+#include <cassert>
+
 #include "aopt_sim/kernel/types.h"
 #include "aopt_sim/kernel/core.h"
 #include "aopt_sim/kernel/tensor.h"

@@ -83,7 +83,8 @@ void record_scalar(std::uint64_t elem_accesses, std::uint64_t raw_cycles, const 
   recs.push_back(r);
 }
 
-void fail(hw_error_kind kind, const std::string& message, const src_loc& loc, const char* api) {
+namespace {
+hw_error make_hw_error(hw_error_kind kind, const std::string& message, const src_loc& loc, const char* api) {
   hw_error e;
   e.kind = kind;
   e.message = message;
@@ -92,7 +93,43 @@ void fail(hw_error_kind kind, const std::string& message, const src_loc& loc, co
   e.site.function = loc.func ? loc.func : "";
   e.site.api = api ? api : "";
   if (detail::core_context* c = current_core()) e.block_idx = c->block_idx;
-  throw hw_fault{std::move(e)};
+  return e;
+}
+}  // namespace
+
+void fail(hw_error_kind kind, const std::string& message, const src_loc& loc, const char* api) {
+  throw hw_fault{make_hw_error(kind, message, loc, api)};
+}
+
+void warn(hw_error_kind kind, const std::string& message, const src_loc& loc, const char* api) {
+  detail::core_context* c = current_core();
+  if (c == nullptr || c->warnings == nullptr) return;
+  constexpr std::size_t max_warnings = 32;
+  std::lock_guard lk(c->warnings->mu);
+  auto& list = c->warnings->list;
+  for (const auto& w : list) {
+    if (w.kind == kind && w.site.line == loc.line && w.site.file == (loc.file ? loc.file : "")) return;
+  }
+  if (list.size() < max_warnings) list.push_back(make_hw_error(kind, message, loc, api));
+}
+
+void check_ub_access(std::uint64_t addr, std::uint64_t bytes, std::uint64_t buffer_bytes, const char* what,
+                      const src_loc& loc, const char* api) {
+  const std::uint64_t cap = ub_capacity();
+  auto span = [&] {
+    return std::string(what) + " accesses " + std::to_string(bytes) + " bytes at UB address " + std::to_string(addr);
+  };
+  if (addr + bytes > cap) {
+    fail(hw_error_kind::ub_overflow,
+         span() + ", past the end of the " + std::to_string(cap) + " bytes of UB (InitBuffer placed its buffer " +
+             "beyond UB, or the count runs past it): shrink the tile size or the buffer count",
+         loc, api);
+  }
+  if (bytes > buffer_bytes) {
+    warn(hw_error_kind::ub_out_of_bounds,
+         span() + " but its buffer holds " + std::to_string(buffer_bytes) + " from there: on the chip it reaches into the next buffer",
+         loc, api);
+  }
 }
 
 void set_current_pipe(void* p) { ctx_or_fail("TPipe").pipe = p; }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "aopt_sim/kernel/core.h"
 #include "aopt_sim/runtime.h"
@@ -22,6 +23,12 @@ struct launch_barrier {
   std::uint64_t generation = 0;
   std::uint32_t finished = 0;  // blocks whose body returned (or failed)
   bool aborted = false;        // some block raised an error
+};
+
+// Warnings of one launch (warn()), shared by its cores.
+struct launch_warnings {
+  std::mutex mu;
+  std::vector<hw_error> list;
 };
 
 struct site_key {
@@ -60,6 +67,7 @@ struct core_context {
   std::uint64_t serial = 0;  // process-wide unique id of this block execution
   std::uint16_t queue_events[pipe_count][pipe_count] = {};
   launch_barrier* barrier = nullptr;
+  launch_warnings* warnings = nullptr;
 };
 
 // Thrown out of SyncAll in a core whose launch was aborted by another core's error; launch()

@@ -83,6 +83,13 @@ void* gm_alloc(std::size_t bytes, std::string name) {
   return p;
 }
 
+void* gm_alloc_device(std::size_t bytes, std::string name) {
+  const std::size_t padded = device_alloc_bytes(bytes);
+  auto* p = static_cast<std::uint8_t*>(gm_alloc(padded, std::move(name)));
+  std::memset(p + bytes, gm_padding_junk, padded - bytes);
+  return p;
+}
+
 void gm_free(void* p) {
   if (p == nullptr) return;
   auto& r = registry();
@@ -134,6 +141,7 @@ struct launch_state {
   // hw_error once the cores have stopped.
   std::atomic<bool> out_of_memory{false};
   detail::launch_barrier barrier;
+  detail::launch_warnings warnings;
 };
 
 void note_out_of_memory(launch_state& st) noexcept {
@@ -159,12 +167,15 @@ std::atomic<std::uint64_t> next_core_serial{0};
 
 void run_blocks(const launch_options& opts, const std::function<void()>& body, launch_state& st,
                 launch_result& out) {
-  std::unique_ptr<std::byte[]> ub(new std::byte[opts.ub_bytes]);
+  // Twice the UB: a kernel writing through a raw pointer into a buffer InitBuffer placed past
+  // the end of UB lands in slack, not in the emulator's heap (checked accesses fail first).
+  const std::size_t ub_host_bytes = std::size_t{opts.ub_bytes} * 2;
+  std::unique_ptr<std::byte[]> ub(new std::byte[ub_host_bytes]);
   for (;;) {
     if (st.stop) return;
     const std::uint32_t b = st.next_block.fetch_add(1);
     if (b >= opts.block_dim) return;
-    std::memset(ub.get(), detail::ub_poison, opts.ub_bytes);
+    std::memset(ub.get(), detail::ub_poison, ub_host_bytes);
     detail::core_context ctx;
     ctx.block_idx = b;
     ctx.block_num = opts.block_dim;
@@ -177,6 +188,7 @@ void run_blocks(const launch_options& opts, const std::function<void()>& body, l
     ctx.tiling_key = opts.tiling_key;
     ctx.serial = next_core_serial.fetch_add(1) + 1;
     ctx.barrier = &st.barrier;
+    ctx.warnings = &st.warnings;
     detail::current_core() = &ctx;
     try {
       body();
@@ -274,6 +286,7 @@ launch_result launch(const launch_options& opts, const std::function<void()>& bo
     st.error = std::move(e);
   }
   out.error = std::move(st.error);
+  out.warnings = std::move(st.warnings.list);
   return out;
 }
 

@@ -215,7 +215,7 @@ TEST_F(HarnessTest, HardwareErrorIsAResult) {
   ASSERT_FALSE(res.is_null());
   EXPECT_EQ(res["status"], "runtime_error") << res.dump(1);
   ASSERT_TRUE(res["hw_error"].is_object()) << res.dump(1);
-  EXPECT_EQ(res["hw_error"]["kind"], "truncated_copy");
+  EXPECT_EQ(res["hw_error"]["kind"], "gm_out_of_bounds");
   EXPECT_NE(res["hw_error"]["file"].get<std::string>().find("trip_custom.cpp"), std::string::npos);
   EXPECT_GT(res["hw_error"]["line"].get<int>(), 0);
   EXPECT_LT(res["hw_error"]["block_idx"].get<int>(), 2);

@@ -129,8 +129,9 @@ TEST(Effects, E04MisalignedAndTruncated) {
     AscendC::LocalTensor<half> l = buf.Get<half>();
     AscendC::DataCopy(l, g, 15);  // 30 bytes
   });
-  ASSERT_TRUE(res.error);
-  EXPECT_EQ(res.error->kind, hw_error_kind::truncated_copy);
+  ASSERT_FALSE(res.error) << "the chip drops the tail silently";
+  ASSERT_EQ(res.warnings.size(), 1u);
+  EXPECT_EQ(res.warnings[0].kind, hw_error_kind::truncated_copy);
 }
 
 // 5. Tail imbalance across cores, and tiny shapes slowing down when spread over all cores.
@@ -204,7 +205,7 @@ TEST(Effects, E09StreamingCap) {
   EXPECT_GT(more.aiv_time_us, 0.9 * r.aiv_time_us);
 }
 
-// 10. UB overflow is an error.
+// 10. UB overflow is an error (one buffer larger than UB fails at InitBuffer).
 TEST(Effects, E10UbOverflow) {
   launch_options o;
   auto res = launch(o, [&] {

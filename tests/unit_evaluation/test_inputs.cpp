@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "aopt/evaluation/inputs.h"
@@ -163,4 +164,23 @@ TEST(Dtype, DecodeIntoMatchesDecode) {
       }
     }
   }
+}
+
+// Given values (msOpST "value") are the tensor's data, encoded in its dtype; they are part of
+// the input's cache key.
+TEST(Inputs, GivenValuesAreTheData) {
+  ev::tensor_spec t;
+  t.shape = {3};
+  t.type = ev::dtype::int32;
+  t.values = {7, -2, 5};
+  const auto bytes = ev::generate_tensor(t, 1, "c", "x", 0);
+  ASSERT_EQ(bytes.size(), 12u);
+  std::int32_t got[3];
+  std::memcpy(got, bytes.data(), sizeof got);
+  EXPECT_EQ(got[0], 7);
+  EXPECT_EQ(got[1], -2);
+  EXPECT_EQ(got[2], 5);
+  auto u = t;
+  u.values = {7, -2, 6};
+  EXPECT_NE(ev::input_key(t, 1, "c", "x", 0), ev::input_key(u, 1, "c", "x", 0));
 }

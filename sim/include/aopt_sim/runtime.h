@@ -67,6 +67,15 @@ void gm_free(void* p);
 // Allocation containing [p, p+bytes) or nullptr; `base` receives its start.
 const char* gm_find(const void* p, std::size_t bytes, const void** base = nullptr);
 
+// A device allocation as the runtime makes it for an operator's tensors (aclrtMalloc: the size
+// is rounded up to a multiple of 32 bytes, then 32 bytes are added). Kernels may read and write
+// the padding (a tail copied as whole 32-byte blocks); it starts filled with junk
+// (gm_padding_junk: NaN in every float type, -1 in every integer type), so a kernel whose
+// results depend on it fails the output check. Accesses beyond the padding are errors.
+inline constexpr std::size_t device_alloc_bytes(std::size_t bytes) { return (bytes + 31) / 32 * 32 + 32; }
+inline constexpr unsigned char gm_padding_junk = 0xFF;
+void* gm_alloc_device(std::size_t bytes, std::string name);
+
 struct launch_options {
   std::uint32_t block_dim = 1;
   std::uint32_t core_count = 40;     // physical AIV cores (profile); more blocks run in waves
@@ -82,6 +91,7 @@ inline constexpr std::size_t sys_workspace_bytes = std::size_t{16} << 20;
 struct launch_result {
   std::vector<core_trace> cores;     // one per block, index = block idx
   std::optional<hw_error> error;     // first hardware error, if any (traces are partial then)
+  std::vector<hw_error> warnings;    // warn(): once per call site and kind, at most 32
 };
 
 // Runs `body` once per block, each on its own thread with that block's core context

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdint>
 #include <functional>
+#include <iostream>  // the CANN registration headers bring it; host sources use std::cout unincluded
 #include <map>
 #include <memory>
 #include <string>

@@ -84,6 +84,11 @@ inline bool register_tiling_class(const char* op_type, const char* class_name, s
 namespace optiling {}
 using namespace optiling;  // NOLINT: emulates the global-namespace structs of kernel_tiling.h
 #include "kernel_tiling/kernel_tiling.h"
+// Tiling headers also declare host helpers next to the struct (compile-info structs with a
+// platform_ascendc::SocVersion, functions of gert::TilingParseContext): the kernel TU, which
+// force-includes the header, sees those declarations too.
+#include "aopt_sim/host/gert.h"
+#include "tiling/platform/platform_ascendc.h"
 #else
 #define REGISTER_TILING_DATA_CLASS(op_type, class_name)                                   \
   using AoptTiling_##op_type = class_name;                                                \

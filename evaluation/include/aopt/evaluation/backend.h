@@ -92,6 +92,9 @@ class backend {
                                                     double vector_repeats) const = 0;
 };
 
+// The case with each input/output name the OpDef does not declare replaced by the OpDef's name
+// at the same index (msOpST matches by position); unchanged when the counts differ.
+case_spec align_case(const case_spec& c, const nlohmann::json& signature);
 // Chooses the OpDef dtype column for a case (all inputs' dtypes match). nullopt + `why` if none.
 std::optional<std::size_t> select_column(const nlohmann::json& signature, const case_spec& c, std::string& why);
 // Output declarations of a column (names, dtypes), with a case's overrides applied.

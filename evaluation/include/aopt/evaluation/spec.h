@@ -26,6 +26,7 @@ struct tensor_spec {
   std::vector<std::int64_t> shape;       // empty = scalar (one element)
   dtype type = dtype::float16;
   std::optional<std::pair<double, double>> range;  // inclusive [lo, hi]
+  std::vector<double> values{};          // given data (msOpST "value"), row-major; empty = generated
   // Elements; saturates at INT64_MAX instead of overflowing (a validated spec stays below
   // max_tensor_elements).
   std::int64_t numel() const;

@@ -189,7 +189,11 @@ struct AoptAttrValue {
   TypedContinuousVector<int64_t> li_view;
   TypedContinuousVector<float> lf_view;
   TypedContinuousVector<bool> lb_view;
+  // GE stores a list attribute as a ContinuousVector whose first 8 bytes are its capacity: what
+  // GetInt(index) of a list attribute reads there (real tiling code does, by index slips).
+  int64_t list_head = 0;
   void refresh_views() {
+    list_head = static_cast<int64_t>(k == kind::list_int ? li.size() : k == kind::list_float ? lf.size() : lb.size());
     li_view = TypedContinuousVector<int64_t>(li.data(), li.size());
     lf_view = TypedContinuousVector<float>(lf.data(), lf.size());
     lb_view = TypedContinuousVector<bool>(reinterpret_cast<const bool*>(lb.data()), lb.size());
@@ -213,6 +217,10 @@ class RuntimeAttrs {
     } else if constexpr (std::is_same_v<U, float>) {
       return a.k == AoptAttrValue::kind::float32 ? &a.f : nullptr;
     } else if constexpr (std::is_same_v<U, int64_t>) {
+      if (a.k == AoptAttrValue::kind::list_int || a.k == AoptAttrValue::kind::list_float ||
+          a.k == AoptAttrValue::kind::list_bool) {
+        return &a.list_head;
+      }
       return (a.k == AoptAttrValue::kind::int64 || a.k == AoptAttrValue::kind::data_type) ? &a.i : nullptr;
     } else if constexpr (std::is_same_v<U, int32_t> || std::is_same_v<U, uint32_t> ||
                          std::is_same_v<U, uint64_t>) {
@@ -467,7 +475,7 @@ class TilingContext : public AoptNodeContextBase {
     return static_cast<T*>(op_->raw_tiling.GetData());
   }
   fe::PlatFormInfos* GetPlatformInfo() const { return op_->platform; }
-  template <typename T>
+  template <typename T = void>
   const T* GetCompileInfo() const { return static_cast<const T*>(op_->compile_info); }
 };
 

@@ -1,6 +1,6 @@
 // Tier-5 advanced math API (the `lib/math/...`, `lib/activation/...` headers of CANN): Sigmoid,
 // Tanh, Power (tensor^tensor, tensor^scalar, scalar^tensor), Erf, Sin, Cos, Log/Log2/Log10, the
-// advanced Exp (taylorExpandLevel), Asin, Acos, Atan, Sign.
+// advanced Exp (taylorExpandLevel), Asin, Acos, Atan, Sign, Ceil, Floor (rounding through two casts).
 //
 // Values: computed per element in float (double for 32-bit integer Power) and rounded once to T,
 // i.e. at least as accurate as the chip's library (which evaluates polynomial/series forms).
@@ -120,6 +120,8 @@ inline float asin_(float x) { return std::asin(x); }
 inline float acos_(float x) { return std::acos(x); }
 inline float atan_(float x) { return std::atan(x); }
 inline float sign_(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f); }
+inline float ceil_(float x) { return std::ceil(x); }
+inline float floor_(float x) { return std::floor(x); }
 }  // namespace aopt_adv_fn
 
 using aopt::sim::vec_class;
@@ -153,6 +155,8 @@ AOPT_ADV_UNARY(Acos, aopt_adv_fn::acos_, vec_class::unary, vec_class::binary, ve
 AOPT_ADV_UNARY(Atan, aopt_adv_fn::atan_, vec_class::unary, vec_class::unary, vec_class::div, vec_class::binary,
                vec_class::unary, vec_class::binary, vec_class::unary, vec_class::binary, vec_class::unary,
                vec_class::binary, vec_class::unary, vec_class::binary, vec_class::compare, vec_class::select)
+AOPT_ADV_UNARY(Ceil, aopt_adv_fn::ceil_, vec_class::cast, vec_class::cast)
+AOPT_ADV_UNARY(Floor, aopt_adv_fn::floor_, vec_class::cast, vec_class::cast)
 AOPT_ADV_UNARY(Sign, aopt_adv_fn::sign_, vec_class::compare, vec_class::select, vec_class::compare,
                vec_class::select)
 
@@ -268,6 +272,43 @@ template <typename T, bool isReuseSource = false>
 inline void Power(const LocalTensor<T>& dst, const aopt::sim::vec::nodeduce_t<T>& src0Scalar,
                   const LocalTensor<T>& src1Tensor, AOPT_VEC_LOC) {
   Power<T, isReuseSource>(dst, src0Scalar, src1Tensor, src1Tensor.GetSize(), loc);
+}
+
+// Sum (lib/reduce): dst[i] = the sum of the first n elements of row i, for `outter` rows of
+// `inner` elements (inner: the row length padded to 32 bytes). Accumulated in float, rounded
+// once; timed as one reduce_sum pass over the rows (plus the casts of half).
+struct SumParams {
+  uint32_t outter = 1;
+  uint32_t inner = 0;
+  uint32_t n = 0;
+};
+
+template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+inline void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                const SumParams& sumParams, AOPT_VEC_LOC) {
+  aopt::sim::adv::check_tmp(&sharedTmpBuffer, loc, "Sum");
+  const std::uint32_t rows = sumParams.outter;
+  aopt::sim::vec::check_operand(src, rows * sumParams.inner, "src", loc, "Sum");
+  aopt::sim::vec::check_operand(dst, rows, "dst", loc, "Sum");
+  if (sumParams.n > sumParams.inner) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                    "SumParams.n (" + std::to_string(sumParams.n) + ") is larger than SumParams.inner (" +
+                        std::to_string(sumParams.inner) + ")",
+                    loc, "Sum");
+  }
+  const T* s = src.aopt_ptr();
+  T* d = dst.aopt_ptr();
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    float acc = 0;
+    for (std::uint32_t j = 0; j < sumParams.n; ++j) acc += static_cast<float>(s[r * sumParams.inner + j]);
+    d[r] = static_cast<T>(acc);
+  }
+  aopt::sim::adv::record_composition<T>({aopt::sim::vec_class::reduce_sum}, rows * sumParams.inner, dst.aopt_addr(), loc,
+                                        "Sum");
+}
+template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+inline void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const SumParams& sumParams, AOPT_VEC_LOC) {
+  Sum<T, reduceDim, isReuseSource, isBasicBlock>(dst, src, LocalTensor<uint8_t>(), sumParams, loc);
 }
 
 }  // namespace AscendC

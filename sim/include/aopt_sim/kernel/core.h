@@ -43,6 +43,16 @@ void record_scalar(std::uint64_t elem_accesses, std::uint64_t raw_cycles, const 
 // Raises a hardware error at `loc`: never returns.
 [[noreturn]] void fail(hw_error_kind kind, const std::string& message, const src_loc& loc,
                        const char* api);
+// What the chip does silently but a kernel author should know (a DataCopy whose tail bytes the
+// hardware drops): recorded once per call site and kind, reported beside the result.
+void warn(hw_error_kind kind, const std::string& message, const src_loc& loc, const char* api);
+
+// Checks an access of `bytes` from UB address `addr` whose buffer holds `buffer_bytes` from
+// there. The chip checks no buffer bounds: running past the buffer inside UB reaches the next
+// buffer (a warning); reaching past the end of UB (a buffer InitBuffer placed beyond it) is an
+// error, ub_overflow.
+void check_ub_access(std::uint64_t addr, std::uint64_t bytes, std::uint64_t buffer_bytes, const char* what,
+                      const src_loc& loc, const char* api);
 
 // ---- Additions for the kernel-core layer (queues, TPipe, copies, sync); implemented in
 // sim/runtime/core_context.cpp. ----

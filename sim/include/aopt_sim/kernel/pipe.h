@@ -244,6 +244,16 @@ class TQueBind {
   void DeQue(LocalTensor<T>& tensor, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
     tensor = DeQue<T>(loc);
   }
+  // The forms naming the positions the tensor moves between (EnQue<VECIN, VECOUT, T>): one
+  // queue here, the positions only choose the pipes the chip synchronises.
+  template <TPosition srcUserPos, TPosition dstUserPos, typename T>
+  bool EnQue(const LocalTensor<T>& tensor, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    return EnQue<T>(tensor, loc);
+  }
+  template <TPosition srcUserPos, TPosition dstUserPos, typename T>
+  LocalTensor<T> DeQue(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    return DeQue<T>(loc);
+  }
   bool VacantInQue() const { return q_.queued() < q_.num(); }
   bool HasTensorInQue() const { return q_.queued() > 0; }
   std::int32_t GetTensorCountInQue() const { return static_cast<std::int32_t>(q_.queued()); }
@@ -287,7 +297,7 @@ class TBuf {
                           " bytes but InitBuffer gave this TBuf " + std::to_string(bytes_),
                       loc, "TBuf::Get");
     }
-    return LocalTensor<T>(base_, len, pos);
+    return LocalTensor<T>(base_, len, pos, bytes_ / static_cast<std::uint32_t>(sizeof(T)));
   }
   template <typename T>
   LocalTensor<T> GetWithOffset(std::uint32_t size, std::uint32_t bufOffset,
@@ -307,7 +317,7 @@ class TBuf {
                           " but InitBuffer gave this TBuf " + std::to_string(bytes_) + " bytes",
                       loc, "TBuf::GetWithOffset");
     }
-    return LocalTensor<T>(base_ + bufOffset, size, pos);
+    return LocalTensor<T>(base_ + bufOffset, size, pos, (bytes_ - bufOffset) / static_cast<std::uint32_t>(sizeof(T)));
   }
   template <typename T>
   LocalTensor<T> AllocTensor(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
@@ -331,10 +341,12 @@ class TBuf {
   std::uint32_t aopt_bytes() const { return bytes_; }
 
  private:
+  // Getting a tensor of a TBuf that InitBuffer never set up is harmless on the chip (a tensor of
+  // no bytes at UB address 0; kernels do it on paths that do not use it): a warning here, and
+  // any access through that tensor runs past its buffer.
   void require_init(const aopt::sim::src_loc& loc, const char* api) const {
     if (!initialized_) {
-      aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
-                      "TBuf used before TPipe::InitBuffer gave it memory", loc, api);
+      aopt::sim::warn(aopt::sim::hw_error_kind::invalid_use, "TBuf used before TPipe::InitBuffer gave it memory", loc, api);
     }
   }
   std::uint32_t base_ = 0;
@@ -433,12 +445,18 @@ class TPipe {
                      const aopt::sim::src_loc& loc) {
     const std::uint64_t end = cursor_ + bytes;
     const std::uint32_t cap = aopt::sim::ub_capacity();
-    if (end > cap) {
+    const std::string what = "InitBuffer of " + std::to_string(num) + " x " + std::to_string(len) + " bytes";
+    if (bytes > cap) {
       aopt::sim::fail(aopt::sim::hw_error_kind::ub_overflow,
-                      "InitBuffer of " + std::to_string(num) + " x " + std::to_string(len) +
-                          " bytes brings this TPipe's UB use to " + std::to_string(end) +
-                          " bytes, over the " + std::to_string(cap) +
+                      what + " asks for more than the " + std::to_string(cap) +
                           " bytes of UB: shrink the tile size or the buffer count",
+                      loc, "InitBuffer");
+    }
+    if (end > cap) {
+      // The chip's InitBuffer does not check: buffers past the end of UB fail when accessed.
+      aopt::sim::warn(aopt::sim::hw_error_kind::ub_overflow,
+                      what + " brings this TPipe's UB use to " + std::to_string(end) + " bytes, over the " +
+                          std::to_string(cap) + " bytes of UB: an access past the end of UB fails",
                       loc, "InitBuffer");
     }
     const std::uint32_t base = cursor_;

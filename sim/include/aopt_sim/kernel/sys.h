@@ -17,6 +17,11 @@ inline std::int64_t GetBlockIdx() { return static_cast<std::int64_t>(aopt::sim::
 inline std::int64_t GetBlockNum() { return static_cast<std::int64_t>(aopt::sim::block_num()); }
 // Vector-only kernels run one AIV per block here: sub-block 0 of a ratio of 1.
 inline std::int64_t GetSubBlockIdx() { return 0; }
+// Rounds `value` up to a multiple of `unit` (a unit of 0 leaves it as it is).
+template <typename T, typename U>
+constexpr T AlignUp(T value, U unit) {
+  return unit == 0 ? value : static_cast<T>((value + unit - 1) / unit * unit);
+}
 inline std::int64_t GetTaskRation() { return 1; }
 
 // The user part of the workspace starts after the system's reserved bytes (the host reserves
@@ -43,6 +48,37 @@ inline void SyncAll(const GlobalTensor<std::int32_t>& gmWorkspace, const LocalTe
 }
 
 }  // namespace AscendC
+
+// Also at global scope, as in the CANN headers: a class template that calls them unqualified
+// before any `using namespace AscendC` finds them at its definition.
+using AscendC::GetBlockIdx;
+using AscendC::GetBlockNum;
+using AscendC::GetSubBlockIdx;
+
+// Kernel assertions compile to nothing on the device build (kernels rely on it: some write
+// `x = y ASSERT(y != 0);` with no semicolon between), so they do here.
+#ifndef ASSERT
+#define ASSERT(...)
+#endif
+// The core type kernels test (`if (g_coreType == AIV)`): every emulated core is an AIV core.
+enum AoptCoreType : std::int32_t { AIC = 1, AIV = 2 };
+inline constexpr AoptCoreType g_coreType = AIV;
+// Every emulated core is an AIV (vector) core: `if ASCEND_IS_AIV { ... }` runs, the AIC branch not.
+#ifndef ASCEND_IS_AIV
+#define ASCEND_IS_AIV (true)
+#endif
+#ifndef ASCEND_IS_AIC
+#define ASCEND_IS_AIC (false)
+#endif
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#endif
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+#ifndef ASCENDC_ASSERT
+#define ASCENDC_ASSERT(...)
+#endif
 
 // Kernel type declarations (which cores a kernel starts on): no effect in the emulator, which
 // runs vector kernels on AIV cores only.

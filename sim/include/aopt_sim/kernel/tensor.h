@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "aopt_sim/kernel/core.h"
 #include "aopt_sim/kernel/types.h"
@@ -20,13 +21,29 @@ class LocalTensor {
   using PrimType = T;
   LocalTensor() = default;
   // Our own constructor (not AscendC API): a view of `count` elements at UB byte address `addr`.
-  LocalTensor(std::uint32_t addr, std::uint32_t count, TPosition pos = TPosition::VECCALC)
-      : addr_(addr), size_(count), pos_(pos) {}
+  // `capacity`: the elements of its buffer from `addr` on (default `count`). The chip checks no
+  // tensor length, only the hardware does (UB), so accesses are checked against the buffer the
+  // tensor lies in: TBuf::Get(len) with a small len still reaches its whole TBuf.
+  LocalTensor(std::uint32_t addr, std::uint32_t count, TPosition pos = TPosition::VECCALC, std::uint32_t capacity = 0)
+      : addr_(addr), size_(count), cap_(capacity > count ? capacity : count), pos_(pos) {}
 
   // Sub-tensor starting `offset` elements in.
   LocalTensor operator[](std::uint32_t offset) const {
     return LocalTensor(addr_ + offset * static_cast<std::uint32_t>(sizeof(T)),
-                       size_ > offset ? size_ - offset : 0, pos_);
+                       size_ > offset ? size_ - offset : 0, pos_, cap_ > offset ? cap_ - offset : 0);
+  }
+  // `dst = a * b;`, `mask = a >= b;`: runs the expression's instruction into this tensor
+  // (vec_operators.h).
+  template <typename E, typename = decltype(std::declval<const E&>().aopt_assign_to(std::declval<const LocalTensor&>()))>
+  LocalTensor& operator=(const E& expr) {
+    expr.aopt_assign_to(*this);
+    return *this;
+  }
+  // Element access for reading and writing, a scalar access like GetValue/SetValue.
+  T& operator()(std::uint32_t idx, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
+    check_index(idx, loc, "operator()");
+    aopt::sim::record_scalar(1, 0, loc, "operator()");
+    return aopt_ptr()[idx];
   }
   T GetValue(std::uint32_t idx, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
     check_index(idx, loc, "GetValue");
@@ -40,12 +57,14 @@ class LocalTensor {
   }
   template <typename U>
   LocalTensor<U> ReinterpretCast() const {
-    return LocalTensor<U>(addr_, static_cast<std::uint32_t>(
-                                     (static_cast<std::uint64_t>(size_) * sizeof(T)) / sizeof(U)),
-                          pos_);
+    auto as_u = [](std::uint32_t n) { return static_cast<std::uint32_t>((static_cast<std::uint64_t>(n) * sizeof(T)) / sizeof(U)); };
+    return LocalTensor<U>(addr_, as_u(size_), pos_, as_u(cap_));
   }
   std::uint32_t GetSize() const { return size_; }
-  void SetSize(std::uint32_t size) { size_ = size; }
+  void SetSize(std::uint32_t size) {
+    size_ = size;
+    if (cap_ < size) cap_ = size;
+  }
   std::uint32_t GetLength() const { return size_ * static_cast<std::uint32_t>(sizeof(T)); }
   TPosition GetPosition() const { return pos_; }
   T* GetPhyAddr() const { return aopt_ptr(); }
@@ -55,18 +74,16 @@ class LocalTensor {
   std::uint32_t aopt_addr() const { return addr_; }  // UB byte address
   T* aopt_ptr() const { return reinterpret_cast<T*>(aopt::sim::ub_base() + addr_); }
   bool aopt_valid() const { return size_ != 0 || addr_ != 0; }
+  std::uint32_t aopt_capacity() const { return cap_; }  // elements of its buffer from here on
 
  private:
   void check_index(std::uint32_t idx, const aopt::sim::src_loc& loc, const char* api) const {
-    if (idx >= size_) {
-      aopt::sim::fail(aopt::sim::hw_error_kind::ub_out_of_bounds,
-                      std::string("index ") + std::to_string(idx) + " is outside the tensor of " +
-                          std::to_string(size_) + " elements",
-                      loc, api);
-    }
+    aopt::sim::check_ub_access(addr_, (std::uint64_t{idx} + 1) * sizeof(T), std::uint64_t{cap_} * sizeof(T),
+                               idx < cap_ ? "the element" : "an element past the tensor's buffer", loc, api);
   }
   std::uint32_t addr_ = 0;
   std::uint32_t size_ = 0;
+  std::uint32_t cap_ = 0;
   TPosition pos_ = TPosition::VECCALC;
 };
 

@@ -65,15 +65,25 @@ struct bfloat16_t {
   bfloat16_t operator-() const { return from_bits(static_cast<std::uint16_t>(bits ^ 0x8000u)); }
 };
 
+// The ACL spellings kernels also use (global, as in the CANN headers).
+using float16_t = half;
+using float32_t = float;
+
 namespace AscendC {
 using ::bfloat16_t;
 using ::half;
+
+// Scalar conversion of the kernel API (bfloat16_t to float; also accepts float and half).
+inline float ToFloat(bfloat16_t v) { return v.ToFloat(); }
+template <typename T>
+inline float ToFloat(T v) { return static_cast<float>(v); }
 
 // Constants of the AscendC headers that the data-movement API is specified in.
 constexpr std::int32_t ONE_BLK_SIZE = 32;              // bytes of one UB data block
 constexpr std::uint16_t DEFAULT_DATA_COPY_NBURST = 1;  // DataCopyParams::blockCount default
 constexpr std::uint16_t DEFAULT_DATA_COPY_STRIDE = 0;  // DataCopyParams gap default
 }  // namespace AscendC
+using AscendC::ToFloat;
 
 #ifndef __aicore__
 #define __aicore__

@@ -245,12 +245,7 @@ inline void check_aligned(const LocalTensor<T>& t, const char* what, const src_l
 template <typename T>
 inline void check_extent(const LocalTensor<T>& t, std::uint64_t elems, const char* what, const src_loc& loc,
                          const char* api) {
-  if (elems > t.GetSize()) {
-    fail(hw_error_kind::ub_out_of_bounds,
-         std::string(what) + " would access " + num(elems) + " elements but the tensor holds only " +
-             num(t.GetSize()) + "; reduce the count/repeat/stride or enlarge the buffer",
-         loc, api);
-  }
+  check_ub_access(t.aopt_addr(), elems * sizeof(T), std::uint64_t{t.aopt_capacity()} * sizeof(T), what, loc, api);
 }
 
 template <typename T>

@@ -18,7 +18,7 @@ inline void gather_lanes(const LocalTensor<T>& dst, const LocalTensor<T>& src, c
                                    static_cast<std::uint64_t>(ln.max_lane() + 1);
   check_operand(off, noff, "srcOffsetLocal", loc, api);
   check_aligned(src, "src", loc, api);
-  const std::uint64_t src_bytes = static_cast<std::uint64_t>(src.GetSize()) * sizeof(T);
+  const std::uint64_t src_bytes = static_cast<std::uint64_t>(src.aopt_capacity()) * sizeof(T);
   T* d = dst.aopt_ptr();
   const std::uint32_t* o = off.aopt_ptr();
   const unsigned char* s = reinterpret_cast<const unsigned char*>(src.aopt_ptr());
@@ -81,7 +81,7 @@ inline void gather_mask_run(const LocalTensor<T>& dst, const LocalTensor<T>& src
   T* d = dst.aopt_ptr();
   const T* s = src0.aopt_ptr();
   std::uint64_t k = 0;
-  const std::uint64_t cap = dst.GetSize();
+  const std::uint64_t cap = dst.aopt_capacity();
   for (std::uint32_t r = 0; r < ln.repeats; ++r) {
     for (std::uint32_t i = 0; i < ln.epr; ++i) {
       if (!pattern_bit(r, i)) continue;

@@ -38,6 +38,20 @@ inline void SetMaskNorm(AOPT_VEC_LOC) {
   aopt::sim::vec::state().counter = false;
   aopt::sim::record_scalar(0, 1, loc, "SetMaskNorm");
 }
+
+// AscendCUtils: the older spelling of the mask controls (SetMask<T>(len) for a continuous mask,
+// SetMask<T>(high, low) for a bit mask), and GetC0Count (elements per 32-byte block).
+struct AscendCUtils {
+  template <typename T>
+  static void SetMask(uint64_t len, AOPT_VEC_LOC) { SetVectorMask<T>(static_cast<int32_t>(len), loc); }
+  template <typename T>
+  static void SetMask(uint64_t maskHigh, uint64_t maskLow, AOPT_VEC_LOC) { SetVectorMask<T>(maskHigh, maskLow, loc); }
+  template <typename T>
+  static void SetMaskCount(AOPT_VEC_LOC) { AscendC::SetMaskCount(loc); }
+  template <typename T>
+  static void SetMaskNorm(AOPT_VEC_LOC) { AscendC::SetMaskNorm(loc); }
+  static constexpr uint32_t GetC0Count(uint32_t dtypeSize) { return 32 / dtypeSize; }
+};
 inline void ResetMask(AOPT_VEC_LOC) {
   auto& st = aopt::sim::vec::state();
   st.mask_lo = st.mask_hi = ~0ull;

@@ -12,3 +12,4 @@
 #include "aopt_sim/kernel/vec_gather.h"
 #include "aopt_sim/kernel/vec_misc.h"
 #include "aopt_sim/kernel/vec_reduce.h"
+#include "aopt_sim/kernel/vec_operators.h"
