@@ -21,10 +21,6 @@ std::string real_path(const fs::path& p) {
   return (e ? fs::absolute(p) : c).lexically_normal().string();
 }
 
-bool under(const std::string& path, const std::string& dir) {
-  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
-}
-
 // The toolchain's files (emulator headers, profiles, precompiled headers, prebuilt harness
 // libraries, the reference main), outside /usr, each once and not below another.
 std::vector<std::string> toolchain_paths() {
@@ -46,8 +42,8 @@ std::vector<std::string> toolchain_paths() {
     std::sort(all.begin(), all.end());
     std::vector<std::string> out;
     for (const auto& p : all) {
-      if (under(p, "/usr")) continue;
-      if (!out.empty() && under(p, out.back())) continue;
+      if (path_under(p, "/usr")) continue;
+      if (!out.empty() && path_under(p, out.back())) continue;
       out.push_back(p);
     }
     return out;
@@ -66,6 +62,10 @@ common::isolation base(const sandbox_policy& p, std::uint64_t tmp_bytes, std::ui
 }
 
 }  // namespace
+
+bool path_under(const std::string& path, const std::string& dir) {
+  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
+}
 
 bool isolation_default() {
   const char* v = std::getenv("AOPT_SANDBOX");
@@ -101,14 +101,14 @@ common::isolation run_isolation(const sandbox_policy& p, const std::vector<fs::p
   std::set<std::string> seen;
   for (const auto& r : read_only) {
     const std::string c = real_path(r);
-    if (under(c, rd) || !seen.insert(c).second) continue;  // those are bound after the tmpfs below
+    if (path_under(c, rd) || !seen.insert(c).second) continue;  // those are bound after the tmpfs below
     iso.mounts.push_back({mount_entry::kind::read_only, c, "", 0, false});
   }
   iso.mounts.push_back({mount_entry::kind::tmpfs, "", rd, p.disk_bytes / 2, false});
   for (const auto& f : files_in_run_dir) iso.mounts.push_back({mount_entry::kind::read_only, real_path(f), "", 0, false});
   for (const auto& r : read_only) {
     const std::string c = real_path(r);
-    if (under(c, rd) && seen.insert(c).second) iso.mounts.push_back({mount_entry::kind::read_only, c, "", 0, false});
+    if (path_under(c, rd) && seen.insert(c).second) iso.mounts.push_back({mount_entry::kind::read_only, c, "", 0, false});
   }
   return iso;
 }

@@ -104,10 +104,6 @@ struct compile_outcome {
   double seconds = 0;
 };
 
-bool under(const std::string& path, const std::string& dir) {
-  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
-}
-
 // A compiler log as the user may see it: valid UTF-8, bounded, and without what the compiler
 // said about files outside the package, the toolchain and the system headers (`#include
 // "/etc/shadow"` would otherwise quote the file in its errors): those lines and their context
@@ -134,7 +130,7 @@ std::string sanitize_log(const std::string& log, const fs::path& build_dir) {
     const std::string loc = location(line);
     if (!loc.empty()) {
       const std::string norm = fs::path(loc).lexically_normal().string();
-      withholding = std::none_of(allowed.begin(), allowed.end(), [&](const std::string& a) { return under(norm, a); });
+      withholding = std::none_of(allowed.begin(), allowed.end(), [&](const std::string& a) { return path_under(norm, a); });
       if (withholding) {
         out += norm + ": [diagnostic withheld: the file is outside the package and the toolchain]\n";
         continue;

@@ -35,6 +35,8 @@ common::isolation compile_isolation(const sandbox_policy& p, const std::filesyst
 common::isolation run_isolation(const sandbox_policy& p, const std::vector<std::filesystem::path>& read_only,
                                 const std::filesystem::path& run_dir,
                                 const std::vector<std::filesystem::path>& files_in_run_dir);
+// True when `path` is `dir` or below it (both absolute and normalised; compared as text).
+bool path_under(const std::string& path, const std::string& dir);
 // The warning every result carries when isolation was asked for and this machine cannot give it
 // (empty otherwise); logged once per process.
 std::string isolation_warning(const sandbox_policy& p);
