@@ -19,9 +19,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -176,6 +181,8 @@ void drop_capabilities() {
   ::syscall(SYS_capset, &hdr, data);
 }
 
+int start_child(void* exec) { exec_child(*static_cast<const exec_plan*>(exec)); }
+
 [[noreturn]] void sandbox_init(const isolated_plan& plan) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   char go = 0;
@@ -187,12 +194,15 @@ void drop_capabilities() {
   ::close(plan.sync_fd);
   ::sethostname("aopt-sandbox", 12);
   build_root(plan);
-  // The raw system call, not glibc's fork(): that one takes malloc's locks for its atfork
-  // handlers, and S may have inherited one held by another thread of the evaluator (clone()
-  // copied the memory, not the thread): it would wait forever.
-  const pid_t t = static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr));
+  const std::int64_t root_built = monotonic_ns();
+  // Not glibc's fork(): that one takes malloc's locks for its atfork handlers, and S may have
+  // inherited one held by another thread of the evaluator (clone() copied the memory, not the
+  // thread): it would wait forever. clone() with CLONE_VM | CLONE_VFORK runs T in S's memory on
+  // its own stack until T execs (S waits meanwhile), as posix_spawn does: no second copy of the
+  // evaluator's page tables. T touches only its stack and S's (suspended) thread-local errno.
+  const pid_t t = ::clone(start_child, plan.child_stack + plan.child_stack_bytes, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                          const_cast<exec_plan*>(&plan.exec));
   if (t < 0) fail(plan.exec.report_fd, st_fork);
-  if (t == 0) exec_child(plan.exec);
   // S keeps only the status pipe: the parent sees EOF on the others when T's side closes them.
   for (int fd : {plan.exec.in_fd, plan.exec.out_fd, plan.exec.err_fd, plan.exec.channel_src, plan.exec.report_fd}) {
     if (fd >= 0) ::close(fd);
@@ -201,6 +211,8 @@ void drop_capabilities() {
     child_status cs;
     const pid_t w = ::wait4(-1, &cs.status, 0, &cs.ru);
     if (w == t) {
+      cs.root_built_ns = root_built;
+      cs.child_ended_ns = monotonic_ns();
       ssize_t ignored = ::write(plan.status_fd, &cs, sizeof cs);
       (void)ignored;
       ::_exit(0);  // the namespace and everything left in it go with S
@@ -228,6 +240,12 @@ bool write_file(const std::string& path, const std::string& text, std::string& w
 const char* pids_root() { return "/sys/fs/cgroup/pids"; }
 
 }  // namespace
+
+std::int64_t monotonic_ns() {
+  struct timespec ts {};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
 
 std::string step_name(int s) {
   switch (s) {
@@ -307,6 +325,42 @@ bool release_isolated(pid_t s, int sync_w, const std::string& cgroup_dir, std::s
     return false;
   }
   return true;
+}
+
+namespace {
+
+// The background reaper of reap_later: one thread for the process, started on first use.
+struct reaper {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::pair<pid_t, std::string>> queue;
+
+  reaper() {
+    std::thread([this] { run(); }).detach();
+  }
+  [[noreturn]] void run() {
+    for (;;) {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [this] { return !queue.empty(); });
+      auto [pid, cgroup] = std::move(queue.front());
+      queue.pop_front();
+      lock.unlock();
+      while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+      remove_pids_cgroup(cgroup);
+    }
+  }
+};
+
+}  // namespace
+
+void reap_later(pid_t s, std::string cgroup_dir) {
+  static auto* r = new reaper();  // never destroyed: its thread runs until the process ends
+  {
+    std::lock_guard<std::mutex> lock(r->mu);
+    r->queue.emplace_back(s, std::move(cgroup_dir));
+  }
+  r->cv.notify_one();
 }
 
 std::string make_pids_cgroup(std::uint32_t max) {

@@ -49,6 +49,10 @@ struct prepared_mount {
 struct isolated_plan {
   exec_plan exec;
   std::vector<prepared_mount> mounts;
+  // The stack T starts on: S spawns T vfork-style (shared memory, S suspended until T execs), so
+  // S's copy of the evaluator's memory is not copied a second time. Mapped by the caller.
+  char* child_stack = nullptr;
+  std::size_t child_stack_bytes = 0;
   int sync_fd = -1;    // S reads one byte: maps and cgroup are in place
   int status_fd = -1;  // S writes the exec'd child's wait status and rusage
   pid_t parent = 0;
@@ -57,7 +61,11 @@ struct isolated_plan {
 struct child_status {
   int status = 0;
   struct rusage ru {};
+  std::int64_t root_built_ns = 0;  // CLOCK_MONOTONIC when S had built the root (AOPT_SANDBOX_TRACE)
+  std::int64_t child_ended_ns = 0; // ... and when it saw T end
 };
+// CLOCK_MONOTONIC in nanoseconds (async-signal-safe; the same clock inside the namespaces).
+std::int64_t monotonic_ns();
 
 // clone()s the sandbox init S (PID 1 of its namespaces), which builds the root and forks the
 // child that exec_child()s. Returns S's pid (or -1, errno set). The caller then calls
@@ -65,6 +73,11 @@ struct child_status {
 pid_t spawn_isolated(const isolated_plan& plan);
 // Writes uid/gid maps for S, joins `cgroup_dir` when non-empty, releases S. false + why on failure.
 bool release_isolated(pid_t s, int sync_w, const std::string& cgroup_dir, std::string& why);
+
+// Hands a sandbox init whose child has ended to a background thread that waits for it (the
+// namespaces' teardown takes milliseconds the caller need not wait for) and then removes its
+// pids cgroup (when not empty).
+void reap_later(pid_t s, std::string cgroup_dir);
 
 // A fresh pids cgroup limited to `max` tasks ("" when unsupported), and its removal.
 std::string make_pids_cgroup(std::uint32_t max);

@@ -1,6 +1,7 @@
 #include "aopt/common/subprocess.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -173,7 +175,20 @@ process_outcome run_process(const process_request& req) {
 
 namespace {
 
+// AOPT_SANDBOX_TRACE=1: one stderr line per process with the time of each phase (docs/evaluation.md,
+// "The cost of isolation").
+bool trace_phases() {
+  static const bool on = [] {
+    const char* v = std::getenv("AOPT_SANDBOX_TRACE");
+    return v != nullptr && *v != '\0' && std::string(v) != "0";
+  }();
+  return on;
+}
+
 process_outcome run_impl(const process_request& req, bool isolate, const std::string& note) {
+  const std::int64_t t_begin = detail::monotonic_ns();
+  std::int64_t t_cgroup = 0, t_spawned = 0, t_released = 0, t_exec = 0, t_streams = 0, t_reaped = 0;
+  detail::child_status traced{};
   process_outcome result;
   result.isolation_note = note;
   if (req.argv.empty()) {
@@ -269,8 +284,23 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
       result.isolation_note = "no process limit: no writable pids cgroup, and RLIMIT_NPROC does not bind root";
     }
   }
+  t_cgroup = detail::monotonic_ns();
   detail::isolated_plan plan;
+  struct stack_guard {
+    void* at = MAP_FAILED;
+    std::size_t bytes = 0;
+    ~stack_guard() {
+      if (at != MAP_FAILED) ::munmap(at, bytes);
+    }
+  } child_stack;
   if (isolate) {
+    child_stack.bytes = std::size_t(256) << 10;
+    child_stack.at = ::mmap(nullptr, child_stack.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (child_stack.at == MAP_FAILED) {
+      throw error(ec::subprocess_error, std::string("cannot map a stack for the sandbox: ") + std::strerror(errno));
+    }
+    plan.child_stack = static_cast<char*>(child_stack.at);
+    plan.child_stack_bytes = child_stack.bytes;
     plan.exec = ep;
     plan.sync_fd = sync_r.fd;
     plan.status_fd = st_w.fd;
@@ -294,6 +324,7 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
                                           " (process or memory limit of the evaluator reached)");
   }
   if (pid == 0) detail::exec_child(ep);  // the plain fork; the isolated child never returns here
+  t_spawned = detail::monotonic_ns();
   if (!isolate) ::setpgid(pid, pid);     // also done by the child; whichever runs first wins
   result.isolated = isolate;
   if (isolate) {
@@ -308,6 +339,7 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
       return result;
     }
     sync_w.reset();
+    t_released = detail::monotonic_ns();
   }
   in_r.reset();
   out_w.reset();
@@ -343,6 +375,7 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
     exec_failed = n == static_cast<ssize_t>(sizeof report);
     break;
   }
+  t_exec = detail::monotonic_ns();
   struct stream {
     int fd;
     std::string* buf;
@@ -418,6 +451,40 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
       }
     }
   }
+  t_streams = detail::monotonic_ns();
+  // An isolated run: S reports T's end as soon as it sees it, then exits, which tears down the
+  // namespaces and kills what T left in them. Its report ends the run; the background reaper
+  // waits out the teardown and removes the pids cgroup.
+  bool reported = false;
+  if (isolate && !timed_out && !reaped) {
+    detail::child_status cs;
+    std::size_t got = 0;
+    while (got < sizeof cs) {
+      int wait_ms = -1;
+      if (has_deadline) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) break;
+        wait_ms = static_cast<int>(left.count());
+      }
+      struct pollfd pfd = {st_r.fd, POLLIN, 0};
+      const int pr = ::poll(&pfd, 1, wait_ms);
+      if (pr < 0 && errno == EINTR) continue;
+      if (pr <= 0) break;
+      const ssize_t n = ::read(st_r.fd, reinterpret_cast<char*>(&cs) + got, sizeof cs - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // S ended without a report: wait for it below
+      got += static_cast<std::size_t>(n);
+    }
+    if (got == sizeof cs) {
+      reported = true;
+      status = cs.status;
+      ru = cs.ru;
+      traced = cs;
+      detail::reap_later(pid, cgroup);
+      cgroup.clear();
+      reaped = true;
+    }
+  }
   // Streams closed (or timeout): wait for the child, still honouring the deadline (a child may
   // close its streams and keep running).
   for (; !reaped;) {
@@ -436,18 +503,31 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
       ::usleep(2000);
     }
   }
+  t_reaped = detail::monotonic_ns();
   // Whatever the child left behind in its group goes too (an isolated run's namespace already
   // went with its init).
   if (!isolate) ::kill(-pid, SIGKILL);
-  if (isolate) {
+  if (isolate && !reported) {
     detail::child_status cs;
     const ssize_t n = ::read(st_r.fd, &cs, sizeof cs);
     if (n == static_cast<ssize_t>(sizeof cs)) {  // the init reported its child's end
       status = cs.status;
       ru = cs.ru;
+      traced = cs;
     }
   }
   detail::remove_pids_cgroup(cgroup);
+  if (trace_phases()) {
+    const std::int64_t t_end = detail::monotonic_ns();
+    auto ms = [](std::int64_t a, std::int64_t b) { return a > 0 && b > 0 ? static_cast<double>(b - a) * 1e-6 : -1.0; };
+    std::fprintf(stderr,
+                 "aopt-sandbox-trace %s isolated=%d mounts=%zu prepare=%.2f clone=%.2f release=%.2f root=%.2f exec=%.2f "
+                 "streams=%.2f child_end=%.2f reap=%.2f cleanup=%.2f total=%.2f ms\n",
+                 req.argv[0].c_str(), isolate ? 1 : 0, req.iso.mounts.size(), ms(t_begin, t_cgroup), ms(t_cgroup, t_spawned),
+                 ms(t_spawned, t_released), ms(t_released, traced.root_built_ns), ms(t_released, t_exec),
+                 ms(t_exec, t_streams), ms(traced.child_ended_ns, t_streams) , ms(t_streams, t_reaped), ms(t_reaped, t_end),
+                 ms(t_begin, t_end));
+  }
   if (!channel_note.empty()) result.error = channel_note;
 
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

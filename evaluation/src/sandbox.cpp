@@ -51,12 +51,25 @@ std::vector<std::string> toolchain_paths() {
   return paths;
 }
 
-common::isolation base(const sandbox_policy& p, std::uint64_t tmp_bytes, std::uint32_t max_processes) {
+// What a built candidate loads when it runs: the runtime library's directory (the host's rpath).
+// Headers, static libraries and the precompiled headers stay out of a run's root.
+std::vector<std::string> run_toolchain_paths() {
+  static const std::vector<std::string> paths = [] {
+    std::vector<std::string> out;
+    const auto& rpath = toolchain::get().host_rpath;
+    if (!rpath.empty() && fs::path(rpath).is_absolute() && !path_under(real_path(rpath), "/usr")) out.push_back(real_path(rpath));
+    return out;
+  }();
+  return paths;
+}
+
+common::isolation base(const sandbox_policy& p, std::uint64_t tmp_bytes, std::uint32_t max_processes,
+                       const std::vector<std::string>& toolchain_parts) {
   common::isolation iso;
   iso.enabled = p.isolate;
   iso.max_processes = max_processes;
   iso.mounts = common::system_mounts(tmp_bytes);
-  for (const auto& t : toolchain_paths()) iso.mounts.push_back({mount_entry::kind::read_only, t, "", 0, true});
+  for (const auto& t : toolchain_parts) iso.mounts.push_back({mount_entry::kind::read_only, t, "", 0, true});
   for (const auto& d : p.devices) iso.mounts.push_back({mount_entry::kind::writable, d, "", 0, true});
   return iso;
 }
@@ -87,7 +100,7 @@ std::vector<std::string> devices_default() {
 }
 
 common::isolation compile_isolation(const sandbox_policy& p, const fs::path& build_dir) {
-  auto iso = base(p, std::uint64_t(1) << 30, p.max_compile_processes);
+  auto iso = base(p, std::uint64_t(1) << 30, p.max_compile_processes, toolchain_paths());
   iso.mounts.push_back({mount_entry::kind::writable, real_path(build_dir), "", 0, false});
   const auto& cc = toolchain::get().ccache_dir;
   if (!cc.empty()) iso.mounts.push_back({mount_entry::kind::writable, real_path(cc), "", 0, true});
@@ -96,7 +109,7 @@ common::isolation compile_isolation(const sandbox_policy& p, const fs::path& bui
 
 common::isolation run_isolation(const sandbox_policy& p, const std::vector<fs::path>& read_only, const fs::path& run_dir,
                                 const std::vector<fs::path>& files_in_run_dir) {
-  auto iso = base(p, p.disk_bytes / 2, p.max_processes);
+  auto iso = base(p, p.disk_bytes / 2, p.max_processes, run_toolchain_paths());
   const std::string rd = real_path(run_dir);
   std::set<std::string> seen;
   for (const auto& r : read_only) {

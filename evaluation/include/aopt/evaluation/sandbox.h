@@ -29,7 +29,8 @@ struct sandbox_policy {
 // A compiler step: the toolchain read-only, `build_dir` (its sources and outputs) and the ccache
 // directory writable.
 common::isolation compile_isolation(const sandbox_policy& p, const std::filesystem::path& build_dir);
-// A run: the toolchain and `read_only` (built artifacts, input files, the request) read-only; the
+// A run: the toolchain's runtime library (not its headers or static libraries) and `read_only`
+// (built artifacts, input files, the request) read-only; the
 // working directory `run_dir` a private tmpfs into which each of `files_in_run_dir` is bound
 // read-only; nothing writable outside it.
 common::isolation run_isolation(const sandbox_policy& p, const std::vector<std::filesystem::path>& read_only,
