@@ -61,10 +61,12 @@ TEST_F(CannOptimize, NoiseAloneIsNeverAcceptedAndRealGainsAreFound) {
   std::cout << "noise profile tests/cann/profiles/910b4_noisy.json (seed 16), search seed 3\n";
   const auto o = aopt({"optimize", kSrc + "/examples/ops/swish/baseline", "--budget", "8", "--stage1-steps", "1", "--bank",
                        (root_ / "bank").string(), "--cache-dir", (root_ / "cache").string(), "--out", (root_ / "out").string(),
-                       "--seed", "3", "--profile", kSrc + "/tests/cann/profiles/910b4_noisy.json", "--json"});
+                       "--seed", "3", "--profile", kSrc + "/tests/cann/profiles/910b4_noisy.json", "-q"});
   ASSERT_EQ(o.exit_code, 0) << o.out.substr(0, 4000) << o.err;
-  const auto rep = nlohmann::json::parse(o.out);
+  std::ifstream in(root_ / "out" / "report.json");
+  const auto rep = nlohmann::json::parse(in);
   const auto& r = rep["result"];
+  std::cout << "accepted " << r["changes"].size() << ", speedup " << r["speedup"] << ", evaluations " << r["evaluations"] << "\n";
   EXPECT_GE(check_changes(r), 1) << "the real gain (the PIPE_ALL barrier) was not found";
   EXPECT_GT(r["speedup"].get<double>(), 1.2);
 }
@@ -83,7 +85,7 @@ TEST_F(CannOptimize, OptimizeOnTheCannBackendEndToEnd) {
                       << "AOPT_STANDIN_STATE = \"" << root_.string() << "\"\n";
   std::cout << "stand-in seed 7\n";
   const auto o = aopt({"optimize", kSrc + "/examples/ops/swish/baseline", "--backend", "cann", "--cann-config", prof.string(),
-                       "--budget", "5", "--stage1-steps", "1", "--bank", (root_ / "bank").string(), "--cache-dir",
+                       "--budget", "3", "--stage1-steps", "1", "--bank", (root_ / "bank").string(), "--cache-dir",
                        (root_ / "cache").string(), "--out", (root_ / "out").string(), "--seed", "3", "-j", "1"});
   ASSERT_EQ(o.exit_code, 0) << o.out.substr(0, 4000) << o.err;
   EXPECT_NE(o.out.find("backend cann [measured latencies]"), std::string::npos) << o.out;
@@ -94,7 +96,7 @@ TEST_F(CannOptimize, OptimizeOnTheCannBackendEndToEnd) {
   EXPECT_EQ(rep["backend"], "cann");
   EXPECT_FALSE(rep["simulated"].get<bool>());
   const auto& r = rep["result"];
-  EXPECT_LE(r["evaluations"].get<int>(), 5);
+  EXPECT_LE(r["evaluations"].get<int>(), 3);
   for (const auto& c : r["changes"]) EXPECT_LT(c["after_us"].get<double>(), c["before_us"].get<double>());
   std::ifstream md(root_ / "out" / "report.md");
   const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
@@ -110,10 +112,11 @@ TEST_F(CannOptimize, SlowThreeSuiteOperatorsAtBudget40) {
     const fs::path out = root_ / (std::string("out-") + op);
     const auto o = aopt({"optimize", kSrc + "/examples/ops/" + op + "/baseline", "--budget", "40", "--bank",
                          (root_ / "bank").string(), "--cache-dir", (root_ / "cache").string(), "--out", out.string(),
-                         "--seed", "3", "--profile", kSrc + "/tests/cann/profiles/910b4_noisy.json", "--json"},
+                         "--seed", "3", "--profile", kSrc + "/tests/cann/profiles/910b4_noisy.json", "-q"},
                         3600);
     ASSERT_EQ(o.exit_code, 0) << o.out.substr(0, 4000) << o.err;
-    const auto r = nlohmann::json::parse(o.out)["result"];
+    std::ifstream in(out / "report.json");
+    const auto r = nlohmann::json::parse(in)["result"];
     std::cout << op << ": speedup " << r["speedup"] << ", " << r["changes"].size() << " accepted, " << r["evaluations"]
               << " evaluations\n";
     check_changes(r);
