@@ -90,9 +90,11 @@ int run(const doctor_args& a) {
   const fs::path env_file = have_toolkit ? set_env : fs::path();
   std::map<std::string, std::string> extra;
   if (prof) extra.insert(prof->environment.begin(), prof->environment.end());
+  bool have_smi = false;
   for (const char* tool : {"msprof", "npu-smi"}) {
     const auto o = in_env(env_file, std::string("command -v ") + tool, extra);
     if (o.ok()) {
+      if (std::string(tool) == "npu-smi") have_smi = true;
       rep.ok(tool, first_line(o.out));
     } else if (std::string(tool) == "msprof") {
       rep.miss(tool, "not on PATH after set_env.sh", "it ships with the CANN toolkit (tools/profiler); install the toolkit, or source its set_env.sh");
@@ -100,8 +102,9 @@ int run(const doctor_args& a) {
       rep.miss(tool, "not found: the NPU driver is not installed", "install the Ascend driver and firmware packages for the card (npu-smi comes with the driver); docs/cann.md, step 1");
     }
   }
-  const auto smi = in_env(env_file, "npu-smi info", extra);
-  if (smi.ok()) {
+  // Without npu-smi (said above) there is no device list to read.
+  const auto smi = have_smi ? in_env(env_file, "npu-smi info", extra) : common::process_outcome{};
+  if (have_smi && smi.ok()) {
     // Device rows of the table: "| 0     910B4      | OK     | ..."
     static const std::regex row(R"(\|\s*(\d+)\s+(\S+)\s*\|\s*(\w+)\s*\|)");
     int devices = 0;
@@ -118,7 +121,7 @@ int run(const doctor_args& a) {
         rep.warn("soc", "profile says " + prof->soc_version + ", npu-smi shows " + names, "set [cann] soc_version to the chip npu-smi names");
       }
     }
-  } else if (!smi.out.empty() || !smi.err.empty()) {
+  } else if (have_smi) {
     rep.miss("devices", "npu-smi info failed: " + first_line(smi.err + smi.out), "run it by hand; a permission error means your user is not in the driver's group (HwHiAiUser)");
   }
   bool any_node = false;
