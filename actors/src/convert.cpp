@@ -168,6 +168,7 @@ search::rewind_eval to_rewind_eval(const optimize::eval_report& r) {
   e.status = r.status;
   e.profile = r.profile;
   e.diagnostic = r.diagnostic;
+  if (r.samples().size() > 1) e.samples_us = r.samples();
   return e;
 }
 

@@ -36,6 +36,9 @@ command_fn add_bench_command(CLI::App& app, const std::string& argv_line);
 // `aopt motifs OP_DIR [--inverse]`: the motif sites of a package.
 command_fn add_motifs_command(CLI::App& app);
 
+// `aopt doctor [--cann-config FILE]`: what the cann backend needs on this machine, what to fix.
+command_fn add_doctor_command(CLI::App& app);
+
 // `aopt bank rewind SEED_DIR...`: offline rewind into the experience bank. `bank` is the `bank`
 // subcommand (storage::add_bank_commands); its `--bank` is honoured.
 command_fn add_bank_rewind_command(CLI::App& bank);

@@ -1,4 +1,4 @@
-// `aopt eval OP_DIR [--backend sim] [--profile 910b4] [--case NAME] [--seed N] [--json]
+// `aopt eval OP_DIR [--backend sim|cann] [--profile 910b4] [--cann-config FILE] [--case NAME] [--seed N] [--json]
 //                   [--cache-dir D] [--no-cache] [--keep-workdir] [--no-sandbox] [--timeout S] [--memory-limit MiB]`
 #include <cstdio>
 #include <iostream>
@@ -21,6 +21,7 @@ struct eval_args {
   std::string op_dir;
   std::string backend = "sim";
   std::string profile = "910b4";
+  std::string cann_config;
   std::string only_case;
   std::uint64_t seed = 0;
   bool seed_given = false;
@@ -71,6 +72,15 @@ void print_human(const ev::eval_result& r, const std::string& workdir) {
       if (tc->ub_bytes) std::cout << fmt::format(", UB {} B", *tc->ub_bytes);
     }
     std::cout << "\n";
+    if (r.measurement.is_object()) {
+      const auto& m = r.measurement;
+      const std::string where = m.value("measured", false) ? fmt::format("measured: median of {} timed launches after {} warm-up(s) on device {}",
+                                                                         m.value("repetitions", 0), m.value("warmups", 0), m.value("device", 0))
+                                                             : fmt::format("simulated with test noise ({:.0f}%, seed {}): median of {} draws",
+                                                                         100.0 * m.value("noise_relative_sd", 0.0), m.value("noise_seed", 0), m.value("repetitions", 0));
+      std::cout << fmt::format("{}: {:.2f} us, 95% CI [{:.2f}, {:.2f}] us, spread {:.1f}%\n", where, m.value("median_us", 0.0),
+                               m.value("ci_low_us", 0.0), m.value("ci_high_us", 0.0), 100.0 * m.value("spread", 0.0));
+    }
     if (tc && tc->profile.is_object() && !tc->profile.empty()) {
       std::cout << "profile (msprof field names" << (r.simulated ? ", simulated" : "") << "):\n";
       for (const auto& [k, v] : tc->profile.items()) {
@@ -111,8 +121,10 @@ command_fn add_eval_command(CLI::App& app) {
   auto a = std::make_shared<eval_args>();
   app.add_option("OP_DIR", a->op_dir, "operator package directory (op_host/, op_kernel/, aopt.json here or in the parent)")
       ->required();
-  app.add_option("--backend", a->backend, "device backend")->check(CLI::IsMember({"sim"}));
-  app.add_option("--profile", a->profile, "device profile: a name (910b4, a2) or a .json path");
+  app.add_option("--backend", a->backend, "device backend: sim (CPU emulation, simulated latencies) or cann (a real NPU through the CANN toolchain, measured latencies)")
+      ->check(CLI::IsMember({"sim", "cann"}));
+  app.add_option("--profile", a->profile, "device profile of sim: a name (910b4, a2) or a .json path");
+  app.add_option("--cann-config", a->cann_config, "command profile of the cann backend (start from config/cann.example.toml; docs/cann.md)");
   app.add_option("--case", a->only_case, "evaluate only this case");
   app.add_option("--seed", a->seed, "input seed (default: aopt.json \"seed\", else 1)")->each([a](const std::string&) { a->seed_given = true; });
   app.add_flag("--json", a->json, "print the result record as JSON");
@@ -126,6 +138,10 @@ command_fn add_eval_command(CLI::App& app) {
     ev::eval_options o;
     o.backend = a->backend;
     o.profile = a->profile;
+    o.cann_config = a->cann_config;
+    if (a->backend == "cann" && a->cann_config.empty()) {
+      throw error(ec::invalid_argument, "--backend cann needs --cann-config FILE (copy config/cann.example.toml and adapt it; docs/cann.md)");
+    }
     if (!a->only_case.empty()) o.only_case = a->only_case;
     if (a->seed_given) o.seed = a->seed;
     o.use_cache = !a->no_cache;

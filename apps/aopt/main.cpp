@@ -63,7 +63,7 @@ void install_last_resort_handlers() {
 
 int main(int argc, char** argv) {
   install_last_resort_handlers();
-  CLI::App app{"aopt: makes AscendC operators faster (embedded backend: sim, a CPU emulation; its latencies are simulated)"};
+  CLI::App app{"aopt: makes AscendC operators faster (backends: sim, a CPU emulation whose latencies are simulated; cann, a real NPU through the CANN toolchain, measured)"};
   app.require_subcommand(1);
   std::string log_level;
   app.add_option("--log-level", log_level, "trace, debug, info, warn (default), error, off");
@@ -78,6 +78,8 @@ int main(int argc, char** argv) {
   commands[optimize] = aopt::app::add_optimize_command(*optimize, argv_line);
   auto* bench = app.add_subcommand("bench", "Run AscendOptimizer and the baselines at equal budget on a suite; print the table");
   commands[bench] = aopt::app::add_bench_command(*bench, argv_line);
+  auto* doctor = app.add_subcommand("doctor", "Check this machine for the cann backend (toolkit, msprof, npu-smi devices, permissions, disk)");
+  commands[doctor] = aopt::app::add_doctor_command(*doctor);
   auto* motifs = app.add_subcommand("motifs", "List the motif sites of a package (what the offline engine can change)");
   commands[motifs] = aopt::app::add_motifs_command(*motifs);
   // `aopt bank ...` runs from CLI11 callbacks during parse (storage/src/bank_cli.cpp).

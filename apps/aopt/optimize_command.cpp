@@ -17,6 +17,7 @@
 #include "aopt/storage/experience_bank.h"
 #include "commands.h"
 #include "job.h"
+#include "aopt/evaluation/cann.h"
 #include "support.h"
 
 namespace aopt::app {
@@ -32,6 +33,8 @@ struct optimize_args {
   std::string engine = "offline";
   llm_options llm;
   std::string profile = "910b4";
+  std::string backend = "sim";
+  std::string cann_config;
   std::string bank_dir;
   optimize::optimizer_config cfg;
   std::uint64_t seed = 1;
@@ -90,6 +93,12 @@ void write_text(const fs::path& p, const std::string& text) {
 
 int run(optimize_args& a, const std::string& argv_line) {
   check_engine_options(a.engine, a.llm);
+  if (a.backend == "cann") {
+    if (a.cann_config.empty()) {
+      throw error(ec::invalid_argument, "--backend cann needs --cann-config FILE (copy config/cann.example.toml and adapt it; docs/cann.md)");
+    }
+    evaluation::load_cann_profile(a.cann_config);  // a bad profile is a usage error before any work
+  }
   const auto t0 = std::chrono::steady_clock::now();
   auto pkg = std::make_shared<const ev::op_package>(ev::load_package(a.op_dir));
   // Default output: aopt-out/<operator> (the suite's <op>/baseline is named after <op>).
@@ -107,14 +116,18 @@ int run(optimize_args& a, const std::string& argv_line) {
   spec.offline = offline_config(a.profile, a.seed);
   spec.llm = a.llm;
   spec.slots.profile = a.profile;
+  spec.slots.backend = a.backend;
+  spec.slots.cann_config = a.cann_config;
+  const std::string latency_kind = a.backend == "sim" ? "simulated" : "measured";
+  const std::string device = a.backend == "sim" ? "profile " + a.profile : "command profile " + a.cann_config;
   spec.slots.use_cache = !a.no_cache;
   spec.slots.cache_dir = a.cache_dir;
   spec.slots.slots = a.jobs != 0 ? a.jobs : default_slots();
   spec.bank_dir = a.bank_dir.empty() ? storage::default_bank_dir() : fs::path(a.bank_dir);
   spec.learn = !a.no_learn;
   if (!a.quiet) {
-    std::cout << fmt::format("optimize {} (engine {}, backend sim [simulated latencies], profile {}, budget {}, {} evaluator slot(s), seed {})\n",
-                             pkg->dir.string(), a.engine, a.profile, a.cfg.budget, spec.slots.slots, a.seed);
+    std::cout << fmt::format("optimize {} (engine {}, backend {} [{} latencies], {}, budget {}, {} evaluator slot(s), seed {})\n",
+                             pkg->dir.string(), a.engine, a.backend, latency_kind, device, a.cfg.budget, spec.slots.slots, a.seed);
     spec.progress = [](const optimize::progress_event& e) {
       if (e.kind == "point" && e.point != nullptr) {
         const auto& p = *e.point;
@@ -139,7 +152,7 @@ int run(optimize_args& a, const std::string& argv_line) {
   optimize::report_context ctx;
   ctx.op_dir = pkg->dir.string();
   ctx.out_dir = fs::absolute(out).string();
-  ctx.backend = "sim";
+  ctx.backend = a.backend;
   ctx.profile = a.profile;
   ctx.seed = a.seed;
   ctx.config = a.cfg;
@@ -153,9 +166,9 @@ int run(optimize_args& a, const std::string& argv_line) {
     std::cout << rj.dump(2) << "\n";
   } else {
     std::cout << fmt::format(
-        "{}: {:.2f} us -> {:.2f} us (simulated, profile {}): speedup {:.3f}x, {} accepted change(s), {} evaluation(s) "
+        "{}: {:.2f} us -> {:.2f} us ({}, {}): speedup {:.3f}x, {} accepted change(s), {} evaluation(s) "
         "({} failed), stopped: {}{}\n",
-        name, res.base_us, res.best_us, a.profile, res.speedup, res.changes.size(),
+        name, res.base_us, res.best_us, latency_kind, device, res.speedup, res.changes.size(),
         res.evaluations, res.failures, res.stop_reason,
         res.verification ? (res.verification->ok ? "; verified on fresh inputs" : "; FRESH-INPUT CHECK FAILED") : "");
     if (outcome.engine_usage.is_object() && outcome.engine_usage.contains("client")) {
@@ -180,7 +193,10 @@ command_fn add_optimize_command(CLI::App& app, const std::string& argv_line) {
   app.add_option("--proposals", a->cfg.proposals_per_step, "Candidates per step (default: evaluator slots, at least 2)");
   app.add_option("--top-k", a->cfg.top_k, "Tuples retrieved per Stage-II step (default 4)");
   add_engine_options(app, a->engine, a->llm, /*embeddings=*/true);
-  app.add_option("--profile", a->profile, "Device profile of the sim backend (default 910b4)");
+  app.add_option("--profile", a->profile, "Device profile of the sim backend (default 910b4; with cann: the core count and UB the mutator assumes)");
+  app.add_option("--backend", a->backend, "sim (CPU emulation, simulated latencies) or cann (a real NPU, measured latencies)")
+      ->check(CLI::IsMember({"sim", "cann"}));
+  app.add_option("--cann-config", a->cann_config, "command profile of the cann backend (config/cann.example.toml; docs/cann.md)");
   app.add_option("--bank", a->bank_dir, "Experience bank directory (default: the user's bank)");
   app.add_option("--seed", a->seed, "Seed of the engine's random choices (default 1)");
   app.add_option("-j,--jobs", a->jobs, "Evaluator slots (default 2, 1 on a one-core machine)");

@@ -59,7 +59,8 @@ optimize::eval_report to_report(const ev::eval_result& r) {
 
 std::vector<optimize::evaluate_fn> make_sim_slots(std::shared_ptr<const ev::op_package> pkg, const slot_options& opt) {
   struct slot_state {
-    std::map<std::uint64_t, std::unique_ptr<ev::evaluator>> by_seed;  // 0 = the package's seed
+    // (input seed, fresh) -> evaluator; seed 0 = the package's; fresh: no result cache (remeasure)
+    std::map<std::pair<std::uint64_t, bool>, std::unique_ptr<ev::evaluator>> by_seed;
   };
   const optimize::file_map base = load_files(*pkg);
   ev::check_case_memory(pkg->spec, ev::eval_options::default_limits().address_space_bytes);
@@ -67,13 +68,14 @@ std::vector<optimize::evaluate_fn> make_sim_slots(std::shared_ptr<const ev::op_p
   for (std::size_t s = 0; s < std::max<std::size_t>(1, opt.slots); ++s) {
     auto state = std::make_shared<slot_state>();
     out.emplace_back([pkg, base, opt, state](const optimize::eval_request& req) {
-      const std::uint64_t key = req.input_seed.value_or(0);
-      auto& e = state->by_seed[key];
+      const bool fresh = req.stage == "remeasure";
+      auto& e = state->by_seed[{req.input_seed.value_or(0), fresh}];
       if (!e) {
         ev::eval_options eo;
-        eo.backend = "sim";
+        eo.backend = opt.backend;
         eo.profile = opt.profile;
-        eo.use_cache = opt.use_cache;
+        eo.cann_config = opt.cann_config;
+        eo.use_cache = opt.use_cache && !fresh;
         eo.cache_dir = opt.cache_dir;
         if (req.input_seed) eo.seed = *req.input_seed;
         e = std::make_unique<ev::evaluator>(eo);

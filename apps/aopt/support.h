@@ -26,14 +26,17 @@ optimize::file_map load_files(const evaluation::op_package& pkg);
 optimize::eval_report to_report(const evaluation::eval_result& r);
 
 struct slot_options {
-  std::string profile = "910b4";
+  std::string backend = "sim";          // "sim" or "cann"
+  std::string profile = "910b4";        // sim's device profile
+  std::filesystem::path cann_config;    // cann's command profile
   bool use_cache = true;
   std::size_t slots = 2;
   std::filesystem::path cache_dir;  // empty: the default evaluation cache
 };
 
 // `slots` evaluator functions for candidates of `pkg` (files that differ from the package are
-// replaced). Each slot owns its evaluators (one per input seed used).
+// replaced) on opt.backend. Each slot owns its evaluators (one per input seed used, and one
+// without the result cache for "remeasure" requests).
 std::vector<optimize::evaluate_fn> make_sim_slots(std::shared_ptr<const evaluation::op_package> pkg,
                                                   const slot_options& opt);
 

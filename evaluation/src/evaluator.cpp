@@ -17,6 +17,7 @@
 #include "aopt/common/mapped_file.h"
 #include "aopt/common/sha256.h"
 #include "aopt/common/text.h"
+#include "aopt/evaluation/cann.h"
 #include "aopt/evaluation/checker.h"
 #include "aopt/evaluation/inputs.h"
 #include "aopt/evaluation/toolchain.h"
@@ -39,7 +40,13 @@ namespace {
 
 std::unique_ptr<backend> make_backend(const eval_options& o) {
   if (o.backend == "sim") return make_sim_backend(o.profile, o.sandbox);
-  throw error(ec::invalid_argument, "unknown backend '" + o.backend + "'; this build has: sim");
+  if (o.backend == "cann") {
+    if (o.cann_config.empty()) {
+      throw error(ec::invalid_argument, "--backend cann needs --cann-config FILE (the command profile; start from config/cann.example.toml)");
+    }
+    return make_cann_backend(load_cann_profile(o.cann_config));
+  }
+  throw error(ec::invalid_argument, "unknown backend '" + o.backend + "'; this build has: sim, cann");
 }
 
 // Work directories carry their owner (pid and start time) so that an evaluator finds and removes
@@ -432,6 +439,7 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
                            w.value("message", std::string());
         if (std::find(r.warnings.begin(), r.warnings.end(), text) == r.warnings.end()) r.warnings.push_back(std::move(text));
       }
+      if (harness.contains("measurement") && harness["measurement"].is_object()) cr.measurement = harness["measurement"];
       if (harness.contains("timing") && harness["timing"].is_object()) {
         cr.profile = harness["timing"];
         if (cr.profile.contains("Task Duration(us)") && cr.profile["Task Duration(us)"].is_number()) {
@@ -575,6 +583,7 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
     if (cr.timed && cr.status == "ok" && cr.latency_us) {
       r.timed_case = cr.name;
       r.latency_us = cr.latency_us;
+      r.measurement = cr.measurement;
       break;
     }
   }

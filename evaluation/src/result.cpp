@@ -23,6 +23,7 @@ nlohmann::json case_result::to_json() const {
   j["ub_bytes"] = ub_bytes ? nlohmann::json(*ub_bytes) : nlohmann::json();
   j["workspace_bytes"] = workspace_bytes ? nlohmann::json(*workspace_bytes) : nlohmann::json();
   j["profile"] = profile;
+  if (!measurement.is_null()) j["measurement"] = measurement;
   return j;
 }
 
@@ -47,6 +48,7 @@ nlohmann::json eval_result::to_json() const {
   j["latency_us"] = latency_us ? nlohmann::json(*latency_us) : nlohmann::json();
   j["latency_label"] = simulated ? "simulated (backend " + backend + ", profile " + profile + ")"
                                  : "measured (backend " + backend + ", profile " + profile + ")";
+  if (!measurement.is_null()) j["measurement"] = measurement;
   j["bound"] = bound;
   j["build"] = build;
   j["total_seconds"] = total_seconds;
@@ -115,10 +117,12 @@ eval_result eval_result::from_json(const nlohmann::json& j) {
       c.ub_bytes = opt<std::uint64_t>(cj, "ub_bytes");
       c.workspace_bytes = opt<std::uint64_t>(cj, "workspace_bytes");
       c.profile = cj.value("profile", nlohmann::json::object());
+      c.measurement = cj.value("measurement", nlohmann::json());
       r.cases.push_back(std::move(c));
     }
     r.timed_case = opt<std::string>(j, "timed_case");
     r.latency_us = opt<double>(j, "latency_us");
+    r.measurement = j.value("measurement", nlohmann::json());
     r.bound = j.value("bound", nlohmann::json());
     r.build = j.value("build", nlohmann::json::object());
     r.total_seconds = j.value("total_seconds", 0.0);

@@ -8,11 +8,15 @@
 #include <chrono>
 #include <fstream>
 #include <future>
+#include <mutex>
+#include <random>
 #include <regex>
 #include <set>
 #include <sstream>
 
 #include "aopt/common/error.h"
+#include "aopt/common/fast_hash.h"
+#include "aopt/common/stats.h"
 #include "aopt/common/fs.h"
 #include "aopt/common/json.h"
 #include "aopt/common/log.h"
@@ -44,8 +48,10 @@ std::string upper(std::string s) {
   return s;
 }
 
+}  // namespace
+
 // The first error of a compiler log with a little context (the whole log is kept separately).
-std::string first_errors(const std::string& log, std::size_t max_lines = 12) {
+std::string first_errors(const std::string& log, std::size_t max_lines) {
   std::istringstream in(log);
   std::vector<std::string> lines;
   for (std::string l; std::getline(in, l);) lines.push_back(l);
@@ -69,6 +75,55 @@ std::string first_errors(const std::string& log, std::size_t max_lines = 12) {
   while (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
 }
+
+nlohmann::json inputs_json(const std::vector<run_input>& inputs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& in : inputs) {
+    if (in.is_list) {
+      nlohmann::json l = nlohmann::json::array();
+      for (const auto& t : in.tensors) l.push_back({{"shape", t.shape}, {"dtype", dtype_name(t.type)}, {"file", t.file.string()}});
+      out.push_back({{"name", in.name}, {"dtype", dtype_name(in.tensors.at(0).type)}, {"list", l}});
+    } else {
+      const auto& t = in.tensors.at(0);
+      out.push_back({{"name", in.name}, {"shape", t.shape}, {"dtype", dtype_name(t.type)}, {"file", t.file.string()}});
+    }
+  }
+  return out;
+}
+
+bool take_outputs(const nlohmann::json& outputs, const fs::path& run_dir, const std::string& where, run_result& rr) {
+  // A DYNAMIC output comes back as {"name", "list": [...]}: its tensors are checked one by one
+  // as "<name>.<k>" (the names the reference sees too).
+  auto take = [&](const nlohmann::json& o, const std::string& name) {
+    tensor_file t;
+    t.name = name;
+    const auto dt = parse_dtype(o.value("dtype", std::string()));
+    if (!dt) {
+      rr.status = "runtime_error";
+      rr.diagnostic = where + ": output '" + t.name + "' has an unknown dtype";
+      return false;
+    }
+    t.type = *dt;
+    t.shape = o.value("shape", std::vector<std::int64_t>{});
+    t.file = run_dir / o.value("file", "out_" + t.name + ".bin");
+    rr.outputs.push_back(t);
+    return true;
+  };
+  for (const auto& o : outputs) {
+    const auto name = o.value("name", std::string());
+    if (o.contains("list") && o["list"].is_array()) {
+      std::size_t k = 0;
+      for (const auto& item : o["list"]) {
+        if (!take(item, name + "." + std::to_string(k++))) return false;
+      }
+    } else if (!take(o, name)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
 
 // Functions of the C library headers (math.h, stdlib.h, string.h, strings.h) that libstdc++
 // declares in the global namespace: a kernel of that name cannot be declared beside them.
@@ -508,6 +563,7 @@ class sim_backend final : public backend {
                                      "; pass --profile NAME or a path to a profile .json");
     }
     fingerprint_ = common::sha256().field(tc_.id()).field(common::sha256_file_hex(profile_path_)).finish_hex();
+    read_noise();
   }
 
   std::string name() const override { return "sim"; }
@@ -710,17 +766,7 @@ class sim_backend final : public backend {
     rj["kernel_so"] = it->second.string();
     rj["kernel"] = built.signature.value("kernel", std::string());
     rj["profile"] = profile_path_.string();
-    rj["inputs"] = nlohmann::json::array();
-    for (const auto& in : spec.inputs) {
-      if (in.is_list) {
-        nlohmann::json l = nlohmann::json::array();
-        for (const auto& t : in.tensors) l.push_back({{"shape", t.shape}, {"dtype", dtype_name(t.type)}, {"file", t.file.string()}});
-        rj["inputs"].push_back({{"name", in.name}, {"dtype", dtype_name(in.tensors.at(0).type)}, {"list", l}});
-      } else {
-        const auto& t = in.tensors.at(0);
-        rj["inputs"].push_back({{"name", in.name}, {"shape", t.shape}, {"dtype", dtype_name(t.type)}, {"file", t.file.string()}});
-      }
-    }
+    rj["inputs"] = inputs_json(spec.inputs);
     rj["outputs"] = nlohmann::json::array();
     for (const auto& o : spec.outputs) {
       if (o.list_count > 0) {  // DYNAMIC output: one file per tensor of the list
@@ -840,36 +886,8 @@ class sim_backend final : public backend {
       rr.diagnostic = "harness reported unknown status '" + rr.status + "': " + rr.diagnostic;
       rr.status = "runtime_error";
     }
-    if (rr.status == "ok") {
-      // A DYNAMIC output comes back as {"name", "list": [...]}: its tensors are checked one by
-      // one as "<name>.<k>" (the names the reference sees too).
-      auto take = [&](const nlohmann::json& o, const std::string& name) {
-        tensor_file t;
-        t.name = name;
-        const auto dt = parse_dtype(o.value("dtype", std::string()));
-        if (!dt) {
-          rr.status = "runtime_error";
-          rr.diagnostic = "result.json: output '" + t.name + "' has an unknown dtype";
-          return false;
-        }
-        t.type = *dt;
-        t.shape = o.value("shape", std::vector<std::int64_t>{});
-        t.file = run_dir / o.value("file", "out_" + t.name + ".bin");
-        rr.outputs.push_back(t);
-        return true;
-      };
-      for (const auto& o : rr.harness.value("outputs", nlohmann::json::array())) {
-        const auto name = o.value("name", std::string());
-        if (o.contains("list") && o["list"].is_array()) {
-          std::size_t k = 0;
-          for (const auto& item : o["list"]) {
-            if (!take(item, name + "." + std::to_string(k++))) return rr;
-          }
-        } else if (!take(o, name)) {
-          return rr;
-        }
-      }
-    }
+    if (rr.status == "ok" && noise_.relative_sd > 0) add_noise(rr, built, spec);
+    if (rr.status == "ok") take_outputs(rr.harness.value("outputs", nlohmann::json::array()), run_dir, "result.json", rr);
     return rr;
   }
 
@@ -913,8 +931,60 @@ class sim_backend final : public backend {
   const toolchain& tc_;
   sandbox_policy policy_;
   std::string profile_name_;
+  // A test profile's "measurement_noise": {"value": {"relative_sd", "repeat", "seed"}}: each run
+  // reports `repeat` timings, the simulated one times (1 + relative_sd * N(0, 1)), seeded by the
+  // seed, the built artefacts and the case, and a count of earlier runs of the same (docs/cann.md,
+  // "Measurement"). Real profiles have none: sim stays deterministic with zero spread.
+  struct noise_spec {
+    double relative_sd = 0;
+    int repeat = 1;
+    std::uint64_t seed = 1;
+  };
+  void read_noise() {
+    const auto j = common::read_json_file(profile_path_);
+    if (!j.contains("measurement_noise")) return;
+    const auto& v = j["measurement_noise"].value("value", nlohmann::json::object());
+    noise_.relative_sd = v.value("relative_sd", 0.0);
+    noise_.repeat = v.value("repeat", 9);
+    noise_.seed = v.value("seed", std::uint64_t{1});
+    if (!(noise_.relative_sd >= 0 && noise_.relative_sd < 0.5) || noise_.repeat < 1) {
+      throw error(ec::invalid_spec, profile_path_.string() + ": measurement_noise needs 0 <= relative_sd < 0.5 and repeat >= 1");
+    }
+  }
+  void add_noise(run_result& rr, const build_result& built, const run_spec& spec) {
+    auto& timing = rr.harness["timing"];
+    if (!timing.is_object() || !timing.contains("Task Duration(us)") || !timing["Task Duration(us)"].is_number()) return;
+    const double us = timing["Task Duration(us)"].get<double>();
+    std::uint64_t key = common::fast_hash_file(built.host_exe) ^ (common::fast_hash_file(built.kernels.at(spec.column)) * 3);
+    for (const auto& in : spec.inputs) {
+      for (const auto& t : in.tensors) {
+        for (auto d : t.shape) key = key * 1099511628211ull ^ static_cast<std::uint64_t>(d);
+      }
+    }
+    std::uint64_t count = 0;
+    {
+      std::lock_guard<std::mutex> lock(noise_mutex_);
+      count = noise_runs_[key]++;
+    }
+    std::mt19937_64 rng(noise_.seed * 0x9E3779B97F4A7C15ull ^ key ^ (count * 0xBF58476D1CE4E5B9ull));
+    std::normal_distribution<double> z(0.0, 1.0);
+    std::vector<double> samples;
+    for (int i = 0; i < noise_.repeat; ++i) samples.push_back(std::max(1e-3, us * (1.0 + noise_.relative_sd * z(rng))));
+    const auto s = common::summarize(samples);
+    timing["simulated_us"] = us;
+    timing["Task Duration(us)"] = s.median;
+    rr.harness["measurement"] = {{"measured", false},       {"noise_relative_sd", noise_.relative_sd},
+                                 {"repetitions", s.n},      {"warmups", 0},
+                                 {"median_us", s.median},   {"ci_low_us", s.low},
+                                 {"ci_high_us", s.high},    {"spread", s.spread()},
+                                 {"samples_us", samples},   {"noise_seed", noise_.seed}};
+  }
+
   fs::path profile_path_;
   std::string fingerprint_;
+  noise_spec noise_;
+  std::mutex noise_mutex_;
+  std::map<std::uint64_t, std::uint64_t> noise_runs_;
 };
 
 }  // namespace

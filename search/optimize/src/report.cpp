@@ -147,11 +147,15 @@ nlohmann::json report_json(const optimize_result& r, const report_context& ctx) 
 std::string report_markdown(const optimize_result& r, const report_context& ctx) {
   std::ostringstream o;
   const bool sim = ctx.backend != "cann";
-  const std::string unit = sim ? " µs (simulated)" : " µs";
+  const std::string unit = sim ? " µs (simulated)" : " µs (measured)";
   o << "# aopt optimize: " << ctx.op_dir << "\n\n";
   if (sim) {
     o << "> All latencies are **simulated** by the `sim` backend (device profile `" << ctx.profile
       << "`), not measured on hardware.\n\n";
+  } else {
+    o << "> All latencies are **measured** on an NPU by the `cann` backend: the median of repeated timed "
+         "launches; an accepted change beat the best beyond the 99% interval of both, confirmed by measuring "
+         "both again (docs/cann.md, \"Measurement\").\n\n";
   }
   o << "| | |\n|---|---|\n";
   o << "| speedup | **" << fmt_x(r.speedup) << "** |\n";

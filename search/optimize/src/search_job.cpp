@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "aopt/common/error.h"
+#include "aopt/common/stats.h"
 #include "aopt/motifs/edit.h"
 
 namespace aopt::optimize {
@@ -131,7 +132,33 @@ bool search_job::offer(const answer& a, const std::string& title, const std::str
   const entry& e = entries_.at(a.entry);
   if (!e.passing() || accepted_.empty()) return false;  // zero tolerance; a suspect is never trusted
   const entry& cur = best();
-  if (!(e.report.latency_us < cur.report.latency_us * (1.0 - rules_.min_gain))) return false;
+  // Beyond the noise: on one deterministic sample each (sim) this is latency < best * (1 -
+  // min_gain); with repeated timings the 99% intervals of the medians must not overlap.
+  std::vector<double> champion = cur.report.samples(), challenger = e.report.samples();
+  auto beats = [&] {
+    return common::faster_beyond_noise(common::summarize(challenger, common::acceptance_confidence),
+                                       common::summarize(champion, common::acceptance_confidence), rules_.min_gain);
+  };
+  if (!beats()) return false;
+  if (champion.size() > 1 || challenger.size() > 1) {
+    // Confirmed before it is believed: the champion measured again, then the challenger (one
+    // after the other on the same device), each new set pooled with the old. Outside the budget.
+    for (const auto* who : {&cur, &e}) {
+      auto got = svc_.evaluate({eval_request{who->files, "remeasure", static_cast<int>(who->round),
+                                             "measured again to confirm an acceptance: " + who->proposal, std::nullopt}});
+      if (got.size() != 1 || !got.front().ok) {
+        say("stage", "not accepted (" + e.stage + "): a confirming measurement failed");
+        return false;
+      }
+      auto& pool = who == &cur ? champion : challenger;
+      const auto more = got.front().samples();
+      pool.insert(pool.end(), more.begin(), more.end());
+    }
+    if (!beats()) {
+      say("stage", "not accepted (" + e.stage + "): the gain did not hold when both were measured again: " + title);
+      return false;
+    }
+  }
   accepted_change c;
   c.round = e.round;
   c.stage = e.stage;

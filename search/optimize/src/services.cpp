@@ -21,6 +21,17 @@ stage1::synthesis_input synthesis_input_of(const file_map& files) {
   return in;
 }
 
+std::vector<double> eval_report::samples() const {
+  std::vector<double> out;
+  if (result.is_object() && result.contains("measurement") && result["measurement"].is_object()) {
+    for (const auto& v : result["measurement"].value("samples_us", nlohmann::json::array())) {
+      if (v.is_number()) out.push_back(v.get<double>());
+    }
+  }
+  if (out.empty()) out.push_back(latency_us);
+  return out;
+}
+
 bool eval_report::out_of_ub() const {
   if (ok) return false;
   std::string d;

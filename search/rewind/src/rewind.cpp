@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "aopt/common/error.h"
+#include "aopt/common/stats.h"
 #include "aopt/search/diagnose.h"
 
 namespace aopt::search {
@@ -77,6 +78,15 @@ std::optional<rewind_eval> measure(const rewind_evaluator& eval, const motifs::f
   if (a.slowdown < cfg.min_slowdown) {
     a.outcome = rewind_outcome::too_small;
     a.reason = "slowdown below the threshold";
+    return std::nullopt;
+  }
+  // A slowdown kept only beyond the measured spread (zero on sim: no change there).
+  auto summary = [](const rewind_eval& r) {
+    return common::summarize(r.samples_us.empty() ? std::vector<double>{r.latency_us} : r.samples_us, common::acceptance_confidence);
+  };
+  if (!common::slower_beyond_noise(summary(ev), summary(current), 0.0)) {
+    a.outcome = rewind_outcome::too_small;
+    a.reason = "slowdown within the measured spread";
     return std::nullopt;
   }
   a.outcome = rewind_outcome::kept;

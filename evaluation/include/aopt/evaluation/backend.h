@@ -100,6 +100,19 @@ std::optional<std::size_t> select_column(const nlohmann::json& signature, const 
 // Output declarations of a column (names, dtypes), with a case's overrides applied.
 std::vector<run_output_decl> output_decls(const nlohmann::json& signature, std::size_t column, const case_spec& c);
 
+// The first compiler error of a build log with the lines that locate it ("In file included
+// from"), at most `max_lines`; the log's head when no line says "error".
+std::string first_errors(const std::string& log, std::size_t max_lines = 12);
+
+// Input tensors as the run requests list them (docs/harness-protocol.md): {"name", "shape",
+// "dtype", "file"}, or {"name", "dtype", "list": [...]} for a tensor list.
+nlohmann::json inputs_json(const std::vector<run_input>& inputs);
+
+// The outputs a run reported (`outputs`: [{"name", "dtype", "shape", "file"} or {"name", "list":
+// [...]}], files relative to `run_dir`) appended to rr.outputs; false with rr.status
+// runtime_error and a diagnostic naming `where` when one is unusable.
+bool take_outputs(const nlohmann::json& outputs, const std::filesystem::path& run_dir, const std::string& where, run_result& rr);
+
 // The embedded `sim` backend (docs/harness-protocol.md). `profile` is a name or a .json path.
 std::unique_ptr<backend> make_sim_backend(const std::string& profile, const sandbox_policy& policy = {});
 

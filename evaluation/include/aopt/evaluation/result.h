@@ -29,6 +29,10 @@ struct case_result {
   std::optional<std::uint64_t> ub_bytes;
   std::optional<std::uint64_t> workspace_bytes;
   nlohmann::json profile = nlohmann::json::object();  // msprof field names, from the backend
+  // A measured latency's statistics (cann): {"measured", "repetitions", "warmups", "median_us",
+  // "ci_low_us", "ci_high_us", "spread", "samples_us", ...}; null for a simulated one (one
+  // deterministic sample, zero spread).
+  nlohmann::json measurement;
   double run_seconds = 0;
   // Where run_seconds went: "inputs", "run" (the sandboxed host), "reference" (cached: ~0),
   // "compare", seconds each. Diagnostics only; "reference_cached" says whether it was reused.
@@ -52,6 +56,7 @@ struct eval_result {
   // Timed case (the first one marked timed that ran ok).
   std::optional<std::string> timed_case;
   std::optional<double> latency_us;
+  nlohmann::json measurement;                  // the timed case's (case_result::measurement)
   nlohmann::json bound;                        // roofline: {"bound_us", "headroom", ...} or null
   nlohmann::json build = nlohmann::json::object();  // seconds, stage, log
   double total_seconds = 0;

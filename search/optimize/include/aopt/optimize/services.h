@@ -31,7 +31,8 @@ using search::file_map;  // relative path ("op_kernel/add_custom.cpp") -> conten
 // that differ from the operator's base package.
 struct eval_request {
   file_map files;
-  std::string stage;     // "base", "tiling", "kernel", "verify", "random", ...
+  std::string stage;     // "base", "tiling", "kernel", "verify", "random", ...; "remeasure":
+                         // measured again, never answered from the result cache
   int round = 0;
   std::string proposal;  // one line: what this candidate changes
   // Input seed override: "verify" requests use a fresh seed so the winner is checked on inputs
@@ -58,6 +59,9 @@ struct eval_report {
   // A failure for lack of on-chip buffer (the kernel asked for more UB than the core has, e.g.
   // a second queue slot on a tiling sized for one): the candidate may pass with smaller tiles.
   bool out_of_ub() const;
+  // The timed case's repeated timings (result["measurement"]["samples_us"]: cann, or sim with a
+  // noise profile); otherwise the one deterministic latency.
+  std::vector<double> samples() const;
 };
 
 class services {

@@ -30,12 +30,16 @@ struct rewind_eval {
   std::string status;                                 // "ok", "compile_error", ...
   nlohmann::json profile = nlohmann::json::object();  // profile of the timed case (msprof names)
   std::string diagnostic;                             // why it failed, when !ok
+  // Repeated timings of the timed case (a measured backend, or sim with a noise profile); empty:
+  // latency_us is one deterministic sample.
+  std::vector<double> samples_us;
 };
 using rewind_evaluator = std::function<rewind_eval(const motifs::file_set&)>;
 
 struct rewind_config {
   int max_steps = 6;            // stop after this many kept steps
-  double min_slowdown = 1.03;   // keep a step when latency_new / latency_cur >= this
+  double min_slowdown = 1.03;   // keep a step when latency_new / latency_cur >= this, and (with
+                                // repeated timings) the new 99% interval lies above the current one
   std::uint64_t seed = 1;       // picks among the untried sites (std::mt19937_64, modulo)
   int max_attempts = 64;        // evaluations of candidate steps at most (0 = no limit)
   std::string op;               // evidence: operator name

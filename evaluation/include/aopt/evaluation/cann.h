@@ -1,0 +1,81 @@
+// The `cann` backend: a candidate built, installed, run and profiled by the CANN toolchain of a
+// real Ascend server, every external command a template of the command profile
+// (config/cann.example.toml; docs/cann.md). Tested against the stand-in toolchain of tests/cann.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aopt/evaluation/backend.h"
+
+namespace aopt::evaluation {
+
+// One external command: a shell command line with {placeholders}, run by /bin/sh -c after the
+// toolkit's set_env.sh, killed (with its process group) after timeout_s.
+struct cann_command {
+  std::string line;
+  double timeout_s = 600;
+};
+
+struct cann_profile {
+  std::filesystem::path file;               // where it was read from (messages)
+  std::string name = "cann";                // profile name in results ("910b4-site")
+  std::filesystem::path toolkit;            // ASCEND_TOOLKIT_HOME, e.g. /usr/local/Ascend/ascend-toolkit/latest
+  std::filesystem::path set_env;            // default: <toolkit>/set_env.sh (sourced before each command)
+  std::string soc_version = "Ascend910B4";  // as msOpGen and ascendc want it
+  int device = 0;                           // device id (npu-smi / aclrtSetDevice)
+  std::string vendor = "customize";         // vendor name of the custom operator package
+  std::filesystem::path project_template;   // msOpGen project of the operator (build.sh, CMake): copied, then op_host/op_kernel replaced
+  cann_command build, install, run, profile;  // profile may be empty: no msprof op
+  std::string ops_info = "{install}/vendors/{vendor}/op_impl/ai_core/tbe/config/{soc_short}/aic-{soc_short}-ops-info.json";
+  int warmup = 5;                           // launches before timing (not measured)
+  int repeat = 20;                          // timed launches (event timing) per run
+  std::map<std::string, std::string> environment;  // added to every command's environment
+  // ACL error code -> status; codes not listed are runtime_error (the defaults: docs/cann.md).
+  // Defaults: 507015 AICORE_EXCEPTION runtime_error, 507014 AICORE_TIMEOUT and 507046
+  // STREAM_SYNC_TIMEOUT timeout, 207001 MEMORY_ALLOCATION and 507033 DEV_SETUP_ERROR (device busy)
+  // resource_error, 561002 ACLNN_ERR_INNER_TILING_ERROR tiling_error; [acl_errors] adds or overrides.
+  std::map<long, std::string> acl_status = {{507015, "runtime_error"}, {507014, "timeout"},      {507046, "timeout"},
+                                            {207001, "resource_error"}, {507033, "resource_error"}, {561002, "tiling_error"}};
+
+  // Throws aopt::error(invalid_spec) naming the file and key.
+  void validate() const;
+  // ascend910b from Ascend910B4: the directory name CANN uses under op_impl/.../config/.
+  std::string soc_short() const;
+};
+
+// Reads a command profile (TOML). Throws aopt::error: not_found, parse_error (file:line:col),
+// invalid_spec (file:line:col: [section] key: what is wrong; what to do).
+cann_profile load_cann_profile(const std::filesystem::path& file);
+
+// `tpl` with every {name} replaced by vars[name], shell-quoted unless `name` is in `raw` (a
+// command line put inside another). Throws aopt::error(invalid_spec) naming `where` and the
+// unknown placeholder.
+std::string expand_command(const std::string& tpl, const std::map<std::string, std::string>& vars, const std::string& where,
+                           const std::set<std::string>& raw = {});
+
+// The ACL error code a failed CANN command printed ("error code 507015", "ERROR: 561103",
+// "EZ9999"-prefixed lines carry the code after them); nullopt when none.
+std::optional<long> find_acl_error_code(const std::string& text);
+
+// The OpDef signature (docs/harness-protocol.md, "Running") from an installed package's
+// aic-<soc>-ops-info.json. Throws aopt::error(invalid_spec) naming the file.
+nlohmann::json signature_from_ops_info(const std::filesystem::path& file, const std::string& kernel);
+
+// The newest OPPROF_* directory under `dir` parsed into msprof field names (OpBasicInfo.csv:
+// "Task Duration(us)", "Block Dim", ...; PipeUtilization.csv: "aiv_time(us)", "aiv_vec_ratio",
+// ...; the first data row, numbers as numbers). nullopt + `why` when a CSV is missing or malformed.
+std::optional<nlohmann::json> read_msprof_op(const std::filesystem::path& dir, std::string& why);
+
+// The backend over `profile`. CANN commands need the device and the toolkit: they run with
+// timeouts and output limits, not in the evaluator's namespaces (docs/cann.md, "Isolation").
+std::unique_ptr<backend> make_cann_backend(const cann_profile& profile);
+
+}  // namespace aopt::evaluation

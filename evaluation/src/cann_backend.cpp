@@ -1,0 +1,286 @@
+// The `cann` backend (cann.h): build, install, run and profile through the command profile's
+// templates. The contract of the run command (the ACL runner) is docs/cann.md, "The runner".
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "aopt/common/error.h"
+#include "aopt/common/fs.h"
+#include "aopt/common/json.h"
+#include "aopt/common/sha256.h"
+#include "aopt/common/stats.h"
+#include "aopt/common/text.h"
+#include "aopt/evaluation/cann.h"
+
+namespace aopt::evaluation {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string last_chars(const std::string& s, std::size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - n); }
+
+class cann_backend final : public backend {
+ public:
+  explicit cann_backend(cann_profile p) : p_(std::move(p)) {
+    common::sha256 h;
+    h.field("aopt-cann-v1").field(common::sha256_file_hex(p_.file));
+    // The toolkit's version file, when there: a CANN upgrade changes every result.
+    for (const char* v : {"version.cfg", "version.info"}) {
+      std::error_code e;
+      if (fs::is_regular_file(p_.toolkit / v, e)) h.field(common::sha256_file_hex(p_.toolkit / v));
+    }
+    fingerprint_ = h.finish_hex();
+  }
+
+  std::string name() const override { return "cann"; }
+  std::string profile_name() const override { return p_.name; }
+  std::string fingerprint() const override { return fingerprint_; }
+
+  build_result build(const candidate& cand, const fs::path& dir, const std::vector<const case_spec*>&) override {
+    check_toolkit();
+    const auto t0 = std::chrono::steady_clock::now();
+    build_result br;
+    br.dir = dir;
+    const fs::path project = dir / "project";
+    fs::create_directories(project);
+    fs::copy(p_.project_template, project, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    // The operator's own sources replace the template's.
+    std::error_code e;
+    fs::remove_all(project / "op_host", e);
+    fs::remove_all(project / "op_kernel", e);
+    cand.materialize(project);
+    const auto& pkg = cand.package();
+    fs::copy_file(pkg.spec_file, project / "aopt.json", fs::copy_options::overwrite_existing);
+    fs::create_directories(dir / "install");
+
+    const auto vars = vars_for(dir, pkg.spec.kernel);
+    auto step = [&](const cann_command& cmd, const char* what) -> bool {
+      const auto out = run_command(cmd, std::string("[commands] ") + what, vars, project);
+      br.log += out.err + out.out;
+      if (out.ok()) return true;
+      br.stage = what == std::string("build") ? "kernel" : "install";
+      if (out.end == common::process_end::timed_out) {
+        br.diagnostic = std::string("the ") + what + " command did not finish within " + common::seconds_text(cmd.timeout_s) +
+                        " s ([timeouts] " + what + " in " + p_.file.string() + ")";
+      } else {
+        br.diagnostic = std::string("the ") + what + " command " + out.describe() + ":\n" + first_errors(out.err + out.out);
+      }
+      return false;
+    };
+    br.ok = step(p_.build, "build") && step(p_.install, "install");
+    br.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    br.total_seconds = br.host_seconds;
+    br.log = common::bounded_text(br.log, 128 * 1024, "\n[build output truncated]");
+    if (!br.ok) return br;
+    const fs::path info = expand_command(p_.ops_info, vars, p_.file.string() + ": [cann] ops_info", raw_all(vars));
+    if (!fs::is_regular_file(info, e)) {
+      br.ok = false;
+      br.stage = "install";
+      br.diagnostic = "the install command left no " + info.string() +
+                      " (the operator's ops-info file); check [commands] install and [cann] ops_info in " + p_.file.string();
+      return br;
+    }
+    try {
+      br.signature = signature_from_ops_info(info, pkg.spec.kernel);
+    } catch (const error& ex) {
+      br.ok = false;
+      br.stage = "install";
+      br.diagnostic = ex.what();
+      return br;
+    }
+    br.host_exe = dir / "install";
+    return br;
+  }
+
+  run_result run(const build_result& built, const run_spec& spec, const fs::path& run_dir,
+                 const common::sandbox_limits&) override {
+    run_result rr;
+    fs::create_directories(run_dir);
+    const std::string kernel = built.signature.value("kernel", std::string());
+    auto vars = vars_for(built.dir, kernel);
+    vars["op_type"] = built.signature.value("op_type", std::string());
+    vars["run_dir"] = run_dir.string();
+    write_request(built, spec, run_dir / "aopt_run.json", "result.json", p_.warmup, p_.repeat);
+    vars["run_json"] = (run_dir / "aopt_run.json").string();
+    std::error_code e;
+    fs::remove(run_dir / "result.json", e);
+    rr.process = run_command(p_.run, "[commands] run", vars, run_dir);
+    if (!classify(rr, p_.run, "run")) return rr;
+    nlohmann::json res;
+    try {
+      res = common::read_json_file(run_dir / "result.json");
+    } catch (const std::exception& ex) {
+      rr.status = "runtime_error";
+      rr.diagnostic = std::string("the run command exited 0 but its result is unusable: ") + ex.what();
+      return rr;
+    }
+    std::vector<double> samples;
+    for (const auto& s : res.value("samples_us", nlohmann::json::array())) {
+      if (s.is_number()) samples.push_back(s.get<double>());
+    }
+    nlohmann::json harness = {{"status", "ok"}, {"warnings", nlohmann::json::array()}};
+    harness["outputs"] = res.value("outputs", nlohmann::json::array());
+    if (!take_outputs(harness["outputs"], run_dir, "result.json of the run command", rr)) return rr;
+    if (res.contains("block_dim")) harness["tiling"]["block_dim"] = res["block_dim"];
+    nlohmann::json timing = {{"measured", true}};
+    if (!samples.empty()) {
+      const auto s = common::summarize(samples);
+      timing["Task Duration(us)"] = s.median;
+      harness["measurement"] = {{"measured", true},       {"repetitions", s.n},    {"warmups", res.value("warmup", p_.warmup)},
+                                {"median_us", s.median},  {"ci_low_us", s.low},    {"ci_high_us", s.high},
+                                {"min_us", s.min},        {"max_us", s.max},       {"spread", s.spread()},
+                                {"samples_us", samples},  {"device", p_.device}};
+    } else {
+      harness["warnings"].push_back({{"kind", "no_timing"}, {"file", "result.json"}, {"line", 0},
+                                     {"message", "the run command reported no samples_us: no latency for this case"}});
+    }
+    if (spec.timing && !p_.profile.line.empty()) profile(built, spec, run_dir, vars, timing, harness);
+    harness["timing"] = timing;
+    rr.harness = std::move(harness);
+    rr.status = "ok";
+    return rr;
+  }
+
+  std::optional<roofline_estimate> roofline(double, double, double) const override { return std::nullopt; }
+
+ private:
+  void check_toolkit() const {
+    std::error_code e;
+    if (!fs::is_regular_file(p_.set_env, e)) {
+      throw error(ec::toolchain_error, p_.set_env.string() + " not found: no CANN toolkit at " + p_.toolkit.string() +
+                                           " ([cann] toolkit in " + p_.file.string() + "); run `aopt doctor --cann-config " +
+                                           p_.file.string() + "` for what to install");
+    }
+    if (!fs::is_directory(p_.project_template, e)) {
+      throw error(ec::invalid_spec, p_.file.string() + ": [cann] project_template " + p_.project_template.string() +
+                                        " is not a directory; generate it with msopgen (docs/cann.md, step 4)");
+    }
+  }
+
+  std::map<std::string, std::string> vars_for(const fs::path& dir, const std::string& kernel) const {
+    return {{"project", (dir / "project").string()}, {"install", (dir / "install").string()},
+            {"toolkit", p_.toolkit.string()},        {"soc", p_.soc_version},
+            {"soc_short", p_.soc_short()},           {"vendor", p_.vendor},
+            {"device", std::to_string(p_.device)},   {"kernel", kernel},
+            {"warmup", std::to_string(p_.warmup)},   {"repeat", std::to_string(p_.repeat)}};
+  }
+
+  static std::set<std::string> raw_all(const std::map<std::string, std::string>& vars) {
+    std::set<std::string> s;
+    for (const auto& [k, v] : vars) s.insert(k);
+    return s;
+  }
+
+  std::string shell_line(const cann_command& cmd, const std::string& where, const std::map<std::string, std::string>& vars,
+                         const std::set<std::string>& raw = {}) const {
+    const std::string line = expand_command(cmd.line, vars, p_.file.string() + ": " + where, raw);
+    return ". " + expand_command("{f}", {{"f", p_.set_env.string()}}, where) + " >/dev/null 2>&1; " + line;
+  }
+
+  common::process_outcome run_command(const cann_command& cmd, const std::string& where,
+                                      const std::map<std::string, std::string>& vars, const fs::path& cwd,
+                                      const std::set<std::string>& raw = {}) const {
+    common::process_request req;
+    req.argv = {"/bin/bash", "-c", shell_line(cmd, where, vars, raw)};
+    req.cwd = cwd.string();
+    req.limits.wall_timeout = std::chrono::milliseconds(static_cast<long long>(cmd.timeout_s * 1000));
+    req.limits.max_output_bytes = 256 * 1024;
+    // The device and the toolkit are the point: CANN commands run with resource limits only.
+    req.iso.enabled = false;
+    for (const auto& [k, v] : p_.environment) req.env.emplace_back(k, v);
+    req.env.emplace_back("ASCEND_DEVICE_ID", std::to_string(p_.device));
+    return common::run_process(req);
+  }
+
+  // Maps how a run-like command ended to a status; true when it exited 0.
+  bool classify(run_result& rr, const cann_command& cmd, const char* what) const {
+    const auto& p = rr.process;
+    const std::string err = common::valid_utf8(last_chars(p.err + p.out, 1200));
+    if (p.end == common::process_end::spawn_failed) throw error(ec::subprocess_error, std::string("cannot start /bin/bash: ") + p.error);
+    if (p.end == common::process_end::timed_out) {
+      rr.status = "timeout";
+      rr.diagnostic = std::string("the ") + what + " command did not finish within " + common::seconds_text(cmd.timeout_s) +
+                      " s (hang on the device, or [timeouts] " + what + " too short); process group killed";
+      return false;
+    }
+    if (p.ok()) return true;
+    if (const auto code = find_acl_error_code(p.err + p.out)) {
+      const auto it = p_.acl_status.find(*code);
+      rr.status = it != p_.acl_status.end() ? it->second : "runtime_error";
+      rr.diagnostic = "ACL error " + std::to_string(*code) + " (" + what + " command " + p.describe() + "): " + err;
+      return false;
+    }
+    rr.status = "runtime_error";
+    rr.diagnostic = std::string("the ") + what + " command " + p.describe() + (err.empty() ? "" : ": " + err);
+    return false;
+  }
+
+  void write_request(const build_result& built, const run_spec& spec, const fs::path& file, const std::string& result,
+                     int warmup, int repeat) const {
+    nlohmann::json rj = {{"op_type", built.signature.value("op_type", std::string())},
+                         {"kernel", built.signature.value("kernel", std::string())},
+                         {"install", (built.dir / "install").string()},
+                         {"vendor", p_.vendor},
+                         {"soc_version", p_.soc_version},
+                         {"device", p_.device},
+                         {"warmup", warmup},
+                         {"repeat", repeat},
+                         {"attrs", spec.attrs},
+                         {"result", result},
+                         {"inputs", inputs_json(spec.inputs)},
+                         {"outputs", nlohmann::json::array()}};
+    for (const auto& o : spec.outputs) {
+      nlohmann::json oj = {{"name", o.name}, {"dtype", dtype_name(o.type)}, {"file", "out_" + o.name + ".bin"}};
+      if (o.shape) oj["shape"] = *o.shape;
+      rj["outputs"].push_back(oj);
+    }
+    common::write_json_file(file, rj);
+  }
+
+  // One profiled launch under msprof op: its CSV fields join `timing`; a failure or a missing CSV
+  // is a warning (the latency comes from the timed runs, not from the profiler).
+  void profile(const build_result& built, const run_spec& spec, const fs::path& run_dir, std::map<std::string, std::string> vars,
+               nlohmann::json& timing, nlohmann::json& harness) const {
+    const fs::path prof_dir = run_dir / "msprof";
+    fs::create_directories(prof_dir);
+    write_request(built, spec, run_dir / "aopt_profile.json", "profile_result.json", 0, 1);
+    vars["run_json"] = (run_dir / "aopt_profile.json").string();
+    vars["prof_dir"] = prof_dir.string();
+    vars["app"] = expand_command(p_.run.line, vars, p_.file.string() + ": [commands] run");
+    auto warn = [&](const std::string& msg) {
+      harness["warnings"].push_back({{"kind", "profile_missing"}, {"file", "msprof op"}, {"line", 0},
+                                     {"message", msg + "; diagnosis has no pipe fields for this case"}});
+    };
+    const auto out = run_command(p_.profile, "[commands] profile", vars, run_dir, {"app"});
+    if (!out.ok()) {
+      warn("the profile command " + out.describe() + ": " + common::valid_utf8(last_chars(out.err + out.out, 400)));
+      return;
+    }
+    std::string why;
+    const auto fields = read_msprof_op(prof_dir, why);
+    if (!fields) {
+      warn(why);
+      return;
+    }
+    for (const auto& [k, v] : fields->items()) {
+      if (k == "Task Duration(us)") timing["msprof Task Duration(us)"] = v;  // one profiled launch
+      else timing[k] = v;
+    }
+    if (fields->contains("Block Dim") && (*fields)["Block Dim"].is_number()) {
+      harness["tiling"]["block_dim"] = static_cast<std::uint32_t>((*fields)["Block Dim"].get<double>());
+    }
+  }
+
+  cann_profile p_;
+  std::string fingerprint_;
+};
+
+}  // namespace
+
+std::unique_ptr<backend> make_cann_backend(const cann_profile& profile) {
+  profile.validate();
+  return std::make_unique<cann_backend>(profile);
+}
+
+}  // namespace aopt::evaluation

@@ -1,0 +1,301 @@
+// The "device" of the stand-in CANN toolchain: what the scripts under tests/cann/standin/ call
+// where the real toolchain would compile for the chip or launch on it. It uses aopt's CPU
+// emulator (the sim backend) for the real work, so outputs are the operator's real outputs and
+// timings are the sim timing model's, with seeded noise on top.
+//
+//   aopt-standin-device build PROJECT OUT     compile the project's op_host/ op_kernel/ (aopt.json
+//                                             beside them), write OUT/standin.json and the
+//                                             ops-info file; compiler errors on stderr, exit 1
+//   aopt-standin-device run REQUEST           the runner contract of docs/cann.md ("The runner")
+//
+// Environment: AOPT_STANDIN_FAULT = compile_error | acl_error | device_busy | hang | missing_csv
+// | tiling_error (one failure the real toolchain shows); AOPT_STANDIN_NOISE relative standard
+// deviation of timings (default 0.02); AOPT_STANDIN_SEED; AOPT_STANDIN_SIM_PROFILE (sim profile
+// the timings come from, default 910b4); AOPT_STANDIN_MSPROF_DIR (set by the stand-in msprof:
+// write its CSVs there).
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "aopt/common/fast_hash.h"
+#include "aopt/common/fs.h"
+#include "aopt/common/json.h"
+#include "aopt/evaluation/backend.h"
+#include "aopt/evaluation/candidate.h"
+#include "aopt/evaluation/evaluator.h"
+#include "aopt/evaluation/package.h"
+
+namespace fs = std::filesystem;
+namespace ev = aopt::evaluation;
+
+namespace {
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+
+std::string fault() { return env_or("AOPT_STANDIN_FAULT", ""); }
+
+// The CANN dtype spelling of the ops-info file.
+std::string cann_dtype(const std::string& d) { return d == "float32" ? "float" : d; }
+
+std::string joined(const nlohmann::json& list, const std::function<std::string(const std::string&)>& f) {
+  std::string s;
+  for (const auto& x : list) s += (s.empty() ? "" : ",") + f(x.get<std::string>());
+  return s;
+}
+
+int build(const fs::path& project, const fs::path& out) {
+  if (fault() == "compile_error") {
+    std::cerr << project.string() << "/op_kernel/kernel.cpp:1:1: error: unknown type name 'standin_fault' (AOPT_STANDIN_FAULT=compile_error)\n"
+              << "[ERROR] build failed\n";
+    return 1;
+  }
+  // The package as the emulator needs it: the project's sources and the cases of its aopt.json
+  // (which the cann backend puts beside them; the reference is not the build's business).
+  const fs::path pkg_dir = out / "package";
+  fs::create_directories(pkg_dir);
+  for (const char* d : {"op_host", "op_kernel"}) fs::copy(project / d, pkg_dir / d, fs::copy_options::recursive);
+  auto spec = aopt::common::read_json_file(project / "aopt.json");
+  spec["reference"] = "baseline";
+  aopt::common::write_json_file(pkg_dir / "aopt.json", spec);
+  auto pkg = std::make_shared<const ev::op_package>(ev::load_package(pkg_dir));
+  ev::candidate cand(pkg);
+  std::vector<const ev::case_spec*> cases;
+  for (const auto& c : pkg->spec.cases) cases.push_back(&c);
+  auto be = ev::make_sim_backend(env_or("AOPT_STANDIN_SIM_PROFILE", "910b4"));
+  fs::create_directories(out);
+  const auto br = be->build(cand, out / "sim", cases);
+  if (!br.ok) {
+    std::cerr << br.log << "\n" << br.diagnostic << "\n[ERROR] build failed\n";
+    return 1;
+  }
+  nlohmann::json kernels = nlohmann::json::object();
+  for (const auto& [col, so] : br.kernels) kernels[std::to_string(col)] = so.string();
+  aopt::common::write_json_file(out / "standin.json", {{"dir", br.dir.string()},
+                                                        {"host_exe", br.host_exe.string()},
+                                                        {"signature", br.signature},
+                                                        {"kernels", kernels}});
+  // The ops-info file as CANN's build writes it: {"<OpType>": {"input0": {...}, ...}}.
+  nlohmann::json op = nlohmann::json::object();
+  const auto& sig = br.signature;
+  int i = 0;
+  for (const auto& in : sig.value("inputs", nlohmann::json::array())) {
+    op["input" + std::to_string(i++)] = {{"name", in.value("name", "")}, {"dtype", joined(in["dtypes"], cann_dtype)},
+                                         {"format", joined(in["formats"], [](const std::string& f) { return f; })},
+                                         {"paramType", in.value("param_type", "required")}};
+  }
+  i = 0;
+  for (const auto& o : sig.value("outputs", nlohmann::json::array())) {
+    op["output" + std::to_string(i++)] = {{"name", o.value("name", "")}, {"dtype", joined(o["dtypes"], cann_dtype)},
+                                          {"format", joined(o["formats"], [](const std::string& f) { return f; })},
+                                          {"paramType", o.value("param_type", "required")}};
+  }
+  std::string attrs;
+  for (const auto& a : sig.value("attrs", nlohmann::json::array())) {
+    const std::string n = a.value("name", "");
+    attrs += (attrs.empty() ? "" : ",") + n;
+    op["attr_" + n] = {{"type", a.value("type", "float")}, {"paramType", a.value("required", false) ? "required" : "optional"}};
+    if (a.contains("default")) op["attr_" + n]["defaultValue"] = a["default"];
+  }
+  if (!attrs.empty()) op["attr"] = {{"list", attrs}};
+  op["opFile"] = {{"value", sig.value("kernel", "")}};
+  op["opInterface"] = {{"value", sig.value("kernel", "")}};
+  aopt::common::write_json_file(out / "ops-info.json", {{sig.value("op_type", std::string("Op")), op}});
+  std::cout << "[INFO] standin build of " << sig.value("op_type", std::string()) << " done\n";
+  return 0;
+}
+
+// A seed for this launch: the configured seed, the request and a per-process count (the same
+// request run twice gives two different noise draws, reproducibly).
+std::uint64_t launch_seed(const fs::path& request) {
+  const std::uint64_t base = std::strtoull(env_or("AOPT_STANDIN_SEED", "1").c_str(), nullptr, 10);
+  const fs::path counter = fs::path(env_or("AOPT_STANDIN_STATE", fs::temp_directory_path().string())) / "aopt-standin-launches";
+  std::uint64_t n = 0;
+  {
+    std::ifstream in(counter);
+    in >> n;
+  }
+  {
+    std::ofstream o(counter, std::ios::trunc);
+    o << n + 1;
+  }
+  const std::string text = aopt::common::read_text_file(request);
+  return base * 0x9E3779B97F4A7C15ull ^ aopt::common::fast_hash64(text.data(), text.size()) ^ (n * 0xBF58476D1CE4E5B9ull);
+}
+
+void write_csvs(const fs::path& dir, const nlohmann::json& timing, std::uint32_t block_dim, const std::string& op_type,
+                std::mt19937_64& rng, double noise) {
+  std::normal_distribution<double> z(0.0, 1.0);
+  auto noisy = [&](double v) { return std::max(0.0, v * (1.0 + noise * z(rng))); };
+  char stamp[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y%m%d%H%M%S", std::gmtime(&t));
+  const fs::path out = dir / ("OPPROF_" + std::string(stamp) + "_" + std::to_string(::getpid()));
+  fs::create_directories(out);
+  auto num = [&](const char* k) { return timing.contains(k) && timing[k].is_number() ? timing[k].get<double>() : 0.0; };
+  {
+    std::ofstream f(out / "OpBasicInfo.csv");
+    f << "Op Name,Op Type,Task Type,Task Duration(us),Task Wait Time(us),Block Dim,Mix Block Dim,Device Id,Pid,Current Freq,Rated Freq\n";
+    f << op_type << "_0," << op_type << ",AI_VECTOR_CORE," << noisy(num("Task Duration(us)")) << ",0," << block_dim << ",0,"
+      << env_or("ASCEND_DEVICE_ID", "0") << "," << ::getpid() << ",1800,1800\n";
+  }
+  {
+    std::ofstream f(out / "PipeUtilization.csv");
+    const char* cols[] = {"aiv_time(us)",        "aiv_total_cycles",   "aiv_vec_time(us)",  "aiv_vec_ratio",
+                          "aiv_scalar_time(us)", "aiv_scalar_ratio",   "aiv_mte2_time(us)", "aiv_mte2_ratio",
+                          "aiv_mte3_time(us)",   "aiv_mte3_ratio",     "aiv_icache_miss_rate"};
+    f << "block_id,sub_block_id";
+    for (const char* c : cols) f << "," << c;
+    f << "\n0,0";
+    for (const char* c : cols) {
+      const std::string k(c);
+      f << "," << (k.find("ratio") != std::string::npos || k.find("rate") != std::string::npos ? num(c) : noisy(num(c)));
+    }
+    f << "\n";
+  }
+  std::cout << "[INFO] Op profiling data saved in " << out.string() << "\n";
+}
+
+int run(const fs::path& request) {
+  const auto rq = aopt::common::read_json_file(request);
+  const std::string op_type = rq.value("op_type", std::string("Op"));
+  const std::string f = fault();
+  if (f == "device_busy") {
+    std::cerr << "[ERROR] RUNTIME: aclrtSetDevice(" << rq.value("device", 0)
+              << ") failed, error code 507033: device setup error (the device is in use by another process)\n";
+    return 1;
+  }
+  if (f == "hang") {
+    std::this_thread::sleep_for(std::chrono::hours(1));
+    return 1;
+  }
+  if (f == "acl_error") {
+    std::cerr << "EZ9999: Inner Error!\nEZ9999: The error from device(chipId:0, dieId:0), serial number is 1, there is an exception of aivec error, core id is 3\n"
+              << "[ERROR] aclrtSynchronizeStream failed, error code 507015\n";
+    return 1;
+  }
+  if (f == "tiling_error") {
+    std::cerr << "[ERROR] aclnn" << op_type << "GetWorkspaceSize failed, ERROR: 561002 (tiling failed)\n";
+    return 1;
+  }
+  const fs::path lib = fs::path(rq.at("install").get<std::string>()) / "vendors" / rq.value("vendor", std::string("customize")) /
+                       "op_api" / "lib" / "standin.json";
+  if (!fs::is_regular_file(lib)) {
+    std::cerr << "[ERROR] aclnn" << op_type << " not found: no custom operator package installed under "
+              << rq.at("install").get<std::string>() << ", error code 161001\n";
+    return 1;
+  }
+  const auto built_j = aopt::common::read_json_file(lib);
+  ev::build_result br;
+  br.ok = true;
+  br.dir = built_j.at("dir").get<std::string>();
+  br.host_exe = built_j.at("host_exe").get<std::string>();
+  br.signature = built_j.at("signature");
+  for (const auto& [k, v] : built_j.at("kernels").items()) br.kernels[std::stoul(k)] = v.get<std::string>();
+  // The kernel for the inputs' dtypes (as aclnn picks the binary).
+  std::optional<std::size_t> column;
+  for (const auto& [col, so] : br.kernels) {
+    bool all = true;
+    std::size_t i = 0;
+    for (const auto& in : rq.at("inputs")) {
+      const auto& decl = br.signature["inputs"];
+      if (i >= decl.size() || decl[i]["dtypes"].size() <= col || decl[i]["dtypes"][col] != in.at("dtype")) all = false;
+      ++i;
+    }
+    if (all) column = col;
+  }
+  if (!column) {
+    std::cerr << "[ERROR] aclnn" << op_type << "GetWorkspaceSize failed, ERROR: 161002 (no kernel for these dtypes)\n";
+    return 1;
+  }
+  ev::run_spec spec;
+  spec.column = *column;
+  spec.attrs = rq.value("attrs", nlohmann::json::object());
+  for (const auto& in : rq.at("inputs")) {
+    ev::run_input ri;
+    ri.name = in.at("name").get<std::string>();
+    auto add = [&](const nlohmann::json& t) {
+      ev::tensor_file tf;
+      tf.name = ri.name;
+      tf.type = *ev::parse_dtype(t.at("dtype").get<std::string>());
+      tf.shape = t.at("shape").get<std::vector<std::int64_t>>();
+      tf.file = t.at("file").get<std::string>();
+      ri.tensors.push_back(tf);
+    };
+    if (in.contains("list")) {
+      ri.is_list = true;
+      for (const auto& t : in["list"]) add(t);
+    } else {
+      add(in);
+    }
+    spec.inputs.push_back(ri);
+  }
+  for (const auto& o : rq.at("outputs")) {
+    ev::run_output_decl d;
+    d.name = o.at("name").get<std::string>();
+    d.type = *ev::parse_dtype(o.at("dtype").get<std::string>());
+    if (o.contains("shape")) d.shape = o["shape"].get<std::vector<std::int64_t>>();
+    spec.outputs.push_back(d);
+  }
+  const fs::path device_dir = fs::absolute("standin_device");
+  auto be = ev::make_sim_backend(env_or("AOPT_STANDIN_SIM_PROFILE", "910b4"));
+  const auto rr = be->run(br, spec, device_dir, ev::eval_options::default_limits());
+  if (rr.status == "tiling_error") {
+    std::cerr << "[ERROR] TilingFunc of " << op_type << " failed: " << rr.diagnostic << "\n[ERROR] aclnn" << op_type
+              << "GetWorkspaceSize failed, ERROR: 561002\n";
+    return 1;
+  }
+  if (rr.status != "ok") {
+    std::cerr << "EZ9999: Inner Error!\nEZ9999: " << rr.diagnostic << "\n[ERROR] aclrtSynchronizeStream failed, error code 507015\n";
+    return 1;
+  }
+  nlohmann::json result = {{"outputs", nlohmann::json::array()}, {"warmup", rq.value("warmup", 0)}};
+  for (const auto& o : rr.outputs) {
+    const fs::path dest = fs::absolute("out_" + o.name + ".bin");
+    fs::rename(o.file, dest);
+    result["outputs"].push_back({{"name", o.name}, {"dtype", ev::dtype_name(o.type)}, {"shape", o.shape}, {"file", dest.filename().string()}});
+  }
+  const auto timing = rr.harness.value("timing", nlohmann::json::object());
+  const double us = timing.value("Task Duration(us)", 0.0);
+  const std::uint32_t block_dim = rr.harness.value("tiling", nlohmann::json::object()).value("block_dim", 1u);
+  result["block_dim"] = block_dim;
+  const double noise = std::strtod(env_or("AOPT_STANDIN_NOISE", "0.02").c_str(), nullptr);
+  std::mt19937_64 rng(launch_seed(request));
+  std::normal_distribution<double> z(0.0, 1.0);
+  result["samples_us"] = nlohmann::json::array();
+  for (int i = 0; i < rq.value("repeat", 1); ++i) result["samples_us"].push_back(std::max(0.01, us * (1.0 + noise * z(rng))));
+  aopt::common::write_json_file(fs::absolute(rq.value("result", std::string("result.json"))), result);
+  const std::string msprof = env_or("AOPT_STANDIN_MSPROF_DIR", "");
+  if (!msprof.empty() && f != "missing_csv") write_csvs(msprof, timing, block_dim, op_type, rng, noise);
+  std::error_code e;
+  fs::remove_all(device_dir, e);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.size() == 3 && args[0] == "build") return build(args[1], args[2]);
+    if (args.size() == 2 && args[0] == "run") return run(args[1]);
+  } catch (const std::exception& e) {
+    std::cerr << "[ERROR] aopt-standin-device: " << e.what() << "\n";
+    return 1;
+  }
+  std::cerr << "usage: aopt-standin-device build PROJECT OUT | run REQUEST\n";
+  return 2;
+}

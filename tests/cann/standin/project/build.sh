@@ -1,0 +1,34 @@
+#!/bin/bash
+# Stand-in of an msOpGen project's build.sh (tests/cann): compiles op_host/ and op_kernel/ for
+# ASCEND_COMPUTE_UNIT of CMakePresets.json and packs build_out/custom_opp_<os>_<arch>.run, the
+# installer `<run> --install-path=DIR` puts under DIR/vendors/<vendor_name>/.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -z "${ASCEND_TOOLKIT_HOME:-}" ]; then
+  echo "[ERROR] ASCEND_TOOLKIT_HOME is not set: source <CANN>/set_env.sh first" >&2
+  exit 1
+fi
+preset_value() { sed -n "s/.*\"$1\": *{[^}]*\"value\": *\"\([^\"]*\)\".*/\1/p" "$here/CMakePresets.json" | head -1; }
+unit=$(preset_value ASCEND_COMPUTE_UNIT)
+vendor=$(preset_value vendor_name)
+rm -rf "$here/build_out"
+mkdir -p "$here/build_out/payload"
+echo "[INFO] building custom operator package for $unit (vendor $vendor)"
+"${AOPT_STANDIN_DEVICE:?AOPT_STANDIN_DEVICE must name the stand-in device binary}" build "$here" "$here/build_out/payload"
+run="$here/build_out/custom_opp_$(uname -s | tr A-Z a-z)_$(uname -m).run"
+cat > "$run" <<INSTALLER
+#!/bin/bash
+# custom operator package (stand-in): --install-path=DIR
+set -eu
+dest=""
+for a in "\$@"; do case "\$a" in --install-path=*) dest="\${a#--install-path=}" ;; esac; done
+if [ -z "\$dest" ]; then echo "[ERROR] --install-path=DIR is required" >&2; exit 1; fi
+base="\$dest/vendors/$vendor"
+mkdir -p "\$base/op_impl/ai_core/tbe/config/$unit" "\$base/op_api/lib" "\$base/bin"
+cp "$here/build_out/payload/ops-info.json" "\$base/op_impl/ai_core/tbe/config/$unit/aic-$unit-ops-info.json"
+cp "$here/build_out/payload/standin.json" "\$base/op_api/lib/standin.json"
+printf 'export ASCEND_CUSTOM_OPP_PATH=%s:\${ASCEND_CUSTOM_OPP_PATH:-}\n' "\$base" > "\$base/bin/set_env.bash"
+echo "[INFO] SUCCESS: custom operator package installed to \$base"
+INSTALLER
+chmod +x "$run"
+echo "[INFO] build_out/$(basename "$run") generated"
