@@ -6,8 +6,9 @@
 // the mask register and the timing record are the same as its API neighbour's:
 //   vcadd(dst, src, repeat, dstRepStride, srcBlkStride, srcRepStride[, mode])
 //       = WholeReduceSum<T, false> (per-repeat sum under the mask register; dstRepStride in
-//         results, strides in 32 B blocks). `mode` (220's accumulate flag) must be false/0: the
-//         kernels seen pass false, and what `true` does is not public, so it is refused.
+//         results, strides in 32 B blocks): asc-devkit's C API implements its repeat-reduce-sum
+//         as exactly this call with mode 0. `mode` must be false/0: the kernels seen pass false,
+//         and what a non-zero mode does is not public, so it is refused.
 //   vector_dup(dst, scalar, repeat, dstBlkStride, srcBlkStride, dstRepStride, srcRepStride)
 //       = Duplicate<T, false>(dst, scalar, MASK_PLACEHOLDER, repeat, dstBlkStride, dstRepStride).
 //   vor(dst, src0, src1, repeat, dstBlk, src0Blk, src1Blk, dstRep, src0Rep, src1Rep)
