@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <regex>
 #include <set>
 
 #include "aopt/common/error.h"
@@ -71,6 +72,30 @@ std::vector<fs::path> files_with(const fs::path& d, const std::string& suffix) {
     }
   }
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The sources a cann-ops package's CMakeLists.txt adds to the op_api library
+// (`target_sources(opapi PRIVATE op_host/x_l0.cpp ...)`), relative to the package.
+std::set<std::string> op_api_sources(const fs::path& dir) {
+  std::set<std::string> out;
+  const fs::path cm = dir / "CMakeLists.txt";
+  std::error_code e;
+  if (!fs::is_regular_file(cm, e)) return out;
+  std::string text;
+  try {
+    text = common::read_text_file(cm, max_source_file_bytes);
+  } catch (const error&) {
+    return out;
+  }
+  static const std::regex call(R"(target_sources\s*\(\s*opapi\b([^)]*)\))");
+  static const std::regex file(R"((op_host/[A-Za-z0-9_./-]+))");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), call); it != std::sregex_iterator(); ++it) {
+    const std::string args = (*it)[1].str();
+    for (auto f = std::sregex_iterator(args.begin(), args.end(), file); f != std::sregex_iterator(); ++f) {
+      out.insert((*f)[1].str());
+    }
+  }
   return out;
 }
 
@@ -151,11 +176,15 @@ op_package load_package_unchecked(const fs::path& op_dir_in) {
   for (const auto& cc : files_with(host_dir, ".cc")) host_cpps.push_back(cc);
   std::sort(host_cpps.begin(), host_cpps.end());
   if (host_cpps.empty()) throw error(ec::not_found, host_dir.string() + ": no .cpp or .cc files (the tiling function and OpDef live here)");
+  const std::set<std::string> op_api = op_api_sources(op_dir);
   for (const auto& p : host_cpps) {
     // aclnn_<op>.cpp is the operator's aclnn API (the op_api library the application links),
-    // not part of the tiling/registration code the host build runs.
-    if (p.filename().string().rfind("aclnn_", 0) == 0) continue;
-    pkg.host_sources.push_back(p.lexically_relative(op_dir).generic_string());
+    // not part of the tiling/registration code the host build runs; so is every source the
+    // package's CMakeLists.txt gives to that library (`target_sources(opapi ...)`, e.g. the
+    // level-0 API <op>_l0.cpp).
+    const std::string rel = p.lexically_relative(op_dir).generic_string();
+    if (p.filename().string().rfind("aclnn_", 0) == 0 || op_api.count(rel)) continue;
+    pkg.host_sources.push_back(rel);
   }
 
   if (fs::is_regular_file(host_dir / "op_tiling.cpp") || fs::is_regular_file(host_dir / "op_def.cpp")) {

@@ -64,6 +64,7 @@ struct pipe_state {
   std::deque<entry> q;
   bool busy = false;
   bool waiting = false;  // head is a WaitFlag whose flag is not set
+  bool set_stalled = false;  // head is a SetFlag whose flag its WaitFlag has not consumed yet
   double start = 0;
   double busy_ns = 0;
 };
@@ -82,6 +83,9 @@ struct block_state {
   double start_ns = 0, end_ns = 0;
   pipe_state pipes[pipe_count];
   std::unordered_map<std::uint32_t, bool> flags;
+  // SetFlag records that set their flag again with no WaitFlag of it in between in program
+  // order (a real double set); any other SetFlag that finds its flag still set waits for it.
+  std::vector<bool> double_set;
   double scalar_ns = 0, vec_ns = 0, bank_ns = 0;
   std::uint64_t in_bytes = 0, out_bytes = 0;
 };
@@ -115,6 +119,7 @@ class simulator {
     for (std::uint32_t i = 0; i < n; ++i) {
       blocks_[i].tr = &traces[i];
       blocks_[i].core = i % std::max(cores_, 1u);
+      mark_double_sets(blocks_[i]);
     }
     issue_ns_ = prm.api_issue_cycles / prm.clock_ghz;
     write_hbm_fraction_ = compute_write_fraction();
@@ -298,6 +303,7 @@ class simulator {
         auto it = B.flags.find(key);
         if (it != B.flags.end() && it->second) {
           it->second = false;
+          flag_cleared(b, r);
           B.scalar_ns += issue_ns_;
           B.s_time += issue_ns_;
           ++B.pc;
@@ -378,6 +384,40 @@ class simulator {
   }
 
   // ---------------------------------------------------------------- flags
+  static void mark_double_sets(block_state& B) {
+    const auto& recs = B.tr->recs;
+    B.double_set.assign(recs.size(), false);
+    std::unordered_map<std::uint32_t, bool> pending;
+    for (std::size_t i = 0; i < recs.size(); ++i) {
+      const trace_rec& r = recs[i];
+      if (r.kind != rec_kind::set_flag && r.kind != rec_kind::wait_flag) continue;
+      bool& p = pending[flag_key(r.src, r.dst, r.event)];
+      if (r.kind == rec_kind::set_flag) {
+        B.double_set[i] = p;
+        p = true;
+      } else {
+        p = false;
+      }
+    }
+  }
+
+  // A SetFlag on a pipe whose flag is still set although its program pairs every SetFlag with a
+  // WaitFlag (the waiting pipe has not reached the earlier one's WaitFlag yet): the setting pipe
+  // stalls until that WaitFlag clears the flag [ASSUMED: the chip's flag is one bit and real
+  // kernels (cann-ops add_rms_norm_cast) rely on such re-sets completing].
+  bool set_must_wait(const block_state& B, std::uint32_t rec_index, const trace_rec& r) const {
+    if (r.src == pipe::s || B.double_set[rec_index]) return false;
+    auto it = B.flags.find(flag_key(r.src, r.dst, r.event));
+    return it != B.flags.end() && it->second;
+  }
+
+  // A WaitFlag consumed the flag `key`: a pipe stalled on re-setting it may go on.
+  void flag_cleared(std::uint32_t b, const trace_rec& wait_rec) {
+    if (wait_rec.src == pipe::s || wait_rec.src == pipe::all) return;
+    auto& P = blocks_[b].pipes[static_cast<int>(wait_rec.src)];
+    if (P.set_stalled) push(now_, ev::pipe, b, static_cast<std::uint32_t>(wait_rec.src));
+  }
+
   void set_flag(std::uint32_t b, const trace_rec& r, double t) {
     auto& B = blocks_[b];
     const auto key = flag_key(r.src, r.dst, r.event);
@@ -416,6 +456,11 @@ class simulator {
       const trace_rec& r = rec(B, e.rec);
       switch (r.kind) {
         case rec_kind::set_flag:
+          if (set_must_wait(B, e.rec, r)) {
+            P.set_stalled = true;
+            return;
+          }
+          P.set_stalled = false;
           P.q.pop_front();
           set_flag(b, r, now_);
           break;
@@ -428,6 +473,7 @@ class simulator {
           it->second = false;
           P.waiting = false;
           P.q.pop_front();
+          flag_cleared(b, r);
           break;
         }
         case rec_kind::barrier:
@@ -663,6 +709,13 @@ class simulator {
       if (!B.started) continue;  // its core is stuck on an earlier block (reported there)
       for (int p = 1; p < pipe_count && !error_; ++p) {
         const auto& P = B.pipes[p];
+        if (P.set_stalled && !P.q.empty()) {
+          const trace_rec& r = rec(B, P.q.front().rec);
+          fail(hw_error_kind::deadlock, B, r,
+               "SetFlag<" + event_name(r) + "> waits for its flag to be consumed, and the WaitFlag that would consume "
+               "it never runs (deadlock)");
+          break;
+        }
         if (P.waiting && !P.q.empty()) {
           const trace_rec& r = rec(B, P.q.front().rec);
           fail(hw_error_kind::deadlock, B, r,

@@ -44,13 +44,14 @@ TEST_F(AoptCorpus, EveryIdiomRunsAndFailuresAreClassified) {
   const std::vector<std::string> common = {"corpus", tree, "-j", "2", "--out", out, "--cache-dir", (dir_ / "cache").string()};
   const auto o = aopt_run(common);
   ASSERT_EQ(o.exit_code, 0) << o.describe() << "\n" << o.out << o.err;
-  EXPECT_NE(o.err.find("[6/6]"), std::string::npos) << "a progress line per operator: " << o.err;
-  EXPECT_NE(o.out.find("corpus: 4 of 5 supported operators ok (6 operators, 1 unsupported)"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("[8/8]"), std::string::npos) << "a progress line per operator: " << o.err;
+  EXPECT_NE(o.out.find("corpus: 6 of 7 supported operators ok (8 operators, 1 unsupported)"), std::string::npos) << o.out;
   const auto j = aopt::common::read_json_file(out + ".json");
   std::map<std::string, nlohmann::json> by_op;
   for (const auto& e : j["operators"]) by_op[e["op"].get<std::string>()] = e;
-  ASSERT_EQ(by_op.size(), 6u) << j.dump(1);
-  for (const char* ok : {"src/math/tanh", "src/math/assert_tail", "src/math/pad_overread", "src/math/unaligned_copy"}) {
+  ASSERT_EQ(by_op.size(), 8u) << j.dump(1);
+  for (const char* ok : {"src/math/tanh", "src/math/assert_tail", "src/math/pad_overread", "src/math/unaligned_copy",
+                         "src/norm/raw_reduce", "src/math/sort32_topk"}) {
     EXPECT_EQ(by_op[ok]["status"], "ok") << ok << ": " << by_op[ok].dump();
   }
   EXPECT_EQ(by_op["src/math/broken"]["cause"], "missing_api");
@@ -61,8 +62,8 @@ TEST_F(AoptCorpus, EveryIdiomRunsAndFailuresAreClassified) {
   // Resumed: everything is in the table already, nothing runs again.
   const auto again = aopt_run(common);
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(again.err.find("[1/6]"), std::string::npos) << again.err;
-  EXPECT_NE(again.out.find("4 of 5"), std::string::npos) << again.out;
+  EXPECT_EQ(again.err.find("[1/8]"), std::string::npos) << again.err;
+  EXPECT_NE(again.out.find("6 of 7"), std::string::npos) << again.out;
 }
 
 // The chip drops the tail of an unaligned DataCopy: the result says where, as a warning.

@@ -182,6 +182,41 @@ TEST(Model, DoubleSetNamesTheSecondSet) {
   EXPECT_FALSE(ok.error);
 }
 
+// V sets V_MTE3 twice, each set paired in program order with MTE3's wait, but MTE3 reaches the
+// first wait only after a long copy-out: the second SetFlag waits for the flag to be consumed
+// (no double_set_event), and so does the vector work behind it. A set with no wait between it
+// and the previous one in program order stays an error (DoubleSetNamesTheSecondSet).
+TEST(Model, ReSetPairedInProgramOrderWaitsForTheConsumer) {
+  auto r = simulate({trace_builder()
+                         .copy_out(0, 256 * 1024, 10)
+                         .set(pipe::v, pipe::mte3, 0, 11)
+                         .wait(pipe::v, pipe::mte3, 0, 12)
+                         .copy_out(1 << 20, 32, 13)
+                         .set(pipe::v, pipe::mte3, 0, 14)
+                         .vec(200, vec_class::binary, 0, 15)
+                         .wait(pipe::v, pipe::mte3, 0, 16)
+                         .copy_out(2 << 20, 32, 17)
+                         .build()},
+                    a2());
+  ASSERT_FALSE(r.error) << r.error->message;
+  // The vector work started only after MTE3 finished the long copy (it waited behind the set).
+  auto alone = simulate({trace_builder().vec(200, vec_class::binary, 0, 15).build()}, a2());
+  ASSERT_FALSE(alone.error);
+  EXPECT_GT(r.blocks[0].end_us, r.blocks[0].mte3_us * 0.9 + alone.blocks[0].vec_us);
+  // MTE3 never gets past a wait nobody sets: a deadlock, not a double set.
+  auto stuck = simulate({trace_builder()
+                             .copy_out(0, 256 * 1024, 20)
+                             .set(pipe::v, pipe::mte3, 0, 21)
+                             .wait(pipe::mte2, pipe::mte3, 5, 22)
+                             .wait(pipe::v, pipe::mte3, 0, 23)
+                             .set(pipe::v, pipe::mte3, 0, 24)
+                             .wait(pipe::v, pipe::mte3, 0, 25)
+                             .build()},
+                        a2());
+  ASSERT_TRUE(stuck.error);
+  EXPECT_EQ(stuck.error->kind, hw_error_kind::deadlock);
+}
+
 TEST(Model, SyncAllAlignsCoresAndDetectsMissingOnes) {
   auto ok = simulate({trace_builder(0).vec(255).vec(255).vec(255).sync_all(5).vec(10).build(),
                       trace_builder(1).vec(1).sync_all(5).vec(10).build()},

@@ -42,6 +42,25 @@ TEST_F(CandidateTest, PackageLayoutOneDetected) {
   EXPECT_EQ(pkg_->spec_file, dir_ / "aopt.json");
 }
 
+// The op_api library's sources are not host sources: aclnn_*.cpp by name, and whatever the
+// package's own CMakeLists.txt gives to `target_sources(opapi ...)` (cann-ops' <op>_l0.cpp).
+TEST_F(CandidateTest, OpApiSourcesOfThePackageCMakeListsAreNotHostSources) {
+  const fs::path pkg = dir_ / "pkg";
+  std::ofstream(pkg / "op_host" / "my_op_l0.cpp") << "// op_api level 0\n";
+  std::ofstream(pkg / "op_host" / "aclnn_my_op.cpp") << "// aclnn\n";
+  std::ofstream(pkg / "op_host" / "my_op_def.cc") << "// OpDef\n";
+  std::ofstream(pkg / "CMakeLists.txt") << "target_sources(optiling PRIVATE op_host/my_op.cpp)\n"
+                                           "target_sources(opapi PRIVATE\n  op_host/my_op_l0.cpp\n"
+                                           "  op_host/aclnn_my_op.cpp\n)\n";
+  const auto p = ev::load_package(pkg);
+  EXPECT_EQ(p.host_sources, (std::vector<std::string>{"op_host/my_op.cpp", "op_host/my_op_def.cc"}));
+  // Without the CMakeLists.txt the level-0 file is a host source again.
+  fs::remove(pkg / "CMakeLists.txt");
+  const auto q = ev::load_package(pkg);
+  EXPECT_EQ(q.host_sources, (std::vector<std::string>{"op_host/my_op.cpp", "op_host/my_op_def.cc",
+                                                      "op_host/my_op_l0.cpp"}));
+}
+
 TEST_F(CandidateTest, KeyDependsOnContentBackendProfileSeed) {
   ev::candidate base(pkg_);
   const auto k0 = base.key("sim", "910b4", 1, "tc");

@@ -27,7 +27,8 @@ std::vector<std::string> rel(const std::vector<fs::path>& ps) {
 TEST(Corpus, FindsOperatorsWithStCases) {
   const auto ops = rel(ev::find_corpus_operators(tree));
   const std::vector<std::string> want = {"src/math/assert_tail", "src/math/broken", "src/math/pad_overread",
-                                         "src/math/tanh", "src/math/unaligned_copy", "src/matmul/cube_mm"};
+                                         "src/math/sort32_topk", "src/math/tanh", "src/math/unaligned_copy",
+                                         "src/matmul/cube_mm", "src/norm/raw_reduce"};
   EXPECT_EQ(ops, want) << "common/ has no op_kernel/ and is not an operator";
   EXPECT_THROW(ev::find_corpus_operators(tree / "no_such_dir"), aopt::error);
 }

@@ -12,6 +12,8 @@
 
 #include <cmath>
 #include <initializer_list>
+#include <string>
+#include <vector>
 
 #include "aopt_sim/kernel/vector.h"
 
@@ -309,6 +311,48 @@ inline void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Loca
 template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
 inline void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const SumParams& sumParams, AOPT_VEC_LOC) {
   Sum<T, reduceDim, isReuseSource, isBasicBlock>(dst, src, LocalTensor<uint8_t>(), sumParams, loc);
+}
+
+// BroadCast (lib/pad/broadcast.h): dim 1 broadcasts src[0] to dstShape[0] elements; dim 2 with
+// axis 0 repeats the row src (1, N) into dst (M, N), axis 1 the column src (M, 1) into (M, N).
+// dst may be src (the row form in place). Timing [ASSUMED: the library's Brcb/Copy sequence is not
+// public per shape]: one duplicate-class record over the bytes written, as Duplicate.
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
+                      const uint32_t srcShape[dim], const LocalTensor<uint8_t>& sharedTmpBuffer, AOPT_VEC_LOC) {
+  static_assert(dim == 1 || dim == 2, "BroadCast supports 1 or 2 dimensions");
+  static_assert(axis == 0 || axis == 1, "BroadCast broadcasts axis 0 or 1");
+  constexpr const char* api = "BroadCast";
+  if (sharedTmpBuffer.aopt_valid()) aopt::sim::adv::check_tmp(&sharedTmpBuffer, loc, api);
+  const std::uint32_t rows = dim == 1 ? 1 : dstShape[0];
+  const std::uint32_t cols = dim == 1 ? dstShape[0] : dstShape[1];
+  const bool row_form = dim == 1 || axis == 0;
+  const std::uint32_t want_src_rows = row_form ? 1 : rows;
+  const std::uint32_t want_src_cols = dim == 1 ? 1 : (row_form ? cols : 1);
+  const std::uint32_t src_rows = dim == 1 ? 1 : srcShape[0];
+  const std::uint32_t src_cols = dim == 1 ? srcShape[0] : srcShape[1];
+  if (src_rows != want_src_rows || src_cols != want_src_cols) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                    "srcShape does not broadcast to dstShape along axis " + std::to_string(axis), loc, api);
+  }
+  const std::uint64_t n = std::uint64_t{rows} * cols;
+  aopt::sim::vec::check_operand(src, std::uint64_t{src_rows} * src_cols, "src", loc, api);
+  aopt::sim::vec::check_operand(dst, n, "dst", loc, api);
+  std::vector<T> in(src.aopt_ptr(), src.aopt_ptr() + std::uint64_t{src_rows} * src_cols);
+  T* d = dst.aopt_ptr();
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    for (std::uint32_t c = 0; c < cols; ++c) {
+      d[std::uint64_t{r} * cols + c] = dim == 1 ? in[0] : (axis == 0 ? in[c] : in[r]);
+    }
+  }
+  if (n == 0) return;
+  aopt::sim::vec::record_vec(aopt::sim::vec_class::duplicate, sizeof(T),
+                             static_cast<std::uint32_t>((n * sizeof(T) + 255) / 256), dst.aopt_addr(), 0, loc, api);
+}
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
+                      const uint32_t srcShape[dim], AOPT_VEC_LOC) {
+  BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, LocalTensor<uint8_t>(), loc);
 }
 
 }  // namespace AscendC

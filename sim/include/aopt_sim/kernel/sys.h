@@ -53,6 +53,12 @@ inline void SyncAll(const GlobalTensor<std::int32_t>& gmWorkspace, const LocalTe
 // before any `using namespace AscendC` finds them at its definition.
 using AscendC::GetBlockIdx;
 using AscendC::GetBlockNum;
+// The device toolchain's global `block_idx` (older kernels use it for GetBlockIdx()): an object
+// that reads the current core's block index wherever an integer is expected.
+struct aopt_block_idx_var {
+  operator std::int64_t() const { return AscendC::GetBlockIdx(); }
+};
+inline constexpr aopt_block_idx_var block_idx{};
 using AscendC::GetSubBlockIdx;
 
 // Kernel assertions compile to nothing on the device build (kernels rely on it: some write

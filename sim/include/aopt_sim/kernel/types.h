@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <cstring>
 
 #if defined(__clang__) && __clang_major__ < 15
@@ -77,6 +78,11 @@ using ::half;
 inline float ToFloat(bfloat16_t v) { return v.ToFloat(); }
 template <typename T>
 inline float ToFloat(T v) { return static_cast<float>(v); }
+
+// `is_same<A, B>::value` unqualified under `using namespace AscendC` (add_layer_norm_quant's kernel
+// relies on it on the device toolchain; the same entity as std::is_same, so no ambiguity with
+// `using namespace std`).
+using std::is_same;
 
 // Constants of the AscendC headers that the data-movement API is specified in.
 constexpr std::int32_t ONE_BLK_SIZE = 32;              // bytes of one UB data block

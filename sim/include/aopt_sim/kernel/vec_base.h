@@ -27,6 +27,32 @@ inline constexpr std::uint8_t DEFAULT_BLK_STRIDE = 1;
 inline constexpr std::uint8_t DEFAULT_REPEAT_STRIDE = 8;
 inline constexpr std::uint32_t ONE_REPEAT_BYTE_SIZE = 256;
 inline constexpr std::uint32_t MAX_REPEAT_TIMES = 255;
+// Element counts per block / repeat of the AscendC constants header (kernels of the norm family
+// use them unqualified under `using namespace AscendC`).
+inline constexpr std::uint32_t B16_BYTE_SIZE = 2;
+inline constexpr std::uint32_t B32_BYTE_SIZE = 4;
+inline constexpr std::uint32_t ONE_BLK_HALF_NUM = 32 / B16_BYTE_SIZE;
+inline constexpr std::uint32_t ONE_BLK_FLOAT_NUM = 32 / B32_BYTE_SIZE;
+inline constexpr std::uint32_t ONE_REPEAT_HALF_SIZE = ONE_REPEAT_BYTE_SIZE / B16_BYTE_SIZE;
+inline constexpr std::uint32_t ONE_REPEAT_FLOAT_SIZE = ONE_REPEAT_BYTE_SIZE / B32_BYTE_SIZE;
+inline constexpr std::uint32_t MAX_REPEAT_HALF_SIZE = ONE_REPEAT_HALF_SIZE * MAX_REPEAT_TIMES;
+inline constexpr std::uint32_t MAX_REPEAT_FLOAT_SIZE = ONE_REPEAT_FLOAT_SIZE * MAX_REPEAT_TIMES;
+inline constexpr std::uint32_t BRCB_BROADCAST_NUMBER = 8;
+inline constexpr std::uint8_t B8_BYTE_SIZE = 1;
+inline constexpr std::uint8_t B64_BYTE_SIZE = 8;
+inline constexpr std::uint8_t B16_DATA_NUM_PER_BLOCK = 16;
+inline constexpr std::uint8_t B32_DATA_NUM_PER_BLOCK = 8;
+inline constexpr std::int32_t B16_DATA_NUM_PER_REPEAT = 128;
+inline constexpr std::int32_t B32_DATA_NUM_PER_REPEAT = 64;
+inline constexpr std::int32_t FULL_MASK_LEN = 128;
+inline constexpr std::int32_t HLAF_MASK_LEN = 64;  // sic, the CANN spelling
+inline constexpr std::uint64_t FULL_MASK = ~0ull;  // every lane of one half of the mask register
+// ceil(a / b) over mixed integer types (0 when b is 0, where the chip's result is undefined).
+template <typename T, typename U>
+constexpr std::common_type_t<T, U> DivCeil(T a, U b) {
+  using R = std::common_type_t<T, U>;
+  return b == 0 ? R(0) : static_cast<R>((static_cast<R>(a) + static_cast<R>(b) - 1) / static_cast<R>(b));
+}
 inline constexpr std::uint64_t MASK_PLACEHOLDER = 0;
 inline constexpr std::uint64_t MASK_PLACEHOLDER_LIST[2] = {0, 0};
 
@@ -157,6 +183,8 @@ struct vec_state {
   std::uint64_t mask_lo = ~0ull;
   std::uint64_t mask_hi = ~0ull;
   double acc_val = 0;           // last ReduceSum-class result, for GetAccVal
+  std::uint64_t max_min_cnt = 0;  // last ReduceMax/Min result (value bits | index << 32), get_max_min_cnt
+  float deq_scale = 1.0f;         // SetDeqScale(half): the scale of the int32 -> half Cast (CAST_NONE)
 };
 // A pool thread may serve several blocks or launches: the state is reset whenever a new block
 // execution (core_serial) starts using it.

@@ -86,6 +86,7 @@ inline D from_double(double v) {
 template <typename D, typename S>
 struct cast_op {
   AscendC::RoundMode m;
+  double deq = 1.0;  // int32 -> half with CAST_NONE: the deq conversion, half(s * SetDeqScale's scale)
   D operator()(S s) const {
     using AscendC::RoundMode;
     if constexpr (float_fmt<D>::is_float) {
@@ -107,7 +108,7 @@ struct cast_op {
         }
       } else {
         // integer source
-        const double x = static_cast<double>(s);
+        const double x = static_cast<double>(s) * deq;
         if constexpr (sizeof(S) * 8 <= static_cast<std::size_t>(float_fmt<D>::p)) {
           return from_double<D>(x);  // exact
         } else {
@@ -132,15 +133,33 @@ struct cast_op {
   }
 };
 
+// The conversion of Cast<D, S>(mode): the int32 -> half Cast in CAST_NONE mode is the deq
+// conversion of the API reference ("Cast": int32_t -> half needs SetDeqScale): value x scale,
+// rounded to half. Every other pair ignores the scale.
+template <typename D, typename S>
+inline cast_op<D, S> make_cast(AscendC::RoundMode m) {
+  cast_op<D, S> op{m};
+  if constexpr (std::is_same_v<D, half> && std::is_same_v<S, std::int32_t>) {
+    if (m == AscendC::RoundMode::CAST_NONE) op.deq = state().deq_scale;
+  }
+  return op;
+}
+
 }  // namespace aopt::sim::vec
 
 namespace AscendC {
+
+// SetDeqScale(half): the scale register of the int32 -> half deq Cast (scalar pipe, one cycle).
+inline void SetDeqScale(half scale, AOPT_VEC_LOC) {
+  aopt::sim::vec::state().deq_scale = static_cast<float>(scale);
+  aopt::sim::record_scalar(0, 1, loc, "SetDeqScale");
+}
 
 template <typename T, typename U>
 inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode,
                  const uint32_t count, AOPT_VEC_LOC) {
   aopt::sim::vec::unary_count(dst, src, count, aopt::sim::vec_class::cast, "Cast", loc,
-                              aopt::sim::vec::cast_op<T, U>{round_mode});
+                              aopt::sim::vec::make_cast<T, U>(round_mode));
 }
 template <typename T, typename U, bool isSetMask = true>
 inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode, uint64_t mask,
@@ -148,7 +167,7 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
   constexpr uint32_t wide = sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U);
   const auto ln = aopt::sim::vec::lanes_from_mask(isSetMask, mask, repeatTimes, 256 / wide, loc, "Cast");
   aopt::sim::vec::unary_lanes(dst, src, ln, repeatParams, aopt::sim::vec_class::cast, "Cast", loc,
-                              aopt::sim::vec::cast_op<T, U>{round_mode});
+                              aopt::sim::vec::make_cast<T, U>(round_mode));
 }
 template <typename T, typename U, bool isSetMask = true>
 inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode,
@@ -157,7 +176,7 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
   constexpr uint32_t wide = sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U);
   const auto ln = aopt::sim::vec::lanes_from_bits(isSetMask, mask, repeatTimes, 256 / wide, loc, "Cast");
   aopt::sim::vec::unary_lanes(dst, src, ln, repeatParams, aopt::sim::vec_class::cast, "Cast", loc,
-                              aopt::sim::vec::cast_op<T, U>{round_mode});
+                              aopt::sim::vec::make_cast<T, U>(round_mode));
 }
 
 }  // namespace AscendC

@@ -26,11 +26,20 @@ inline void binary_count(const LocalTensor<T>& dst, const LocalTensor<T>& s0, co
   const T* a = s0.aopt_ptr();
   const T* b = s1.aopt_ptr();
   const std::int64_t n = count;
-  for (std::int64_t i = 0; i < n; ++i) d[i] = f(a[i], b[i]);
+  // f(a, b), or f(a, b, dst) for the three-operand forms that also read dst (FusedMulAdd).
+  constexpr bool reads_dst = std::is_invocable_v<F, T, T, T>;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if constexpr (reads_dst) {
+      d[i] = f(a[i], b[i], d[i]);
+    } else {
+      d[i] = f(a[i], b[i]);
+    }
+  }
   if (ln.repeats == 0) return;
+  const bank_op src0{s0.aopt_addr(), 1, 256, false}, src1{s1.aopt_addr(), 1, 256, false},
+      dst_r{dst.aopt_addr(), 1, 256, false}, dst_w{dst.aopt_addr(), 1, 256, true};
   record_vec(c, sizeof(T), ln.repeats, dst.aopt_addr(),
-             banks_of({{s0.aopt_addr(), 1, 256, false}, {s1.aopt_addr(), 1, 256, false}, {dst.aopt_addr(), 1, 256, true}}),
-             loc, api);
+             reads_dst ? banks_of({src0, src1, dst_r, dst_w}) : banks_of({src0, src1, dst_w}), loc, api);
 }
 
 template <typename T, class F>
@@ -316,6 +325,21 @@ inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                                                   "ShiftRight");
   aopt::sim::vec::unary_lanes(dst, src, ln, repeatParams, aopt::sim::vec_class::unary, "ShiftRight", loc,
                               aopt::sim::vec::op_shr<T>{scalarValue, roundEn});
+}
+
+// FusedMulAdd: dst = src0 * dst + src1; MulAddDst: dst = src0 * src1 + dst (count forms; the
+// three-operand mul_add class of the profile). Each step rounds to T, as Axpy.
+template <typename T, bool isSetMask = true>
+inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                        const int32_t& count, AOPT_VEC_LOC) {
+  aopt::sim::vec::binary_count(dst, src0, src1, count, aopt::sim::vec_class::mul_add, "FusedMulAdd", loc,
+                               [](T a, T b, T d) { return aopt::sim::vec::wrap_add(aopt::sim::vec::wrap_mul(a, d), b); });
+}
+template <typename T, bool isSetMask = true>
+inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                      const int32_t& count, AOPT_VEC_LOC) {
+  aopt::sim::vec::binary_count(dst, src0, src1, count, aopt::sim::vec_class::mul_add, "MulAddDst", loc,
+                               [](T a, T b, T d) { return aopt::sim::vec::wrap_add(aopt::sim::vec::wrap_mul(a, b), d); });
 }
 
 // Axpy: dst = src * scalar + dst (T = U, or T = float with U = half). Each step rounds to T.

@@ -11,6 +11,7 @@
 // then passes over the per-repeat results until one value is left; each pass is one record.
 #pragma once
 
+#include <cstring>
 #include <vector>
 
 #include "aopt_sim/kernel/vec_elementwise.h"
@@ -88,6 +89,22 @@ inline void whole_pass(const T* src, const lanes& ln, const layout& ls, std::vec
   }
 }
 
+// The special registers a ReduceSum/Max/Min leaves its result in: ACC_VAL (GetAccVal) for a sum,
+// MAX_MIN_CNT (get_max_min_cnt, cce_intrinsics.h) for a max/min: the value's bytes in the low word
+// (a float is read back through it, as kernels do), the index in the high word (the layout
+// GetReduceMaxMinCount decodes in the CANN 8.1 basic API).
+template <typename T, bool is_sum>
+inline void note_result(T v, std::uint32_t index) {
+  if constexpr (is_sum) {
+    state().acc_val = static_cast<double>(static_cast<float>(v));
+  } else {
+    static_assert(sizeof(T) <= 4, "a reduction result fits the register's low word");
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    state().max_min_cnt = bits | (std::uint64_t{index} << 32);
+  }
+}
+
 // Count-form reduction over `count` contiguous elements: returns the value and the index.
 template <typename T, bool is_max, bool is_sum>
 inline std::pair<T, std::uint32_t> reduce_all(const LocalTensor<T>& src, std::uint32_t count, std::uint32_t dst_addr,
@@ -139,7 +156,7 @@ inline void reduce_count_api(const LocalTensor<T>& dst, const LocalTensor<T>& sr
   T* d = dst.aopt_ptr();
   d[0] = v;
   if (cal_index && !is_sum) put_index(d + 1, i);
-  if constexpr (is_sum) state().acc_val = static_cast<double>(static_cast<float>(v));
+  note_result<T, is_sum>(v, i);
 }
 
 // Mask form of ReduceSum/Max/Min: repeats of `src` (srcRepStride in blocks), then the result.
@@ -176,7 +193,7 @@ inline void reduce_masked_api(const LocalTensor<T>& dst, const LocalTensor<T>& s
   T* d = dst.aopt_ptr();
   d[0] = v;
   if (cal_index && !is_sum) put_index(d + 1, gi);
-  if constexpr (is_sum) state().acc_val = static_cast<double>(static_cast<float>(v));
+  note_result<T, is_sum>(v, gi);
 }
 
 // WholeReduce / RepeatReduce: per repeat, the result goes to dst at r * dstRepStride results.

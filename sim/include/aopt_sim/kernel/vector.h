@@ -12,4 +12,6 @@
 #include "aopt_sim/kernel/vec_gather.h"
 #include "aopt_sim/kernel/vec_misc.h"
 #include "aopt_sim/kernel/vec_reduce.h"
+#include "aopt_sim/kernel/vec_sort.h"
 #include "aopt_sim/kernel/vec_operators.h"
+#include "aopt_sim/kernel/cce_intrinsics.h"

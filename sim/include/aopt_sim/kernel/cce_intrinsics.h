@@ -1,0 +1,189 @@
+// The raw CCE vector intrinsics of NPU arch 220 that real kernels call directly on `__ubuf__`
+// pointers (cann-ops' norm family does, under `#if __CCE_AICORE__ == 220`), and the special
+// registers they read. On the chip these are compiler builtins in the global namespace; the
+// AscendC basic API is a thin layer over them. Here each one runs the emulated basic-API
+// instruction it corresponds to, on a LocalTensor view of the pointer, so values, operand checks,
+// the mask register and the timing record are the same as its API neighbour's:
+//   vcadd(dst, src, repeat, dstRepStride, srcBlkStride, srcRepStride[, mode])
+//       = WholeReduceSum<T, false> (per-repeat sum under the mask register; dstRepStride in
+//         results, strides in 32 B blocks): asc-devkit's C API implements its repeat-reduce-sum
+//         as exactly this call with mode 0. `mode` must be false/0: the kernels seen pass false,
+//         and what a non-zero mode does is not public, so it is refused.
+//   vector_dup(dst, scalar, repeat, dstBlkStride, srcBlkStride, dstRepStride, srcRepStride)
+//       = Duplicate<T, false>(dst, scalar, MASK_PLACEHOLDER, repeat, dstBlkStride, dstRepStride).
+//   vor(dst, src0, src1, repeat, dstBlk, src0Blk, src1Blk, dstRep, src0Rep, src1Rep)
+//       = Or<T, false> with those BinaryRepeatParams (the argument order of vadd & co.).
+//   copy_ubuf_to_ubuf(dst, src, sid, nBurst, lenBurst, srcGap, dstGap)
+//       = DataCopy(UB -> UB, DataCopyParams{nBurst, lenBurst, srcGap, dstGap}), 32 B units.
+//   vtranspose(dst, src): one 16 x 16 transpose of 2-byte elements (512 B), as
+//       AscendC::Transpose's 16 x 16 form; timed as a 2-repeat vector Copy (class unary).
+//   set_va_reg_sb(VAn, uint64_t addrs[8]) / scatter_vnchwconv_b16(dstVA, srcVA, repeat,
+//       dstRepStride, srcRepStride): the address registers and the 16 x 16 "NCHW to NC1HWC0"
+//       transpose of TransDataTo5HD for 2-byte data. dstVA and dstVA+1 hold the 16 destination
+//       rows, srcVA and srcVA+1 the 16 source rows (32 B each); row i of the destination gets
+//       element i of every source row. Repeat r adds r * repStride * 32 B to every address.
+//   get_max_min_cnt(): the register ReduceMax / ReduceMin leave their result in: the value's bits
+//       in the low word (16 bits for half, 32 for float), the index in bits 32..63, the layout
+//       AscendC's GetReduceMaxMinCount reads it with (CANN 8.1 basic API, dav_c220
+//       kernel_operator_vec_reduce_impl.h).
+// A pointer outside the core's UB is a `ub_out_of_bounds` hardware error.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "aopt_sim/kernel/data_copy.h"
+#include "aopt_sim/kernel/vec_misc.h"
+#include "aopt_sim/kernel/vec_reduce.h"
+
+namespace aopt::sim::cce {
+
+// A LocalTensor view of a raw UB pointer, reaching to the end of the core's UB.
+template <typename T>
+inline AscendC::LocalTensor<T> ub_view(const T* p, const src_loc& loc, const char* api) {
+  const std::byte* b = reinterpret_cast<const std::byte*>(p);
+  const std::byte* base = ub_base();
+  const std::uint64_t cap = ub_capacity();
+  if (b < base || b >= base + cap) {
+    fail(hw_error_kind::ub_out_of_bounds, "the __ubuf__ pointer does not point into this core's UB", loc, api);
+  }
+  const auto addr = static_cast<std::uint32_t>(b - base);
+  const auto n = static_cast<std::uint32_t>((cap - addr) / sizeof(T));
+  return AscendC::LocalTensor<T>(addr, n, AscendC::TPosition::VECCALC, n);
+}
+
+// The VA address registers (8 addresses each) of the current core.
+struct va_regs {
+  std::uint64_t v[8][8] = {};
+};
+inline va_regs& va() {
+  struct keyed {
+    std::uint64_t serial = 0;
+    va_regs r;
+  };
+  static thread_local keyed k;
+  if (k.serial != core_serial()) {
+    k.serial = core_serial();
+    k.r = va_regs{};
+  }
+  return k.r;
+}
+
+}  // namespace aopt::sim::cce
+
+// The VA register names of the CCE toolchain.
+enum ub_addr8_t : std::uint8_t { VA0 = 0, VA1, VA2, VA3, VA4, VA5, VA6, VA7 };
+
+template <typename T>
+inline void vcadd(__ubuf__ T* dst, __ubuf__ T* src, std::uint8_t repeat, std::uint16_t dstRepStride,
+                  std::uint16_t srcBlkStride, std::uint16_t srcRepStride, bool mode = false,
+                  aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  namespace c = aopt::sim::cce;
+  if (mode) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                    "vcadd with mode = true (the accumulate form) is not emulated", loc, "vcadd");
+  }
+  AscendC::WholeReduceSum<T, false>(c::ub_view(dst, loc, "vcadd"), c::ub_view(src, loc, "vcadd"),
+                                    static_cast<int32_t>(AscendC::MASK_PLACEHOLDER), repeat, dstRepStride,
+                                    srcBlkStride, srcRepStride, loc);
+}
+
+template <typename T, typename S>
+inline void vector_dup(__ubuf__ T* dst, S scalar, std::uint8_t repeat, std::uint16_t dstBlkStride,
+                       std::uint16_t srcBlkStride, std::uint8_t dstRepStride, std::uint8_t srcRepStride,
+                       aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  (void)srcBlkStride;
+  (void)srcRepStride;
+  AscendC::Duplicate<T, false>(aopt::sim::cce::ub_view(dst, loc, "vector_dup"), static_cast<T>(scalar),
+                               AscendC::MASK_PLACEHOLDER, repeat, dstBlkStride, dstRepStride, loc);
+}
+
+template <typename T>
+inline void vor(__ubuf__ T* dst, __ubuf__ T* src0, __ubuf__ T* src1, std::uint8_t repeat, std::uint8_t dstBlkStride,
+                std::uint8_t src0BlkStride, std::uint8_t src1BlkStride, std::uint8_t dstRepStride,
+                std::uint8_t src0RepStride, std::uint8_t src1RepStride,
+                aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  namespace c = aopt::sim::cce;
+  AscendC::Or<T, false>(c::ub_view(dst, loc, "vor"), c::ub_view(src0, loc, "vor"), c::ub_view(src1, loc, "vor"),
+                        AscendC::MASK_PLACEHOLDER, repeat,
+                        AscendC::BinaryRepeatParams(dstBlkStride, src0BlkStride, src1BlkStride, dstRepStride,
+                                                    src0RepStride, src1RepStride),
+                        loc);
+}
+
+template <typename T>
+inline void copy_ubuf_to_ubuf(__ubuf__ T* dst, __ubuf__ T* src, std::uint8_t sid, std::uint16_t nBurst,
+                              std::uint16_t lenBurst, std::uint16_t srcGap, std::uint16_t dstGap,
+                              aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  (void)sid;
+  namespace c = aopt::sim::cce;
+  AscendC::DataCopy(c::ub_view(dst, loc, "copy_ubuf_to_ubuf"), c::ub_view(src, loc, "copy_ubuf_to_ubuf"),
+                    AscendC::DataCopyParams(nBurst, lenBurst, srcGap, dstGap), loc);
+}
+
+template <typename T>
+inline void vtranspose(__ubuf__ T* dst, __ubuf__ T* src, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  static_assert(sizeof(T) == 2, "vtranspose transposes 16 x 16 elements of 2 bytes");
+  namespace c = aopt::sim::cce;
+  const auto d = c::ub_view(dst, loc, "vtranspose");
+  const auto s = c::ub_view(src, loc, "vtranspose");
+  aopt::sim::vec::check_operand(d, 256, "dst", loc, "vtranspose");
+  aopt::sim::vec::check_operand(s, 256, "src", loc, "vtranspose");
+  T tmp[256];
+  std::memcpy(tmp, s.aopt_ptr(), sizeof tmp);
+  T* o = d.aopt_ptr();
+  for (int i = 0; i < 16; ++i) {
+    for (int j = 0; j < 16; ++j) o[i * 16 + j] = tmp[j * 16 + i];
+  }
+  aopt::sim::vec::record_vec(aopt::sim::vec_class::unary, sizeof(T), 2, d.aopt_addr(),
+                             aopt::sim::vec::banks_of({{s.aopt_addr(), 1, 256, false}, {d.aopt_addr(), 1, 256, true}}),
+                             loc, "vtranspose");
+}
+
+inline void set_va_reg_sb(ub_addr8_t reg, const std::uint64_t* addrs,
+                          aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  std::memcpy(aopt::sim::cce::va().v[reg], addrs, sizeof(std::uint64_t) * 8);
+  aopt::sim::record_scalar(0, 8, loc, "set_va_reg_sb");
+}
+
+inline void scatter_vnchwconv_b16(ub_addr8_t dstReg, ub_addr8_t srcReg, std::uint8_t repeat,
+                                  std::uint16_t dstRepStride, std::uint16_t srcRepStride,
+                                  aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  namespace c = aopt::sim::cce;
+  constexpr const char* api = "scatter_vnchwconv_b16";
+  if (dstReg > VA6 || srcReg > VA6) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                    "scatter_vnchwconv_b16 reads two consecutive VA registers: VA7 has no successor", loc, api);
+  }
+  const auto& r = c::va();
+  std::uint16_t* drow[16];
+  const std::uint16_t* srow[16];
+  std::uint32_t first_dst = 0, first_src = 0;
+  for (std::uint32_t rep = 0; rep < repeat; ++rep) {
+    for (int i = 0; i < 16; ++i) {
+      const std::uint64_t da = r.v[dstReg + i / 8][i % 8] + std::uint64_t{rep} * dstRepStride * 32;
+      const std::uint64_t sa = r.v[srcReg + i / 8][i % 8] + std::uint64_t{rep} * srcRepStride * 32;
+      const auto dv = c::ub_view(reinterpret_cast<std::uint16_t*>(da), loc, api);
+      const auto sv = c::ub_view(reinterpret_cast<const std::uint16_t*>(sa), loc, api);
+      aopt::sim::vec::check_operand(dv, 16, "a destination row", loc, api);
+      aopt::sim::vec::check_operand(sv, 16, "a source row", loc, api);
+      if (rep == 0 && i == 0) {
+        first_dst = dv.aopt_addr();
+        first_src = sv.aopt_addr();
+      }
+      drow[i] = dv.aopt_ptr();
+      srow[i] = sv.aopt_ptr();
+    }
+    std::uint16_t tmp[16][16];
+    for (int j = 0; j < 16; ++j) std::memcpy(tmp[j], srow[j], 32);
+    for (int i = 0; i < 16; ++i) {
+      for (int j = 0; j < 16; ++j) drow[i][j] = tmp[j][i];
+    }
+  }
+  if (repeat == 0) return;
+  aopt::sim::vec::record_vec(aopt::sim::vec_class::unary, 2, 2u * repeat, first_dst,
+                             aopt::sim::vec::banks_of({{first_src, 1, 256, false}, {first_dst, 1, 256, true}}), loc,
+                             api);
+}
+
+inline std::uint64_t get_max_min_cnt() { return aopt::sim::vec::state().max_min_cnt; }

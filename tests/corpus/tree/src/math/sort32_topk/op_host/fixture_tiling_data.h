@@ -1,0 +1,1 @@
+../../../../common/fixture_tiling_data.h

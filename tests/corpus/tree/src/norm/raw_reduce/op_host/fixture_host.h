@@ -1,0 +1,1 @@
+../../../../common/fixture_host.h
