@@ -168,9 +168,21 @@ class daemon_process {
   }
 
   // One evaluation cache for every daemon of this test binary: repeated candidates are cheap.
+  // Removed when the test binary exits.
   static fs::path shared_cache() {
-    static const fs::path p = fs::temp_directory_path() / ("aopt-daemon-cache-" + std::to_string(::getpid()));
+    static const fs::path p = cache_path();
+    static const bool cleanup = [] {
+      std::atexit([] {
+        std::error_code e;
+        fs::remove_all(cache_path(), e);
+      });
+      return true;
+    }();
+    (void)cleanup;
     return p;
+  }
+  static fs::path cache_path() {
+    return fs::temp_directory_path() / ("aopt-daemon-cache-" + std::to_string(::getpid()));
   }
 
  private:
