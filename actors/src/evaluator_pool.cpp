@@ -1,8 +1,9 @@
 // The Evaluator (one per slot) and the evaluator pool.
 //
-// The pool keeps a FIFO of (batch, index) items and hands the next item to the lowest-numbered
-// free evaluator, so one evaluator never runs two requests at once and a batch spreads over all
-// of them. Each hand-over is a request with a finite timeout. Slot states:
+// The pool keeps a FIFO of (batch, index) items per package (job) and hands the next item to
+// the lowest-numbered free evaluator, taking the packages in turn (round-robin), so one
+// evaluator never runs two requests at once, a batch spreads over all of them, and jobs that
+// share the evaluators get them fairly. Each hand-over is a request with a finite timeout. Slot states:
 //   free  -> busy   an item was handed over
 //   busy  -> free   the report came back
 //   busy  -> stale  the request timed out: the item gets a "timeout" report; the evaluator may
@@ -41,11 +42,11 @@ namespace {
 
 // -- Evaluator ----------------------------------------------------------------------------
 
-eval_report_msg evaluate_one(const optimize::evaluate_fn& fn, std::size_t slot,
+eval_report_msg evaluate_one(const optimize::package_evaluate_fn& fn, std::size_t slot,
                              const eval_request_msg& m) {
   const auto where = "evaluator slot " + std::to_string(slot);
   try {
-    return to_message(fn(from_message(m)));
+    return to_message(fn(m.package, from_message(m)));
   } catch (const std::exception& e) {
     return failure_report("runtime_error",
                           where + " failed while evaluating this candidate: " + e.what() +
@@ -56,7 +57,7 @@ eval_report_msg evaluate_one(const optimize::evaluate_fn& fn, std::size_t slot,
 }
 
 evaluator_actor::behavior_type evaluator_behavior(evaluator_actor::pointer self,
-                                                  optimize::evaluate_fn fn, std::size_t slot) {
+                                                  optimize::package_evaluate_fn fn, std::size_t slot) {
   (void)self;
   return {
       [fn, slot](evaluate_atom, const eval_request_msg& m) { return evaluate_one(fn, slot, m); },
@@ -89,7 +90,8 @@ struct pool_batch {
 struct pool_state {
   static inline const char* name = "aopt.evaluator_pool";
   std::vector<pool_slot> slots;
-  std::deque<pool_item> queue;
+  std::map<std::string, std::deque<pool_item>> queues;  // by package; no empty queue is kept
+  std::string last_served;                              // the package served last
   std::map<std::uint64_t, pool_batch> batches;
   std::map<std::uint64_t, std::pair<pool_item, std::size_t>> in_flight;  // ticket -> (item, slot)
   std::uint64_t next_batch = 1;
@@ -176,9 +178,20 @@ void on_error(pool_pointer self, std::uint64_t ticket, const caf::error& err) {
   dispatch(self);
 }
 
+// The next item, taking the packages in turn after the one served last.
+pool_item pop_next(pool_state& st) {
+  auto it = st.queues.upper_bound(st.last_served);
+  if (it == st.queues.end()) it = st.queues.begin();
+  auto item = it->second.front();
+  it->second.pop_front();
+  st.last_served = it->first;
+  if (it->second.empty()) st.queues.erase(it);
+  return item;
+}
+
 void dispatch(pool_pointer self) {
   auto& st = self->state;
-  while (!st.queue.empty()) {
+  while (!st.queues.empty()) {
     auto free_slot = std::find_if(st.slots.begin(), st.slots.end(),
                                   [](const pool_slot& s) { return s.state == slot_state::free; });
     if (free_slot == st.slots.end()) {
@@ -187,9 +200,8 @@ void dispatch(pool_pointer self) {
       });
       if (any_hope) return;  // wait for a report or a ping
       // Nothing can ever run the queued items: fail them now instead of hanging the batch.
-      while (!st.queue.empty()) {
-        auto item = st.queue.front();
-        st.queue.pop_front();
+      while (!st.queues.empty()) {
+        auto item = pop_next(st);
         finish(self, item,
                failure_report("runtime_error", "no evaluator left: all " +
                                                    std::to_string(st.slots.size()) +
@@ -198,8 +210,7 @@ void dispatch(pool_pointer self) {
       return;
     }
     const auto slot = static_cast<std::size_t>(free_slot - st.slots.begin());
-    auto item = st.queue.front();
-    st.queue.pop_front();
+    auto item = pop_next(st);
     const auto ticket = st.next_ticket++;
     free_slot->state = slot_state::busy;
     free_slot->ticket = ticket;
@@ -225,7 +236,8 @@ caf::typed_response_promise<std::vector<eval_report_msg>> on_batch(
   b.reports.resize(batch.size());
   b.requests = std::move(batch);
   b.promise = promise;
-  for (std::size_t i = 0; i < b.requests.size(); ++i) st.queue.push_back({id, i});
+  auto& queue = st.queues[b.requests.front().package];
+  for (std::size_t i = 0; i < b.requests.size(); ++i) queue.push_back({id, i});
   st.batches.emplace(id, std::move(b));
   dispatch(self);
   return promise;
@@ -267,6 +279,15 @@ evaluator_pool_actor::behavior_type pool_behavior(pool_pointer self,
 
 evaluator_actor spawn_evaluator(caf::actor_system& sys, optimize::evaluate_fn fn, std::size_t slot,
                                 spawn_mode mode) {
+  return spawn_evaluator(
+      sys,
+      optimize::package_evaluate_fn(
+          [fn = std::move(fn)](const std::string&, const optimize::eval_request& r) { return fn(r); }),
+      slot, mode);
+}
+
+evaluator_actor spawn_evaluator(caf::actor_system& sys, optimize::package_evaluate_fn fn,
+                                std::size_t slot, spawn_mode mode) {
   if (mode == spawn_mode::detached)
     return sys.spawn<caf::detached>(evaluator_behavior, std::move(fn), slot);
   return sys.spawn(evaluator_behavior, std::move(fn), slot);

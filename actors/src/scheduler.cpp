@@ -43,7 +43,9 @@ optimize::optimize_result run_job(scheduler_pointer self, const optimize_job_msg
       caf::anon_send(cfg.listener, progress_atom::value, to_message(e));
     };
   }
-  return optimize::run_optimizer(job.base_files, svc, config, progress);
+  std::unique_ptr<optimize::services> decorated;
+  if (cfg.decorate) decorated = cfg.decorate(svc);
+  return optimize::run_optimizer(job.base_files, decorated ? *decorated : svc, config, progress);
 }
 
 scheduler_actor::behavior_type scheduler_behavior(scheduler_pointer self, scheduler_config cfg) {

@@ -43,4 +43,13 @@ command_fn add_doctor_command(CLI::App& app);
 // subcommand (storage::add_bank_commands); its `--bank` is honoured.
 command_fn add_bank_rewind_command(CLI::App& bank);
 
+// The daemon's client (client_command.cpp; docs/api.md): `aopt submit OP_DIR`, `jobs`, `job ID`,
+// `watch ID`, `cancel ID`, `fetch ID --out DIR`, each with `--socket PATH` (or AOPT_SOCKET).
+command_fn add_submit_command(CLI::App& app);
+command_fn add_jobs_command(CLI::App& app);
+command_fn add_job_command(CLI::App& app);
+command_fn add_watch_command(CLI::App& app);
+command_fn add_cancel_command(CLI::App& app);
+command_fn add_fetch_command(CLI::App& app);
+
 }  // namespace aopt::app

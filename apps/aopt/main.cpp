@@ -83,6 +83,18 @@ int main(int argc, char** argv) {
   auto* motifs = app.add_subcommand("motifs", "List the motif sites of a package (what the offline engine can change)");
   commands[motifs] = aopt::app::add_motifs_command(*motifs);
   // `aopt bank ...` runs from CLI11 callbacks during parse (storage/src/bank_cli.cpp).
+  auto* submit = app.add_subcommand("submit", "Submit an operator package to aoptd; prints the job id last");
+  commands[submit] = aopt::app::add_submit_command(*submit);
+  auto* jobs = app.add_subcommand("jobs", "List aoptd's jobs");
+  commands[jobs] = aopt::app::add_jobs_command(*jobs);
+  auto* job = app.add_subcommand("job", "Show one aoptd job (JSON)");
+  commands[job] = aopt::app::add_job_command(*job);
+  auto* watch = app.add_subcommand("watch", "Follow a job's progress live (the lines aopt optimize prints)");
+  commands[watch] = aopt::app::add_watch_command(*watch);
+  auto* cancel = app.add_subcommand("cancel", "Cancel an aoptd job");
+  commands[cancel] = aopt::app::add_cancel_command(*cancel);
+  auto* fetch = app.add_subcommand("fetch", "Download a finished job's optimized package and reports");
+  commands[fetch] = aopt::app::add_fetch_command(*fetch);
   CLI::App* bank = aopt::storage::add_bank_commands(app);
   auto rewind_fn = aopt::app::add_bank_rewind_command(*bank);  // `aopt bank rewind` (apps/aopt/rewind_command.cpp)
   commands[bank->get_subcommand("rewind")] = std::move(rewind_fn);

@@ -47,44 +47,6 @@ struct optimize_args {
   std::string command;
 };
 
-// Copies the package directory to `out` (skipping build outputs), then writes the best files.
-void write_package(const ev::op_package& pkg, const optimize::file_map& best, const fs::path& out) {
-  std::error_code ec;
-  if (fs::exists(out) && !fs::is_directory(out)) {
-    throw error(ec::invalid_argument, fmt::format("--out {}: exists and is not a directory", out.string()));
-  }
-  fs::create_directories(out, ec);
-  if (ec) throw error(ec::io_error, fmt::format("--out {}: cannot create the directory: {}", out.string(), ec.message()));
-  // The package root plus aopt.json when it lives in the parent (the suite's baseline/ layout).
-  for (auto it = fs::recursive_directory_iterator(pkg.dir); it != fs::recursive_directory_iterator(); ++it) {
-    const fs::path rel = fs::relative(it->path(), pkg.dir);
-    const std::string first = rel.begin()->string();
-    if (first == "build" || first == "build_out" || first.starts_with(".")) {
-      if (it->is_directory()) it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_directory()) {
-      fs::create_directories(out / rel);
-    } else if (it->is_regular_file()) {
-      fs::copy_file(it->path(), out / rel, fs::copy_options::overwrite_existing);
-    }
-  }
-  if (!fs::exists(pkg.dir / "aopt.json") && fs::exists(pkg.dir.parent_path() / "aopt.json")) {
-    fs::copy_file(pkg.dir.parent_path() / "aopt.json", out / "aopt.json", fs::copy_options::overwrite_existing);
-    // A reference.cpp next to it is part of the spec.
-    for (const auto& e : fs::directory_iterator(pkg.dir.parent_path())) {
-      if (e.is_regular_file() && e.path().extension() == ".cpp") {
-        fs::copy_file(e.path(), out / e.path().filename(), fs::copy_options::overwrite_existing);
-      }
-    }
-  }
-  for (const auto& [rel, text] : best) {
-    std::ofstream o(out / rel, std::ios::binary | std::ios::trunc);
-    o << text;
-    if (!o) throw error(ec::io_error, fmt::format("{}: cannot write the optimized file", (out / rel).string()));
-  }
-}
-
 void write_text(const fs::path& p, const std::string& text) {
   std::ofstream o(p, std::ios::binary | std::ios::trunc);
   o << text;
@@ -130,12 +92,7 @@ int run(optimize_args& a, const std::string& argv_line) {
                              pkg->dir.string(), a.engine, a.backend, latency_kind, device, a.cfg.budget, spec.slots.slots, a.seed);
     spec.progress = [](const optimize::progress_event& e) {
       if (e.kind == "point" && e.point != nullptr) {
-        const auto& p = *e.point;
-        std::cout << fmt::format("  [{:>3}] r{} {:<6} {:<16} {:>10} best {:>10.2f} us{}{}  {}\n", p.evaluations,
-                                 p.round + 1, p.stage, p.status,
-                                 p.latency_us ? fmt::format("{:.2f} us", *p.latency_us) : std::string("-"), p.best_us,
-                                 p.accepted ? "  ACCEPTED" : "", p.memo ? "  (repeat, free)" : "",
-                                 p.proposal.substr(0, 90));
+        std::cout << optimize::progress_line(*e.point) << "\n";
       } else if (e.kind == "stage") {
         std::cout << "  -- " << e.message << "\n";
       }
@@ -148,7 +105,7 @@ int run(optimize_args& a, const std::string& argv_line) {
     throw error(ec::invalid_spec, fmt::format("{}: the operator itself does not pass its cases, nothing to optimize: {}",
                                               pkg->dir.string(), res.stop_reason));
   }
-  write_package(*pkg, res.best_files, out);
+  jobs::write_package(*pkg, res.best_files, out);
   optimize::report_context ctx;
   ctx.op_dir = pkg->dir.string();
   ctx.out_dir = fs::absolute(out).string();

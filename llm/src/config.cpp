@@ -8,6 +8,8 @@
 
 #include <toml++/toml.h>
 
+#include "aopt/config/toml_reader.h"
+
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
 
@@ -70,51 +72,9 @@ void llm_config::validate() const {
 
 namespace {
 
-std::string pos_of(const fs::path& file, const toml::source_region& src) {
-  return file.string() + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column);
-}
-
-const char* type_name(const toml::node& n) {
-  switch (n.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a float";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    default: return "a date/time";
-  }
-}
-
-// Readers of one key: each checks the TOML type and reports file:line:col with the key.
-struct reader {
-  const fs::path& file;
-
-  [[noreturn]] void fail(const toml::node& n, const std::string& key, const std::string& what) const {
-    invalid(pos_of(file, n.source()) + ": [llm] " + key + ": " + what);
-  }
-  std::string str(const toml::node& n, const std::string& key) const {
-    if (!n.is_string()) fail(n, key, std::string("expected a string, got ") + type_name(n) + "; quote the value");
-    return *n.value<std::string>();
-  }
-  std::int64_t integer(const toml::node& n, const std::string& key, std::int64_t lo, std::int64_t hi) const {
-    if (!n.is_integer()) fail(n, key, std::string("expected an integer, got ") + type_name(n));
-    const auto v = *n.value<std::int64_t>();
-    if (v < lo || v > hi)
-      fail(n, key, "value " + std::to_string(v) + " is outside [" + std::to_string(lo) + ", " +
-                       std::to_string(hi) + "]");
-    return v;
-  }
-  int int32(const toml::node& n, const std::string& key, std::int64_t lo = std::numeric_limits<int>::min()) const {
-    return static_cast<int>(integer(n, key, lo, std::numeric_limits<int>::max()));
-  }
-  double number(const toml::node& n, const std::string& key) const {
-    // An integer is a fine number here: "temperature = 0" should not be an error.
-    if (!n.is_floating_point() && !n.is_integer())
-      fail(n, key, std::string("expected a number, got ") + type_name(n));
-    return *n.value<double>();
-  }
-};
+using config::position;
+using config::type_name;
+using reader = config::toml_reader;
 
 constexpr const char* k_known_keys =
     "base_url, api_key_env, model, temperature, max_tokens, request_timeout_ms, connect_timeout_ms, "
@@ -126,7 +86,7 @@ void read_models(const toml::table& t, const reader& r, llm_config& c) {
     const std::string key(k.str());
     const auto role_id = parse_role(key);
     if (!role_id)
-      invalid(pos_of(r.file, k.source()) + ": [llm.models] unknown role '" + key +
+      invalid(position(r.file, k.source()) + ": [llm.models] unknown role '" + key +
               "'; roles are template_synthesis, tiling_mutation, rewind, distillation, diagnosis, "
               "refinement, embeddings");
     c.models[*role_id] = r.str(v, "models." + key);
@@ -155,7 +115,7 @@ void read_llm_table(const toml::table& table, const reader& r, llm_config& c) {
       if (!v.is_table()) r.fail(v, key, std::string("expected a table ([llm.models]), got ") + type_name(v));
       read_models(*v.as_table(), r, c);
     } else {
-      invalid(pos_of(file, k.source()) + ": unknown key '" + key + "' in [llm]; known keys: " +
+      invalid(position(file, k.source()) + ": unknown key '" + key + "' in [llm]; known keys: " +
               k_known_keys + "; remove it or fix its spelling");
     }
   }
@@ -168,16 +128,16 @@ llm_config parse_llm_config(const std::string& toml_text, const fs::path& file) 
   try {
     root = toml::parse(toml_text, file.string());
   } catch (const toml::parse_error& e) {
-    throw aopt::error(ec::parse_error, pos_of(file, e.source()) + ": " + std::string(e.description()) +
+    throw aopt::error(ec::parse_error, position(file, e.source()) + ": " + std::string(e.description()) +
                                            " (TOML syntax; see config/aopt.example.toml)");
   }
   llm_config c;
   const toml::node* section = root.get("llm");
   if (section == nullptr) return c;
   if (!section->is_table())
-    invalid(pos_of(file, section->source()) + ": 'llm' must be a table ([llm]), got " + type_name(*section));
+    invalid(position(file, section->source()) + ": 'llm' must be a table ([llm]), got " + type_name(*section));
 
-  read_llm_table(*section->as_table(), reader{file}, c);
+  read_llm_table(*section->as_table(), reader{file, "llm"}, c);
   try {
     c.validate();
   } catch (const aopt::error& e) {
@@ -219,7 +179,7 @@ llm_config apply_overrides(llm_config c, const std::vector<std::string>& key_val
       }
     }
     try {
-      read_llm_table(*root.get("llm")->as_table(), reader{where}, c);
+      read_llm_table(*root.get("llm")->as_table(), reader{where, "llm"}, c);
     } catch (const aopt::error& e) {
       throw aopt::error(ec::invalid_argument, "--llm-set " + kv + ": " + e.what());
     }

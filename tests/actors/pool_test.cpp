@@ -1,5 +1,6 @@
 // The evaluator pool on the deterministic test coordinator: request order, spreading over free
-// evaluators, one request per evaluator at a time, timeouts, dead and hung evaluators.
+// evaluators, one request per evaluator at a time, jobs served in turn, timeouts, dead and hung
+// evaluators.
 #include <chrono>
 #include <optional>
 #include <string>
@@ -217,6 +218,31 @@ TEST_F(pool_test, BatchesQueueBehindEachOther) {
   ASSERT_TRUE(reports);
   EXPECT_EQ((*reports)[0].latency_us, 10);
   EXPECT_EQ((*reports)[1].latency_us, 11);
+}
+
+TEST_F(pool_test, JobsSharingThePoolAreServedInTurn) {
+  // One evaluator, two jobs (packages) with three requests each, queued before any is done:
+  // the evaluator alternates between the jobs instead of finishing the first job's batch first.
+  auto pool = make_pool({script::answer});
+  auto batch = [](const std::string& package) {
+    std::vector<eval_request_msg> b;
+    for (int i = 0; i < 3; ++i) {
+      auto m = request(i, package + std::to_string(i));
+      m.package = package;
+      b.push_back(std::move(m));
+    }
+    return b;
+  };
+  auto a = self->request(pool, caf::infinite, evaluate_atom::value, batch("a"));
+  auto b = self->request(pool, caf::infinite, evaluate_atom::value, batch("b"));
+  dispatch_messages();
+  std::vector<std::string> order;
+  for (const auto& [slot, proposal] : log->received) order.push_back(proposal);
+  EXPECT_EQ(order, (std::vector<std::string>{"a0", "b0", "a1", "b1", "a2", "b2"}));
+  std::size_t answered = 0;
+  a.receive([&](std::vector<eval_report_msg>& r) { answered += r.size(); }, [](caf::error&) {});
+  b.receive([&](std::vector<eval_report_msg>& r) { answered += r.size(); }, [](caf::error&) {});
+  EXPECT_EQ(answered, 6u);
 }
 
 }  // namespace

@@ -204,7 +204,7 @@ TEST(actors_threaded, OptimizerOverActorsMatchesLocalServices) {
     a.diagnoser = spawn_diagnoser(sys, shared);
     a.retriever = spawn_retriever(sys, small_bank());
     a.refiner = spawn_refiner(sys, shared);
-    auto sched = spawn_scheduler(sys, scheduler_config{a, {}, {}});
+    auto sched = spawn_scheduler(sys, scheduler_config{a, {}, {}, {}});
     caf::scoped_actor self{sys};
     std::string json;
     self->request(sched, 120s, optimize_atom::value, to_message("add_custom", base, cfg))

@@ -55,22 +55,69 @@ nlohmann::json to_json(const eval_report& r) {
           {"seconds", r.seconds}};
 }
 
+eval_report eval_report_from_json(const nlohmann::json& j, nlohmann::json result) {
+  eval_report r;
+  r.ok = j.at("ok").get<bool>();
+  r.status = j.at("status").get<std::string>();
+  r.diagnostic = j.at("diagnostic").get<std::string>();
+  if (j.at("latency_us").is_number()) r.latency_us = j.at("latency_us").get<double>();
+  if (j.at("bound_us").is_number()) r.bound_us = j.at("bound_us").get<double>();
+  r.suspect = j.at("suspect").get<bool>();
+  r.cached = j.at("cached").get<bool>();
+  r.backend = j.at("backend").get<std::string>();
+  r.profile_name = j.at("device_profile").get<std::string>();
+  r.profile = j.at("profile");
+  r.seconds = j.at("seconds").get<double>();
+  r.result = std::move(result);
+  return r;
+}
+
+nlohmann::json to_json(const trajectory_point& p) {
+  return {{"index", p.index},
+          {"evaluations", p.evaluations},
+          {"round", p.round},
+          {"stage", p.stage},
+          {"proposal", p.proposal},
+          {"status", p.status},
+          {"latency_us", opt_num(p.latency_us)},
+          {"best_us", p.best_us},
+          {"accepted", p.accepted},
+          {"memo", p.memo},
+          {"cached", p.cached},
+          {"suspect", p.suspect}};
+}
+
+trajectory_point trajectory_point_from_json(const nlohmann::json& j) {
+  trajectory_point p;
+  p.index = j.at("index").get<std::size_t>();
+  p.evaluations = j.at("evaluations").get<std::size_t>();
+  p.round = j.at("round").get<std::size_t>();
+  p.stage = j.at("stage").get<std::string>();
+  p.proposal = j.at("proposal").get<std::string>();
+  p.status = j.at("status").get<std::string>();
+  if (j.at("latency_us").is_number()) p.latency_us = j.at("latency_us").get<double>();
+  p.best_us = j.at("best_us").get<double>();
+  p.accepted = j.at("accepted").get<bool>();
+  p.memo = j.at("memo").get<bool>();
+  p.cached = j.at("cached").get<bool>();
+  p.suspect = j.at("suspect").get<bool>();
+  return p;
+}
+
+std::string progress_line(const trajectory_point& p) {
+  char head[160];
+  std::snprintf(head, sizeof head, "  [%3zu] r%zu %-6s %-16s %10s best %10.2f us", p.evaluations, p.round + 1,
+                p.stage.c_str(), p.status.c_str(),
+                p.latency_us ? (fmt_us(*p.latency_us) + " us").c_str() : "-", p.best_us);
+  std::string out = head;
+  if (p.accepted) out += "  ACCEPTED";
+  if (p.memo) out += "  (repeat, free)";
+  return out + "  " + p.proposal.substr(0, 90);
+}
+
 nlohmann::json to_json(const optimize_result& r) {
   nlohmann::json traj = nlohmann::json::array();
-  for (const auto& p : r.trajectory) {
-    traj.push_back({{"index", p.index},
-                    {"evaluations", p.evaluations},
-                    {"round", p.round},
-                    {"stage", p.stage},
-                    {"proposal", p.proposal},
-                    {"status", p.status},
-                    {"latency_us", opt_num(p.latency_us)},
-                    {"best_us", p.best_us},
-                    {"accepted", p.accepted},
-                    {"memo", p.memo},
-                    {"cached", p.cached},
-                    {"suspect", p.suspect}});
-  }
+  for (const auto& p : r.trajectory) traj.push_back(to_json(p));
   nlohmann::json changes = nlohmann::json::array();
   for (const auto& c : r.changes) {
     changes.push_back({{"round", c.round},

@@ -2,6 +2,10 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <memory>
+
+#include "aopt/optimize/services.h"
 
 namespace aopt::actors {
 
@@ -20,5 +24,9 @@ struct actor_timeouts {
 // How an actor that may block is spawned. `detached` (its own thread) in production; tests on
 // CAF's deterministic test coordinator spawn everything cooperatively.
 enum class spawn_mode { detached, cooperative };
+
+// Wraps the Scheduler's services for one job (e.g. jobs::journaled_services); may be empty.
+using services_decorator =
+    std::function<std::unique_ptr<optimize::services>(optimize::services& inner)>;
 
 }  // namespace aopt::actors

@@ -1,6 +1,7 @@
 // The command line's entry points into the actor system (CAF-free header): each builds an
 // actor_system, spawns one Evaluator actor per slot and the actors the job needs, runs one job,
 // flushes the Distiller and the progress listener, stops every actor and waits for them.
+// run_optimize_job is a one-job actors::runtime (runtime.hpp), the daemon's code path.
 #pragma once
 
 #include <functional>
@@ -31,6 +32,7 @@ struct job_spec {
   std::function<void(const search::experience&)> learned;  // Distiller sink; optional
   optimize::progress_fn progress;  // called in order on the listener's thread; optional
   actor_timeouts timeouts;
+  services_decorator decorate;  // wraps the job's services (journal, stop checks); optional
 };
 
 // Runs Algorithm 1 on actors. Throws what run_optimizer throws (aopt::error), and

@@ -25,8 +25,10 @@
 
 namespace aopt::actors {
 
-// The engine behind the Mutator, Diagnoser and Refiner. Engines are not thread-safe and these
-// actors may run on different threads, so every call takes the lock.
+// The engine behind one job's Mutator, Diagnoser and Refiner. Engines are not thread-safe and
+// these actors run on different threads, so every call takes this job's lock. Each job has its
+// own engine and its own role actors (actors::runtime), so jobs never wait for each other's
+// engine calls; within a job the search asks one thing at a time, so the lock is uncontended.
 class shared_engine {
  public:
   explicit shared_engine(search::engine& e) : engine_(e) {}
@@ -50,9 +52,14 @@ class shared_engine {
 protocols::evaluator_actor spawn_evaluator(caf::actor_system& sys, optimize::evaluate_fn fn,
                                            std::size_t slot,
                                            spawn_mode mode = spawn_mode::detached);
+// The same for a slot shared by several jobs: `fn` gets the request's package id.
+protocols::evaluator_actor spawn_evaluator(caf::actor_system& sys, optimize::package_evaluate_fn fn,
+                                           std::size_t slot,
+                                           spawn_mode mode = spawn_mode::detached);
 
 // The pool over `evaluators` (cooperative: it only routes). Each request gets `timeout` from the
-// moment it is handed to an evaluator.
+// moment it is handed to an evaluator. Requests of different packages (jobs) are handed out
+// round-robin, one request per package in turn; FIFO within a package.
 protocols::evaluator_pool_actor spawn_evaluator_pool(
     caf::actor_system& sys, std::vector<protocols::evaluator_actor> evaluators,
     std::chrono::milliseconds timeout);
@@ -109,6 +116,7 @@ struct scheduler_config {
   service_actors actors;
   protocols::progress_listener_actor listener;  // may be null
   actor_timeouts timeouts;
+  services_decorator decorate;  // optional
 };
 // Always detached: it blocks in run_optimizer for the length of a job, one job at a time.
 protocols::scheduler_actor spawn_scheduler(caf::actor_system& sys, scheduler_config cfg);

@@ -123,5 +123,12 @@ optimize_result run_optimizer(const file_map& base_files, services& svc, const o
 // JSON of a result (report.json's "result"): every field above; files are not included.
 nlohmann::json to_json(const optimize_result& r);
 nlohmann::json to_json(const eval_report& r);
+nlohmann::json to_json(const trajectory_point& p);
+trajectory_point trajectory_point_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception
+// The one line a trajectory point prints as (`aopt optimize` and `aopt watch`), no newline.
+std::string progress_line(const trajectory_point& p);
+// The report back from to_json(r) (which leaves out the full result record: pass it as
+// `result`). Exact for what the search reads. Throws nlohmann::json::exception on a bad object.
+eval_report eval_report_from_json(const nlohmann::json& j, nlohmann::json result = nlohmann::json::object());
 
 }  // namespace aopt::optimize

@@ -95,6 +95,9 @@ class services {
 
 // One evaluator slot: evaluates a request (blocking). Each slot is used by one thread at a time.
 using evaluate_fn = std::function<eval_report(const eval_request&)>;
+// An evaluator slot shared by the jobs of a long-lived process: `package` names the operator
+// the request belongs to (the job's package id).
+using package_evaluate_fn = std::function<eval_report(const std::string& package, const eval_request&)>;
 
 // Direct implementation: engine calls in the caller's thread, a retriever over a fixed corpus,
 // and one thread per evaluator slot for each batch.

@@ -1,0 +1,293 @@
+// The daemon's client commands: `aopt submit`, `jobs`, `job`, `watch`, `cancel`, `fetch`. Each
+// talks HTTP/1.1 to aoptd over its Unix socket with libcurl (CURLOPT_UNIX_SOCKET_PATH); the API
+// is docs/api.md. Exit codes: 0 done, 1 the job failed or was cancelled (watch, submit --wait),
+// 2 an error (the daemon's error message is printed).
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "aopt/common/error.h"
+#include "aopt/common/fs.h"
+#include "aopt/common/tar.h"
+#include "aopt/jobs/daemon_paths.h"
+#include "aopt/optimize/optimizer.h"
+#include "commands.h"
+
+namespace aopt::app {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct client {
+  std::string socket;
+
+  struct reply {
+    long status = 0;
+    std::string body;
+  };
+
+  // One request; `sink` (optional) receives the body as it arrives and returns false to stop.
+  reply call(const std::string& method, const std::string& path, const std::string& body = {},
+             const std::function<bool(std::string_view)>& sink = {}) const {
+    std::unique_ptr<CURL, void (*)(CURL*)> h(curl_easy_init(), curl_easy_cleanup);
+    if (!h) throw error(ec::internal, "curl_easy_init failed");
+    struct state {
+      std::string data;
+      const std::function<bool(std::string_view)>* sink;
+    } st{{}, &sink};
+    auto write = +[](char* p, std::size_t, std::size_t n, void* u) -> std::size_t {
+      auto* s = static_cast<state*>(u);
+      if (*s->sink) return (*s->sink)(std::string_view(p, n)) ? n : 0;
+      s->data.append(p, n);
+      return n;
+    };
+    const std::string url = "http://localhost" + path;
+    curl_easy_setopt(h.get(), CURLOPT_UNIX_SOCKET_PATH, socket.c_str());
+    curl_easy_setopt(h.get(), CURLOPT_URL, url.c_str());
+    curl_easy_setopt(h.get(), CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h.get(), CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+    curl_easy_setopt(h.get(), CURLOPT_CUSTOMREQUEST, method.c_str());
+    curl_easy_setopt(h.get(), CURLOPT_WRITEFUNCTION, write);
+    curl_easy_setopt(h.get(), CURLOPT_WRITEDATA, &st);
+    curl_slist* headers = nullptr;
+    if (method == "POST") {
+      curl_easy_setopt(h.get(), CURLOPT_POSTFIELDS, body.data());
+      curl_easy_setopt(h.get(), CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+      headers = curl_slist_append(headers, "Content-Type: application/x-tar");
+      headers = curl_slist_append(headers, "Expect:");
+      curl_easy_setopt(h.get(), CURLOPT_HTTPHEADER, headers);
+    }
+    const CURLcode rc = curl_easy_perform(h.get());
+    curl_slist_free_all(headers);
+    reply r;
+    curl_easy_getinfo(h.get(), CURLINFO_RESPONSE_CODE, &r.status);
+    if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && sink)) {
+      throw error(ec::io_error, fmt::format("cannot talk to aoptd at {}: {} (is it running? start it with `aoptd`, or "
+                                            "give --socket PATH or AOPT_SOCKET)",
+                                            socket, curl_easy_strerror(rc)));
+    }
+    r.body = std::move(st.data);
+    return r;
+  }
+
+  // The JSON of a 2xx reply; the daemon's error as aopt::error otherwise.
+  json ok_json(const reply& r) const {
+    if (r.status >= 200 && r.status < 300) return json::parse(r.body);
+    throw_error(r);
+  }
+  [[noreturn]] void throw_error(const reply& r) const {
+    std::string msg = fmt::format("aoptd answered HTTP {}", r.status);
+    try {
+      const auto e = json::parse(r.body).at("error");
+      msg = e.at("message").get<std::string>();
+      if (e.contains("field") && e["field"].is_string()) msg += fmt::format(" (field: {})", e["field"].get<std::string>());
+    } catch (const std::exception&) {
+    }
+    throw error(r.status == 404 ? ec::not_found : ec::invalid_argument, msg);
+  }
+};
+
+void add_socket_option(CLI::App& app, std::string& socket) {
+  app.add_option("--socket", socket, "aoptd's socket (default: $AOPT_SOCKET, else the daemon's default path)");
+}
+
+client make_client(const std::string& socket) {
+  return client{socket.empty() ? jobs::default_socket_path(/*with_env=*/true).string() : socket};
+}
+
+std::string fmt_speedup(const json& j) {
+  return j.contains("speedup") && j["speedup"].is_number() ? fmt::format("{:.3f}x", j["speedup"].get<double>()) : "-";
+}
+
+// The line `watch` prints for an event.
+void print_event(const json& e) {
+  const std::string kind = e.value("kind", "");
+  if (kind == "point") {
+    std::cout << e.value("line", "") << "\n";
+  } else if (kind == "stage") {
+    std::cout << "  -- " << e.value("message", "") << "\n";
+  } else if (kind == "state") {
+    std::string extra;
+    if (e.contains("speedup")) extra = " speedup " + fmt_speedup(e);
+    if (e.contains("error")) extra = ": " + e["error"].get<std::string>();
+    if (e.value("resume", false)) extra = " (resuming after a restart)";
+    std::cout << "  == " << e.value("state", "") << extra << "\n";
+  }
+  std::cout.flush();
+}
+
+// Streams the events of `id` from `from` until the job ends; returns its final state.
+std::string follow(const client& c, const std::string& id, std::uint64_t from, bool print) {
+  std::string last_state;
+  std::string pending;
+  std::uint64_t next = from;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    auto r = c.call("GET", fmt::format("/v1/jobs/{}/events?from={}", id, next), {}, [&](std::string_view chunk) {
+      pending.append(chunk);
+      std::size_t nl;
+      while ((nl = pending.find('\n')) != std::string::npos) {
+        const auto e = json::parse(pending.substr(0, nl));
+        pending.erase(0, nl + 1);
+        next = e.value("n", next) + 1;
+        if (e.value("kind", "") == "state") last_state = e.value("state", "");
+        if (print) print_event(e);
+      }
+      return true;
+    });
+    if (r.status != 200) c.throw_error(r);
+    if (last_state == "finished" || last_state == "failed" || last_state == "cancelled") return last_state;
+    // The daemon restarted or the stream ended early: reconnect and resume from the next event.
+    pending.clear();
+    const auto j = c.ok_json(c.call("GET", "/v1/jobs/" + id));
+    const std::string s = j.value("state", "");
+    if ((s == "finished" || s == "failed" || s == "cancelled") && j.value("events", std::uint64_t{0}) <= next) return s;
+  }
+  throw error(ec::io_error, "lost the event stream of job " + id);
+}
+
+// The package as uploaded: the directory's files, plus aopt.json (and reference sources) from
+// the parent when the spec lives there (the suite's <op>/baseline layout).
+std::string package_tar(const fs::path& dir) {
+  auto files = common::read_tree(dir);
+  if (!files.count("aopt.json") && fs::exists(dir.parent_path() / "aopt.json")) {
+    for (const auto& e : fs::directory_iterator(dir.parent_path())) {
+      if (e.is_regular_file() && (e.path().filename() == "aopt.json" || e.path().extension() == ".cpp")) {
+        files[e.path().filename().string()] = common::read_text_file(e.path());
+      }
+    }
+  }
+  return common::tar_write(files);
+}
+
+}  // namespace
+
+command_fn add_submit_command(CLI::App& app) {
+  struct args {
+    std::string socket, op_dir, engine = "offline", profile;
+    std::size_t budget = 0;
+    int priority = 0;
+    std::uint64_t seed = 1;
+    bool wait = false, quiet = false;
+  };
+  auto a = std::make_shared<args>();
+  app.add_option("OP_DIR", a->op_dir, "Operator package (e.g. examples/ops/add_custom)")->required()->check(CLI::ExistingDirectory);
+  app.add_option("--budget", a->budget, "Evaluations, failures included (default: the daemon's, 40)");
+  app.add_option("--engine", a->engine, "Proposal engine (the daemon runs offline)");
+  app.add_option("--seed", a->seed, "Seed of the engine's random choices (default 1)");
+  app.add_option("--profile", a->profile, "Device profile of the sim backend (default: the daemon's)");
+  app.add_option("--priority", a->priority, "-100..100; higher runs first (default 0)");
+  app.add_flag("--wait", a->wait, "Follow the job's progress until it ends");
+  app.add_flag("-q,--quiet", a->quiet, "Print only the job id");
+  add_socket_option(app, a->socket);
+  return [a]() {
+    const auto c = make_client(a->socket);
+    const fs::path dir = fs::absolute(a->op_dir).lexically_normal();
+    std::string name = dir.filename().string();
+    if (name == "baseline" || name == "expert") name = dir.parent_path().filename().string();
+    std::string path = fmt::format("/v1/jobs?engine={}&seed={}&priority={}&name={}", a->engine, a->seed, a->priority, name);
+    if (a->budget != 0) path += fmt::format("&budget={}", a->budget);
+    if (!a->profile.empty()) path += "&profile=" + a->profile;
+    const auto j = c.ok_json(c.call("POST", path, package_tar(dir)));
+    const std::string id = j.at("id");
+    if (!a->quiet) {
+      std::cout << fmt::format("submitted {} as job {} (budget {}, priority {}, state {})\n", name, id,
+                               j["options"].value("budget", 0), j.value("priority", 0), j.value("state", ""));
+    }
+    int rc = 0;
+    if (a->wait) {
+      const std::string state = follow(c, id, 0, !a->quiet);
+      const auto fin = c.ok_json(c.call("GET", "/v1/jobs/" + id));
+      if (!a->quiet) {
+        std::cout << fmt::format("job {} {}: speedup {}, {} evaluation(s)\n", id, state, fmt_speedup(fin),
+                                 fin.value("evaluations", 0));
+      }
+      rc = state == "finished" ? 0 : 1;
+    }
+    std::cout << id << "\n";
+    return rc;
+  };
+}
+
+command_fn add_jobs_command(CLI::App& app) {
+  auto socket = std::make_shared<std::string>();
+  auto as_json = std::make_shared<bool>(false);
+  add_socket_option(app, *socket);
+  app.add_flag("--json", *as_json, "Print the API's JSON");
+  return [socket, as_json]() {
+    const auto c = make_client(*socket);
+    const auto j = c.ok_json(c.call("GET", "/v1/jobs"));
+    if (*as_json) {
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+    std::cout << fmt::format("{:<9} {:<10} {:>4} {:>7} {:>6} {:>9}  {}\n", "ID", "STATE", "PRIO", "BUDGET", "EVALS",
+                             "SPEEDUP", "NAME");
+    for (const auto& job : j.at("jobs")) {
+      std::cout << fmt::format("{:<9} {:<10} {:>4} {:>7} {:>6} {:>9}  {}\n", job.value("id", ""), job.value("state", ""),
+                               job.value("priority", 0), job["options"].value("budget", 0), job.value("evaluations", 0),
+                               fmt_speedup(job), job.value("name", ""));
+    }
+    return 0;
+  };
+}
+
+namespace {
+
+// A command about one job: `ID`, `--socket`, and `run(client, id)`.
+command_fn id_command(CLI::App& app, std::function<int(const client&, const std::string&)> run) {
+  auto socket = std::make_shared<std::string>();
+  auto id = std::make_shared<std::string>();
+  app.add_option("ID", *id, "Job id (from aopt submit or aopt jobs)")->required();
+  add_socket_option(app, *socket);
+  return [socket, id, run = std::move(run)]() { return run(make_client(*socket), *id); };
+}
+
+}  // namespace
+
+command_fn add_job_command(CLI::App& app) {
+  return id_command(app, [](const client& c, const std::string& id) {
+    std::cout << c.ok_json(c.call("GET", "/v1/jobs/" + id)).dump(2) << "\n";
+    return 0;
+  });
+}
+
+command_fn add_watch_command(CLI::App& app) {
+  auto from = std::make_shared<std::uint64_t>(0);
+  app.add_option("--from", *from, "First event number (resume a watch)");
+  return id_command(app, [from](const client& c, const std::string& id) {
+    return follow(c, id, *from, true) == "finished" ? 0 : 1;
+  });
+}
+
+command_fn add_cancel_command(CLI::App& app) {
+  return id_command(app, [](const client& c, const std::string& id) {
+    const auto j = c.ok_json(c.call("POST", "/v1/jobs/" + id + "/cancel"));
+    std::cout << fmt::format("job {}: {}\n", id,
+                             j.value("state", "") == "running" ? "cancel requested (stops at its next evaluation)"
+                                                               : j.value("state", ""));
+    return 0;
+  });
+}
+
+command_fn add_fetch_command(CLI::App& app) {
+  auto out = std::make_shared<std::string>();
+  app.add_option("--out", *out, "Directory for the optimized package and report.md / report.json")->required();
+  return id_command(app, [out](const client& c, const std::string& id) {
+    const auto r = c.call("GET", "/v1/jobs/" + id + "/result");
+    if (r.status != 200) c.throw_error(r);
+    const auto files = common::tar_read(r.body);
+    common::write_tree(*out, files);
+    std::cout << fmt::format("wrote {} file(s) to {} (package/, report.md, report.json)\n", files.size(), *out);
+    return 0;
+  });
+}
+
+}  // namespace aopt::app

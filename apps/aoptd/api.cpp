@@ -1,0 +1,194 @@
+#include "api.h"
+
+#include <charconv>
+#include <limits>
+
+#include "aopt/common/error.h"
+#include "aopt/common/log.h"
+
+namespace aopt::daemon {
+
+using nlohmann::json;
+
+namespace {
+
+http_response json_response(int status, const json& body) {
+  http_response r;
+  r.status = status;
+  r.body = body.dump(2) + "\n";
+  return r;
+}
+
+// The path split at '/': "/v1/jobs/j000001/cancel" -> {"v1", "jobs", "j000001", "cancel"}.
+std::vector<std::string> segments(const std::string& path) {
+  std::vector<std::string> out;
+  std::size_t start = 1;
+  while (start <= path.size()) {
+    auto end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    if (end > start) out.push_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+template <class T>
+T integer(const http_request& req, const std::string& key, T fallback, T lo, T hi) {
+  auto it = req.query.find(key);
+  if (it == req.query.end()) return fallback;
+  T v{};
+  const auto& s = it->second;
+  auto [p, e] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (e != std::errc() || p != s.data() + s.size()) {
+    throw api_error(400, "invalid_argument", key + " '" + s + "' is not an integer", key);
+  }
+  if (v < lo || v > hi) {
+    throw api_error(400, "invalid_argument",
+                    key + " " + s + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]", key);
+  }
+  return v;
+}
+
+void require_method(const http_request& req, std::initializer_list<const char*> allowed) {
+  for (const char* m : allowed) {
+    if (req.method == m) return;
+  }
+  std::string list;
+  for (const char* m : allowed) list += (list.empty() ? "" : ", ") + std::string(m);
+  throw api_error(405, "method_not_allowed", req.method + " " + req.path + ": allowed: " + list);
+}
+
+void check_query(const http_request& req, std::initializer_list<const char*> known) {
+  for (const auto& [k, v] : req.query) {
+    bool ok = false;
+    for (const char* n : known) ok = ok || k == n;
+    if (!ok) {
+      std::string list;
+      for (const char* n : known) list += (list.empty() ? "" : ", ") + std::string(n);
+      throw api_error(400, "invalid_argument",
+                      "unknown query parameter '" + k + "'" + (list.empty() ? "" : "; known: " + list), k);
+    }
+  }
+}
+
+http_response submit(job_manager& jobs, const http_request& req) {
+  check_query(req, {"budget", "engine", "seed", "profile", "priority", "name"});
+  submit_options o;
+  o.budget = integer<std::size_t>(req, "budget", 0, 1, std::numeric_limits<std::int32_t>::max());
+  o.seed = integer<std::uint64_t>(req, "seed", 1, 0, std::numeric_limits<std::uint64_t>::max());
+  o.priority = integer<int>(req, "priority", 0, -100, 100);
+  if (auto it = req.query.find("engine"); it != req.query.end()) o.engine = it->second;
+  if (auto it = req.query.find("profile"); it != req.query.end()) o.profile = it->second;
+  if (auto it = req.query.find("name"); it != req.query.end()) o.name = it->second.substr(0, 200);
+  if (req.body.empty()) {
+    throw api_error(400, "invalid_package", "the body must be the operator package as a tar archive (tar -cf)", "body");
+  }
+  return json_response(201, jobs.submit(req.body, o, req.uid));
+}
+
+http_response events(job_manager& jobs, const std::string& id, const http_request& req) {
+  check_query(req, {"from", "follow"});
+  const auto from = integer<std::uint64_t>(req, "from", 0, 0, std::numeric_limits<std::uint64_t>::max());
+  const bool follow = req.query.count("follow") == 0 || req.query.at("follow") != "0";
+  (void)jobs.get(id);  // 404 before the stream starts
+  http_response r;
+  r.content_type = "application/x-ndjson";
+  r.stream = [&jobs, id, from, follow](const std::function<bool(std::string_view)>& write) {
+    std::uint64_t next = from;
+    while (true) {
+      bool over = false;
+      std::vector<json> evs;
+      try {
+        evs = jobs.events(id, next, follow ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(0), over);
+      } catch (const api_error&) {
+        return;  // deleted meanwhile
+      }
+      for (const auto& e : evs) {
+        if (!write(e.dump() + "\n")) return;
+        ++next;
+      }
+      if (over || !follow || jobs.stopping()) return;
+    }
+  };
+  return r;
+}
+
+http_response route(job_manager& jobs, const http_request& req) {
+  const auto seg = segments(req.path);
+  if (seg.empty() || seg[0] != api_version) {
+    throw api_error(404, "not_found", "no such endpoint: " + req.path + " (the API lives under /v1/; see docs/api.md)");
+  }
+  if (seg.size() == 2 && seg[1] == "health") {
+    require_method(req, {"GET"});
+    return json_response(200, jobs.health());
+  }
+  if (seg.size() == 2 && seg[1] == "version") {
+    require_method(req, {"GET"});
+    return json_response(200, {{"version", AOPT_VERSION}, {"api", api_version}, {"engines", {"offline"}},
+                               {"backends", {"sim"}}});
+  }
+  if (seg.size() >= 2 && seg[1] == "jobs") {
+    if (seg.size() == 2) {
+      require_method(req, {"GET", "POST"});
+      if (req.method == "POST") return submit(jobs, req);
+      check_query(req, {});
+      return json_response(200, {{"jobs", jobs.list()}});
+    }
+    const std::string& id = seg[2];
+    if (seg.size() == 3) {
+      require_method(req, {"GET", "DELETE"});
+      if (req.method == "DELETE") {
+        jobs.erase(id, req.uid);
+        return json_response(200, {{"deleted", id}});
+      }
+      return json_response(200, jobs.get(id));
+    }
+    if (seg.size() == 4) {
+      const std::string& what = seg[3];
+      if (what == "cancel") {
+        require_method(req, {"POST"});
+        return json_response(202, jobs.cancel(id, req.uid));
+      }
+      if (what == "events") {
+        require_method(req, {"GET"});
+        return events(jobs, id, req);
+      }
+      if (what == "result") {
+        require_method(req, {"GET"});
+        http_response r;
+        r.content_type = "application/x-tar";
+        r.body = jobs.result_tar(id);
+        return r;
+      }
+      if (what == "report.md" || what == "report.json") {
+        require_method(req, {"GET"});
+        http_response r;
+        r.content_type = what == "report.md" ? "text/markdown; charset=utf-8" : "application/json";
+        r.body = jobs.report(id, what);
+        return r;
+      }
+    }
+  }
+  throw api_error(404, "not_found", "no such endpoint: " + req.method + " " + req.path + " (see docs/api.md)");
+}
+
+}  // namespace
+
+http_response handle_api(job_manager& jobs, const http_request& req) {
+  try {
+    auto r = route(jobs, req);
+    common::logger()->debug("{} {} -> {} (uid {})", req.method, req.target, r.status, req.uid);
+    return r;
+  } catch (const api_error& e) {
+    common::logger()->debug("{} {} -> {} {}", req.method, req.target, e.status, e.what());
+    return error_response(e.status, e.code, e.what(), e.field);
+  } catch (const error& e) {
+    const int status = e.code() == ec::not_found ? 404 : e.code() == ec::io_error || e.code() == ec::internal ? 500 : 400;
+    return error_response(status, to_string(e.code()), e.what());
+  } catch (const std::exception& e) {
+    common::logger()->error("{} {}: {}", req.method, req.target, e.what());
+    return error_response(500, "internal", std::string("internal error: ") + e.what());
+  }
+}
+
+}  // namespace aopt::daemon

@@ -1,0 +1,119 @@
+#include "config.h"
+
+#include <limits>
+
+#include <toml++/toml.h>
+
+#include "aopt/config/toml_reader.h"
+
+#include "aopt/common/error.h"
+#include "aopt/jobs/daemon_paths.h"
+
+namespace aopt::daemon {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void invalid(const std::string& what) { throw error(ec::invalid_argument, what); }
+
+using reader = config::toml_reader;
+
+constexpr std::int64_t big = std::numeric_limits<std::int32_t>::max();
+
+void read_daemon(const toml::table& t, const reader& r, daemon_config& c) {
+  for (auto&& [k, v] : t) {
+    const std::string key(k.str());
+    if (key == "socket") c.socket = r.str(v, key);
+    else if (key == "state_dir") c.state_dir = r.str(v, key);
+    else if (key == "metrics_address") c.metrics_address = r.str(v, key);
+    else if (key == "log_level") c.log_level = r.str(v, key);
+    else r.fail(v, key, "unknown key; [daemon] has socket, state_dir, metrics_address, log_level");
+  }
+}
+
+void read_jobs(const toml::table& t, const reader& r, daemon_config& c) {
+  for (auto&& [k, v] : t) {
+    const std::string key(k.str());
+    if (key == "max_running") c.max_running = static_cast<std::size_t>(r.integer(v, key, 1, 1024));
+    else if (key == "evaluator_slots") c.evaluator_slots = static_cast<std::size_t>(r.integer(v, key, 0, 1024));
+    else if (key == "profile") c.profile = r.str(v, key);
+    else if (key == "default_budget") c.default_budget = static_cast<std::size_t>(r.integer(v, key, 1, big));
+    else if (key == "max_budget") c.max_budget = static_cast<std::size_t>(r.integer(v, key, 1, big));
+    else if (key == "use_cache") c.use_cache = r.boolean(v, key);
+    else if (key == "cache_dir") c.cache_dir = r.str(v, key);
+    else if (key == "bank_dir") c.bank_dir = r.str(v, key);
+    else if (key == "learn") c.learn = r.boolean(v, key);
+    else r.fail(v, key, "unknown key; [jobs] has max_running, evaluator_slots, profile, default_budget, max_budget, "
+                        "use_cache, cache_dir, bank_dir, learn");
+  }
+}
+
+void read_limits(const toml::table& t, const reader& r, daemon_config& c) {
+  for (auto&& [k, v] : t) {
+    const std::string key(k.str());
+    if (key == "max_body_bytes") c.max_body_bytes = static_cast<std::size_t>(r.integer(v, key, 1024, std::int64_t{1} << 40));
+    else if (key == "max_header_bytes") c.max_header_bytes = static_cast<std::size_t>(r.integer(v, key, 256, 1 << 20));
+    else if (key == "request_timeout_ms") c.request_timeout_ms = static_cast<std::uint32_t>(r.integer(v, key, 10, big));
+    else if (key == "max_connections") c.max_connections = static_cast<std::size_t>(r.integer(v, key, 1, 100000));
+    else if (key == "shutdown_grace_ms") c.shutdown_grace_ms = static_cast<std::uint32_t>(r.integer(v, key, 0, 60000));
+    else r.fail(v, key, "unknown key; [limits] has max_body_bytes, max_header_bytes, request_timeout_ms, "
+                        "max_connections, shutdown_grace_ms");
+  }
+}
+
+}  // namespace
+
+daemon_config default_config() {
+  daemon_config c;
+  c.socket = jobs::default_socket_path();
+  c.state_dir = jobs::default_state_dir();
+  return c;
+}
+
+void daemon_config::validate() const {
+  if (socket.empty()) invalid("socket: must not be empty (give --socket PATH)");
+  // sun_path holds 108 bytes with its NUL.
+  if (socket.string().size() > 107) {
+    invalid("socket: '" + socket.string() + "' is longer than the 107 bytes a Unix socket path may have; choose a shorter path");
+  }
+  if (state_dir.empty()) invalid("state_dir: must not be empty (give --state-dir DIR)");
+  if (max_running < 1) invalid("max_running: must be >= 1");
+  if (default_budget < 1 || default_budget > max_budget) invalid("default_budget: must be in [1, max_budget]");
+  if (max_connections < 1) invalid("max_connections: must be >= 1");
+  if (max_header_bytes < 256) invalid("max_header_bytes: must be >= 256");
+  if (request_timeout_ms < 10) invalid("request_timeout_ms: must be >= 10");
+  if (!metrics_address.empty() && metrics_address.find(':') == std::string::npos) {
+    invalid("metrics_address: '" + metrics_address + "' is not HOST:PORT (\"\" turns metrics off)");
+  }
+}
+
+daemon_config read_config(const fs::path& file) {
+  daemon_config c = default_config();
+  std::error_code e;
+  if (!fs::is_regular_file(file, e)) throw error(ec::not_found, file.string() + ": no such config file (--config)");
+  toml::table root;
+  try {
+    root = toml::parse_file(file.string());
+  } catch (const toml::parse_error& e) {
+    throw error(ec::parse_error, config::position(file, e.source()) + ": " + std::string(e.description()) +
+                                     " (TOML syntax; see config/aoptd.example.toml)");
+  }
+  for (auto&& [k, v] : root) {
+    const std::string name(k.str());
+    const reader r{file, name};
+    if (!v.is_table()) r.fail(v, name, "expected a table ([daemon], [jobs] or [limits])");
+    if (name == "daemon") read_daemon(*v.as_table(), r, c);
+    else if (name == "jobs") read_jobs(*v.as_table(), r, c);
+    else if (name == "limits") read_limits(*v.as_table(), r, c);
+    else r.fail(v, name, "unknown table; aoptd reads [daemon], [jobs] and [limits]");
+  }
+  try {
+    c.validate();
+  } catch (const error& e) {
+    throw error(ec::invalid_spec, file.string() + ": " + e.what());
+  }
+  return c;
+}
+
+}  // namespace aopt::daemon

@@ -1,0 +1,46 @@
+// aoptd's configuration: typed, defaults in one place (here, and config/aoptd.example.toml says
+// the same), validate() naming the key, a TOML reader whose errors name file, line and key.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace aopt::daemon {
+
+struct daemon_config {
+  // [daemon]
+  std::filesystem::path socket;     // Default: $XDG_RUNTIME_DIR/aopt/aoptd.sock, else /tmp/aopt-<uid>/aoptd.sock
+  std::filesystem::path state_dir;  // Default: $XDG_STATE_HOME/aopt, else $HOME/.local/state/aopt
+  // Where monitoring/ will serve Prometheus metrics ("" = off). Not served yet. Default: 127.0.0.1:9464
+  std::string metrics_address = "127.0.0.1:9464";
+  std::string log_level = "info";  // trace, debug, info, warn, error. Default: info
+  // [jobs]
+  std::size_t max_running = 2;      // jobs that run at once. Default: 2
+  std::size_t evaluator_slots = 0;  // evaluators shared by the jobs; 0 = 2 (1 on a one-core machine). Default: 0
+  std::string profile = "910b4";    // device profile of the sim backend. Default: 910b4
+  std::size_t default_budget = 40;  // a job's budget when the client gives none. Default: 40
+  std::size_t max_budget = 100000;  // the largest budget a client may ask for. Default: 100000
+  bool use_cache = true;            // the evaluation result cache. Default: true
+  std::filesystem::path cache_dir;  // Default: "" (the user's evaluation cache)
+  std::filesystem::path bank_dir;   // Default: "" (the user's experience bank)
+  bool learn = true;                // accepted kernel changes go to the bank. Default: true
+  // [limits]
+  std::size_t max_body_bytes = 64u << 20;  // an uploaded package. Default: 67108864 (64 MiB)
+  std::size_t max_header_bytes = 16384;    // request line and headers. Default: 16384
+  std::uint32_t request_timeout_ms = 10000;  // to receive a whole request. Default: 10000
+  std::size_t max_connections = 64;        // at once; more get 503. Default: 64
+  std::uint32_t shutdown_grace_ms = 7000;  // SIGTERM: how long running jobs get to checkpoint. Default: 7000
+
+  void validate() const;  // throws aopt::error(invalid_argument) naming the key
+};
+
+// The defaults with the environment's socket and state paths filled in.
+daemon_config default_config();
+
+// Reads `file` over default_config(). aopt::error(invalid_spec) "file:line:col: [section] key:
+// what" for a wrong type, range or unknown key; aopt::error(parse_error) for TOML syntax.
+daemon_config read_config(const std::filesystem::path& file);
+
+}  // namespace aopt::daemon

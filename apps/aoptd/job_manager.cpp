@@ -1,0 +1,537 @@
+#include "job_manager.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <tuple>
+
+#include "aopt/actors/runtime.hpp"
+#include "aopt/common/error.h"
+#include "aopt/common/fs.h"
+#include "aopt/common/log.h"
+#include "aopt/common/tar.h"
+#include "aopt/evaluation/package.h"
+#include "aopt/jobs/journal.h"
+#include "aopt/jobs/sim_slots.h"
+#include "aopt/optimize/offline_engine.h"
+#include "aopt/optimize/report.h"
+#include "aopt/storage/experience_bank.h"
+#include "aopt/storage/job_store.h"
+#include "aopt_sim/profile.h"
+
+namespace aopt::daemon {
+
+namespace fs = std::filesystem;
+namespace ev = aopt::evaluation;
+using nlohmann::json;
+
+namespace {
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+bool terminal(const std::string& state) { return state == "finished" || state == "failed" || state == "cancelled"; }
+
+// The job's evaluation journal in the job store: the report as optimize::to_json writes it plus
+// the full result record.
+class store_journal final : public jobs::eval_journal {
+ public:
+  store_journal(storage::job_store& store, std::string id) : store_(store), id_(std::move(id)) {}
+  std::optional<optimize::eval_report> find(const std::string& key) override {
+    auto j = store_.get_evaluation(id_, key);
+    if (!j) return std::nullopt;
+    return optimize::eval_report_from_json(j->at("report"), j->at("result"));
+  }
+  void record(const std::string& key, const optimize::eval_report& r) override {
+    store_.put_evaluation(id_, key, json{{"report", optimize::to_json(r)}, {"result", r.result}});
+  }
+
+ private:
+  storage::job_store& store_;
+  std::string id_;
+};
+
+json public_view(const json& record, std::uint64_t events) {
+  json out = record;
+  out.erase("corpus");
+  out["events"] = events;
+  return out;
+}
+
+void write_file(const fs::path& p, const std::string& text) { common::write_text_file_atomic(p, text); }
+
+}  // namespace
+
+job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers)
+    : cfg_(std::move(cfg)), observers_(std::move(observers)) {
+  cfg_.validate();
+  std::error_code e;
+  fs::create_directories(cfg_.state_dir / "jobs", e);
+  if (e) throw error(ec::io_error, (cfg_.state_dir / "jobs").string() + ": cannot create: " + e.message());
+  store_ = std::make_unique<storage::job_store>(cfg_.state_dir / "jobs.db");
+  jobs::slot_options so;
+  so.profile = cfg_.profile;
+  so.use_cache = cfg_.use_cache;
+  so.cache_dir = cfg_.cache_dir;
+  so.slots = cfg_.evaluator_slots != 0 ? cfg_.evaluator_slots : jobs::default_slots();
+  runtime_ = std::make_unique<actors::runtime>(
+      jobs::make_sim_slots([this](const std::string& id) { return find_package(id); }, so));
+}
+
+job_manager::~job_manager() {
+  shutdown(std::chrono::hours(1));
+  runtime_.reset();
+}
+
+fs::path job_manager::job_dir(const std::string& id) const { return cfg_.state_dir / "jobs" / id; }
+
+std::shared_ptr<const jobs::sim_package> job_manager::find_package(const std::string& id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = packages_.find(id);
+  return it == packages_.end() ? nullptr : it->second;
+}
+
+job_manager::job_entry& job_manager::entry(const std::string& id) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) throw api_error(404, "not_found", "no job '" + id + "' (see GET /v1/jobs)", "id");
+  return it->second;
+}
+
+const job_manager::job_entry& job_manager::entry(const std::string& id) const {
+  return const_cast<job_manager*>(this)->entry(id);
+}
+
+void job_manager::append_event(const std::string& id, job_entry& e, json event) {
+  event["n"] = e.next_event;
+  event["time_ms"] = now_ms();
+  store_->put_event(id, e.next_event, event);
+  ++e.next_event;
+  changed_.notify_all();
+}
+
+void job_manager::set_state(job_entry& e, const std::string& state, json extra) {
+  const std::string id = e.record.at("id").get<std::string>();
+  e.record["state"] = state;
+  e.record[state + "_ms"] = now_ms();
+  for (auto& [k, v] : extra.items()) e.record[k] = v;
+  store_->put_job(id, e.record);
+  json ev = {{"kind", "state"}, {"state", state}};
+  for (auto& [k, v] : extra.items()) ev[k] = v;
+  append_event(id, e, ev);
+  common::logger()->info("job {} {}{}", id, state, extra.contains("error") ? ": " + extra["error"].get<std::string>() : "");
+  const json view = public_view(e.record, e.next_event);
+  for (auto* o : observers_) o->on_state(view);
+}
+
+void job_manager::start() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& rec : store_->jobs()) {
+      const std::string id = rec.at("id").get<std::string>();
+      auto& e = jobs_[id];
+      e.record = std::move(rec);
+      e.next_event = store_->event_count(id);
+      next_seq_ = std::max<std::uint64_t>(next_seq_, e.record.value("seq", std::uint64_t{0}) + 1);
+      if (e.record.at("state") == "running") {
+        if (e.record.value("cancel_requested", false)) {
+          set_state(e, "cancelled");  // the cancel was accepted before the restart
+        } else {
+          set_state(e, "queued", {{"resume", true}});
+        }
+      }
+    }
+    // Package directories of submissions that crashed before their record was written.
+    std::error_code ec;
+    for (const auto& d : fs::directory_iterator(cfg_.state_dir / "jobs", ec)) {
+      if (!jobs_.count(d.path().filename().string())) fs::remove_all(d.path(), ec);
+    }
+    std::size_t queued = 0;
+    for (const auto& [id, e] : jobs_) queued += e.record.at("state") == "queued";
+    common::logger()->info("{} job(s) in the store, {} queued", jobs_.size(), queued);
+  }
+  dispatcher_ = std::thread([this] { dispatch_loop(); });
+}
+
+json job_manager::submit(const std::string& tar, const submit_options& o, std::int64_t uid) {
+  if (stopping_) throw api_error(503, "shutting_down", "aoptd is shutting down; submit again once it is back");
+  const std::size_t budget = o.budget == 0 ? cfg_.default_budget : o.budget;
+  if (budget > cfg_.max_budget) {
+    throw api_error(400, "invalid_argument",
+                    "budget " + std::to_string(budget) + " exceeds jobs.max_budget " + std::to_string(cfg_.max_budget),
+                    "budget");
+  }
+  if (o.engine != "offline") {
+    throw api_error(400, "invalid_argument",
+                    "engine '" + o.engine + "': aoptd runs the offline engine only (the llm engine: use aopt optimize)",
+                    "engine");
+  }
+  const std::string profile = o.profile.empty() ? cfg_.profile : o.profile;
+  try {
+    (void)sim::load_profile(profile);
+  } catch (const std::exception& e) {
+    throw api_error(400, "invalid_argument", "profile '" + profile + "': " + e.what(), "profile");
+  }
+  if (o.priority < -100 || o.priority > 100) {
+    throw api_error(400, "invalid_argument", "priority must be in [-100, 100]", "priority");
+  }
+  std::map<std::string, std::string> files;
+  try {
+    files = common::tar_read(tar);
+  } catch (const error& e) {
+    throw api_error(400, "invalid_package", e.what(), "body");
+  }
+  if (files.empty()) throw api_error(400, "invalid_package", "the uploaded tar archive holds no file", "body");
+  std::string id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    id = store_->next_id();
+  }
+  const fs::path dir = job_dir(id);
+  std::string kernel;
+  try {
+    common::write_tree(dir / "package", files);
+    auto pkg = std::make_shared<const ev::op_package>(ev::load_package(dir / "package"));
+    (void)jobs::make_sim_package(pkg);
+    kernel = pkg->spec.kernel;
+  } catch (const error& e) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    std::string msg = e.what();
+    const auto p = msg.find(dir.string() + "/package/");
+    if (p != std::string::npos) msg.erase(p, dir.string().size() + 9);  // paths as in the upload
+    throw api_error(422, "invalid_package", msg, "body");
+  }
+  std::size_t bytes = 0;
+  for (const auto& [k, v] : files) bytes += v.size();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& e = jobs_[id];
+  e.record = {{"id", id},
+              {"name", o.name.empty() ? kernel : o.name},
+              {"uid", uid},
+              {"priority", o.priority},
+              {"seq", next_seq_++},
+              {"options", {{"budget", budget}, {"engine", o.engine}, {"seed", o.seed}, {"profile", profile}}},
+              {"package", {{"files", files.size()}, {"bytes", bytes}}},
+              {"created_ms", now_ms()},
+              {"attempts", 0}};
+  set_state(e, "queued");  // persisted before the client hears of it
+  return public_view(e.record, e.next_event);
+}
+
+std::vector<json> job_manager::list() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<json> out;
+  for (const auto& [id, e] : jobs_) out.push_back(public_view(e.record, e.next_event));
+  return out;
+}
+
+json job_manager::get(const std::string& id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto& e = entry(id);
+  return public_view(e.record, e.next_event);
+}
+
+namespace {
+void check_owner(const json& record, std::int64_t uid, const char* what) {
+  const auto owner = record.value("uid", std::int64_t{-1});
+  if (uid != 0 && uid != owner) {
+    throw api_error(403, "forbidden",
+                    std::string("only the submitter (uid ") + std::to_string(owner) + ") or root may " + what + " this job",
+                    "id");
+  }
+}
+}  // namespace
+
+json job_manager::cancel(const std::string& id, std::int64_t uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& e = entry(id);
+  check_owner(e.record, uid, "cancel");
+  const std::string state = e.record.at("state");
+  if (terminal(state)) throw api_error(409, "conflict", "job " + id + " is already " + state, "id");
+  if (state == "queued") {
+    set_state(e, "cancelled");
+  } else {
+    e.cancel = true;  // the runner stops at the job's next evaluation
+    e.record["cancel_requested"] = true;
+    store_->put_job(id, e.record);
+  }
+  return public_view(e.record, e.next_event);
+}
+
+void job_manager::erase(const std::string& id, std::int64_t uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& e = entry(id);
+  check_owner(e.record, uid, "delete");
+  const std::string state = e.record.at("state");
+  if (!terminal(state)) throw api_error(409, "conflict", "job " + id + " is " + state + "; cancel it first", "id");
+  store_->erase_job(id);
+  std::error_code ec;
+  fs::remove_all(job_dir(id), ec);
+  jobs_.erase(id);
+  common::logger()->info("job {} deleted", id);
+  changed_.notify_all();
+}
+
+std::string job_manager::result_tar(const std::string& id) const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto& e = entry(id);
+    if (e.record.at("state") != "finished") {
+      throw api_error(409, "conflict", "job " + id + " is " + e.record.at("state").get<std::string>() +
+                                           "; a result exists once it is finished", "id");
+    }
+  }
+  return common::tar_write(common::read_tree(job_dir(id) / "result"));
+}
+
+std::string job_manager::report(const std::string& id, const std::string& file) const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto& e = entry(id);
+    if (e.record.at("state") != "finished") {
+      throw api_error(409, "conflict", "job " + id + " is " + e.record.at("state").get<std::string>() +
+                                           "; its report exists once it is finished", "id");
+    }
+  }
+  return common::read_text_file(job_dir(id) / "result" / file);
+}
+
+std::vector<json> job_manager::events(const std::string& id, std::uint64_t from, std::chrono::milliseconds wait,
+                                      bool& over) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto ready = [&] {
+    auto it = jobs_.find(id);
+    return it == jobs_.end() || it->second.next_event > from || terminal(it->second.record.at("state")) || stopping_;
+  };
+  (void)entry(id);
+  changed_.wait_for(lock, wait, ready);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) {
+    over = true;
+    return {};
+  }
+  auto out = store_->events(id, from, 1000);
+  over = terminal(it->second.record.at("state")) && from + out.size() >= it->second.next_event;
+  return out;
+}
+
+json job_manager::health() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  json states = json::object();
+  for (const auto& [id, e] : jobs_) {
+    const std::string s = e.record.at("state");
+    states[s] = states.value(s, 0) + 1;
+  }
+  return {{"status", stopping_ ? "stopping" : "ok"},
+          {"jobs", states},
+          {"running", running_},
+          {"max_running", cfg_.max_running},
+          {"evaluator_slots", runtime_->slots()}};
+}
+
+void job_manager::dispatch_loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    for (auto r : finished_runners_) {  // each has left run_job's last critical section
+      runners_.at(r).join();
+      runners_.erase(r);
+    }
+    finished_runners_.clear();
+    if (running_ < cfg_.max_running) {
+      // Resumed jobs first, then the highest priority, then submission order.
+      job_entry* best = nullptr;
+      auto rank = [](const job_entry& e) {
+        return std::make_tuple(e.record.value("resume", false) ? 1 : 0, e.record.value("priority", 0),
+                               -static_cast<std::int64_t>(e.record.value("seq", std::uint64_t{0})));
+      };
+      for (auto& [id, e] : jobs_) {
+        if (e.record.at("state") == "queued" && (best == nullptr || rank(e) > rank(*best))) best = &e;
+      }
+      if (best != nullptr) {
+        const std::string id = best->record.at("id");
+        best->record["attempts"] = best->record.value("attempts", 0) + 1;
+        best->record.erase("resume");
+        set_state(*best, "running");
+        ++running_;
+        const auto runner = next_runner_++;
+        runners_.emplace(runner, std::thread([this, id, runner] { run_job(id, runner); }));
+        continue;
+      }
+    }
+    changed_.wait(lock);
+  }
+}
+
+void job_manager::run_job(const std::string& id, std::uint64_t runner) {
+  std::string failure;
+  bool stopped = false;
+  try {
+    run_job_body(id);
+  } catch (const jobs::job_stopped&) {
+    stopped = true;
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  packages_.erase(id);
+  auto it = jobs_.find(id);
+  if (it != jobs_.end()) {
+    if (stopped && it->second.cancel) {
+      set_state(it->second, "cancelled");
+    } else if (stopped) {
+      common::logger()->info("job {} interrupted (aoptd stopping); it resumes on the next start", id);
+    } else if (!failure.empty()) {
+      set_state(it->second, "failed", {{"error", failure}});
+    }
+  }
+  --running_;
+  finished_runners_.push_back(runner);
+  changed_.notify_all();
+}
+
+void job_manager::run_job_body(const std::string& id) {
+  json rec;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    rec = entry(id).record;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const fs::path dir = job_dir(id);
+  auto pkg = std::make_shared<const ev::op_package>(ev::load_package(dir / "package"));
+  auto sp = jobs::make_sim_package(pkg);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    packages_[id] = sp;
+  }
+  // The retrieval corpus: the bank as it was when the job first started (a resumed job must
+  // retrieve what it retrieved before, not what it has learned since).
+  const fs::path bank_dir = cfg_.bank_dir.empty() ? storage::default_bank_dir() : cfg_.bank_dir;
+  std::vector<search::experience> corpus;
+  std::error_code ec;
+  const bool bank_exists = fs::exists(bank_dir / "CURRENT", ec);
+  if (rec.contains("corpus")) {
+    if (bank_exists) {
+      storage::experience_bank bank(bank_dir, {.create_if_missing = false, .read_only = true});
+      for (const auto& tid : rec.at("corpus")) {
+        if (auto t = bank.get(tid.get<std::string>())) corpus.push_back(std::move(*t));
+      }
+    }
+  } else {
+    if (bank_exists) corpus = storage::experience_bank(bank_dir, {.create_if_missing = false, .read_only = true}).all();
+    json ids = json::array();
+    for (const auto& t : corpus) ids.push_back(t.id);
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& e = entry(id);
+    e.record["corpus"] = ids;
+    store_->put_job(id, e.record);
+  }
+  std::uint64_t persisted_progress = 0;
+  for (const auto& ev : store_->events(id, 0)) persisted_progress += ev.contains("p") ? 1 : 0;
+
+  const auto& o = rec.at("options");
+  const std::string profile = o.at("profile");
+  const std::uint64_t seed = o.at("seed");
+  optimize::offline_engine engine(jobs::offline_config(profile, seed));
+  store_journal journal(*store_, id);
+  actors::job_spec spec;
+  spec.package = id;
+  spec.base_files = sp->base;
+  spec.config.budget = o.at("budget");
+  spec.engine = &engine;
+  spec.bank = std::move(corpus);
+  if (cfg_.learn) {
+    spec.learned = [this, bank_dir](const search::experience& t) {
+      std::lock_guard<std::mutex> lock(bank_mu_);
+      storage::experience_bank(bank_dir).put(t);  // idempotent: a replayed job adds nothing twice
+    };
+  }
+  spec.progress = [this, id, persisted_progress, seen = std::uint64_t{0}](const optimize::progress_event& e) mutable {
+    const std::uint64_t p = seen++;
+    if (p < persisted_progress) return;  // a resumed job replaying what was already streamed
+    json ev = {{"kind", e.kind}, {"p", p}};
+    json point;
+    if (e.kind == "point" && e.point != nullptr) {
+      point = optimize::to_json(*e.point);
+      ev["point"] = point;
+      ev["line"] = optimize::progress_line(*e.point);
+    } else {
+      ev["message"] = e.message;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) return;
+    if (!point.is_null()) {
+      it->second.record["evaluations"] = e.point->evaluations;
+      it->second.record["best_us"] = e.point->best_us;
+    }
+    append_event(id, it->second, std::move(ev));
+    if (!point.is_null()) {
+      for (auto* obs : observers_) obs->on_evaluation(id, point);
+    }
+  };
+  spec.decorate = [this, &journal, id](optimize::services& inner) -> std::unique_ptr<optimize::services> {
+    return std::make_unique<jobs::journaled_services>(inner, journal, [this, id]() -> std::optional<std::string> {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = jobs_.find(id);
+      if (it != jobs_.end() && it->second.cancel) return std::string("cancelled");
+      if (stopping_) return std::string("aoptd is stopping");
+      return std::nullopt;
+    });
+  };
+  const optimize::optimize_result res = runtime_->run_optimize(spec);
+  if (res.stop_reason.starts_with("base failed")) {
+    throw error(ec::invalid_spec, "the operator itself does not pass its cases, nothing to optimize: " + res.stop_reason);
+  }
+  // The result: written beside, then renamed into place.
+  const fs::path tmp = dir / "result.tmp";
+  fs::remove_all(tmp, ec);
+  jobs::write_package(*pkg, res.best_files, tmp / "package");
+  optimize::report_context ctx;
+  ctx.op_dir = rec.value("name", id);
+  ctx.out_dir = "package";
+  ctx.backend = "sim";
+  ctx.profile = profile;
+  ctx.seed = seed;
+  ctx.config = spec.config;
+  ctx.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ctx.command = "aoptd job " + id;
+  write_file(tmp / "report.json", optimize::report_json(res, ctx).dump(2) + "\n");
+  write_file(tmp / "report.md", optimize::report_markdown(res, ctx));
+  fs::remove_all(dir / "result", ec);
+  fs::rename(tmp, dir / "result");
+  std::lock_guard<std::mutex> lock(mu_);
+  set_state(entry(id), "finished",
+            {{"speedup", res.speedup},
+             {"base_us", res.base_us},
+             {"best_us", res.best_us},
+             {"evaluations", res.evaluations},
+             {"failures", res.failures},
+             {"accepted_changes", res.changes.size()},
+             {"stop_reason", res.stop_reason},
+             {"verified", res.verification ? json(res.verification->ok) : json()}});
+}
+
+void job_manager::request_stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stopping_ = true;
+  changed_.notify_all();
+}
+
+bool job_manager::shutdown(std::chrono::milliseconds grace) {
+  request_stop();
+  if (dispatcher_.joinable()) dispatcher_.join();
+  std::unique_lock<std::mutex> lock(mu_);
+  const bool done = changed_.wait_for(lock, grace, [this] { return running_ == 0; });
+  if (!done) return false;
+  lock.unlock();
+  for (auto& [r, t] : runners_) {
+    if (t.joinable()) t.join();
+  }
+  runners_.clear();
+  finished_runners_.clear();
+  return true;
+}
+
+}  // namespace aopt::daemon

@@ -1,0 +1,126 @@
+// The daemon's jobs: accepted (persisted before the client hears "queued"), queued by priority
+// (FIFO within one), run several at once on one actors::runtime whose evaluators they share
+// round-robin, every change persisted in the job store, and resumed after a crash or a restart
+// by replaying the search through the job's evaluation journal (jobs/journal.h).
+//
+// States: queued -> running -> finished | failed | cancelled; queued -> cancelled. A running
+// job interrupted by a shutdown or a crash goes back to queued (resume first) when aoptd starts.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config.h"
+#include "observer.h"
+
+namespace aopt::actors {
+class runtime;
+}
+namespace aopt::storage {
+class job_store;
+}
+namespace aopt::jobs {
+struct sim_package;
+}
+
+namespace aopt::daemon {
+
+// An error the API returns as {"error": {code, message, field}} with `status`.
+class api_error : public std::runtime_error {
+ public:
+  api_error(int status, std::string code, const std::string& message, std::string field = "")
+      : std::runtime_error(message), status(status), code(std::move(code)), field(std::move(field)) {}
+  int status;
+  std::string code;
+  std::string field;
+};
+
+struct submit_options {
+  std::size_t budget = 0;  // 0 = config default_budget
+  std::string engine = "offline";
+  std::uint64_t seed = 1;
+  std::string profile;     // "" = config profile
+  int priority = 0;        // higher runs first; -100..100
+  std::string name;        // shown in listings; "" = the package's kernel name
+};
+
+class job_manager {
+ public:
+  job_manager(daemon_config cfg, std::vector<job_observer*> observers = {});
+  ~job_manager();
+  job_manager(const job_manager&) = delete;
+  job_manager& operator=(const job_manager&) = delete;
+
+  // Recovers the jobs of the store (interrupted ones queued to resume first) and starts running.
+  void start();
+
+  nlohmann::json submit(const std::string& tar, const submit_options& o, std::int64_t uid);
+  std::vector<nlohmann::json> list() const;
+  nlohmann::json get(const std::string& id) const;
+  nlohmann::json cancel(const std::string& id, std::int64_t uid);
+  void erase(const std::string& id, std::int64_t uid);
+  std::string result_tar(const std::string& id) const;
+  std::string report(const std::string& id, const std::string& file) const;  // "report.md" or "report.json"
+  // Events n >= from (at most 1000); when there are none and the job is not over, waits up to
+  // `wait` for one. `over`: the job is in a final state and every event was returned.
+  std::vector<nlohmann::json> events(const std::string& id, std::uint64_t from, std::chrono::milliseconds wait,
+                                     bool& over) const;
+  nlohmann::json health() const;
+
+  // Stops starting jobs, asks running ones to stop at their next evaluation (they stay
+  // resumable) and waits up to `grace` for them. False when some did not stop in time.
+  bool shutdown(std::chrono::milliseconds grace);
+  // The first half of shutdown: refuse submissions, end event streams, start no job.
+  void request_stop();
+  bool stopping() const { return stopping_; }
+
+ private:
+  struct job_entry {
+    nlohmann::json record;
+    std::uint64_t next_event = 0;
+    bool cancel = false;
+  };
+
+  void dispatch_loop();
+  void run_job(const std::string& id, std::uint64_t runner);
+  void run_job_body(const std::string& id);
+  // Under mu_: persist the record, append a "state" event, tell the observers.
+  void set_state(job_entry& e, const std::string& state, nlohmann::json extra = nlohmann::json::object());
+  void append_event(const std::string& id, job_entry& e, nlohmann::json event);  // under mu_
+  job_entry& entry(const std::string& id);  // under mu_; api_error 404
+  const job_entry& entry(const std::string& id) const;
+  std::filesystem::path job_dir(const std::string& id) const;
+  std::shared_ptr<const jobs::sim_package> find_package(const std::string& id) const;
+
+  daemon_config cfg_;
+  std::vector<job_observer*> observers_;
+  std::unique_ptr<storage::job_store> store_;
+  std::unique_ptr<actors::runtime> runtime_;
+
+  mutable std::mutex mu_;
+  mutable std::condition_variable changed_;  // any job change or event; the dispatcher and event waiters
+  std::map<std::string, job_entry> jobs_;
+  std::map<std::string, std::shared_ptr<const jobs::sim_package>> packages_;  // running jobs
+  std::uint64_t next_seq_ = 0;
+  std::size_t running_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::thread dispatcher_;
+  std::map<std::uint64_t, std::thread> runners_;  // one per running job
+  std::vector<std::uint64_t> finished_runners_;   // joined by the dispatcher
+  std::uint64_t next_runner_ = 0;
+  std::mutex bank_mu_;  // one bank writer per process at a time (RocksDB's lock)
+};
+
+}  // namespace aopt::daemon

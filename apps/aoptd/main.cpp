@@ -1,0 +1,79 @@
+// aoptd: the long-running daemon (docs/api.md). One actor system for its lifetime, the jobs in
+// RocksDB under the state directory, the API on a Unix socket. SIGTERM or SIGINT: stop
+// accepting, let running jobs reach a checkpoint (shutdown_grace_ms), exit.
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include "aopt/common/error.h"
+#include "aopt/common/log.h"
+#include "api.h"
+#include "config.h"
+#include "http.h"
+#include "job_manager.h"
+
+int main(int argc, char** argv) {
+  using namespace aopt::daemon;
+  CLI::App app{"aoptd: the AscendOptimizer daemon (HTTP/1.1 + JSON on a Unix socket; see docs/api.md)"};
+  std::string config_file, socket, state_dir, metrics, log_level;
+  app.add_option("--config", config_file, "Config file (see config/aoptd.example.toml)");
+  app.add_option("--socket", socket, "API socket path (overrides [daemon] socket)");
+  app.add_option("--state-dir", state_dir, "State directory (overrides [daemon] state_dir)");
+  app.add_option("--metrics-address", metrics, "HOST:PORT for metrics, \"\" = off (overrides [daemon] metrics_address)");
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error (overrides [daemon] log_level)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  auto log = aopt::common::logger();
+  log->set_pattern("%l: %v");  // one line per event, level first (journald keeps stderr lines)
+  // Signals are taken by sigwait below; every thread started from here on inherits the mask.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+  try {
+    daemon_config cfg = config_file.empty() ? default_config() : read_config(config_file);
+    if (!socket.empty()) cfg.socket = socket;
+    if (!state_dir.empty()) cfg.state_dir = state_dir;
+    if (app.count("--metrics-address") != 0) cfg.metrics_address = metrics;
+    if (!log_level.empty()) cfg.log_level = log_level;
+    cfg.validate();
+    aopt::common::set_log_level(cfg.log_level);
+    job_manager jobs(cfg);
+    http_limits limits{cfg.max_header_bytes, cfg.max_body_bytes, cfg.request_timeout_ms, cfg.max_connections};
+    http_server server(cfg.socket, limits, [&jobs](const http_request& r) { return handle_api(jobs, r); });
+    jobs.start();
+    server.start();
+    log->info("aoptd {} listening on {} (state {}, pid {})", AOPT_VERSION, cfg.socket.string(), cfg.state_dir.string(),
+              ::getpid());
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    log->info("signal {}: stopping (no new requests; running jobs checkpoint)", sig);
+    jobs.request_stop();  // new submissions get 503, event streams end
+    server.stop(1000);    // no new connections; the socket file is removed
+    const bool stopped = jobs.shutdown(std::chrono::milliseconds(cfg.shutdown_grace_ms));
+    if (!stopped) {
+      // Every evaluation result is already in the journal: the job resumes from there.
+      log->warn("a running evaluation outlived shutdown_grace_ms; exiting now, its job resumes on the next start");
+      log->flush();
+      std::_Exit(0);
+    }
+    log->info("stopped");
+    log->flush();
+    return 0;
+  } catch (const aopt::error& e) {
+    log->error("{} ({})", e.what(), aopt::to_string(e.code()));
+    return 2;
+  } catch (const std::exception& e) {
+    log->error("internal error: {}", e.what());
+    return 3;
+  }
+}

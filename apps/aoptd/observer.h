@@ -1,0 +1,26 @@
+// The seam for monitoring: aoptd calls every registered observer after a job's state change is
+// persisted and after each evaluation of a running job (a trajectory point). Observers run on
+// the daemon's threads and must not block; monitoring/ (Prometheus) will implement one. The
+// records are the JSON the API returns (docs/api.md), so an observer sees what a client sees.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace aopt::daemon {
+
+class job_observer {
+ public:
+  virtual ~job_observer() = default;
+  // `job` is the job record after the change (its "state" is the new state).
+  virtual void on_state(const nlohmann::json& job) { (void)job; }
+  // One evaluation (or job-memory answer) of job `id`: the trajectory point's JSON
+  // (optimize::to_json(trajectory_point)). Not called for points a resumed job replays.
+  virtual void on_evaluation(const std::string& id, const nlohmann::json& point) {
+    (void)id;
+    (void)point;
+  }
+};
+
+}  // namespace aopt::daemon

@@ -1,0 +1,167 @@
+#include "aopt/jobs/sim_slots.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "aopt/common/error.h"
+#include "aopt_sim/profile.h"
+
+namespace aopt::jobs {
+
+namespace ev = aopt::evaluation;
+namespace fs = std::filesystem;
+
+optimize::file_map load_files(const ev::op_package& pkg) {
+  optimize::file_map files;
+  for (const auto& rel : pkg.source_files()) {
+    std::ifstream in(pkg.dir / rel, std::ios::binary);
+    if (!in) {
+      throw error(ec::io_error, fmt::format("{}: cannot read this source file of the package", (pkg.dir / rel).string()));
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    files[rel] = ss.str();
+  }
+  return files;
+}
+
+optimize::eval_report to_report(const ev::eval_result& r) {
+  optimize::eval_report out;
+  out.status = r.status;
+  out.ok = r.ok() && r.latency_us.has_value();
+  out.diagnostic = r.diagnostic;
+  if (r.ok() && !r.latency_us) {
+    out.status = "runtime_error";
+    out.diagnostic = "no timed case ran ok (no latency)";
+  }
+  if (r.latency_us) out.latency_us = *r.latency_us;
+  if (r.bound.is_object() && r.bound.contains("bound_us") && r.bound["bound_us"].is_number()) {
+    out.bound_us = r.bound["bound_us"].get<double>();
+  }
+  out.suspect = out.ok && out.bound_us && out.latency_us < *out.bound_us * (1.0 - 1e-9);
+  out.cached = r.cached;
+  out.backend = r.backend;
+  out.profile_name = r.profile;
+  for (const auto& c : r.cases) {
+    if (r.timed_case && c.name == *r.timed_case) out.profile = c.profile;
+  }
+  if (out.bound_us && out.profile.is_object()) out.profile["bound_us"] = *out.bound_us;
+  out.result = r.to_json();
+  out.seconds = r.total_seconds;
+  return out;
+}
+
+std::shared_ptr<const sim_package> make_sim_package(std::shared_ptr<const ev::op_package> pkg) {
+  ev::check_case_memory(pkg->spec, ev::eval_options::default_limits().address_space_bytes);
+  auto out = std::make_shared<sim_package>();
+  out->base = load_files(*pkg);
+  out->package = std::move(pkg);
+  return out;
+}
+
+std::vector<optimize::package_evaluate_fn> make_sim_slots(package_lookup lookup, const slot_options& opt) {
+  struct slot_state {
+    // (input seed, fresh) -> evaluator; seed 0 = the package's; fresh: no result cache (remeasure)
+    std::map<std::pair<std::uint64_t, bool>, std::unique_ptr<ev::evaluator>> by_seed;
+  };
+  std::vector<optimize::package_evaluate_fn> out;
+  for (std::size_t s = 0; s < std::max<std::size_t>(1, opt.slots); ++s) {
+    auto state = std::make_shared<slot_state>();
+    out.emplace_back([lookup, opt, state](const std::string& package, const optimize::eval_request& req) {
+      const auto pkg = lookup(package);
+      if (!pkg) {
+        throw error(ec::not_found, fmt::format("evaluator: no package '{}' is registered (its job was removed?)", package));
+      }
+      const bool fresh = req.stage == "remeasure";
+      auto& e = state->by_seed[{req.input_seed.value_or(0), fresh}];
+      if (!e) {
+        ev::eval_options eo;
+        eo.backend = opt.backend;
+        eo.profile = opt.profile;
+        eo.cann_config = opt.cann_config;
+        eo.use_cache = opt.use_cache && !fresh;
+        eo.cache_dir = opt.cache_dir;
+        if (req.input_seed) eo.seed = *req.input_seed;
+        e = std::make_unique<ev::evaluator>(eo);
+      }
+      ev::candidate cand(pkg->package);
+      for (const auto& [path, text] : req.files) {
+        auto it = pkg->base.find(path);
+        if (it == pkg->base.end() || it->second != text) cand.replace(path, text);
+      }
+      cand.info().stage = req.stage;
+      cand.info().round = req.round;
+      cand.info().proposal = req.proposal;
+      return to_report(e->evaluate(cand));
+    });
+  }
+  return out;
+}
+
+std::vector<optimize::evaluate_fn> make_sim_slots(std::shared_ptr<const ev::op_package> pkg, const slot_options& opt) {
+  auto one = make_sim_package(std::move(pkg));
+  std::vector<optimize::evaluate_fn> out;
+  for (auto& fn : make_sim_slots([one](const std::string&) { return one; }, opt)) {
+    out.emplace_back([fn = std::move(fn)](const optimize::eval_request& req) { return fn(std::string(), req); });
+  }
+  return out;
+}
+
+optimize::offline_engine_config offline_config(const std::string& profile, std::uint64_t seed) {
+  optimize::offline_engine_config cfg;
+  cfg.seed = seed;
+  const auto p = sim::load_profile(profile);
+  cfg.mutator.limits.core_count = p.aiv_cores;
+  cfg.mutator.limits.ub_bytes = static_cast<std::int64_t>(p.ub_bytes);
+  cfg.diagnosis.ub_capacity_bytes = p.ub_bytes;
+  return cfg;
+}
+
+std::size_t default_slots() {
+  const unsigned hc = std::thread::hardware_concurrency();
+  return hc <= 1 ? 1 : 2;
+}
+
+void write_package(const ev::op_package& pkg, const optimize::file_map& best, const fs::path& out) {
+  std::error_code ec;
+  if (fs::exists(out) && !fs::is_directory(out)) {
+    throw error(ec::invalid_argument, fmt::format("--out {}: exists and is not a directory", out.string()));
+  }
+  fs::create_directories(out, ec);
+  if (ec) throw error(ec::io_error, fmt::format("--out {}: cannot create the directory: {}", out.string(), ec.message()));
+  // The package root plus aopt.json when it lives in the parent (the suite's baseline/ layout).
+  for (auto it = fs::recursive_directory_iterator(pkg.dir); it != fs::recursive_directory_iterator(); ++it) {
+    const fs::path rel = fs::relative(it->path(), pkg.dir);
+    const std::string first = rel.begin()->string();
+    if (first == "build" || first == "build_out" || first.starts_with(".")) {
+      if (it->is_directory()) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_directory()) {
+      fs::create_directories(out / rel);
+    } else if (it->is_regular_file()) {
+      fs::copy_file(it->path(), out / rel, fs::copy_options::overwrite_existing);
+    }
+  }
+  if (!fs::exists(pkg.dir / "aopt.json") && fs::exists(pkg.dir.parent_path() / "aopt.json")) {
+    fs::copy_file(pkg.dir.parent_path() / "aopt.json", out / "aopt.json", fs::copy_options::overwrite_existing);
+    // A reference.cpp next to it is part of the spec.
+    for (const auto& e : fs::directory_iterator(pkg.dir.parent_path())) {
+      if (e.is_regular_file() && e.path().extension() == ".cpp") {
+        fs::copy_file(e.path(), out / e.path().filename(), fs::copy_options::overwrite_existing);
+      }
+    }
+  }
+  for (const auto& [rel, text] : best) {
+    std::ofstream o(out / rel, std::ios::binary | std::ios::trunc);
+    o << text;
+    if (!o) throw error(ec::io_error, fmt::format("{}: cannot write the optimized file", (out / rel).string()));
+  }
+}
+
+}  // namespace aopt::jobs

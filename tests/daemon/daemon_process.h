@@ -1,0 +1,193 @@
+// Test helpers: the real aoptd as a child process on a socket in a short temporary directory,
+// and a raw HTTP/1.1 client over the Unix socket (so malformed requests can be sent as bytes).
+#pragma once
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "aopt/common/fs.h"
+
+namespace aopt::testing {
+
+namespace fs = std::filesystem;
+
+struct http_reply {
+  int status = 0;  // 0: no answer (connection refused, closed or timed out)
+  std::string head;
+  std::string body;
+  nlohmann::json json() const { return nlohmann::json::parse(body); }
+};
+
+// Sends `bytes` and reads until the server closes (or `timeout_ms` passes).
+inline http_reply raw_request(const fs::path& socket, const std::string& bytes, int timeout_ms = 20000) {
+  http_reply r;
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, socket.c_str(), sizeof addr.sun_path - 1);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return r;
+  }
+  std::size_t off = 0;
+  while (off < bytes.size()) {
+    const ssize_t n = ::send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+    if (n <= 0) break;  // the server may answer (413) and close before reading everything
+    off += static_cast<std::size_t>(n);
+  }
+  std::string in;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (true) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) break;
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left)) <= 0) break;
+    char buf[65536];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    in.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  // Skip interim 100 Continue responses.
+  while (in.starts_with("HTTP/1.1 100")) {
+    const auto e = in.find("\r\n\r\n");
+    if (e == std::string::npos) break;
+    in.erase(0, e + 4);
+  }
+  const auto e = in.find("\r\n\r\n");
+  if (e == std::string::npos || in.size() < 12) return r;
+  r.head = in.substr(0, e);
+  r.body = in.substr(e + 4);
+  r.status = std::atoi(in.substr(9, 3).c_str());
+  return r;
+}
+
+inline http_reply request(const fs::path& socket, const std::string& method, const std::string& target,
+                          const std::string& body = {}, int timeout_ms = 20000) {
+  std::string req = method + " " + target + " HTTP/1.1\r\nHost: localhost\r\n";
+  if (!body.empty() || method == "POST") req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  req += "\r\n" + body;
+  return raw_request(socket, req, timeout_ms);
+}
+
+// The daemon under test. `dir` must be short (the socket path has a 107-byte limit).
+class daemon_process {
+ public:
+  struct options {
+    int max_running = 4;
+    bool learn = true;
+  };
+  daemon_process(fs::path dir, options o) : dir_(std::move(dir)) {
+    fs::create_directories(dir_);
+    cache_ = shared_cache();
+    config_ = dir_ / "aoptd.toml";
+    std::string text = "[daemon]\nsocket = \"" + socket().string() + "\"\nstate_dir = \"" + (dir_ / "state").string() +
+                       "\"\nmetrics_address = \"\"\nlog_level = \"info\"\n[jobs]\nmax_running = " + std::to_string(o.max_running) +
+                       "\nevaluator_slots = 2\nlearn = " + (o.learn ? "true" : "false") + "\n"
+                       "default_budget = 6\ncache_dir = \"" + cache_.string() + "\"\nbank_dir = \"" +
+                       (dir_ / "bank").string() + "\"\n" +
+                       "[limits]\nmax_body_bytes = 1048576\nmax_header_bytes = 4096\nrequest_timeout_ms = 400\n"
+                       "max_connections = 16\nshutdown_grace_ms = 5000\n";
+    common::write_text_file(config_, text);
+  }
+  explicit daemon_process(fs::path dir) : daemon_process(std::move(dir), options{}) {}
+  ~daemon_process() { kill9(); }
+
+  fs::path socket() const { return dir_ / "run" / "aoptd.sock"; }
+  fs::path dir() const { return dir_; }
+  pid_t pid() const { return pid_; }
+  std::string log() const {
+    std::ifstream in(dir_ / "aoptd.log");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  // Starts aoptd and waits until /v1/health answers; false (with the log) when it does not.
+  bool start() {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const int fd = ::open((dir_ / "aoptd.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      ::dup2(fd, 2);
+      ::execl(AOPTD_BINARY, "aoptd", "--config", config_.c_str(), static_cast<char*>(nullptr));
+      std::_Exit(127);
+    }
+    for (int i = 0; i < 300; ++i) {
+      if (request(socket(), "GET", "/v1/health", {}, 1000).status == 200) return true;
+      int st = 0;
+      if (::waitpid(pid_, &st, WNOHANG) == pid_) {
+        pid_ = -1;
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+  bool alive() const {
+    if (pid_ <= 0) return false;
+    int st = 0;
+    return ::waitpid(pid_, &st, WNOHANG) == 0;
+  }
+  void kill9() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    int st = 0;
+    ::waitpid(pid_, &st, 0);
+    pid_ = -1;
+  }
+  // SIGTERM; returns the exit status (or -1 after `limit` s, when it is killed) and the seconds taken.
+  int terminate(double& seconds, double limit = 30) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ::kill(pid_, SIGTERM);
+    int st = 0;
+    while (true) {
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (::waitpid(pid_, &st, WNOHANG) == pid_) break;
+      if (seconds > limit) {
+        kill9();
+        return -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    pid_ = -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  }
+
+  // One evaluation cache for every daemon of this test binary: repeated candidates are cheap.
+  // Removed when the test binary exits.
+  static fs::path shared_cache() {
+    static const fs::path p = cache_path();
+    static const bool cleanup = [] {
+      std::atexit([] {
+        std::error_code e;
+        fs::remove_all(cache_path(), e);
+      });
+      return true;
+    }();
+    (void)cleanup;
+    return p;
+  }
+  static fs::path cache_path() {
+    return fs::temp_directory_path() / ("aopt-daemon-cache-" + std::to_string(::getpid()));
+  }
+
+ private:
+  fs::path dir_, config_, cache_;
+  pid_t pid_ = -1;
+};
+
+}  // namespace aopt::testing
