@@ -13,7 +13,7 @@ struct daemon_config {
   // [daemon]
   std::filesystem::path socket;     // Default: $XDG_RUNTIME_DIR/aopt/aoptd.sock, else /tmp/aopt-<uid>/aoptd.sock
   std::filesystem::path state_dir;  // Default: $XDG_STATE_HOME/aopt, else $HOME/.local/state/aopt
-  // Where monitoring/ will serve Prometheus metrics ("" = off). Not served yet. Default: 127.0.0.1:9464
+  // Where monitoring/ serves Prometheus metrics ("" = off; port 0 = any free port, logged). Default: 127.0.0.1:9464
   std::string metrics_address = "127.0.0.1:9464";
   std::string log_level = "info";  // trace, debug, info, warn, error. Default: info
   // [jobs]

@@ -76,8 +76,27 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
   so.use_cache = cfg_.use_cache;
   so.cache_dir = cfg_.cache_dir;
   so.slots = cfg_.evaluator_slots != 0 ? cfg_.evaluator_slots : jobs::default_slots();
-  runtime_ = std::make_unique<actors::runtime>(
-      jobs::make_sim_slots([this](const std::string& id) { return find_package(id); }, so));
+  auto slots = jobs::make_sim_slots([this](const std::string& id) { return find_package(id); }, so);
+  // Each slot is a device for the observers: busy while it evaluates, and what it reported.
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    slots[i] = [this, inner = std::move(slots[i]), device = "sim" + std::to_string(i)](
+                   const std::string& package, const optimize::eval_request& req) {
+      for (auto* o : observers_) o->on_device(device, true);
+      try {
+        auto report = inner(package, req);
+        for (auto* o : observers_) o->on_device(device, false);
+        for (auto* o : observers_) o->on_evaluated(device, package, req.stage, report);
+        return report;
+      } catch (...) {
+        for (auto* o : observers_) o->on_device(device, false);
+        throw;
+      }
+    };
+  }
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    for (auto* o : observers_) o->on_device("sim" + std::to_string(i), false);
+  }
+  runtime_ = std::make_unique<actors::runtime>(std::move(slots));
 }
 
 job_manager::~job_manager() {

@@ -1,20 +1,53 @@
 // aoptd: the long-running daemon (docs/api.md). One actor system for its lifetime, the jobs in
 // RocksDB under the state directory, the API on a Unix socket. SIGTERM or SIGINT: stop
 // accepting, let running jobs reach a checkpoint (shutdown_grace_ms), exit.
+#include <cerrno>
 #include <csignal>
+#include <cstddef>
+#include <cstring>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "aopt/common/error.h"
 #include "aopt/common/log.h"
+#include "aopt/storage/experience_bank.h"
 #include "api.h"
 #include "config.h"
 #include "http.h"
 #include "job_manager.h"
+#include "metrics_observer.h"
+
+namespace {
+
+// systemd's readiness protocol (sd_notify(3)): one datagram to $NOTIFY_SOCKET, a path or, with a
+// leading '@', an abstract socket name. Without the variable (not started by systemd) nothing.
+void notify_systemd(const std::string& state) {
+  const char* where = std::getenv("NOTIFY_SOCKET");
+  if (where == nullptr || where[0] == '\0') return;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string path = where;
+  if (path.size() >= sizeof addr.sun_path) return;
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  if (addr.sun_path[0] == '@') addr.sun_path[0] = '\0';
+  const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size());
+  if (::sendto(fd, state.data(), state.size(), MSG_NOSIGNAL, reinterpret_cast<const sockaddr*>(&addr), len) < 0) {
+    aopt::common::logger()->warn("cannot notify systemd on {}: {}", path, std::strerror(errno));
+  }
+  ::close(fd);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace aopt::daemon;
@@ -47,16 +80,35 @@ int main(int argc, char** argv) {
     if (!log_level.empty()) cfg.log_level = log_level;
     cfg.validate();
     aopt::common::set_log_level(cfg.log_level);
-    job_manager jobs(cfg);
+    // Metrics first, so that the jobs recovered at start-up are counted.
+    auto metrics = std::make_shared<aopt::monitoring::metrics>();
+    metrics_observer observer(metrics, [bank = cfg.bank_dir.empty() ? aopt::storage::default_bank_dir() : cfg.bank_dir]() {
+      std::error_code e;
+      if (!std::filesystem::exists(bank / "CURRENT", e)) return std::uint64_t(0);
+      try {
+        aopt::storage::experience_bank b(bank, {.create_if_missing = false, .read_only = true});
+        return static_cast<std::uint64_t>(b.count());
+      } catch (const std::exception&) {
+        return std::uint64_t(0);  // a writer holds it or it is damaged: the job says so, not the metric
+      }
+    });
+    std::unique_ptr<aopt::monitoring::exporter> exporter;
+    if (!cfg.metrics_address.empty()) {
+      exporter = std::make_unique<aopt::monitoring::exporter>(metrics, cfg.metrics_address);
+      log->info("metrics on http://{}/metrics", exporter->address());
+    }
+    job_manager jobs(cfg, {&observer});
     http_limits limits{cfg.max_header_bytes, cfg.max_body_bytes, cfg.request_timeout_ms, cfg.max_connections};
     http_server server(cfg.socket, limits, [&jobs](const http_request& r) { return handle_api(jobs, r); });
     jobs.start();
     server.start();
     log->info("aoptd {} listening on {} (state {}, pid {})", AOPT_VERSION, cfg.socket.string(), cfg.state_dir.string(),
               ::getpid());
+    notify_systemd("READY=1\nMAINPID=" + std::to_string(::getpid()) + "\nSTATUS=listening on " + cfg.socket.string());
     int sig = 0;
     sigwait(&stop_signals, &sig);
     log->info("signal {}: stopping (no new requests; running jobs checkpoint)", sig);
+    notify_systemd("STOPPING=1");
     jobs.request_stop();  // new submissions get 503, event streams end
     server.stop(1000);    // no new connections; the socket file is removed
     const bool stopped = jobs.shutdown(std::chrono::milliseconds(cfg.shutdown_grace_ms));

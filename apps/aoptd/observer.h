@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aopt/optimize/services.h"
+
 namespace aopt::daemon {
 
 class job_observer {
@@ -20,6 +22,19 @@ class job_observer {
   virtual void on_evaluation(const std::string& id, const nlohmann::json& point) {
     (void)id;
     (void)point;
+  }
+  // An evaluator ("device", e.g. "sim0") started (busy) or ended an evaluation of job `id`.
+  virtual void on_device(const std::string& device, bool busy) {
+    (void)device;
+    (void)busy;
+  }
+  // What that device reported for one evaluation of job `id` (the stage the search asked for).
+  virtual void on_evaluated(const std::string& device, const std::string& id, const std::string& stage,
+                            const optimize::eval_report& report) {
+    (void)device;
+    (void)id;
+    (void)stage;
+    (void)report;
   }
 };
 

@@ -234,8 +234,9 @@ void metrics::evaluation(const evaluation_event& e) {
   impl_->evaluations
       .Add({{"status", label(e.status)}, {"stage", label(e.stage)}, {"device", label(e.device)}, {"backend", label(e.backend)}})
       .Increment();
+  auto& cached = impl_->cached.Add({{"backend", label(e.backend)}});  // exists (at zero) from the first evaluation
   if (e.cached) {
-    impl_->cached.Add({{"backend", label(e.backend)}}).Increment();
+    cached.Increment();
     return;
   }
   const auto b = buckets(phase_buckets, std::size(phase_buckets));

@@ -210,7 +210,7 @@ TEST(daemon_api, EveryEndpointAndError) {
 TEST(daemon_api, OnlyTheSubmitterOrRootMayCancelOrDelete) {
   if (::getuid() != 0) GTEST_SKIP() << "needs root to connect as another uid";
   temp_dir t;
-  daemon_process d(t.path, {.max_running = 1, .learn = false});
+  daemon_process d(t.path, {.max_running = 1, .learn = false, .metrics_address = "", .fresh_cache = false});
   ASSERT_TRUE(d.start()) << d.log();
   ::chmod(t.path.c_str(), 0711);  // let uid 65534 reach the socket for this test
   ::chmod(d.socket().parent_path().c_str(), 0711);
@@ -284,7 +284,7 @@ TEST(daemon_api, CrashesLoseNothing) {
     reference_report = request(d.socket(), "GET", "/v1/jobs/" + id + "/report.json").body;
   }
   temp_dir t;
-  daemon_process d(t.path, {.max_running = 3, .learn = true});
+  daemon_process d(t.path, {.max_running = 3, .learn = true, .metrics_address = "", .fresh_cache = false});
   ASSERT_TRUE(d.start()) << d.log();
   // The fixed-seed job first (it takes its bank snapshot before the others learn anything).
   const std::vector<std::string> ids = {submit(d, "budget=8&seed=7&priority=10"), submit(d, "budget=6&seed=2"),

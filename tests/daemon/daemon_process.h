@@ -92,13 +92,15 @@ class daemon_process {
   struct options {
     int max_running = 4;
     bool learn = true;
+    std::string metrics_address;  // "" = no metrics
+    bool fresh_cache = false;     // a cache of its own instead of the tests' shared one
   };
   daemon_process(fs::path dir, options o) : dir_(std::move(dir)) {
     fs::create_directories(dir_);
-    cache_ = shared_cache();
+    cache_ = o.fresh_cache ? dir_ / "cache" : shared_cache();
     config_ = dir_ / "aoptd.toml";
     std::string text = "[daemon]\nsocket = \"" + socket().string() + "\"\nstate_dir = \"" + (dir_ / "state").string() +
-                       "\"\nmetrics_address = \"\"\nlog_level = \"info\"\n[jobs]\nmax_running = " + std::to_string(o.max_running) +
+                       "\"\nmetrics_address = \"" + o.metrics_address + "\"\nlog_level = \"info\"\n[jobs]\nmax_running = " + std::to_string(o.max_running) +
                        "\nevaluator_slots = 2\nlearn = " + (o.learn ? "true" : "false") + "\n"
                        "default_budget = 6\ncache_dir = \"" + cache_.string() + "\"\nbank_dir = \"" +
                        (dir_ / "bank").string() + "\"\n" +

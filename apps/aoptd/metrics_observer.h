@@ -1,0 +1,38 @@
+// The daemon's Prometheus metrics (monitoring/): a job_observer that turns job state changes,
+// trajectory points and device reports into monitoring::metrics events.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "aopt/monitoring/metrics.h"
+#include "observer.h"
+
+namespace aopt::daemon {
+
+class metrics_observer : public job_observer {
+ public:
+  // `bank_size` counts the experience bank's tuples (asked at start and whenever a job ends).
+  metrics_observer(std::shared_ptr<monitoring::metrics> m, std::function<std::uint64_t()> bank_size);
+  void on_state(const nlohmann::json& job) override;
+  void on_evaluation(const std::string& id, const nlohmann::json& point) override;
+  void on_device(const std::string& device, bool busy) override;
+  void on_evaluated(const std::string& device, const std::string& id, const std::string& stage,
+                    const optimize::eval_report& report) override;
+
+ private:
+  struct job_view {
+    std::string op, state;
+    double base_us = 0;  // the first measured latency (the baseline)
+  };
+  std::shared_ptr<monitoring::metrics> m_;
+  std::function<std::uint64_t()> bank_size_;
+  std::mutex mu_;
+  std::map<std::string, job_view> jobs_;
+};
+
+}  // namespace aopt::daemon
