@@ -26,24 +26,6 @@ using nlohmann::json;
 
 namespace {
 
-fs::path source_dir() {
-  const char* s = std::getenv("AOPT_SOURCE_DIR");
-  return s != nullptr ? fs::path(s) : fs::path(AOPT_DAEMON_SOURCE_DIR);
-}
-
-std::string add_custom_tar() {
-  return common::tar_write(common::read_tree(source_dir() / "examples" / "ops" / "add_custom"));
-}
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() : path(common::make_unique_dir("/tmp", "aoptd-t")) {}
-  ~temp_dir() {
-    std::error_code e;
-    fs::remove_all(path, e);
-  }
-};
-
 std::uint64_t env_count(const char* name, std::uint64_t fallback) {
   const char* v = std::getenv(name);
   return v != nullptr ? std::strtoull(v, nullptr, 10) : fallback;

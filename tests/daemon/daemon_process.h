@@ -21,10 +21,34 @@
 #include <nlohmann/json.hpp>
 
 #include "aopt/common/fs.h"
+#include "aopt/common/tar.h"
 
 namespace aopt::testing {
 
 namespace fs = std::filesystem;
+
+// The source tree (examples, the dashboard): AOPT_SOURCE_DIR from ctest, else the configured one.
+inline fs::path source_dir() {
+  const char* s = std::getenv("AOPT_SOURCE_DIR");
+  return s != nullptr ? fs::path(s) : fs::path(AOPT_DAEMON_SOURCE_DIR);
+}
+
+// The add_custom example as the tar a client uploads.
+inline std::string add_custom_tar() {
+  return common::tar_write(common::read_tree(source_dir() / "examples" / "ops" / "add_custom"));
+}
+
+// A fresh directory under /tmp (short: socket paths have a 107-byte limit), removed at the end.
+struct temp_dir {
+  fs::path path;
+  explicit temp_dir(const std::string& prefix = "aoptd-t") : path(common::make_unique_dir("/tmp", prefix)) {}
+  ~temp_dir() {
+    std::error_code e;
+    fs::remove_all(path, e);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+};
 
 struct http_reply {
   int status = 0;  // 0: no answer (connection refused, closed or timed out)

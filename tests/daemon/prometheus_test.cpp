@@ -21,11 +21,6 @@ using nlohmann::json;
 
 namespace {
 
-fs::path source_dir() {
-  const char* s = std::getenv("AOPT_SOURCE_DIR");
-  return s != nullptr ? fs::path(s) : fs::path(AOPT_DAEMON_SOURCE_DIR);
-}
-
 int free_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
@@ -153,14 +148,8 @@ struct prometheus_server {
 };
 
 TEST(Prometheus, ScrapesTheDaemonAndEveryDashboardQueryHasData) {
-  const fs::path dir = common::make_unique_dir("/tmp", "aoptd-p");
-  struct cleanup {
-    fs::path d;
-    ~cleanup() {
-      std::error_code e;
-      fs::remove_all(d, e);
-    }
-  } guard{dir};
+  const temp_dir tmp("aoptd-p");
+  const fs::path& dir = tmp.path;
   daemon_process::options o;
   o.max_running = 1;
   o.learn = false;
@@ -177,8 +166,7 @@ TEST(Prometheus, ScrapesTheDaemonAndEveryDashboardQueryHasData) {
   ASSERT_TRUE(prom.ready()) << "prometheus did not start (is Debian's `prometheus` installed? scripts/install-deps.sh):\n"
                             << prom.log();
 
-  const auto r = request(d.socket(), "POST", "/v1/jobs?budget=4&seed=3&name=add_custom",
-                         common::tar_write(common::read_tree(source_dir() / "examples" / "ops" / "add_custom")));
+  const auto r = request(d.socket(), "POST", "/v1/jobs?budget=4&seed=3&name=add_custom", add_custom_tar());
   ASSERT_EQ(r.status, 201) << r.body;
   const std::string id = r.json().at("id");
   std::string state;

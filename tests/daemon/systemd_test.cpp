@@ -22,14 +22,8 @@ std::string receive(int fd, int timeout_ms) {
 }
 
 TEST(Systemd, NotifiesReadyAndStopping) {
-  const fs::path dir = common::make_unique_dir("/tmp", "aoptd-n");
-  struct cleanup {
-    fs::path d;
-    ~cleanup() {
-      std::error_code e;
-      fs::remove_all(d, e);
-    }
-  } guard{dir};
+  const temp_dir tmp("aoptd-n");
+  const fs::path& dir = tmp.path;
   const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   ASSERT_GE(fd, 0);
   sockaddr_un a{};
