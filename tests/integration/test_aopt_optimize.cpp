@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aopt/common/subprocess.h"
+#include "../support/aopt_process.h"
 
 namespace fs = std::filesystem;
 using aopt::common::process_outcome;
@@ -19,12 +20,7 @@ using aopt::common::process_outcome;
 namespace {
 
 process_outcome aopt(const std::vector<std::string>& args, int timeout_s = 1200) {
-  aopt::common::process_request r;
-  r.argv = {AOPT_BINARY};
-  r.argv.insert(r.argv.end(), args.begin(), args.end());
-  r.limits.wall_timeout = std::chrono::seconds(timeout_s);
-  r.limits.max_output_bytes = 16 << 20;
-  return aopt::common::run_process(r);
+  return aopt::testing::run_aopt(args, timeout_s);
 }
 
 class AoptOptimize : public ::testing::Test {
