@@ -1,14 +1,21 @@
 #include "api.h"
 
 #include <charconv>
+#include <filesystem>
+#include <optional>
+#include <sstream>
 #include <limits>
 
 #include "aopt/common/error.h"
 #include "aopt/common/log.h"
+#include "aopt/search/experience.h"
+#include "aopt/search/retrieve.h"
+#include "aopt/storage/experience_bank.h"
 
 namespace aopt::daemon {
 
 using nlohmann::json;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -113,6 +120,85 @@ http_response events(job_manager& jobs, const std::string& id, const http_reques
   return r;
 }
 
+// The experience bank: list, show, search (BM25 over every tuple, as `aopt bank search`),
+// export (JSONL) and import (the body: the paper's JSON or JSONL). Readers open it read-only and
+// work while a job writes; an import waits for the writer lock like `aopt bank import`.
+http_response bank(job_manager& jobs, const http_request& req, const std::vector<std::string>& seg) {
+  const auto dir = jobs.bank_dir();
+  std::error_code ec;
+  const bool exists = fs::exists(dir / "CURRENT", ec);
+  auto reader = [&] { return storage::experience_bank(dir, {.create_if_missing = false, .read_only = true}); };
+  if (seg.size() == 2) {
+    require_method(req, {"GET"});
+    json out = {{"tuples", json::array()}, {"count", 0}};
+    if (!exists) return json_response(200, out);
+    const auto b = reader();
+    auto it = req.query.find("after");
+    const auto page = b.list(it == req.query.end() ? std::string() : it->second, integer<std::size_t>(req, "limit", 100, 1, 1000));
+    for (const auto& t : page.items) out["tuples"].push_back(search::to_json(t));
+    out["count"] = b.count();
+    if (!page.next_after.empty()) out["next_after"] = page.next_after;
+    return json_response(200, out);
+  }
+  const std::string what = seg[2];
+  if (seg.size() == 3 && what == "search") {
+    require_method(req, {"GET"});
+    const auto q = req.query.find("q");
+    if (q == req.query.end() || q->second.empty()) throw api_error(400, "invalid_argument", "search needs q=TEXT", "q");
+    std::optional<search::bottleneck_class> filter;
+    if (auto f = req.query.find("bottleneck"); f != req.query.end()) {
+      filter = search::parse_bottleneck_class(f->second);
+      if (!filter) throw api_error(400, "invalid_argument", "unknown bottleneck class '" + f->second + "'", "bottleneck");
+    }
+    const auto k = integer<std::size_t>(req, "k", 5, 1, 100);
+    json out = json::array();
+    if (!exists) return json_response(200, out);
+    search::retriever r(reader().all(), std::make_unique<search::bm25_ranker>(search::bm25_params{}));
+    for (const auto& h : r.top_k(q->second, filter, k)) {
+      auto j = search::to_json(r.at(h.index));
+      j["score"] = h.score;
+      out.push_back(j);
+    }
+    return json_response(200, out);
+  }
+  if (seg.size() == 3 && what == "export") {
+    require_method(req, {"GET"});
+    std::ostringstream text;
+    if (exists) reader().export_to(text, search::file_format::jsonl);
+    http_response r;
+    r.content_type = "application/x-ndjson";
+    r.body = text.str();
+    return r;
+  }
+  if (seg.size() == 3 && what == "import") {
+    require_method(req, {"POST"});
+    if (req.body.empty()) throw api_error(400, "invalid_argument", "the body must be tuples as JSON or JSONL", "body");
+    std::vector<search::experience> tuples;
+    try {
+      tuples = search::parse_experience_text(req.body, "request body", search::file_format::automatic);
+    } catch (const error& e) {
+      throw api_error(422, "invalid_tuples", e.what(), "body");
+    }
+    storage::experience_bank b(dir, {});
+    std::size_t inserted = 0;
+    for (auto& t : tuples) inserted += b.put(std::move(t)).inserted;
+    return json_response(200, {{"read", tuples.size()}, {"inserted", inserted}, {"count", b.count()}});
+  }
+  if (seg.size() == 3) {
+    require_method(req, {"GET"});
+    if (!exists) throw api_error(404, "not_found", "the bank is empty: no tuple " + what, "id");
+    std::optional<search::experience> t;
+    try {
+      t = reader().find(what);
+    } catch (const error& e) {
+      throw api_error(400, "invalid_argument", e.what(), "id");
+    }
+    if (!t) throw api_error(404, "not_found", "no tuple " + what + " in the bank", "id");
+    return json_response(200, search::to_json(*t));
+  }
+  throw api_error(404, "not_found", "no such endpoint: " + req.method + " " + req.path + " (see docs/api.md)");
+}
+
 http_response route(job_manager& jobs, const http_request& req) {
   const auto seg = segments(req.path);
   if (seg.empty() || seg[0] != api_version) {
@@ -127,6 +213,11 @@ http_response route(job_manager& jobs, const http_request& req) {
     return json_response(200, {{"version", AOPT_VERSION}, {"api", api_version}, {"engines", {"offline"}},
                                {"backends", {"sim"}}});
   }
+  if (seg.size() == 2 && seg[1] == "devices") {
+    require_method(req, {"GET"});
+    return json_response(200, jobs.devices());
+  }
+  if (seg.size() >= 2 && seg.size() <= 3 && seg[1] == "bank") return bank(jobs, req, seg);
   if (seg.size() >= 2 && seg[1] == "jobs") {
     if (seg.size() == 2) {
       require_method(req, {"GET", "POST"});

@@ -77,17 +77,28 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
   so.cache_dir = cfg_.cache_dir;
   so.slots = cfg_.evaluator_slots != 0 ? cfg_.evaluator_slots : jobs::default_slots();
   auto slots = jobs::make_sim_slots([this](const std::string& id) { return find_package(id); }, so);
-  // Each slot is a device for the observers: busy while it evaluates, and what it reported.
+  // Each slot is a device (GET /v1/devices and the observers): busy while it evaluates, and what
+  // it reported.
+  for (std::size_t i = 0; i < slots.size(); ++i) devices_.push_back({"sim" + std::to_string(i)});
   for (std::size_t i = 0; i < slots.size(); ++i) {
-    slots[i] = [this, inner = std::move(slots[i]), device = "sim" + std::to_string(i)](
+    slots[i] = [this, i, inner = std::move(slots[i]), device = "sim" + std::to_string(i)](
                    const std::string& package, const optimize::eval_request& req) {
+      auto mark = [&](const char* state, bool done, bool failed) {
+        std::lock_guard<std::mutex> lock(devices_mu_);
+        devices_[i].state = state;
+        devices_[i].evaluations += done;
+        devices_[i].failures += failed;
+      };
+      mark("busy", false, false);
       for (auto* o : observers_) o->on_device(device, true);
       try {
         auto report = inner(package, req);
+        mark("idle", true, !report.ok);
         for (auto* o : observers_) o->on_device(device, false);
         for (auto* o : observers_) o->on_evaluated(device, package, req.stage, report);
         return report;
       } catch (...) {
+        mark("idle", true, true);
         for (auto* o : observers_) o->on_device(device, false);
         throw;
       }
@@ -143,6 +154,18 @@ void job_manager::set_state(job_entry& e, const std::string& state, json extra) 
   const json view = public_view(e.record, e.next_event);
   for (auto* o : observers_) o->on_state(view);
 }
+
+json job_manager::devices() const {
+  json out = json::array();
+  std::lock_guard<std::mutex> lock(devices_mu_);
+  for (const auto& d : devices_) {
+    out.push_back({{"id", d.id}, {"kind", "sim"}, {"profile", cfg_.profile}, {"state", d.state},
+                   {"evaluations", d.evaluations}, {"failures", d.failures}});
+  }
+  return out;
+}
+
+fs::path job_manager::bank_dir() const { return cfg_.bank_dir.empty() ? storage::default_bank_dir() : cfg_.bank_dir; }
 
 void job_manager::start() {
   {

@@ -78,6 +78,10 @@ class job_manager {
   std::vector<nlohmann::json> events(const std::string& id, std::uint64_t from, std::chrono::milliseconds wait,
                                      bool& over) const;
   nlohmann::json health() const;
+  // The evaluators ("devices") with their state (idle, busy), evaluations done and failed.
+  nlohmann::json devices() const;
+  // The experience bank the jobs retrieve from and learn into.
+  std::filesystem::path bank_dir() const;
 
   // Stops starting jobs, asks running ones to stop at their next evaluation (they stay
   // resumable) and waits up to `grace` for them. False when some did not stop in time.
@@ -92,6 +96,13 @@ class job_manager {
     std::uint64_t next_event = 0;
     bool cancel = false;
   };
+
+  struct device_state {
+    std::string id, state = "idle";
+    std::uint64_t evaluations = 0, failures = 0;
+  };
+  mutable std::mutex devices_mu_;
+  std::vector<device_state> devices_;
 
   void dispatch_loop();
   void run_job(const std::string& id, std::uint64_t runner);

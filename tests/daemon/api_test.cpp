@@ -423,3 +423,56 @@ TEST(daemon_api, SeededFuzzNeverCrashesOrHangs) {
     (void)request(d.socket(), "POST", "/v1/jobs/" + j["id"].get<std::string>() + "/cancel");
   }
 }
+
+namespace {
+
+// The bank and devices endpoints through the socket: an empty bank, an import, list, show by
+// prefix, search, export, and their errors; the evaluators as devices.
+TEST(daemon_api, BankAndDevices) {
+  temp_dir t;
+  daemon_process d(t.path);
+  ASSERT_TRUE(d.start()) << d.log();
+  const auto devs = request(d.socket(), "GET", "/v1/devices");
+  ASSERT_EQ(devs.status, 200) << devs.body;
+  ASSERT_EQ(devs.json().size(), 2u) << devs.body;
+  EXPECT_EQ(devs.json()[0]["id"], "sim0");
+  EXPECT_EQ(devs.json()[0]["state"], "idle");
+  expect_error(request(d.socket(), "POST", "/v1/devices"), 405, "method_not_allowed");
+
+  auto empty = request(d.socket(), "GET", "/v1/bank");
+  ASSERT_EQ(empty.status, 200) << empty.body;
+  EXPECT_EQ(empty.json()["count"], 0);
+  expect_error(request(d.socket(), "GET", "/v1/bank/0123abcd"), 404, "not_found", "id");
+
+  std::ifstream in(source_dir() / "tests" / "integration" / "data" / "pipe_all_tuple.jsonl");
+  const std::string tuples((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_FALSE(tuples.empty());
+  const auto imp = request(d.socket(), "POST", "/v1/bank/import", tuples);
+  ASSERT_EQ(imp.status, 200) << imp.body;
+  const auto inserted = imp.json()["inserted"].get<std::size_t>();
+  EXPECT_GE(inserted, 1u);
+  EXPECT_EQ(request(d.socket(), "POST", "/v1/bank/import", tuples).json()["inserted"], 0);  // idempotent
+  expect_error(request(d.socket(), "POST", "/v1/bank/import", "{\"title\": 3"), 422, "invalid_tuples", "body");
+
+  const auto list = request(d.socket(), "GET", "/v1/bank?limit=1");
+  ASSERT_EQ(list.status, 200) << list.body;
+  EXPECT_EQ(list.json()["count"], inserted);
+  ASSERT_EQ(list.json()["tuples"].size(), 1u);
+  const std::string id = list.json()["tuples"][0]["id"];
+  const auto show = request(d.socket(), "GET", "/v1/bank/" + id.substr(0, 12));
+  ASSERT_EQ(show.status, 200) << show.body;
+  EXPECT_EQ(show.json()["id"], id);
+
+  const auto found = request(d.socket(), "GET", "/v1/bank/search?q=pipeline%20barriers&k=3");
+  ASSERT_EQ(found.status, 200) << found.body;
+  ASSERT_FALSE(found.json().empty()) << found.body;
+  EXPECT_TRUE(found.json()[0].contains("score"));
+  expect_error(request(d.socket(), "GET", "/v1/bank/search"), 400, "invalid_argument", "q");
+  expect_error(request(d.socket(), "GET", "/v1/bank/search?q=x&bottleneck=nonsense"), 400, "invalid_argument", "bottleneck");
+
+  const auto exported = request(d.socket(), "GET", "/v1/bank/export");
+  ASSERT_EQ(exported.status, 200);
+  EXPECT_EQ(static_cast<std::size_t>(std::count(exported.body.begin(), exported.body.end(), '\n')), inserted);
+}
+
+}  // namespace
