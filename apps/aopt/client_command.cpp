@@ -1,4 +1,4 @@
-// The daemon's client commands: `aopt submit`, `jobs`, `job`, `watch`, `cancel`, `fetch`. Each
+// The daemon's client commands: `aopt submit`, `jobs`, `devices`, `job`, `watch`, `cancel`, `fetch`. Each
 // talks HTTP/1.1 to aoptd over its Unix socket with libcurl (CURLOPT_UNIX_SOCKET_PATH); the API
 // is docs/api.md. Exit codes: 0 done, 1 the job failed or was cancelled (watch, submit --wait),
 // 2 an error (the daemon's error message is printed).
@@ -216,18 +216,30 @@ command_fn add_submit_command(CLI::App& app) {
   };
 }
 
-command_fn add_jobs_command(CLI::App& app) {
+namespace {
+
+// A listing command: `--socket`, `--json` (the API's JSON as is), else a table of `rows(json)`.
+command_fn listing_command(CLI::App& app, std::string path, std::function<void(const nlohmann::json&)> table) {
   auto socket = std::make_shared<std::string>();
   auto as_json = std::make_shared<bool>(false);
   add_socket_option(app, *socket);
   app.add_flag("--json", *as_json, "Print the API's JSON");
-  return [socket, as_json]() {
+  return [socket, as_json, path = std::move(path), table = std::move(table)]() {
     const auto c = make_client(*socket);
-    const auto j = c.ok_json(c.call("GET", "/v1/jobs"));
+    const auto j = c.ok_json(c.call("GET", path));
     if (*as_json) {
       std::cout << j.dump(2) << "\n";
-      return 0;
+    } else {
+      table(j);
     }
+    return 0;
+  };
+}
+
+}  // namespace
+
+command_fn add_jobs_command(CLI::App& app) {
+  return listing_command(app, "/v1/jobs", [](const nlohmann::json& j) {
     std::cout << fmt::format("{:<9} {:<10} {:>4} {:>7} {:>6} {:>9}  {}\n", "ID", "STATE", "PRIO", "BUDGET", "EVALS",
                              "SPEEDUP", "NAME");
     for (const auto& job : j.at("jobs")) {
@@ -235,8 +247,18 @@ command_fn add_jobs_command(CLI::App& app) {
                                job.value("priority", 0), job["options"].value("budget", 0), job.value("evaluations", 0),
                                fmt_speedup(job), job.value("name", ""));
     }
-    return 0;
-  };
+  });
+}
+
+command_fn add_devices_command(CLI::App& app) {
+  return listing_command(app, "/v1/devices", [](const nlohmann::json& j) {
+    std::cout << fmt::format("{:<8} {:<5} {:<8} {:<6} {:>11} {:>8}\n", "DEVICE", "KIND", "PROFILE", "STATE", "EVALUATIONS",
+                             "FAILURES");
+    for (const auto& d : j) {
+      std::cout << fmt::format("{:<8} {:<5} {:<8} {:<6} {:>11} {:>8}\n", d.value("id", ""), d.value("kind", ""),
+                               d.value("profile", ""), d.value("state", ""), d.value("evaluations", 0), d.value("failures", 0));
+    }
+  });
 }
 
 namespace {

@@ -47,6 +47,7 @@ command_fn add_bank_rewind_command(CLI::App& bank);
 // `watch ID`, `cancel ID`, `fetch ID --out DIR`, each with `--socket PATH` (or AOPT_SOCKET).
 command_fn add_submit_command(CLI::App& app);
 command_fn add_jobs_command(CLI::App& app);
+command_fn add_devices_command(CLI::App& app);  // `aopt devices`: aoptd's evaluators
 command_fn add_job_command(CLI::App& app);
 command_fn add_watch_command(CLI::App& app);
 command_fn add_cancel_command(CLI::App& app);

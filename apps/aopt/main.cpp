@@ -87,6 +87,8 @@ int main(int argc, char** argv) {
   commands[submit] = aopt::app::add_submit_command(*submit);
   auto* jobs = app.add_subcommand("jobs", "List aoptd's jobs");
   commands[jobs] = aopt::app::add_jobs_command(*jobs);
+  auto* devices = app.add_subcommand("devices", "List aoptd's evaluators (devices) with their state");
+  commands[devices] = aopt::app::add_devices_command(*devices);
   auto* job = app.add_subcommand("job", "Show one aoptd job (JSON)");
   commands[job] = aopt::app::add_job_command(*job);
   auto* watch = app.add_subcommand("watch", "Follow a job's progress live (the lines aopt optimize prints)");
