@@ -247,6 +247,20 @@ json job_manager::submit(const std::string& tar, const submit_options& o, std::i
   }
   std::size_t bytes = 0;
   for (const auto& [k, v] : files) bytes += v.size();
+  // The retrieval corpus is the bank as it is when the job is accepted, persisted with the job:
+  // however often the job is interrupted, and whatever other jobs learn meanwhile, it retrieves
+  // the same tuples (a snapshot taken at its first start could be lost to a kill before it was
+  // stored, and the next start would see what others learned since).
+  json corpus = json::array();
+  {
+    const fs::path bank = bank_dir();
+    std::error_code bec;
+    if (fs::exists(bank / "CURRENT", bec)) {
+      for (const auto& t : storage::experience_bank(bank, {.create_if_missing = false, .read_only = true}).all()) {
+        corpus.push_back(t.id);
+      }
+    }
+  }
   std::lock_guard<std::mutex> lock(mu_);
   auto& e = jobs_[id];
   e.record = {{"id", id},
@@ -257,7 +271,8 @@ json job_manager::submit(const std::string& tar, const submit_options& o, std::i
               {"options", {{"budget", budget}, {"engine", o.engine}, {"seed", o.seed}, {"profile", profile}}},
               {"package", {{"files", files.size()}, {"bytes", bytes}}},
               {"created_ms", now_ms()},
-              {"attempts", 0}};
+              {"attempts", 0},
+              {"corpus", std::move(corpus)}};
   set_state(e, "queued");  // persisted before the client hears of it
   return public_view(e.record, e.next_event);
 }
@@ -447,8 +462,8 @@ void job_manager::run_job_body(const std::string& id) {
     std::lock_guard<std::mutex> lock(mu_);
     packages_[id] = sp;
   }
-  // The retrieval corpus: the bank as it was when the job first started (a resumed job must
-  // retrieve what it retrieved before, not what it has learned since).
+  // The retrieval corpus: the bank as it was when the job was accepted (see submit). Records
+  // stored before the snapshot moved to submit take it at their first start.
   const fs::path bank_dir = cfg_.bank_dir.empty() ? storage::default_bank_dir() : cfg_.bank_dir;
   std::vector<search::experience> corpus;
   std::error_code ec;

@@ -268,7 +268,7 @@ TEST(daemon_api, CrashesLoseNothing) {
   temp_dir t;
   daemon_process d(t.path, {.max_running = 3, .learn = true, .metrics_address = "", .fresh_cache = false});
   ASSERT_TRUE(d.start()) << d.log();
-  // The fixed-seed job first (it takes its bank snapshot before the others learn anything).
+  // The fixed-seed job first; every job takes its bank snapshot when it is accepted.
   const std::vector<std::string> ids = {submit(d, "budget=8&seed=7&priority=10"), submit(d, "budget=6&seed=2"),
                                         submit(d, "budget=6&seed=7")};
   std::mt19937 rng(seed);
