@@ -25,10 +25,11 @@ void read_daemon(const toml::table& t, const reader& r, daemon_config& c) {
   for (auto&& [k, v] : t) {
     const std::string key(k.str());
     if (key == "socket") c.socket = r.str(v, key);
+    else if (key == "socket_group") c.socket_group = r.str(v, key);
     else if (key == "state_dir") c.state_dir = r.str(v, key);
     else if (key == "metrics_address") c.metrics_address = r.str(v, key);
     else if (key == "log_level") c.log_level = r.str(v, key);
-    else r.fail(v, key, "unknown key; [daemon] has socket, state_dir, metrics_address, log_level");
+    else r.fail(v, key, "unknown key; [daemon] has socket, socket_group, state_dir, metrics_address, log_level");
   }
 }
 
@@ -106,8 +107,10 @@ daemon_config read_config(const fs::path& file) {
     if (name == "daemon") read_daemon(*v.as_table(), r, c);
     else if (name == "jobs") read_jobs(*v.as_table(), r, c);
     else if (name == "limits") read_limits(*v.as_table(), r, c);
-    else r.fail(v, name, "unknown table; aoptd reads [daemon], [jobs] and [limits]");
+    else if (name != "llm") r.fail(v, name, "unknown table; aoptd reads [daemon], [jobs], [limits] and [llm]");
   }
+  // [llm] is read by its own subsystem, whose errors name the file, line and key too.
+  if (root.contains("llm")) c.llm = llm::load_llm_config(file);
   try {
     c.validate();
   } catch (const error& e) {

@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aopt/llm/session.h"
 #include "config.h"
 #include "observer.h"
 
@@ -78,6 +79,8 @@ class job_manager {
   std::vector<nlohmann::json> events(const std::string& id, std::uint64_t from, std::chrono::milliseconds wait,
                                      bool& over) const;
   nlohmann::json health() const;
+  // The engines a job may ask for: "offline", and "llm" when the config has an [llm] table.
+  nlohmann::json engines() const;
   // The evaluators ("devices") with their state (idle, busy), evaluations done and failed.
   nlohmann::json devices() const;
   // The experience bank the jobs retrieve from and learn into.
@@ -114,6 +117,8 @@ class job_manager {
   const job_entry& entry(const std::string& id) const;
   std::filesystem::path job_dir(const std::string& id) const;
   std::shared_ptr<const jobs::sim_package> find_package(const std::string& id) const;
+  // The llm session of job `id` ([llm] of the config): recorded into its directory, resumed from it.
+  llm::session_options llm_session_options(const std::string& id);
 
   daemon_config cfg_;
   std::vector<job_observer*> observers_;
