@@ -108,7 +108,7 @@ std::map<std::string, double> read_opprof_dir(const fs::path& dir, const std::ve
     const fs::path file = dir / csv;
     std::error_code e;
     if (!fs::is_regular_file(file, e)) {
-      throw error(ec::not_found, file.string() + ":0: missing: msprof op wrote no " + csv +
+      throw error(ec::not_found, file.string() + ": missing: msprof op wrote no " + csv +
                                      " here (a failed or interrupted profile run); " + redo);
     }
     const auto m = column_means(parse_csv(common::read_text_file(file), file.string()), cols, file.string());
@@ -126,7 +126,7 @@ case_measurement read_case_dir(const fs::path& case_dir, const std::vector<std::
     }
   }
   if (runs.empty()) {
-    throw error(ec::not_found, case_dir.string() + ":0: no OPPROF_* directory (msprof op output) for calibration case " +
+    throw error(ec::not_found, case_dir.string() + ": no OPPROF_* directory (msprof op output) for calibration case " +
                                    case_dir.filename().string() + "; run `aopt calibrate` without --from to profile it, or " +
                                    "copy msprof op's output of this case there (docs/cann.md, \"Calibrating sim\")");
   }

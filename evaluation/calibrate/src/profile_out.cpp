@@ -60,7 +60,8 @@ nlohmann::json calibrated_profile(const nlohmann::json& base_raw, const std::vec
     if (p.entry.empty()) {
       field_json(raw, p.field)["source"] = fitted_source(p, fit, j, meta);
     } else {
-      table_notes[p.field] += (table_notes[p.field].empty() ? "" : "; ") + joined(p.entry) + ": " + fitted_source(p, fit, j, meta);
+      const std::string entry = p.name.substr(p.field.size() + 1);  // "binary.b16"
+      table_notes[p.field] += (table_notes[p.field].empty() ? "" : "; ") + entry + ": " + fitted_source(p, fit, j, meta);
     }
   }
   for (const auto& [field, notes] : table_notes) {
