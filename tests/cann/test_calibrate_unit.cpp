@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "aopt/calibrate/fit.h"
 #include "aopt/calibrate/msprof_csv.h"
@@ -89,26 +90,30 @@ TEST(CalibrateFit, SolvesALinearSystem) {
   EXPECT_FALSE(cal::solve_linear({{1, 2}, {2, 4}}, {1, 2}, x));
 }
 
-// One core: `n` binary fp32 vector instructions of 64 repeats, or `n` 32 KiB copies in.
-core_trace vector_trace(int n) {
+// One core issuing `n` records made by `rec(i)`, all from one call site of `api`.
+core_trace one_core(int n, const char* api, const std::function<trace_rec(int)>& rec) {
   core_trace t;
-  t.sites.push_back({"k.cpp", 1, "k", "Add"});
-  for (int i = 0; i < n; ++i) {
+  t.sites.push_back({"k.cpp", 1, "k", api});
+  for (int i = 0; i < n; ++i) t.recs.push_back(rec(i));
+  return t;
+}
+
+// `n` binary fp32 vector instructions of 64 repeats.
+core_trace vector_trace(int n) {
+  return one_core(n, "Add", [](int) {
     trace_rec r;
     r.kind = aopt::sim::rec_kind::vector;
     r.p = aopt::sim::pipe::v;
     r.vclass = aopt::sim::vec_class::binary;
     r.dtype_bytes = 4;
     r.repeats = 64;
-    t.recs.push_back(r);
-  }
-  return t;
+    return r;
+  });
 }
 
+// `n` contiguous 32 KiB copies GM -> UB.
 core_trace copy_trace(int n) {
-  core_trace t;
-  t.sites.push_back({"k.cpp", 2, "k", "DataCopy"});
-  for (int i = 0; i < n; ++i) {
+  return one_core(n, "DataCopy", [](int i) {
     trace_rec r;
     r.kind = aopt::sim::rec_kind::copy_in;
     r.p = aopt::sim::pipe::mte2;
@@ -116,9 +121,8 @@ core_trace copy_trace(int n) {
     r.block_bytes = 32768;
     r.gm_addr = static_cast<std::uint64_t>(i) * 32768;
     r.gm_buf = 1;
-    t.recs.push_back(r);
-  }
-  return t;
+    return r;
+  });
 }
 
 std::vector<cal::fit_param> some_params() {

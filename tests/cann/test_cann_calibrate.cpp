@@ -1,6 +1,7 @@
 // `aopt calibrate` end to end through the real binary: the stand-in device times the calibration
-// kernels with a "true" profile (a2 with bandwidths x0.8, vector cycles x1.2, ...) plus seeded
-// noise, msprof op's CSVs come back, and every fitted constant must be within 5% of the true one.
+// kernels with a "true" profile (a2 with bandwidths x0.8, vector cycles and DMA latency x1.2,
+// ...) plus seeded noise, msprof op's CSVs come back, and every fitted constant must be within 5%
+// of the true one.
 // Then the same outputs again with --from (the same profile), and a garbled CSV named by line.
 #include <gtest/gtest.h>
 
@@ -14,7 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "aopt/common/subprocess.h"
+#include "../support/aopt_process.h"
+#include "standin_profile.h"
 
 namespace fs = std::filesystem;
 
@@ -32,6 +34,7 @@ struct truth {
 constexpr truth k_truth[] = {{"chip.hbm_bandwidth_gbs", 0.8},
                              {"dma.gm_to_ub_gibs", 0.8},
                              {"dma.ub_to_gm_gibs", 0.8},
+                             {"dma.fixed_latency_ns", 1.2},
                              {"vector.head_cycles", 1.2},
                              {"vector.cycles_per_repeat.unary.b32", 1.2},
                              {"vector.cycles_per_repeat.binary.b16", 1.2},
@@ -55,7 +58,7 @@ nlohmann::json& number_of(nlohmann::json& profile, const std::string& name) {
 
 void scale(nlohmann::json& profile, const std::string& name, double f) {
   auto& t = profile["timing"];
-  if (name.rfind("dma.", 0) == 0) {
+  if (name.ends_with("_gibs")) {  // a DMA curve: every bandwidth
     for (auto& p : t["dma"][name.substr(4)]["value"]) p[1] = p[1].get<double>() * f;
     return;
   }
@@ -80,35 +83,20 @@ class CannCalibrate : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
 
   fs::path cann_config() const {
-    const std::string src = AOPT_TEST_SOURCE_DIR;
     const fs::path f = root_ / "cann.toml";
-    std::ofstream(f) << "[cann]\n"
-                     << "toolkit = \"" << src << "/tests/cann/standin/toolkit\"\n"
-                     << "project_template = \"" << src << "/tests/cann/standin/project\"\n"
-                     << "soc_version = \"Ascend910B1\"\n"
-                     << "[commands]\n"
-                     << "build = \"cd {project} && bash build.sh\"\n"
-                     << "install = \"{project}/build_out/custom_opp_*.run --install-path={install}\"\n"
-                     << "run = \"aopt-acl-run {run_json}\"\n"
-                     << "profile = \"msprof op --output={prof_dir} --kernel-name={kernel} --launch-count=1 {app}\"\n"
-                     << "[measure]\nwarmup = 1\nrepeat = 3\n"
-                     << "[environment]\n"
-                     << "AOPT_STANDIN_DEVICE = \"" << AOPT_STANDIN_DEVICE_BINARY << "\"\n"
-                     << "AOPT_STANDIN_SEED = \"" << k_seed << "\"\n"
-                     << "AOPT_STANDIN_STATE = \"" << (root_ / "state").string() << "\"\n"
-                     << "AOPT_STANDIN_NOISE = \"0.01\"\n"
-                     << "AOPT_STANDIN_SIM_PROFILE = \"" << (root_ / "true.json").string() << "\"\n";
+    aopt::testing::standin_profile sp;
+    sp.soc_version = "Ascend910B1";  // an A2: 48 cores, as the base
+    sp.warmup = 1;
+    sp.repeat = 3;
+    sp.environment = {{"AOPT_STANDIN_SEED", std::to_string(k_seed)},
+                      {"AOPT_STANDIN_STATE", (root_ / "state").string()},
+                      {"AOPT_STANDIN_NOISE", "0.01"},
+                      {"AOPT_STANDIN_SIM_PROFILE", (root_ / "true.json").string()}};
+    aopt::testing::write_standin_profile(f, sp);
     return f;
   }
 
-  static aopt::common::process_outcome aopt(std::vector<std::string> args) {
-    aopt::common::process_request r;
-    r.argv = {AOPT_BINARY};
-    r.argv.insert(r.argv.end(), args.begin(), args.end());
-    r.limits.wall_timeout = std::chrono::seconds(600);
-    r.limits.max_output_bytes = 4 << 20;
-    return aopt::common::run_process(r);
-  }
+  static aopt::common::process_outcome aopt(const std::vector<std::string>& args) { return aopt::testing::run_aopt(args, 600); }
 
   fs::path root_;
   nlohmann::json base_, true_;
@@ -139,7 +127,7 @@ TEST_F(CannCalibrate, RecoversAKnownProfileWithinFivePercent) {
   // Unfitted constants keep the base's value and source.
   EXPECT_EQ(fitted["timing"]["scalar"]["sync_all_cycles"], base_["timing"]["scalar"]["sync_all_cycles"]);
   const auto report = read_json(root_ / "site.fit.json");
-  ASSERT_EQ(report["cases"].size(), 14u);
+  ASSERT_EQ(report["cases"].size(), 15u);
   for (const auto& c : report["cases"]) EXPECT_LT(c["error_fitted"].get<double>(), 0.03) << c.dump();
 
   // The kept msprof outputs fit again to the same profile.

@@ -181,7 +181,8 @@ double rms_relative(const std::map<std::string, double>& sim, const std::map<std
 
 std::vector<fit_param> default_params() {
   return {scalar_param("chip.hbm_bandwidth_gbs"),   curve_param("dma.gm_to_ub_gibs"),
-          curve_param("dma.ub_to_gm_gibs"),         scalar_param("vector.head_cycles"),
+          curve_param("dma.ub_to_gm_gibs"),         scalar_param("dma.fixed_latency_ns"),
+          scalar_param("vector.head_cycles"),
           cpr_param("unary", "b32"),                cpr_param("binary", "b16"),
           cpr_param("binary", "b32"),               cpr_param("exp_ln", "b32"),
           scalar_param("scalar.elem_access_cycles"), scalar_param("scalar.api_issue_cycles"),
