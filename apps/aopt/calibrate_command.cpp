@@ -4,6 +4,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -86,6 +87,11 @@ int run(const calibrate_args& a) {
   const std::string name = a.name.empty() ? base_prof.name + "-calibrated" : a.name;
   const fs::path out = a.out.empty() ? fs::path(name + ".json") : fs::path(a.out);
   const fs::path work = a.work.empty() ? common::make_unique_dir(fs::temp_directory_path(), "aopt-calibrate-") : fs::path(a.work);
+  // A work directory of our own goes when the command ends; one given with --work stays.
+  const std::unique_ptr<const fs::path, void (*)(const fs::path*)> cleanup(a.work.empty() ? &work : nullptr, [](const fs::path* p) {
+    std::error_code e;
+    fs::remove_all(*p, e);
+  });
   std::string device = "msprof op outputs in " + a.from;
   fs::path from = a.from;
   if (from.empty()) {

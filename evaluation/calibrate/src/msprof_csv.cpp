@@ -8,6 +8,7 @@
 
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
+#include "aopt/evaluation/cann.h"
 
 namespace aopt::calibrate {
 
@@ -21,19 +22,6 @@ std::string trimmed(std::string s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.erase(s.begin());
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.pop_back();
   return s;
-}
-
-std::vector<std::string> split_row(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"') quoted = !quoted;
-    else if (c == ',' && !quoted) out.push_back(trimmed(std::exchange(cur, {})));
-    else cur += c;
-  }
-  out.push_back(trimmed(cur));
-  return out;
 }
 
 [[noreturn]] void garbled(const std::string& file, int line, const std::string& what) {
@@ -57,7 +45,7 @@ csv_table parse_csv(const std::string& text, const std::string& file) {
   while (std::getline(in, line)) {
     ++n;
     if (trimmed(line).empty()) continue;
-    auto fields = split_row(line);
+    auto fields = evaluation::csv_fields(line);
     if (t.header.empty()) {
       t.header = std::move(fields);
       continue;
