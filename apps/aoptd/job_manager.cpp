@@ -69,6 +69,7 @@ void write_file(const fs::path& p, const std::string& text) { common::write_text
 job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers)
     : cfg_(std::move(cfg)), observers_(std::move(observers)) {
   cfg_.validate();
+  profile_name_ = sim::load_profile(cfg_.profile).name;
   std::error_code e;
   fs::create_directories(cfg_.state_dir / "jobs", e);
   if (e) throw error(ec::io_error, (cfg_.state_dir / "jobs").string() + ": cannot create: " + e.message());
@@ -161,7 +162,7 @@ json job_manager::devices() const {
   json out = json::array();
   std::lock_guard<std::mutex> lock(devices_mu_);
   for (const auto& d : devices_) {
-    out.push_back({{"id", d.id}, {"kind", "sim"}, {"profile", cfg_.profile}, {"state", d.state},
+    out.push_back({{"id", d.id}, {"kind", "sim"}, {"profile", profile_name_}, {"profile_source", cfg_.profile}, {"state", d.state},
                    {"evaluations", d.evaluations}, {"failures", d.failures}});
   }
   return out;

@@ -121,6 +121,7 @@ class job_manager {
   llm::session_options llm_session_options(const std::string& id);
 
   daemon_config cfg_;
+  std::string profile_name_;  // the loaded profile's own name (cfg_.profile may be a file path)
   std::vector<job_observer*> observers_;
   std::unique_ptr<storage::job_store> store_;
   std::unique_ptr<actors::runtime> runtime_;

@@ -141,6 +141,12 @@ class daemon_process {
   ~daemon_process() { kill9(); }
 
   fs::path socket() const { return dir_ / "run" / "aoptd.sock"; }
+  // Adds `key = value` (value as TOML) to the config's [jobs] table; call before start().
+  void set_jobs_key(const std::string& key, const std::string& value) {
+    std::string text = common::read_text_file(config_);
+    text.insert(text.find("[jobs]\n") + 7, key + " = " + value + "\n");
+    common::write_text_file(config_, text);
+  }
   fs::path dir() const { return dir_; }
   pid_t pid() const { return pid_; }
   std::string log() const {
