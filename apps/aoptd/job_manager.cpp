@@ -136,10 +136,10 @@ const job_manager::job_entry& job_manager::entry(const std::string& id) const {
   return const_cast<job_manager*>(this)->entry(id);
 }
 
-void job_manager::append_event(const std::string& id, job_entry& e, json event) {
+void job_manager::append_event(const std::string& id, job_entry& e, json event, bool durable) {
   event["n"] = e.next_event;
   event["time_ms"] = now_ms();
-  store_->put_event(id, e.next_event, event);
+  store_->put_event(id, e.next_event, event, durable);
   ++e.next_event;
   changed_.notify_all();
 }
@@ -544,7 +544,7 @@ void job_manager::run_job_body(const std::string& id) {
       it->second.record["evaluations"] = e.point->evaluations;
       it->second.record["best_us"] = e.point->best_us;
     }
-    append_event(id, it->second, std::move(ev));
+    append_event(id, it->second, std::move(ev), /*durable=*/false);  // the journal is; a replay writes it again
     if (!point.is_null()) {
       for (auto* obs : observers_) obs->on_evaluation(id, point);
     }
