@@ -113,6 +113,22 @@ inline http_reply request(const fs::path& socket, const std::string& method, con
   return raw_request(socket, req, timeout_ms);
 }
 
+// Polls `ready` up to 300 times, `interval` apart, while child `pid` lives: true once it answers;
+// false (and pid = -1) when the child exited first, or after the last poll.
+template <class Ready>
+bool wait_ready(pid_t& pid, std::chrono::milliseconds interval, Ready ready) {
+  for (int i = 0; i < 300; ++i) {
+    if (ready()) return true;
+    int st = 0;
+    if (::waitpid(pid, &st, WNOHANG) == pid) {
+      pid = -1;
+      return false;
+    }
+    std::this_thread::sleep_for(interval);
+  }
+  return false;
+}
+
 // The daemon under test. `dir` must be short (the socket path has a 107-byte limit).
 class daemon_process {
  public:
@@ -163,16 +179,8 @@ class daemon_process {
       ::execl(AOPTD_BINARY, "aoptd", "--config", config_.c_str(), static_cast<char*>(nullptr));
       std::_Exit(127);
     }
-    for (int i = 0; i < 300; ++i) {
-      if (request(socket(), "GET", "/v1/health", {}, 1000).status == 200) return true;
-      int st = 0;
-      if (::waitpid(pid_, &st, WNOHANG) == pid_) {
-        pid_ = -1;
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return false;
+    return wait_ready(pid_, std::chrono::milliseconds(50),
+                      [this] { return request(socket(), "GET", "/v1/health", {}, 1000).status == 200; });
   }
   bool alive() const {
     if (pid_ <= 0) return false;

@@ -117,16 +117,7 @@ struct prometheus_server {
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
   bool ready() {
-    for (int i = 0; i < 300; ++i) {
-      if (!http_get(port, "/-/ready").empty()) return true;
-      int st = 0;
-      if (::waitpid(pid, &st, WNOHANG) == pid) {
-        pid = -1;
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return false;
+    return wait_ready(pid, std::chrono::milliseconds(100), [this] { return !http_get(port, "/-/ready").empty(); });
   }
   // The number of series the instant query returns, waiting up to 20 s for some (scrapes come
   // every second; rate() needs two in its window); -1: the query failed.
