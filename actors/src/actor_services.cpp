@@ -17,8 +17,8 @@ namespace aopt::actors {
 using namespace protocols;
 
 struct actor_services::impl {
-  impl(caf::actor_system& sys, service_actors a, std::string pkg, actor_timeouts t)
-      : self(sys), actors(std::move(a)), package(std::move(pkg)), timeouts(t) {}
+  impl(caf::actor_system& sys, service_actors a, job_id j, std::string pkg, actor_timeouts t)
+      : self(sys), actors(std::move(a)), job(j), package(std::move(pkg)), timeouts(t) {}
 
   // One blocking round trip. No answer in time, or an error reply, is a system fault.
   template <class Result, class Handle, class... Ts>
@@ -43,18 +43,19 @@ struct actor_services::impl {
 
   caf::scoped_actor self;
   service_actors actors;
+  job_id job = 0;
   std::string package;
   actor_timeouts timeouts;
   std::string engine_name;
   std::size_t parallelism = 1;
 };
 
-actor_services::actor_services(caf::actor_system& sys, service_actors actors, std::string package,
-                               actor_timeouts timeouts)
-    : impl_(std::make_unique<impl>(sys, std::move(actors), std::move(package), timeouts)) {
+actor_services::actor_services(caf::actor_system& sys, service_actors actors, job_id job,
+                               std::string package, actor_timeouts timeouts)
+    : impl_(std::make_unique<impl>(sys, std::move(actors), job, std::move(package), timeouts)) {
   timeouts.validate();
-  impl_->engine_name =
-      impl_->ask<std::string>(impl_->actors.mutator, timeouts.engine, "Mutator", name_atom::value);
+  impl_->engine_name = impl_->ask<std::string>(impl_->actors.mutator, timeouts.engine, "Mutator",
+                                               name_atom::value, job);
   const auto n = impl_->ask<std::uint64_t>(impl_->actors.pool, timeouts.engine, "evaluator pool",
                                            parallelism_atom::value);
   if (n == 0) {
@@ -79,7 +80,7 @@ search::outcome<stage1::tiling_template> actor_services::synthesize_template(
     const stage1::synthesis_input& input) {
   auto r =
       impl_->ask<local<template_outcome>>(impl_->actors.mutator, impl_->timeouts.engine, "Mutator",
-                                          synthesize_atom::value, make_local(input));
+                                          synthesize_atom::value, impl_->job, make_local(input));
   return r.get();
 }
 
@@ -88,7 +89,7 @@ search::outcome<std::vector<stage1::tiling_proposal>> actor_services::propose_ti
   // The identity of the caller's object: see mutator_state in engine_actors.cpp.
   const auto identity = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&tmpl));
   auto r = impl_->ask<local<proposals_outcome>>(
-      impl_->actors.mutator, impl_->timeouts.engine, "Mutator", propose_atom::value, identity,
+      impl_->actors.mutator, impl_->timeouts.engine, "Mutator", propose_atom::value, impl_->job, identity,
       make_local(tmpl), make_local(history), static_cast<std::uint64_t>(n));
   return r.get();
 }
@@ -96,7 +97,7 @@ search::outcome<std::vector<stage1::tiling_proposal>> actor_services::propose_ti
 search::outcome<search::diagnosis> actor_services::diagnose(const nlohmann::json& profile,
                                                             const optimize::file_map& code) {
   auto r = impl_->ask<local<diagnosis_outcome>>(impl_->actors.diagnoser, impl_->timeouts.engine,
-                                                "Diagnoser", diagnose_atom::value,
+                                                "Diagnoser", diagnose_atom::value, impl_->job,
                                                 make_local(profile), make_local(code));
   return r.get();
 }
@@ -104,7 +105,7 @@ search::outcome<search::diagnosis> actor_services::diagnose(const nlohmann::json
 std::vector<search::experience> actor_services::retrieve(const search::diagnosis& d,
                                                          std::size_t k) {
   auto r = impl_->ask<local<experiences>>(impl_->actors.retriever, impl_->timeouts.engine,
-                                          "Retriever", retrieve_atom::value, make_local(d),
+                                          "Retriever", retrieve_atom::value, impl_->job, make_local(d),
                                           static_cast<std::uint64_t>(k));
   return r.get();
 }
@@ -112,7 +113,7 @@ std::vector<search::experience> actor_services::retrieve(const search::diagnosis
 search::outcome<std::vector<search::kernel_rewrite>> actor_services::refine(
     const optimize::file_map& files, const std::vector<search::experience>& tuples) {
   auto r = impl_->ask<local<rewrites_outcome>>(impl_->actors.refiner, impl_->timeouts.engine,
-                                               "Refiner", refine_atom::value, make_local(files),
+                                               "Refiner", refine_atom::value, impl_->job, make_local(files),
                                                make_local(tuples));
   return r.get();
 }
@@ -120,17 +121,21 @@ search::outcome<std::vector<search::kernel_rewrite>> actor_services::refine(
 std::vector<optimize::eval_report> actor_services::evaluate(
     const std::vector<optimize::eval_request>& batch) {
   if (batch.empty()) return {};
-  std::vector<eval_request_msg> msgs;
+  std::vector<eval_request_wire> msgs;
   msgs.reserve(batch.size());
-  for (const auto& r : batch) msgs.push_back(to_message(r, impl_->package));
+  for (const auto& r : batch) {
+    auto named = r;
+    named.package = impl_->package;
+    msgs.push_back(pack(named));
+  }
   // The pool answers every batch within its own timeouts (each request: one evaluation timeout,
   // plus one ping timeout before its slot is reused); this bound only guards against a pool
   // that is gone.
   const auto p = std::max<std::size_t>(impl_->parallelism, 1);
   const auto waves = static_cast<std::int64_t>((batch.size() + p - 1) / p);
   const auto bound = impl_->timeouts.evaluation * (2 * waves + 1);
-  auto reports = impl_->ask<std::vector<eval_report_msg>>(
-      impl_->actors.pool, bound, "evaluator pool", evaluate_atom::value, std::move(msgs));
+  auto reports = impl_->ask<std::vector<eval_report_wire>>(impl_->actors.pool, bound, "evaluator pool",
+                                                          evaluate_atom::value, impl_->package, std::move(msgs));
   if (reports.size() != batch.size()) {
     throw aopt::error(ec::internal, "actor_services: the evaluator pool answered " +
                                         std::to_string(reports.size()) + " reports for " +
@@ -138,14 +143,14 @@ std::vector<optimize::eval_report> actor_services::evaluate(
   }
   std::vector<optimize::eval_report> out;
   out.reserve(reports.size());
-  for (const auto& m : reports) out.push_back(from_message(m));
+  for (const auto& m : reports) out.push_back(unpack(m));
   return out;
 }
 
 void actor_services::learn(const search::experience& accepted) {
   // Fire and forget: the Distiller hands it to the bank in order; run_optimize_job flushes it.
   if (impl_->actors.distiller)
-    caf::anon_send(impl_->actors.distiller, learn_atom::value, make_local(accepted));
+    caf::anon_send(impl_->actors.distiller, learn_atom::value, impl_->job, make_local(accepted));
 }
 
 }  // namespace aopt::actors

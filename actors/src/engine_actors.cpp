@@ -1,9 +1,13 @@
-// The Mutator, Diagnoser, Refiner (engine calls), Retriever (bank retrieval), Distiller (bank
-// sink) and the progress listener. Each handler is one engine or library call; a system fault
-// (an exception) travels back inside the local reply and is rethrown by the requester.
+// The role actors (Mutator, Diagnoser, Refiner: engine calls; Retriever: bank retrieval), each a
+// pool over workers that serve every job of the job table; the Distiller (bank sink) and the
+// progress listener. Each worker handler is one engine or library call on the job's own engine;
+// a system fault (an exception, an unknown job) travels back inside the local reply and is
+// rethrown by the requester.
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +16,7 @@
 
 #include "aopt/actors/convert.hpp"
 #include "aopt/actors/spawn.hpp"
+#include "aopt/common/error.h"
 #include "aopt/common/log.h"
 #include "aopt/search/retrieve.h"
 
@@ -19,7 +24,38 @@ namespace aopt::actors {
 
 using namespace protocols;
 
+// -- job table ------------------------------------------------------------------------------
+
+job_id job_table::add(std::shared_ptr<job_context> job) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto id = next_++;
+  jobs_.emplace(id, std::move(job));
+  return id;
+}
+
+void job_table::remove(job_id id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  jobs_.erase(id);
+}
+
+std::shared_ptr<job_context> job_table::at(job_id id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) {
+    throw aopt::error(ec::internal, "actors: job " + std::to_string(id) +
+                                        " is not registered with the role actors (it ended, or was never started)");
+  }
+  return it->second;
+}
+
+std::size_t job_table::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return jobs_.size();
+}
+
 namespace {
+
+using jobs_ptr = std::shared_ptr<const job_table>;
 
 // Runs `f` and wraps its value, or the exception it threw, into a local reply.
 template <class T, class F>
@@ -31,47 +67,56 @@ local<T> guarded(F&& f) {
   }
 }
 
-// -- Mutator --------------------------------------------------------------------------------
+// Calls `f(engine)` on job `id`'s engine under the job's lock.
+template <class F>
+auto with_engine(const job_table& jobs, job_id id, F&& f) {
+  auto job = jobs.at(id);
+  if (job->engine == nullptr) {
+    throw aopt::error(ec::internal, "actors: job " + std::to_string(id) + " has no engine");
+  }
+  std::lock_guard<std::mutex> lock(job->lock);
+  return f(*job->engine, *job);
+}
 
-struct mutator_state {
-  static inline const char* name = "aopt.mutator";
-  // The engine keeps per-template state keyed by the template object's address (the offline
-  // engine's mutator). The caller's template arrives as a copy, so the Mutator keeps one object
-  // per caller identity and refreshes its contents in place: the engine sees a stable address
-  // exactly while the caller's address is stable, and always the caller's current contents.
-  std::uint64_t identity = 0;
-  std::unique_ptr<stage1::tiling_template> held;
-};
-
-stage1::tiling_template& hold(mutator_state& st, std::uint64_t identity,
-                              const stage1::tiling_template& t) {
-  if (!st.held || st.identity != identity) {
+// The engine keeps per-template state keyed by the template object's address (the offline
+// engine's mutator). The caller's template arrives as a copy, so the job keeps one object per
+// caller identity and refreshes its contents in place: the engine sees a stable address exactly
+// while the caller's address is stable, and always the caller's current contents.
+stage1::tiling_template& hold(job_context& job, std::uint64_t identity, const stage1::tiling_template& t) {
+  if (!job.held_template || job.template_identity != identity) {
     // The new object is allocated before the old one is freed: a new identity never gets the
     // old address, so the engine starts afresh.
     auto fresh = std::make_unique<stage1::tiling_template>(t);
-    st.held = std::move(fresh);
-    st.identity = identity;
+    job.held_template = std::move(fresh);
+    job.template_identity = identity;
   } else {
-    *st.held = t;
+    *job.held_template = t;
   }
-  return *st.held;
+  return *job.held_template;
 }
 
-mutator_actor::behavior_type mutator_behavior(mutator_actor::stateful_pointer<mutator_state> self,
-                                              std::shared_ptr<shared_engine> engine) {
+// -- workers --------------------------------------------------------------------------------
+
+mutator_actor::behavior_type mutator_worker(mutator_actor::pointer, jobs_ptr jobs) {
   return {
-      [engine](name_atom) { return engine->name(); },
-      [engine](synthesize_atom, const local<stage1::synthesis_input>& in) {
+      [jobs](name_atom, job_id id) -> caf::result<std::string> {
+        try {
+          return with_engine(*jobs, id, [](search::engine& e, job_context&) { return e.name(); });
+        } catch (const std::exception& e) {
+          return caf::make_error(caf::sec::runtime_error, e.what());
+        }
+      },
+      [jobs](synthesize_atom, job_id id, const local<stage1::synthesis_input>& in) {
         return guarded<template_outcome>([&] {
-          return engine->call([&](search::engine& e) { return e.synthesize_template(in.get()); });
+          return with_engine(*jobs, id,
+                             [&](search::engine& e, job_context&) { return e.synthesize_template(in.get()); });
         });
       },
-      [self, engine](propose_atom, std::uint64_t identity,
-                     const local<stage1::tiling_template>& tmpl,
-                     const local<stage1::stage1_history>& history, std::uint64_t n) {
+      [jobs](propose_atom, job_id id, std::uint64_t identity, const local<stage1::tiling_template>& tmpl,
+             const local<stage1::stage1_history>& history, std::uint64_t n) {
         return guarded<proposals_outcome>([&] {
-          auto& t = hold(self->state, identity, tmpl.get());
-          return engine->call([&](search::engine& e) {
+          return with_engine(*jobs, id, [&](search::engine& e, job_context& job) {
+            auto& t = hold(job, identity, tmpl.get());
             return e.propose_tiling_variants(t, history.get(), static_cast<std::size_t>(n));
           });
         });
@@ -79,45 +124,38 @@ mutator_actor::behavior_type mutator_behavior(mutator_actor::stateful_pointer<mu
   };
 }
 
-// -- Diagnoser, Refiner ----------------------------------------------------------------------
-
-diagnoser_actor::behavior_type diagnoser_behavior(diagnoser_actor::pointer self,
-                                                  std::shared_ptr<shared_engine> engine) {
-  (void)self;
+diagnoser_actor::behavior_type diagnoser_worker(diagnoser_actor::pointer, jobs_ptr jobs) {
   return {
-      [engine](diagnose_atom, const local<nlohmann::json>& profile, const local<file_map>& code) {
+      [jobs](diagnose_atom, job_id id, const local<nlohmann::json>& profile, const local<file_map>& code) {
         return guarded<diagnosis_outcome>([&] {
-          return engine->call(
-              [&](search::engine& e) { return e.diagnose(profile.get(), code.get()); });
+          return with_engine(*jobs, id,
+                             [&](search::engine& e, job_context&) { return e.diagnose(profile.get(), code.get()); });
         });
       },
   };
 }
 
-refiner_actor::behavior_type refiner_behavior(refiner_actor::pointer self,
-                                              std::shared_ptr<shared_engine> engine) {
-  (void)self;
+refiner_actor::behavior_type refiner_worker(refiner_actor::pointer, jobs_ptr jobs) {
   return {
-      [engine](refine_atom, const local<file_map>& files, const local<experiences>& tuples) {
+      [jobs](refine_atom, job_id id, const local<file_map>& files, const local<experiences>& tuples) {
         return guarded<rewrites_outcome>([&] {
-          return engine->call(
-              [&](search::engine& e) { return e.rewrite_kernel(files.get(), tuples.get()); });
+          return with_engine(*jobs, id, [&](search::engine& e, job_context&) {
+            return e.rewrite_kernel(files.get(), tuples.get());
+          });
         });
       },
   };
 }
 
-// -- Retriever ------------------------------------------------------------------------------
-
-retriever_actor::behavior_type retriever_behavior(retriever_actor::pointer self,
-                                                  std::shared_ptr<const search::retriever> index) {
-  (void)self;
+retriever_actor::behavior_type retriever_worker(retriever_actor::pointer, jobs_ptr jobs) {
   return {
-      [index](retrieve_atom, const local<search::diagnosis>& d, std::uint64_t k) {
+      [jobs](retrieve_atom, job_id id, const local<search::diagnosis>& d, std::uint64_t k) {
         return guarded<experiences>([&] {
+          const auto job = jobs->at(id);
           experiences out;
-          for (const auto& hit : search::top_k_for(*index, d.get(), static_cast<std::size_t>(k))) {
-            out.push_back(index->at(hit.index));
+          if (!job->index) return out;
+          for (const auto& hit : search::top_k_for(*job->index, d.get(), static_cast<std::size_t>(k))) {
+            out.push_back(job->index->at(hit.index));
           }
           return out;
         });
@@ -125,21 +163,120 @@ retriever_actor::behavior_type retriever_behavior(retriever_actor::pointer self,
   };
 }
 
+// -- pools ----------------------------------------------------------------------------------
+
+template <class Handle>
+struct role_pool_state {
+  static inline const char* name = "aopt.role_pool";
+  std::vector<Handle> workers;
+  std::vector<std::size_t> in_flight;  // per worker
+};
+
+template <class Handle>
+using pool_pointer = typename Handle::template stateful_pointer<role_pool_state<Handle>>;
+
+// Hands the current request to the worker with the fewest calls in flight and delivers its
+// answer. No timeout here: the requester has its own.
+template <class Result, class Self, class... Ts>
+caf::typed_response_promise<Result> route(Self* self, const Ts&... xs) {
+  auto& st = self->state;
+  const auto i = static_cast<std::size_t>(std::min_element(st.in_flight.begin(), st.in_flight.end()) -
+                                          st.in_flight.begin());
+  ++st.in_flight[i];
+  auto rp = self->template make_response_promise<Result>();
+  self->request(st.workers[i], caf::infinite, xs...)
+      .then(
+          [self, i, rp](Result& r) mutable {
+            --self->state.in_flight[i];
+            rp.deliver(std::move(r));
+          },
+          [self, i, rp](caf::error& e) mutable {
+            --self->state.in_flight[i];
+            rp.deliver(std::move(e));
+          });
+  return rp;
+}
+
+template <class Self, class Handle>
+void adopt(Self* self, std::vector<Handle> workers) {
+  self->state.in_flight.assign(workers.size(), 0);
+  self->state.workers = std::move(workers);
+  // The workers live as long as their pool.
+  for (const auto& w : self->state.workers) self->link_to(w);
+}
+
+mutator_actor::behavior_type mutator_pool(pool_pointer<mutator_actor> self, std::vector<mutator_actor> workers) {
+  adopt(self, std::move(workers));
+  return {
+      [self](name_atom a, job_id id) { return route<std::string>(self, a, id); },
+      [self](synthesize_atom a, job_id id, const local<stage1::synthesis_input>& in) {
+        return route<local<template_outcome>>(self, a, id, in);
+      },
+      [self](propose_atom a, job_id id, std::uint64_t identity, const local<stage1::tiling_template>& t,
+             const local<stage1::stage1_history>& h, std::uint64_t n) {
+        return route<local<proposals_outcome>>(self, a, id, identity, t, h, n);
+      },
+  };
+}
+
+diagnoser_actor::behavior_type diagnoser_pool(pool_pointer<diagnoser_actor> self,
+                                              std::vector<diagnoser_actor> workers) {
+  adopt(self, std::move(workers));
+  return {
+      [self](diagnose_atom a, job_id id, const local<nlohmann::json>& p, const local<file_map>& code) {
+        return route<local<diagnosis_outcome>>(self, a, id, p, code);
+      },
+  };
+}
+
+refiner_actor::behavior_type refiner_pool(pool_pointer<refiner_actor> self, std::vector<refiner_actor> workers) {
+  adopt(self, std::move(workers));
+  return {
+      [self](refine_atom a, job_id id, const local<file_map>& files, const local<experiences>& tuples) {
+        return route<local<rewrites_outcome>>(self, a, id, files, tuples);
+      },
+  };
+}
+
+retriever_actor::behavior_type retriever_pool(pool_pointer<retriever_actor> self,
+                                              std::vector<retriever_actor> workers) {
+  adopt(self, std::move(workers));
+  return {
+      [self](retrieve_atom a, job_id id, const local<search::diagnosis>& d, std::uint64_t k) {
+        return route<local<experiences>>(self, a, id, d, k);
+      },
+  };
+}
+
 // -- Distiller, progress listener ------------------------------------------------------------
 
-distiller_actor::behavior_type distiller_behavior(
-    distiller_actor::pointer self, std::function<void(const search::experience&)> sink) {
-  (void)self;
+using sink_fn = std::function<void(const search::experience&)>;
+
+void store_tuple(const sink_fn& sink, const search::experience& tuple) {
+  try {
+    if (sink) sink(tuple);
+  } catch (const std::exception& e) {
+    common::logger()->warn("distiller: a tuple was not stored and is dropped: {}", e.what());
+  } catch (...) {
+    common::logger()->warn("distiller: a tuple was not stored and is dropped (unknown exception)");
+  }
+}
+
+distiller_actor::behavior_type distiller_behavior(distiller_actor::pointer, jobs_ptr jobs, sink_fn fixed) {
   return {
-      [sink](learn_atom, const local<search::experience>& tuple) {
-        try {
-          if (sink) sink(tuple.get());
-        } catch (const std::exception& e) {
-          common::logger()->warn("distiller: a tuple was not stored and is dropped: {}", e.what());
-        } catch (...) {
-          common::logger()->warn(
-              "distiller: a tuple was not stored and is dropped (unknown exception)");
+      [jobs, fixed](learn_atom, job_id id, const local<search::experience>& tuple) {
+        if (!jobs) {
+          store_tuple(fixed, tuple.get());
+          return;
         }
+        std::shared_ptr<job_context> job;
+        try {
+          job = jobs->at(id);
+        } catch (const std::exception& e) {
+          common::logger()->warn("distiller: a tuple is dropped: {}", e.what());
+          return;
+        }
+        store_tuple(job->learned, tuple.get());
       },
       [](ping_atom) { return ping_atom::value; },
   };
@@ -149,17 +286,9 @@ progress_listener_actor::behavior_type listener_behavior(progress_listener_actor
                                                          optimize::progress_fn fn) {
   (void)self;
   return {
-      [fn](progress_atom, const progress_msg& m) {
-        optimize::progress_event e;
-        e.kind = m.kind;
-        e.message = m.message;
-        optimize::trajectory_point p;
-        if (m.has_point) {
-          p = point_of(m);
-          e.point = &p;
-        }
+      [fn](progress_atom, const progress_wire& m) {
         try {
-          if (fn) fn(e);
+          if (fn) fn(unpack(m));
         } catch (const std::exception& ex) {
           common::logger()->warn("progress listener: the callback failed: {}", ex.what());
         }
@@ -174,33 +303,39 @@ auto spawn_as(caf::actor_system& sys, spawn_mode mode, F f, Ts&&... xs) {
   return sys.spawn(f, std::forward<Ts>(xs)...);
 }
 
+template <class Handle, class Worker, class Pool>
+Handle spawn_pool(caf::actor_system& sys, jobs_ptr jobs, std::size_t n, spawn_mode mode, Worker worker, Pool pool) {
+  if (!jobs) throw aopt::error(ec::invalid_argument, "actors: a role actor needs a job table");
+  std::vector<Handle> workers;
+  for (std::size_t i = 0; i < std::max<std::size_t>(n, 1); ++i) workers.push_back(spawn_as(sys, mode, worker, jobs));
+  return sys.spawn(pool, std::move(workers));
+}
+
 }  // namespace
 
-mutator_actor spawn_mutator(caf::actor_system& sys, std::shared_ptr<shared_engine> engine,
-                            spawn_mode mode) {
-  return spawn_as(sys, mode, mutator_behavior, std::move(engine));
+mutator_actor spawn_mutator(caf::actor_system& sys, jobs_ptr jobs, std::size_t workers, spawn_mode mode) {
+  return spawn_pool<mutator_actor>(sys, std::move(jobs), workers, mode, mutator_worker, mutator_pool);
 }
 
-diagnoser_actor spawn_diagnoser(caf::actor_system& sys, std::shared_ptr<shared_engine> engine,
-                                spawn_mode mode) {
-  return spawn_as(sys, mode, diagnoser_behavior, std::move(engine));
+diagnoser_actor spawn_diagnoser(caf::actor_system& sys, jobs_ptr jobs, std::size_t workers, spawn_mode mode) {
+  return spawn_pool<diagnoser_actor>(sys, std::move(jobs), workers, mode, diagnoser_worker, diagnoser_pool);
 }
 
-refiner_actor spawn_refiner(caf::actor_system& sys, std::shared_ptr<shared_engine> engine,
-                            spawn_mode mode) {
-  return spawn_as(sys, mode, refiner_behavior, std::move(engine));
+refiner_actor spawn_refiner(caf::actor_system& sys, jobs_ptr jobs, std::size_t workers, spawn_mode mode) {
+  return spawn_pool<refiner_actor>(sys, std::move(jobs), workers, mode, refiner_worker, refiner_pool);
 }
 
-retriever_actor spawn_retriever(caf::actor_system& sys, std::vector<search::experience> bank,
-                                spawn_mode mode, std::unique_ptr<search::ranker> ranker) {
-  auto index = std::make_shared<const search::retriever>(std::move(bank), std::move(ranker));
-  return spawn_as(sys, mode, retriever_behavior, std::move(index));
+retriever_actor spawn_retriever(caf::actor_system& sys, jobs_ptr jobs, std::size_t workers, spawn_mode mode) {
+  return spawn_pool<retriever_actor>(sys, std::move(jobs), workers, mode, retriever_worker, retriever_pool);
 }
 
-distiller_actor spawn_distiller(caf::actor_system& sys,
-                                std::function<void(const search::experience&)> sink,
-                                spawn_mode mode) {
-  return spawn_as(sys, mode, distiller_behavior, std::move(sink));
+distiller_actor spawn_distiller(caf::actor_system& sys, jobs_ptr jobs, spawn_mode mode) {
+  if (!jobs) throw aopt::error(ec::invalid_argument, "actors: the Distiller needs a job table");
+  return spawn_as(sys, mode, distiller_behavior, std::move(jobs), sink_fn{});
+}
+
+distiller_actor spawn_distiller(caf::actor_system& sys, sink_fn sink, spawn_mode mode) {
+  return spawn_as(sys, mode, distiller_behavior, jobs_ptr{}, std::move(sink));
 }
 
 progress_listener_actor spawn_progress_listener(caf::actor_system& sys, optimize::progress_fn fn,

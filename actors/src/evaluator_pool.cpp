@@ -30,8 +30,9 @@
 
 namespace aopt::actors {
 
-using protocols::eval_report_msg;
-using protocols::eval_request_msg;
+using eval_report_msg = protocols::eval_report_wire;
+using eval_request_msg = protocols::eval_request_wire;
+using optimize::failure_report;
 using protocols::evaluate_atom;
 using protocols::evaluator_actor;
 using protocols::evaluator_pool_actor;
@@ -46,13 +47,14 @@ eval_report_msg evaluate_one(const optimize::package_evaluate_fn& fn, std::size_
                              const eval_request_msg& m) {
   const auto where = "evaluator slot " + std::to_string(slot);
   try {
-    return to_message(fn(m.package, from_message(m)));
+    const auto request = unpack(m);
+    return pack(fn(request.package, request));
   } catch (const std::exception& e) {
-    return failure_report("runtime_error",
-                          where + " failed while evaluating this candidate: " + e.what() +
-                              " (a fault of the evaluator, not necessarily of the candidate)");
+    return pack(failure_report("runtime_error",
+                               where + " failed while evaluating this candidate: " + e.what() +
+                                   " (a fault of the evaluator, not necessarily of the candidate)"));
   } catch (...) {
-    return failure_report("runtime_error", where + " failed with an unknown exception");
+    return pack(failure_report("runtime_error", where + " failed with an unknown exception"));
   }
 }
 
@@ -127,7 +129,7 @@ void lose_slot(pool_pointer self, std::size_t slot, const std::string& why) {
       auto item = it->second.first;
       self->state.in_flight.erase(it);
       finish(self, item,
-             failure_report("runtime_error", "evaluator slot " + std::to_string(slot) + " " + why));
+             pack(failure_report("runtime_error", "evaluator slot " + std::to_string(slot) + " " + why)));
     }
   }
   s.state = slot_state::lost;
@@ -166,11 +168,10 @@ void on_error(pool_pointer self, std::uint64_t ticket, const caf::error& err) {
   if (err == caf::sec::request_timeout) {
     self->state.in_flight.erase(it);
     self->state.slots[slot].state = slot_state::stale;
-    finish(
-        self, item,
-        failure_report("timeout", "evaluator slot " + std::to_string(slot) +
-                                      " did not answer within " + ms_text(self->state.timeout) +
-                                      " (actor_timeouts.evaluation); raise it for slow devices"));
+    finish(self, item,
+           pack(failure_report("timeout", "evaluator slot " + std::to_string(slot) +
+                                              " did not answer within " + ms_text(self->state.timeout) +
+                                              " (actor_timeouts.evaluation); raise it for slow devices")));
     ping(self, slot);
   } else {
     lose_slot(self, slot, "failed: " + self->system().render(err));
@@ -203,9 +204,9 @@ void dispatch(pool_pointer self) {
       while (!st.queues.empty()) {
         auto item = pop_next(st);
         finish(self, item,
-               failure_report("runtime_error", "no evaluator left: all " +
-                                                   std::to_string(st.slots.size()) +
-                                                   " evaluator slots died or stopped answering"));
+               pack(failure_report("runtime_error", "no evaluator left: all " +
+                                                        std::to_string(st.slots.size()) +
+                                                        " evaluator slots died or stopped answering")));
       }
       return;
     }
@@ -223,7 +224,7 @@ void dispatch(pool_pointer self) {
 }
 
 caf::typed_response_promise<std::vector<eval_report_msg>> on_batch(
-    pool_pointer self, std::vector<eval_request_msg> batch) {
+    pool_pointer self, const std::string& package, std::vector<eval_request_msg> batch) {
   auto& st = self->state;
   auto promise = self->make_response_promise<std::vector<eval_report_msg>>();
   if (batch.empty()) {
@@ -236,7 +237,7 @@ caf::typed_response_promise<std::vector<eval_report_msg>> on_batch(
   b.reports.resize(batch.size());
   b.requests = std::move(batch);
   b.promise = promise;
-  auto& queue = st.queues[b.requests.front().package];
+  auto& queue = st.queues[package];
   for (std::size_t i = 0; i < b.requests.size(); ++i) queue.push_back({id, i});
   st.batches.emplace(id, std::move(b));
   dispatch(self);
@@ -263,8 +264,8 @@ evaluator_pool_actor::behavior_type pool_behavior(pool_pointer self,
     dispatch(self);
   });
   return {
-      [self](evaluate_atom, std::vector<eval_request_msg>& batch) {
-        return on_batch(self, std::move(batch));
+      [self](evaluate_atom, const std::string& package, std::vector<eval_request_msg>& batch) {
+        return on_batch(self, package, std::move(batch));
       },
       [self](parallelism_atom) {
         const auto& slots = self->state.slots;

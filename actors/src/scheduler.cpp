@@ -1,5 +1,6 @@
-// The Scheduler and the Rewinder: detached actors that block for the length of a job. The
-// Scheduler runs run_optimizer over actor_services; the Rewinder runs search::run_rewind (or
+// The Scheduler (long-lived, cooperative) and its job drivers and the Rewinder: detached actors
+// that block for the length of a job. A driver runs run_optimizer over actor_services; the
+// Rewinder runs search::run_rewind (or
 // run_engine_rewind when it was given an engine) with every evaluation routed to the evaluator
 // pool and the kept tuples sent to the Distiller.
 #include <chrono>
@@ -25,47 +26,76 @@ namespace {
 
 // -- Scheduler ------------------------------------------------------------------------------
 
-struct scheduler_state {
-  static inline const char* name = "aopt.scheduler";
-  scheduler_config cfg;
+// What the Scheduler and each job driver know: the role actors and the job table.
+struct scheduler_env {
+  service_actors actors;
+  std::shared_ptr<const job_table> jobs;
 };
 
-using scheduler_pointer = scheduler_actor::stateful_pointer<scheduler_state>;
-
-optimize::optimize_result run_job(scheduler_pointer self, const optimize_job_msg& job) {
-  const auto& cfg = self->state.cfg;
-  const auto config = config_of(job);
+optimize::optimize_result run_job(caf::actor_system& sys, const scheduler_env& env, job_id id,
+                                  const optimize_job_msg& msg) {
+  const auto job = env.jobs->at(id);
+  const auto config = unpack(msg.config);
   config.validate();
-  actor_services svc(self->system(), cfg.actors, job.package, cfg.timeouts);
+  actor_services svc(sys, env.actors, id, msg.package, job->timeouts);
   optimize::progress_fn progress;
-  if (cfg.listener) {
-    progress = [&cfg](const optimize::progress_event& e) {
-      caf::anon_send(cfg.listener, progress_atom::value, to_message(e));
+  if (job->listener) {
+    progress = [listener = job->listener](const optimize::progress_event& e) {
+      caf::anon_send(listener, progress_atom::value, pack(e));
     };
   }
   std::unique_ptr<optimize::services> decorated;
-  if (cfg.decorate) decorated = cfg.decorate(svc);
-  return optimize::run_optimizer(job.base_files, decorated ? *decorated : svc, config, progress);
+  if (job->decorate) decorated = job->decorate(svc);
+  return optimize::run_optimizer(msg.base_files, decorated ? *decorated : svc, config, progress);
 }
 
-scheduler_actor::behavior_type scheduler_behavior(scheduler_pointer self, scheduler_config cfg) {
-  self->state.cfg = std::move(cfg);
+// One job's driver: blocks in run_optimizer for the job's length on its own thread, answers,
+// and quits.
+scheduler_actor::behavior_type driver_behavior(scheduler_actor::pointer self, scheduler_env env) {
   return {
-      [self](optimize_atom, const optimize_job_msg& job) -> caf::result<optimize_reply_msg> {
+      [self, env](optimize_atom, job_id id, const optimize_job_msg& job) {
+        auto rp = self->make_response_promise<optimize_reply_msg>();
         try {
-          auto r = run_job(self, job);
-          return optimize_reply_msg{optimize::to_json(r).dump(), std::move(r.best_files)};
+          auto r = run_job(self->system(), env, id, job);
+          rp.deliver(optimize_reply_msg{optimize::to_json(r).dump(), std::move(r.best_files)});
         } catch (const std::exception& e) {
-          return caf::make_error(caf::sec::runtime_error,
-                                 std::string("optimize job failed: ") + e.what());
+          rp.deliver(caf::make_error(caf::sec::runtime_error, std::string("optimize job failed: ") + e.what()));
         }
+        self->quit();
+        return rp;
       },
-      [self](optimize_atom, local_atom, const optimize_job_msg& job) {
+      [self, env](optimize_atom, local_atom, job_id id, const optimize_job_msg& job) {
+        auto rp = self->make_response_promise<local<optimize::optimize_result>>();
         try {
-          return make_local(run_job(self, job));
+          rp.deliver(make_local(run_job(self->system(), env, id, job)));
         } catch (...) {
-          return local_error<optimize::optimize_result>(std::current_exception());
+          rp.deliver(local_error<optimize::optimize_result>(std::current_exception()));
         }
+        self->quit();
+        return rp;
+      },
+  };
+}
+
+struct scheduler_state {
+  static inline const char* name = "aopt.scheduler";
+  std::uint64_t started = 0;  // jobs handed to a driver
+};
+
+// The long-lived Scheduler: cooperative (it never blocks); each job gets a detached driver and
+// the driver's answer goes straight to the requester.
+scheduler_actor::behavior_type scheduler_behavior(scheduler_actor::stateful_pointer<scheduler_state> self,
+                                                  scheduler_env env) {
+  return {
+      [self, env](optimize_atom a, job_id id, const optimize_job_msg& job) {
+        ++self->state.started;
+        auto driver = self->system().spawn<caf::detached>(driver_behavior, env);
+        return self->delegate(driver, a, id, job);
+      },
+      [self, env](optimize_atom a, local_atom l, job_id id, const optimize_job_msg& job) {
+        ++self->state.started;
+        auto driver = self->system().spawn<caf::detached>(driver_behavior, env);
+        return self->delegate(driver, a, l, id, job);
       },
   };
 }
@@ -87,19 +117,19 @@ search::rewind_result run_rewind_job(rewinder_pointer self, const file_map& seed
   const auto timeout = st.cfg.timeouts.evaluation * 3;  // one evaluation, a ping, and slack
   int step = 0;
   auto eval = [&](const motifs::file_set& files) {
-    eval_request_msg m;
-    m.package = st.cfg.package;
-    m.files = files;
-    m.stage = "rewind";
-    m.proposal = "rewind step " + std::to_string(step++);
+    optimize::eval_request r;
+    r.package = st.cfg.package;
+    r.files = files;
+    r.stage = "rewind";
+    r.proposal = "rewind step " + std::to_string(step++);
     std::optional<search::rewind_eval> out;
     caf::error err;
     asker
-        ->request(st.cfg.pool, timeout, evaluate_atom::value,
-                  std::vector<eval_request_msg>{std::move(m)})
+        ->request(st.cfg.pool, timeout, evaluate_atom::value, st.cfg.package,
+                  std::vector<eval_request_wire>{pack(r)})
         .receive(
-            [&](std::vector<eval_report_msg>& reports) {
-              if (reports.size() == 1) out = to_rewind_eval(from_message(reports.front()));
+            [&](std::vector<eval_report_wire>& reports) {
+              if (reports.size() == 1) out = to_rewind_eval(unpack(reports.front()));
             },
             [&](caf::error& e) { err = std::move(e); });
     if (!out) {
@@ -117,7 +147,7 @@ search::rewind_result run_rewind_job(rewinder_pointer self, const file_map& seed
   }
   if (st.cfg.distiller) {
     for (const auto& t : result.tuples)
-      caf::anon_send(st.cfg.distiller, learn_atom::value, make_local(t));
+      caf::anon_send(st.cfg.distiller, learn_atom::value, st.cfg.job, make_local(t));
   }
   return result;
 }
@@ -137,9 +167,10 @@ rewinder_actor::behavior_type rewinder_behavior(rewinder_pointer self, rewinder_
 
 }  // namespace
 
-scheduler_actor spawn_scheduler(caf::actor_system& sys, scheduler_config cfg) {
-  cfg.timeouts.validate();
-  return sys.spawn<caf::detached>(scheduler_behavior, std::move(cfg));
+scheduler_actor spawn_scheduler(caf::actor_system& sys, service_actors actors,
+                                std::shared_ptr<const job_table> jobs) {
+  if (!jobs) throw aopt::error(ec::invalid_argument, "actors: the Scheduler needs a job table");
+  return sys.spawn(scheduler_behavior, scheduler_env{std::move(actors), std::move(jobs)});
 }
 
 rewinder_actor spawn_rewinder(caf::actor_system& sys, rewinder_config cfg) {

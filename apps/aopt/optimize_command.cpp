@@ -91,7 +91,7 @@ int run(optimize_args& a, const std::string& argv_line) {
     std::cout << fmt::format("optimize {} (engine {}, backend {} [{} latencies], {}, budget {}, {} evaluator slot(s), seed {})\n",
                              pkg->dir.string(), a.engine, a.backend, latency_kind, device, a.cfg.budget, spec.slots.slots, a.seed);
     spec.progress = [](const optimize::progress_event& e) {
-      if (e.kind == "point" && e.point != nullptr) {
+      if (e.kind == "point" && e.point.has_value()) {
         std::cout << optimize::progress_line(*e.point) << "\n";
       } else if (e.kind == "stage") {
         std::cout << "  -- " << e.message << "\n";

@@ -36,18 +36,20 @@ std::int64_t now_ms() {
 
 bool terminal(const std::string& state) { return state == "finished" || state == "failed" || state == "cancelled"; }
 
-// The job's evaluation journal in the job store: the report as optimize::to_json writes it plus
-// the full result record.
+// The job's evaluation journal in the job store: {"report": optimize::to_json(report)}. Journals
+// of earlier versions kept the result record beside the report ("result"); both read back.
 class store_journal final : public jobs::eval_journal {
  public:
   store_journal(storage::job_store& store, std::string id) : store_(store), id_(std::move(id)) {}
   std::optional<optimize::eval_report> find(const std::string& key) override {
     auto j = store_.get_evaluation(id_, key);
     if (!j) return std::nullopt;
-    return optimize::eval_report_from_json(j->at("report"), j->at("result"));
+    auto report = j->at("report").get<optimize::eval_report>();
+    if (j->contains("result")) report.result = j->at("result");
+    return report;
   }
   void record(const std::string& key, const optimize::eval_report& r) override {
-    store_.put_evaluation(id_, key, json{{"report", optimize::to_json(r)}, {"result", r.result}});
+    store_.put_evaluation(id_, key, json{{"report", optimize::to_json(r)}});
   }
 
  private:
@@ -110,7 +112,10 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
   for (std::size_t i = 0; i < slots.size(); ++i) {
     for (auto* o : observers_) o->on_device("sim" + std::to_string(i), false);
   }
-  runtime_ = std::make_unique<actors::runtime>(std::move(slots));
+  // One worker per role and running job: the engine calls of running jobs never queue behind
+  // each other.
+  runtime_ = std::make_unique<actors::runtime>(std::move(slots), actors::actor_timeouts{},
+                                               std::max<std::size_t>(cfg_.max_running, 1));
 }
 
 job_manager::~job_manager() {
@@ -530,7 +535,7 @@ void job_manager::run_job_body(const std::string& id) {
     if (p < persisted_progress) return;  // a resumed job replaying what was already streamed
     json ev = {{"kind", e.kind}, {"p", p}};
     json point;
-    if (e.kind == "point" && e.point != nullptr) {
+    if (e.kind == "point" && e.point.has_value()) {
       point = optimize::to_json(*e.point);
       ev["point"] = point;
       ev["line"] = optimize::progress_line(*e.point);

@@ -1,5 +1,8 @@
 #include "aopt/common/text.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace aopt::common {
 
 std::string valid_utf8(std::string_view text) {
@@ -44,6 +47,56 @@ std::string bounded_text(std::string_view s, std::size_t max_bytes, std::string_
   v.resize(cut);
   v += marker;
   return v;
+}
+
+bool is_valid_utf8(std::string_view s) { return valid_utf8(s) == s; }
+
+namespace {
+constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+}  // namespace
+
+std::string base64_encode(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
+    const unsigned v = (unsigned{p[i]} << 16) | (n > 1 ? unsigned{p[i + 1]} << 8 : 0u) | (n > 2 ? unsigned{p[i + 2]} : 0u);
+    out += kBase64[(v >> 18) & 63];
+    out += kBase64[(v >> 12) & 63];
+    out += n > 1 ? kBase64[(v >> 6) & 63] : '=';
+    out += n > 2 ? kBase64[v & 63] : '=';
+  }
+  return out;
+}
+
+std::string base64_decode(std::string_view text) {
+  if (text.size() % 4 != 0) throw std::invalid_argument("base64: length is not a multiple of 4");
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  for (std::size_t i = 0; i < text.size(); i += 4) {
+    const bool last = i + 4 == text.size();
+    const int pad = last ? (text[i + 3] == '=') + (text[i + 2] == '=') : 0;
+    if (pad == 1 && text[i + 2] == '=') throw std::invalid_argument("base64: misplaced padding");
+    unsigned v = 0;
+    for (int k = 0; k < 4; ++k) {
+      const int d = k >= 4 - pad ? 0 : value(text[i + k]);
+      if (d < 0) throw std::invalid_argument("base64: a character outside the alphabet");
+      v = (v << 6) | static_cast<unsigned>(d);
+    }
+    out += static_cast<char>((v >> 16) & 0xFF);
+    if (pad < 2) out += static_cast<char>((v >> 8) & 0xFF);
+    if (pad < 1) out += static_cast<char>(v & 0xFF);
+  }
+  return out;
 }
 
 }  // namespace aopt::common

@@ -62,7 +62,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
-search::outcome<chat_response> observed_client::chat(const chat_request& request) {
+outcome<chat_response> observed_client::chat(const chat_request& request) {
   const auto t0 = std::chrono::steady_clock::now();
   auto result = inner_.chat(request);
   request_observation o{request.role, result.ok(), {}, seconds_since(t0), false};
@@ -74,7 +74,7 @@ search::outcome<chat_response> observed_client::chat(const chat_request& request
   return result;
 }
 
-search::outcome<std::vector<std::vector<float>>> observed_client::embed(const std::vector<std::string>& texts) {
+outcome<std::vector<std::vector<float>>> observed_client::embed(const std::vector<std::string>& texts) {
   const auto t0 = std::chrono::steady_clock::now();
   auto result = inner_.embed(texts);
   if (observe_) observe_({role::embeddings, result.ok(), {}, seconds_since(t0), false});

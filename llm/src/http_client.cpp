@@ -390,11 +390,11 @@ double since(clock_type::time_point t0) {
 std::uint64_t estimate_tokens(std::size_t chars) { return (chars + 3) / 4; }
 }  // namespace
 
-search::outcome<chat_response> http_client::chat(const chat_request& request) {
+outcome<chat_response> http_client::chat(const chat_request& request) {
   const auto t0 = clock_type::now();
-  auto fail = [&](std::string reason, int attempts) -> search::outcome<chat_response> {
+  auto fail = [&](std::string reason, int attempts) -> outcome<chat_response> {
     account(request.role, true, attempts, {}, since(t0));
-    return search::engine_failure{redact(std::move(reason))};
+    return engine_failure{redact(std::move(reason))};
   };
   if (budget_spent())
     return fail("token budget of " + std::to_string(config_.token_budget) +
@@ -419,12 +419,12 @@ search::outcome<chat_response> http_client::chat(const chat_request& request) {
   return out;
 }
 
-search::outcome<std::vector<std::vector<float>>> http_client::embed(const std::vector<std::string>& texts) {
-  using result = search::outcome<std::vector<std::vector<float>>>;
+outcome<std::vector<std::vector<float>>> http_client::embed(const std::vector<std::string>& texts) {
+  using result = outcome<std::vector<std::vector<float>>>;
   const auto t0 = clock_type::now();
   auto fail = [&](std::string reason, int attempts) -> result {
     account(role::embeddings, true, attempts, {}, since(t0));
-    return search::engine_failure{redact(std::move(reason))};
+    return engine_failure{redact(std::move(reason))};
   };
   const std::string model = embedding_model();
   if (model.empty())

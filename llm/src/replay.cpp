@@ -210,8 +210,8 @@ std::string miss_reason(const char* role_name, const std::string& hash, const fs
 }
 
 // A stored chat answer as the caller would have had it (replayed).
-search::outcome<chat_response> chat_answer(const json& answer) {
-  if (answer.contains("failure")) return search::engine_failure{answer.value("failure", std::string())};
+outcome<chat_response> chat_answer(const json& answer) {
+  if (answer.contains("failure")) return engine_failure{answer.value("failure", std::string())};
   chat_response r;
   r.content = answer.value("content", std::string());
   r.model = answer.value("model", std::string());
@@ -222,13 +222,13 @@ search::outcome<chat_response> chat_answer(const json& answer) {
 }
 
 // A stored embeddings answer; a damaged entry is a failure naming the store.
-search::outcome<std::vector<std::vector<float>>> embed_answer(const json& answer, const std::string& hash,
+outcome<std::vector<std::vector<float>>> embed_answer(const json& answer, const std::string& hash,
                                                               const fs::path& dir) {
-  if (answer.contains("failure")) return search::engine_failure{answer.value("failure", std::string())};
+  if (answer.contains("failure")) return engine_failure{answer.value("failure", std::string())};
   try {
     return answer.at("vectors").get<std::vector<std::vector<float>>>();
   } catch (const json::exception& e) {
-    return search::engine_failure{"LLM replay store " + dir.string() + ": embeddings entry " + hash.substr(0, 12) +
+    return engine_failure{"LLM replay store " + dir.string() + ": embeddings entry " + hash.substr(0, 12) +
                                   " is damaged (" + e.what() + "); record again"};
   }
 }
@@ -238,7 +238,7 @@ search::outcome<std::vector<std::vector<float>>> embed_answer(const json& answer
 recording_client::recording_client(client& inner, replay_store& store, llm_config config, bool resume)
     : forwarding_client(inner), store_(store), config_(std::move(config)), resume_(resume) {}
 
-search::outcome<chat_response> recording_client::chat(const chat_request& request) {
+outcome<chat_response> recording_client::chat(const chat_request& request) {
   const json body = chat_request_body(request, config_);
   const std::string hash = request_hash(body);
   const std::size_t n = counter_.next(hash);
@@ -258,7 +258,7 @@ search::outcome<chat_response> recording_client::chat(const chat_request& reques
   return result;
 }
 
-search::outcome<std::vector<std::vector<float>>> recording_client::embed(const std::vector<std::string>& texts) {
+outcome<std::vector<std::vector<float>>> recording_client::embed(const std::vector<std::string>& texts) {
   const json body = embeddings_request_body(texts, inner_.embedding_model());
   const std::string hash = request_hash(body);
   const std::size_t n = counter_.next(hash);
@@ -287,24 +287,24 @@ usage_by_role replay_client::usage() const {
   return usage_;
 }
 
-search::outcome<chat_response> replay_client::chat(const chat_request& request) {
+outcome<chat_response> replay_client::chat(const chat_request& request) {
   const json body = chat_request_body(request, config_);
   const std::string hash = request_hash(body);
   const auto answer = store_.get(hash, counter_.next(hash));
   if (!answer) {
     account(request.role, true, {});
-    return search::engine_failure{miss_reason(to_string(request.role), hash, store_.dir())};
+    return engine_failure{miss_reason(to_string(request.role), hash, store_.dir())};
   }
   auto r = chat_answer(*answer);
   account(request.role, !r.ok(), r.ok() ? r.value().tokens : token_usage{});
   return r;
 }
 
-search::outcome<std::vector<std::vector<float>>> replay_client::embed(const std::vector<std::string>& texts) {
+outcome<std::vector<std::vector<float>>> replay_client::embed(const std::vector<std::string>& texts) {
   const std::string model = embedding_model();
   if (model.empty()) {
     account(role::embeddings, true, {});
-    return search::engine_failure{"no embeddings model configured; set [llm.models] embeddings = \"...\""};
+    return engine_failure{"no embeddings model configured; set [llm.models] embeddings = \"...\""};
   }
   if (texts.empty()) return std::vector<std::vector<float>>{};
   const json body = embeddings_request_body(texts, model);
@@ -312,7 +312,7 @@ search::outcome<std::vector<std::vector<float>>> replay_client::embed(const std:
   const auto answer = store_.get(hash, counter_.next(hash));
   if (!answer) {
     account(role::embeddings, true, {});
-    return search::engine_failure{miss_reason("embeddings", hash, store_.dir())};
+    return engine_failure{miss_reason("embeddings", hash, store_.dir())};
   }
   auto r = embed_answer(*answer, hash, store_.dir());
   account(role::embeddings, !r.ok(), {});

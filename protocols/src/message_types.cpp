@@ -8,9 +8,9 @@ namespace aopt::protocols {
 
 caf::actor_system_config& add_message_types(caf::actor_system_config& cfg) {
   // add_message_type<T> also registers std::vector<T>.
-  cfg.add_message_type<eval_request_msg>("aopt::protocols::eval_request_msg");
-  cfg.add_message_type<eval_report_msg>("aopt::protocols::eval_report_msg");
-  cfg.add_message_type<progress_msg>("aopt::protocols::progress_msg");
+  cfg.add_message_type<eval_request_wire>("aopt::protocols::wire<eval_request>");
+  cfg.add_message_type<eval_report_wire>("aopt::protocols::wire<eval_report>");
+  cfg.add_message_type<progress_wire>("aopt::protocols::wire<progress_event>");
   cfg.add_message_type<optimize_job_msg>("aopt::protocols::optimize_job_msg");
   cfg.add_message_type<optimize_reply_msg>("aopt::protocols::optimize_reply_msg");
   // Handles that may travel inside messages (a remote evaluator joining a pool, a listener).

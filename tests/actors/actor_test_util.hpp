@@ -15,6 +15,7 @@
 
 #include <caf/all.hpp>
 
+#include "aopt/actors/convert.hpp"
 #include "aopt/protocols/actors.hpp"
 #include "aopt/protocols/message_types.hpp"
 
@@ -83,7 +84,7 @@ enum class script { answer, hold, hang, die };
 
 struct script_log {
   std::vector<std::pair<std::size_t, std::string>> received;  // (slot, proposal) in arrival order
-  std::map<std::size_t, std::deque<caf::typed_response_promise<protocols::eval_report_msg>>> held;
+  std::map<std::size_t, std::deque<caf::typed_response_promise<protocols::eval_report_wire>>> held;
   std::vector<caf::typed_response_promise<protocols::ping_atom>> held_pings;
   // Reports the test released, per slot: delivered by the evaluator itself on its next ping (a
   // promise must be delivered from its actor's context; outside it CAF 0.17 crashes).
@@ -93,11 +94,11 @@ struct script_log {
     auto& lat = released[slot];
     auto& q = held[slot];
     while (!lat.empty() && !q.empty()) {
-      protocols::eval_report_msg r;
+      optimize::eval_report r;
       r.ok = true;
       r.status = "ok";
       r.latency_us = lat.front();
-      q.front().deliver(r);
+      q.front().deliver(pack(r));
       q.pop_front();
       lat.pop_front();
     }
@@ -109,20 +110,21 @@ inline protocols::evaluator_actor::behavior_type scripted_evaluator(
     std::shared_ptr<script_log> log) {
   using namespace protocols;
   return {
-      [=](evaluate_atom, const eval_request_msg& m) -> caf::result<eval_report_msg> {
+      [=](evaluate_atom, const eval_request_wire& w) -> caf::result<eval_report_wire> {
+        const auto m = unpack(w);
         log->received.emplace_back(slot, m.proposal);
         if (mode == script::answer) {
-          eval_report_msg r;
+          optimize::eval_report r;
           r.ok = true;
           r.status = "ok";
           r.latency_us = 1000.0 * static_cast<double>(slot) + m.round;
-          return r;
+          return pack(r);
         }
         if (mode == script::die) {
           self->quit(caf::exit_reason::user_shutdown);
           return caf::make_error(caf::sec::runtime_error, "scripted death");
         }
-        auto p = self->make_response_promise<eval_report_msg>();
+        auto p = self->make_response_promise<eval_report_wire>();
         log->held[slot].push_back(p);
         return p;
       },
@@ -138,14 +140,18 @@ inline protocols::evaluator_actor::behavior_type scripted_evaluator(
   };
 }
 
-inline protocols::eval_request_msg request(int round, const std::string& proposal) {
-  protocols::eval_request_msg m;
+inline optimize::eval_request request_record(int round, const std::string& proposal) {
+  optimize::eval_request m;
   m.package = "test_op";
   m.files = {{"op_kernel/k.cpp", "// " + proposal}};
   m.stage = "kernel";
   m.round = round;
   m.proposal = proposal;
   return m;
+}
+
+inline protocols::eval_request_wire request(int round, const std::string& proposal) {
+  return pack(request_record(round, proposal));
 }
 
 }  // namespace aopt::actors::test

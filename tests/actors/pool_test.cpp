@@ -35,14 +35,18 @@ class pool_test : public deterministic_fixture {
 
   // Sends a batch; the reply is collected by collect().
   void send_batch(const evaluator_pool_actor& pool, int n) {
-    std::vector<eval_request_msg> batch;
+    std::vector<eval_request_wire> batch;
     for (int i = 0; i < n; ++i) batch.push_back(request(i, "p" + std::to_string(i)));
-    pending_.emplace(self->request(pool, caf::infinite, evaluate_atom::value, std::move(batch)));
+    pending_.emplace(self->request(pool, caf::infinite, evaluate_atom::value, std::string("test_op"), std::move(batch)));
   }
 
-  std::optional<std::vector<eval_report_msg>> collect() {
-    std::optional<std::vector<eval_report_msg>> out;
-    pending_->receive([&](std::vector<eval_report_msg>& r) { out = std::move(r); },
+  std::optional<std::vector<optimize::eval_report>> collect() {
+    std::optional<std::vector<optimize::eval_report>> out;
+    pending_->receive(
+        [&](std::vector<eval_report_wire>& r) {
+          out.emplace();
+          for (const auto& w : r) out->push_back(unpack(w));
+        },
                       [&](caf::error& e) { ADD_FAILURE() << "pool failed: " << sys.render(e); });
     return out;
   }
@@ -67,8 +71,8 @@ class pool_test : public deterministic_fixture {
 
  private:
   using handle_t = decltype(std::declval<caf::scoped_actor&>()->request(
-      std::declval<evaluator_pool_actor&>(), caf::infinite, evaluate_atom::value,
-      std::declval<std::vector<eval_request_msg>>()));
+      std::declval<evaluator_pool_actor&>(), caf::infinite, evaluate_atom::value, std::declval<std::string>(),
+      std::declval<std::vector<eval_request_wire>>()));
   std::optional<handle_t> pending_;
 };
 
@@ -225,23 +229,23 @@ TEST_F(pool_test, JobsSharingThePoolAreServedInTurn) {
   // the evaluator alternates between the jobs instead of finishing the first job's batch first.
   auto pool = make_pool({script::answer});
   auto batch = [](const std::string& package) {
-    std::vector<eval_request_msg> b;
+    std::vector<eval_request_wire> b;
     for (int i = 0; i < 3; ++i) {
-      auto m = request(i, package + std::to_string(i));
+      auto m = request_record(i, package + std::to_string(i));
       m.package = package;
-      b.push_back(std::move(m));
+      b.push_back(pack(m));
     }
     return b;
   };
-  auto a = self->request(pool, caf::infinite, evaluate_atom::value, batch("a"));
-  auto b = self->request(pool, caf::infinite, evaluate_atom::value, batch("b"));
+  auto a = self->request(pool, caf::infinite, evaluate_atom::value, std::string("a"), batch("a"));
+  auto b = self->request(pool, caf::infinite, evaluate_atom::value, std::string("b"), batch("b"));
   dispatch_messages();
   std::vector<std::string> order;
   for (const auto& [slot, proposal] : log->received) order.push_back(proposal);
   EXPECT_EQ(order, (std::vector<std::string>{"a0", "b0", "a1", "b1", "a2", "b2"}));
   std::size_t answered = 0;
-  a.receive([&](std::vector<eval_report_msg>& r) { answered += r.size(); }, [](caf::error&) {});
-  b.receive([&](std::vector<eval_report_msg>& r) { answered += r.size(); }, [](caf::error&) {});
+  a.receive([&](std::vector<eval_report_wire>& r) { answered += r.size(); }, [](caf::error&) {});
+  b.receive([&](std::vector<eval_report_wire>& r) { answered += r.size(); }, [](caf::error&) {});
   EXPECT_EQ(answered, 6u);
 }
 

@@ -93,8 +93,18 @@ class routing_test : public deterministic_fixture {
     return std::move(*out);
   }
 
+  // Registers a job on `engine` with `bank` as its retrieval corpus; returns its id.
+  job_id add_job(search::engine& e, experiences bank = {}) {
+    auto job = std::make_shared<job_context>();
+    job->package = "test_op";
+    job->engine = &e;
+    job->index = std::make_shared<const search::retriever>(std::move(bank));
+    return jobs->add(job);
+  }
+
   recording_engine engine;
-  std::shared_ptr<shared_engine> shared = std::make_shared<shared_engine>(engine);
+  std::shared_ptr<job_table> jobs = std::make_shared<job_table>();
+  job_id id = add_job(engine);
 };
 
 TEST_F(routing_test, EvaluatorConvertsAndCatchesExceptions) {
@@ -111,22 +121,22 @@ TEST_F(routing_test, EvaluatorConvertsAndCatchesExceptions) {
     return rep;
   };
   auto ev = track(spawn_evaluator(sys, fn, 3, spawn_mode::cooperative));
-  auto m = request(2, "tile 64");
-  m.has_input_seed = true;
+  auto m = request_record(2, "tile 64");
   m.input_seed = 99;
-  auto r = ask<eval_report_msg>(ev, evaluate_atom::value, m);
+  auto r = unpack(ask<eval_report_wire>(ev, evaluate_atom::value, pack(m)));
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0].files, m.files);
   EXPECT_EQ(seen[0].round, 2);
+  EXPECT_EQ(seen[0].package, "test_op");
   EXPECT_EQ(seen[0].input_seed, std::optional<std::uint64_t>(99));
-  const auto back = from_message(r);
+  const auto back = r;
   EXPECT_TRUE(back.ok);
   EXPECT_EQ(back.latency_us, 12.5);
   EXPECT_EQ(back.bound_us, std::optional<double>(3.0));
   EXPECT_EQ(back.profile, (nlohmann::json{{"aiv_mte2_ratio", 0.25}}));
 
   m.stage = "boom";
-  r = ask<eval_report_msg>(ev, evaluate_atom::value, m);
+  r = unpack(ask<eval_report_wire>(ev, evaluate_atom::value, pack(m)));
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.status, "runtime_error");
   EXPECT_NE(r.diagnostic.find("evaluator slot 3"), std::string::npos) << r.diagnostic;
@@ -134,15 +144,15 @@ TEST_F(routing_test, EvaluatorConvertsAndCatchesExceptions) {
 }
 
 TEST_F(routing_test, MutatorRoutesAndKeepsTemplateIdentity) {
-  auto mut = track(spawn_mutator(sys, shared, spawn_mode::cooperative));
-  EXPECT_EQ(ask<std::string>(mut, name_atom::value), "recording");
+  auto mut = track(spawn_mutator(sys, jobs, 2, spawn_mode::cooperative));
+  EXPECT_EQ(ask<std::string>(mut, name_atom::value, id), "recording");
 
   stage1::synthesis_input in;
   in.host_files.push_back({"op_host/a.cpp", "int x;"});
-  auto t = ask<local<template_outcome>>(mut, synthesize_atom::value, make_local(in));
+  auto t = ask<local<template_outcome>>(mut, synthesize_atom::value, id, make_local(in));
   ASSERT_TRUE(t.get().ok());
   EXPECT_EQ(t.get().value().function_name, "TilingFunc:op_host/a.cpp");
-  auto bad = ask<local<template_outcome>>(mut, synthesize_atom::value,
+  auto bad = ask<local<template_outcome>>(mut, synthesize_atom::value, id,
                                           make_local(stage1::synthesis_input{}));
   ASSERT_FALSE(bad.get().ok());
   EXPECT_EQ(bad.get().reason(), "no host file");
@@ -150,7 +160,7 @@ TEST_F(routing_test, MutatorRoutesAndKeepsTemplateIdentity) {
   stage1::tiling_template tmpl = t.get().value();
   stage1::stage1_history h;
   auto propose = [&](std::uint64_t identity) {
-    return ask<local<proposals_outcome>>(mut, propose_atom::value, identity, make_local(tmpl),
+    return ask<local<proposals_outcome>>(mut, propose_atom::value, id, identity, make_local(tmpl),
                                          make_local(h), std::uint64_t{2});
   };
   auto p1 = propose(1);
@@ -169,17 +179,17 @@ TEST_F(routing_test, MutatorRoutesAndKeepsTemplateIdentity) {
 }
 
 TEST_F(routing_test, DiagnoserRoutesAndForwardsExceptions) {
-  auto diag = track(spawn_diagnoser(sys, shared, spawn_mode::cooperative));
+  auto diag = track(spawn_diagnoser(sys, jobs, 2, spawn_mode::cooperative));
   search::file_map files{{"op_kernel/k.cpp", "x"}, {"op_host/h.cpp", "y"}};
   auto d = ask<local<diagnosis_outcome>>(
-      diag, diagnose_atom::value, make_local(nlohmann::json{{"score", 0.5}}), make_local(files));
+      diag, diagnose_atom::value, id, make_local(nlohmann::json{{"score", 0.5}}), make_local(files));
   ASSERT_TRUE(d.get().ok());
   ASSERT_EQ(d.get().value().findings.size(), 1u);
   EXPECT_EQ(d.get().value().findings[0].score, 0.5);
   EXPECT_EQ(d.get().value().findings[0].evidence, "2 files");
 
   auto boom = ask<local<diagnosis_outcome>>(
-      diag, diagnose_atom::value, make_local(nlohmann::json{{"throw", 1}}), make_local(files));
+      diag, diagnose_atom::value, id, make_local(nlohmann::json{{"throw", 1}}), make_local(files));
   try {
     (void)boom.get();
     ADD_FAILURE() << "expected the engine's exception";
@@ -189,15 +199,15 @@ TEST_F(routing_test, DiagnoserRoutesAndForwardsExceptions) {
   }
   // The actor survived the fault.
   auto again = ask<local<diagnosis_outcome>>(
-      diag, diagnose_atom::value, make_local(nlohmann::json::object()), make_local(files));
+      diag, diagnose_atom::value, id, make_local(nlohmann::json::object()), make_local(files));
   EXPECT_TRUE(again.get().ok());
 }
 
 TEST_F(routing_test, RefinerRoutes) {
-  auto ref = track(spawn_refiner(sys, shared, spawn_mode::cooperative));
+  auto ref = track(spawn_refiner(sys, jobs, 2, spawn_mode::cooperative));
   search::file_map files{{"op_kernel/k.cpp", "x"}};
   auto r = ask<local<rewrites_outcome>>(
-      ref, refine_atom::value, make_local(files),
+      ref, refine_atom::value, id, make_local(files),
       make_local(experiences{tuple("a", "mte2_bound"), tuple("b", "vector_bound")}));
   ASSERT_TRUE(r.get().ok());
   ASSERT_EQ(r.get().value().size(), 1u);
@@ -211,14 +221,15 @@ TEST_F(routing_test, RetrieverMatchesTheLibraryTopK) {
                          tuple("Larger copies", "MTE2 bound: GM->UB copies are small"),
                          tuple("Vectorise the loop", "vector_bound"),
                          tuple("Remove PIPE_ALL", "serialized_pipes")};
-  auto ret = track(spawn_retriever(sys, bank, spawn_mode::cooperative));
+  auto ret = track(spawn_retriever(sys, jobs, 2, spawn_mode::cooperative));
+  const auto with_bank = add_job(engine, bank);
   search::diagnosis d;
   search::finding f;
   f.kind = search::bottleneck_class::mte2_bound;
   f.score = 0.9;
   f.evidence = "aiv_mte2_ratio 0.9";
   d.findings.push_back(f);
-  auto got = ask<local<experiences>>(ret, retrieve_atom::value, make_local(d), std::uint64_t{3});
+  auto got = ask<local<experiences>>(ret, retrieve_atom::value, with_bank, make_local(d), std::uint64_t{3});
   const search::retriever direct(bank);
   std::vector<std::string> want;
   for (const auto& h : search::top_k_for(direct, d, 3)) want.push_back(h.id);
@@ -226,6 +237,32 @@ TEST_F(routing_test, RetrieverMatchesTheLibraryTopK) {
   for (const auto& e : got.get()) ids.push_back(e.id);
   EXPECT_EQ(ids, want);
   EXPECT_GE(ids.size(), 2u);
+  // Each job retrieves from its own bank: the first job's is empty.
+  EXPECT_TRUE(ask<local<experiences>>(ret, retrieve_atom::value, id, make_local(d), std::uint64_t{3}).get().empty());
+}
+
+TEST_F(routing_test, RoleActorsServeEachJobWithItsOwnEngine) {
+  recording_engine other;
+  const auto second = add_job(other);
+  auto ref = track(spawn_refiner(sys, jobs, 2, spawn_mode::cooperative));
+  search::file_map files{{"op_kernel/k.cpp", "x"}};
+  (void)ask<local<rewrites_outcome>>(ref, refine_atom::value, second, make_local(files), make_local(experiences{}));
+  (void)ask<local<rewrites_outcome>>(ref, refine_atom::value, second, make_local(files), make_local(experiences{}));
+  (void)ask<local<rewrites_outcome>>(ref, refine_atom::value, id, make_local(files), make_local(experiences{}));
+  EXPECT_EQ(other.calls, (std::vector<std::string>{"refine", "refine"}));
+  EXPECT_EQ(engine.calls, (std::vector<std::string>{"refine"}));
+  // A job that is not (or no longer) registered is a system fault in the reply, and the actor
+  // goes on serving the others.
+  jobs->remove(second);
+  auto gone = ask<local<rewrites_outcome>>(ref, refine_atom::value, second, make_local(files), make_local(experiences{}));
+  try {
+    (void)gone.get();
+    ADD_FAILURE() << "expected an error for an unregistered job";
+  } catch (const aopt::error& e) {
+    EXPECT_EQ(e.code(), ec::internal);
+    EXPECT_NE(std::string(e.what()).find("not registered"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(ask<local<rewrites_outcome>>(ref, refine_atom::value, id, make_local(files), make_local(experiences{})).get().ok());
 }
 
 TEST_F(routing_test, DistillerKeepsOrderAndSurvivesAFailingSink) {
@@ -238,10 +275,27 @@ TEST_F(routing_test, DistillerKeepsOrderAndSurvivesAFailingSink) {
       },
       spawn_mode::cooperative));
   for (const char* t : {"one", "bad", "two", "three"}) {
-    caf::anon_send(dist, learn_atom::value, make_local(tuple(t, "mte2_bound")));
+    caf::anon_send(dist, learn_atom::value, job_id{0}, make_local(tuple(t, "mte2_bound")));
   }
   EXPECT_EQ(ask<ping_atom>(dist, ping_atom::value), ping_atom::value);
   EXPECT_EQ(stored, (std::vector<std::string>{"one", "two", "three"}));
+}
+
+TEST_F(routing_test, DistillerHandsEachJobsTuplesToThatJobsSink) {
+  std::vector<std::string> a, b;
+  auto job_a = std::make_shared<job_context>();
+  job_a->learned = [&](const search::experience& e) { a.push_back(e.title); };
+  auto job_b = std::make_shared<job_context>();
+  job_b->learned = [&](const search::experience& e) { b.push_back(e.title); };
+  const auto ida = jobs->add(job_a), idb = jobs->add(job_b);
+  auto dist = track(spawn_distiller(sys, std::shared_ptr<const job_table>(jobs), spawn_mode::cooperative));
+  caf::anon_send(dist, learn_atom::value, ida, make_local(tuple("a1", "mte2_bound")));
+  caf::anon_send(dist, learn_atom::value, idb, make_local(tuple("b1", "mte2_bound")));
+  caf::anon_send(dist, learn_atom::value, job_id{999}, make_local(tuple("lost", "mte2_bound")));
+  caf::anon_send(dist, learn_atom::value, ida, make_local(tuple("a2", "mte2_bound")));
+  EXPECT_EQ(ask<ping_atom>(dist, ping_atom::value), ping_atom::value);
+  EXPECT_EQ(a, (std::vector<std::string>{"a1", "a2"}));
+  EXPECT_EQ(b, (std::vector<std::string>{"b1"}));
 }
 
 // -- network-ready messages -------------------------------------------------------------------
@@ -261,18 +315,22 @@ T round_trip(caf::actor_system& sys, T x) {
 
 TEST_F(routing_test, EvalMessagesSurviveSerialisationExactly) {
   optimize::eval_request req;
+  // A file that is not UTF-8 (a candidate may be any bytes) travels byte-exact.
   req.files = {{"op_host/h.cpp", "int a;\n"}, {"op_kernel/k.cpp", std::string("\0\x01\xff", 3)}};
   req.stage = "verify";
   req.round = -1;
   req.proposal = "fresh inputs";
   req.input_seed = 0x5eed;
-  const auto req2 = from_message(round_trip(sys, to_message(req, "add_custom")));
+  req.package = "add_custom";
+  const auto req2 = unpack(round_trip(sys, pack(req)));
   EXPECT_EQ(req2.files, req.files);
   EXPECT_EQ(req2.stage, req.stage);
   EXPECT_EQ(req2.round, req.round);
   EXPECT_EQ(req2.proposal, req.proposal);
   EXPECT_EQ(req2.input_seed, req.input_seed);
-  EXPECT_EQ(round_trip(sys, to_message(req, "add_custom")).package, "add_custom");
+  EXPECT_EQ(req2.package, "add_custom");
+  optimize::eval_request no_seed;
+  EXPECT_FALSE(unpack(round_trip(sys, pack(no_seed))).input_seed.has_value());
 
   optimize::eval_report rep;
   rep.ok = true;
@@ -287,7 +345,7 @@ TEST_F(routing_test, EvalMessagesSurviveSerialisationExactly) {
   rep.profile = {{"aiv_vec_ratio", 2.0 / 3.0}, {"Block Dim", 40}};
   rep.result = {{"cases", nlohmann::json::array({{{"name", "perf"}}})}};
   rep.seconds = 1e-7;
-  const auto rep2 = from_message(round_trip(sys, to_message(rep)));
+  const auto rep2 = unpack(round_trip(sys, pack(rep)));
   EXPECT_EQ(rep2.ok, rep.ok);
   EXPECT_EQ(rep2.status, rep.status);
   EXPECT_EQ(rep2.diagnostic, rep.diagnostic);
@@ -301,7 +359,11 @@ TEST_F(routing_test, EvalMessagesSurviveSerialisationExactly) {
   EXPECT_EQ(rep2.result, rep.result);
   EXPECT_EQ(rep2.seconds, rep.seconds);
   optimize::eval_report no_bound;
-  EXPECT_FALSE(from_message(round_trip(sys, to_message(no_bound))).bound_us.has_value());
+  EXPECT_FALSE(unpack(round_trip(sys, pack(no_bound))).bound_us.has_value());
+  // A failed candidate that was timed keeps its latency.
+  optimize::eval_report timed_failure = optimize::failure_report("precision_error", "off by one");
+  timed_failure.latency_us = 4.25;
+  EXPECT_EQ(unpack(round_trip(sys, pack(timed_failure))).latency_us, 4.25);
 }
 
 TEST_F(routing_test, JobAndProgressMessagesSurviveSerialisation) {
@@ -313,8 +375,8 @@ TEST_F(routing_test, JobAndProgressMessagesSurviveSerialisation) {
   c.verify_seed = 123456789012345ull;
   c.unguided_fallback = false;
   c.cotune = false;
-  const auto job = round_trip(sys, to_message("op", {{"a", "b"}}, c));
-  const auto c2 = config_of(job);
+  const auto job = round_trip(sys, optimize_job_msg{"op", {{"a", "b"}}, pack(c)});
+  const auto c2 = unpack(job.config);
   EXPECT_EQ(job.package, "op");
   EXPECT_EQ(job.base_files, (file_map{{"a", "b"}}));
   EXPECT_EQ(c2.budget, 17u);
@@ -325,6 +387,8 @@ TEST_F(routing_test, JobAndProgressMessagesSurviveSerialisation) {
   EXPECT_EQ(c2.verify_seed, 123456789012345ull);
   EXPECT_FALSE(c2.unguided_fallback);
   EXPECT_FALSE(c2.cotune);
+  // Every field of the configuration is in its one JSON form (report.json uses it too).
+  EXPECT_EQ(optimize::to_json(c2), optimize::to_json(c));
 
   optimize::trajectory_point p;
   p.index = 5;
@@ -333,16 +397,14 @@ TEST_F(routing_test, JobAndProgressMessagesSurviveSerialisation) {
   p.latency_us = 9.5;
   p.best_us = 9.5;
   p.accepted = true;
-  optimize::progress_event e{"point", "accepted", &p};
-  const auto m = round_trip(sys, to_message(e));
-  EXPECT_EQ(m.kind, "point");
-  ASSERT_TRUE(m.has_point);
-  const auto p2 = point_of(m);
-  EXPECT_EQ(p2.index, 5u);
-  EXPECT_EQ(p2.latency_us, std::optional<double>(9.5));
-  EXPECT_TRUE(p2.accepted);
-  EXPECT_FALSE(
-      round_trip(sys, to_message(optimize::progress_event{"stage", "round 1", nullptr})).has_point);
+  optimize::progress_event e{"point", "accepted", p};
+  const auto e2 = unpack(round_trip(sys, pack(e)));
+  EXPECT_EQ(e2.kind, "point");
+  ASSERT_TRUE(e2.point.has_value());
+  EXPECT_EQ(e2.point->index, 5u);
+  EXPECT_EQ(e2.point->latency_us, std::optional<double>(9.5));
+  EXPECT_TRUE(e2.point->accepted);
+  EXPECT_FALSE(unpack(round_trip(sys, pack(optimize::progress_event{"stage", "round 1", std::nullopt}))).point);
 
   optimize_reply_msg reply{"{\"x\":1}", {{"op_kernel/k.cpp", "k"}}};
   const auto reply2 = round_trip(sys, reply);
@@ -351,14 +413,14 @@ TEST_F(routing_test, JobAndProgressMessagesSurviveSerialisation) {
 }
 
 TEST_F(routing_test, BrokenJsonFromAPeerIsAParseError) {
-  eval_report_msg m;
-  m.profile_json = "{not json";
-  try {
-    (void)from_message(m);
-    ADD_FAILURE() << "expected a parse error";
-  } catch (const aopt::error& e) {
-    EXPECT_EQ(e.code(), ec::parse_error);
-    EXPECT_NE(std::string(e.what()).find("profile_json"), std::string::npos);
+  for (const char* text : {"{not json", "{\"ok\": true}"}) {
+    try {
+      (void)unpack(eval_report_wire{text});
+      ADD_FAILURE() << "expected a parse error for " << text;
+    } catch (const aopt::error& e) {
+      EXPECT_EQ(e.code(), ec::parse_error);
+      EXPECT_NE(std::string(e.what()).find("does not read back"), std::string::npos) << e.what();
+    }
   }
 }
 

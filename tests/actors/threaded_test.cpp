@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -202,17 +204,22 @@ TEST(actors_threaded, OptimizerOverActorsMatchesLocalServices) {
     caf::actor_system sys{sc};
     std::vector<evaluator_actor> evs{spawn_evaluator(sys, fake_device, 0),
                                      spawn_evaluator(sys, fake_device, 1)};
-    auto shared = std::make_shared<shared_engine>(engine);
+    auto jobs = std::make_shared<job_table>();
+    auto ctx = std::make_shared<job_context>();
+    ctx->package = "add_custom";
+    ctx->engine = &engine;
+    ctx->index = std::make_shared<const search::retriever>(small_bank());
+    const auto id = jobs->add(ctx);
     service_actors a;
     a.pool = spawn_evaluator_pool(sys, evs, 60s);
-    a.mutator = spawn_mutator(sys, shared);
-    a.diagnoser = spawn_diagnoser(sys, shared);
-    a.retriever = spawn_retriever(sys, small_bank());
-    a.refiner = spawn_refiner(sys, shared);
-    auto sched = spawn_scheduler(sys, scheduler_config{a, {}, {}, {}});
+    a.mutator = spawn_mutator(sys, jobs, 1);
+    a.diagnoser = spawn_diagnoser(sys, jobs, 1);
+    a.retriever = spawn_retriever(sys, jobs, 1);
+    a.refiner = spawn_refiner(sys, jobs, 1);
+    auto sched = spawn_scheduler(sys, a, jobs);
     caf::scoped_actor self{sys};
     std::string json;
-    self->request(sched, 120s, optimize_atom::value, to_message("add_custom", base, cfg))
+    self->request(sched, 120s, optimize_atom::value, id, optimize_job_msg{"add_custom", base, pack(cfg)})
         .receive([&](optimize_reply_msg& r) { json = r.result_json; },
                  [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
     auto got = nlohmann::json::parse(json);
@@ -226,6 +233,76 @@ TEST(actors_threaded, OptimizerOverActorsMatchesLocalServices) {
     self->send_exit(a.retriever, caf::exit_reason::user_shutdown);
     self->send_exit(a.refiner, caf::exit_reason::user_shutdown);
   }
+}
+
+// The role actors serve several jobs at once: with two workers, job B's engine call completes
+// while job A's engine is blocked inside its call (with one worker it would have to wait).
+TEST(actors_threaded, RoleActorsServeJobsAtOnce) {
+  struct gated_engine final : search::engine {
+    std::function<void()> on_call;
+    std::string name() const override { return "gated"; }
+    search::outcome<stage1::tiling_template> synthesize_template(const stage1::synthesis_input&) override {
+      return search::engine_failure{"no"};
+    }
+    search::outcome<std::vector<stage1::tiling_proposal>> propose_tiling_variants(const stage1::tiling_template&,
+                                                                                  const stage1::stage1_history&,
+                                                                                  std::size_t) override {
+      return search::engine_failure{"no"};
+    }
+    search::outcome<std::vector<search::deopt_step>> deoptimize(const search::file_map&) override {
+      return search::engine_failure{"no"};
+    }
+    search::outcome<search::experience> distill(const search::deopt_step&) override {
+      return search::engine_failure{"no"};
+    }
+    search::outcome<search::diagnosis> diagnose(const nlohmann::json&, const search::file_map&) override {
+      if (on_call) on_call();
+      return search::diagnosis{};
+    }
+    search::outcome<std::vector<search::kernel_rewrite>> rewrite_kernel(const search::file_map&,
+                                                                        const std::vector<search::experience>&) override {
+      return search::engine_failure{"no"};
+    }
+  };
+  std::mutex m;
+  std::condition_variable cv;
+  bool b_done = false;
+  gated_engine a_engine, b_engine;
+  a_engine.on_call = [&] {  // blocks until job B's call is done, at most 10 s
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait_for(lock, 10s, [&] { return b_done; });
+  };
+  b_engine.on_call = [&] {
+    std::lock_guard<std::mutex> lock(m);
+    b_done = true;
+    cv.notify_all();
+  };
+  caf::actor_system_config sc;
+  add_message_types(sc);
+  caf::actor_system sys{sc};
+  auto jobs = std::make_shared<job_table>();
+  auto job_of = [&](search::engine& e) {
+    auto ctx = std::make_shared<job_context>();
+    ctx->engine = &e;
+    return jobs->add(ctx);
+  };
+  const auto a = job_of(a_engine), b = job_of(b_engine);
+  auto diag = spawn_diagnoser(sys, jobs, 2);
+  caf::scoped_actor self{sys};
+  const auto t0 = clock_type::now();
+  auto ask = [&](job_id id) {
+    return self->request(diag, 20s, diagnose_atom::value, id, make_local(nlohmann::json::object()),
+                         make_local(search::file_map{}));
+  };
+  auto ha = ask(a);
+  auto hb = ask(b);
+  bool a_ok = false, b_ok = false;
+  hb.receive([&](local<diagnosis_outcome>& r) { b_ok = r.get().ok(); }, [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  ha.receive([&](local<diagnosis_outcome>& r) { a_ok = r.get().ok(); }, [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  EXPECT_TRUE(a_ok);
+  EXPECT_TRUE(b_ok);
+  EXPECT_LT(clock_type::now() - t0, 5s) << "job A's blocked call held job B's call back";
+  self->send_exit(diag, caf::exit_reason::user_shutdown);
 }
 
 struct span {
@@ -274,17 +351,20 @@ TEST(actors_threaded, SlotsEvaluateInParallelOneRequestEachAtATime) {
   std::vector<evaluator_actor> evs;
   for (std::size_t i = 0; i < n_slots; ++i) evs.push_back(spawn_evaluator(sys, fns[i], i));
   auto pool = spawn_evaluator_pool(sys, evs, 30s);
-  std::vector<eval_request_msg> batch;
+  std::vector<eval_request_wire> batch;
   for (int i = 0; i < 6; ++i) {
-    eval_request_msg m;
+    optimize::eval_request m;
     m.round = i;
-    batch.push_back(m);
+    batch.push_back(pack(m));
   }
   caf::scoped_actor self{sys};
   const auto t0 = clock_type::now();
-  std::vector<eval_report_msg> reports;
-  self->request(pool, 30s, evaluate_atom::value, batch)
-      .receive([&](std::vector<eval_report_msg>& r) { reports = std::move(r); },
+  std::vector<optimize::eval_report> reports;
+  self->request(pool, 30s, evaluate_atom::value, std::string("op"), batch)
+      .receive(
+          [&](std::vector<eval_report_wire>& r) {
+            for (const auto& w : r) reports.push_back(unpack(w));
+          },
                [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
   const auto wall = clock_type::now() - t0;
   ASSERT_EQ(reports.size(), 6u);
@@ -319,12 +399,17 @@ TEST(actors_threaded, SlowEvaluatorTimesOutWithoutHangingTheShutdown) {
     };
     std::vector<evaluator_actor> evs{spawn_evaluator(sys, slow, 0), spawn_evaluator(sys, slow, 1)};
     auto pool = spawn_evaluator_pool(sys, evs, 100ms);
-    std::vector<eval_request_msg> batch(4);
-    batch[0].proposal = "slow";
+    std::vector<optimize::eval_request> requests(4);
+    requests[0].proposal = "slow";
+    std::vector<eval_request_wire> batch;
+    for (const auto& r : requests) batch.push_back(pack(r));
     caf::scoped_actor self{sys};
-    std::vector<eval_report_msg> reports;
-    self->request(pool, 10s, evaluate_atom::value, batch)
-        .receive([&](std::vector<eval_report_msg>& r) { reports = std::move(r); },
+    std::vector<optimize::eval_report> reports;
+    self->request(pool, 10s, evaluate_atom::value, std::string("op"), batch)
+        .receive(
+            [&](std::vector<eval_report_wire>& r) {
+              for (const auto& w : r) reports.push_back(unpack(w));
+            },
                  [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
     ASSERT_EQ(reports.size(), 4u);
     EXPECT_EQ(reports[0].status, "timeout");

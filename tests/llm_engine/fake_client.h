@@ -26,20 +26,20 @@ class fake_client final : public client {
   }
   void script_failure(role r, std::string reason) { answers_[r].push_back({false, std::move(reason), ""}); }
 
-  search::outcome<chat_response> chat(const chat_request& request) override {
+  aopt::outcome<chat_response> chat(const chat_request& request) override {
     requests.push_back(request);
     auto& u = usage_[to_string(request.role)];
     ++u.requests;
     auto& q = answers_[request.role];
     if (q.empty()) {
       ++u.failures;
-      return search::engine_failure{std::string("fake client: no scripted answer for ") + to_string(request.role)};
+      return aopt::engine_failure{std::string("fake client: no scripted answer for ") + to_string(request.role)};
     }
     answer a = q.front();
     q.pop_front();
     if (!a.ok) {
       ++u.failures;
-      return search::engine_failure{a.content};
+      return aopt::engine_failure{a.content};
     }
     u.prompt_tokens += 100;
     u.completion_tokens += a.content.size() / 4;
@@ -51,11 +51,11 @@ class fake_client final : public client {
   }
 
   // A 64-dimensional bag of hashed tokens (search::tokenize), L2-normalised.
-  search::outcome<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) override {
+  aopt::outcome<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) override {
     ++usage_["embeddings"].requests;
     ++embed_calls;
-    if (embedding_model_.empty()) return search::engine_failure{"fake client: no embeddings model"};
-    if (fail_embeddings) return search::engine_failure{"fake client: embeddings endpoint down"};
+    if (embedding_model_.empty()) return aopt::engine_failure{"fake client: no embeddings model"};
+    if (fail_embeddings) return aopt::engine_failure{"fake client: embeddings endpoint down"};
     std::vector<std::vector<float>> out;
     for (const auto& t : texts) {
       std::vector<float> v(64, 0.0f);

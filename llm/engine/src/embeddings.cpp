@@ -7,10 +7,10 @@
 
 namespace aopt::llm {
 
-search::outcome<std::vector<std::size_t>> embed_missing(std::vector<search::experience>& tuples, client& c,
+outcome<std::vector<std::size_t>> embed_missing(std::vector<search::experience>& tuples, client& c,
                                                         std::size_t batch) {
   const std::string model = c.embedding_model();
-  if (model.empty()) return search::engine_failure{"embed_missing: no embeddings model is configured"};
+  if (model.empty()) return engine_failure{"embed_missing: no embeddings model is configured"};
   if (batch == 0) batch = 1;
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < tuples.size(); ++i) {
@@ -24,11 +24,11 @@ search::outcome<std::vector<std::size_t>> embed_missing(std::vector<search::expe
     for (std::size_t k = from; k < to; ++k) texts.push_back(search::indexed_text(tuples[todo[k]]));
     auto got = c.embed(texts);
     if (!got.ok()) {
-      return search::engine_failure{"embed_missing: " + got.reason() + " (" + std::to_string(changed.size()) + " of " +
+      return engine_failure{"embed_missing: " + got.reason() + " (" + std::to_string(changed.size()) + " of " +
                                     std::to_string(todo.size()) + " tuples embedded before the failure)"};
     }
     if (got.value().size() != texts.size()) {
-      return search::engine_failure{"embed_missing: the endpoint returned " + std::to_string(got.value().size()) +
+      return engine_failure{"embed_missing: the endpoint returned " + std::to_string(got.value().size()) +
                                     " vectors for " + std::to_string(texts.size()) + " texts"};
     }
     for (std::size_t k = from; k < to; ++k) {

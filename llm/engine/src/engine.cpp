@@ -273,13 +273,13 @@ std::string one_line(std::string s) {
 }
 
 // "all 3 proposals failed: a; b; c"
-search::engine_failure all_failed(role r, const std::vector<std::string>& reasons, std::size_t sections) {
+aopt::engine_failure all_failed(role r, const std::vector<std::string>& reasons, std::size_t sections) {
   std::string why = std::string(to_string(r)) + ": ";
-  if (sections <= 1 && reasons.size() == 1) return search::engine_failure{why + reasons.front()};
+  if (sections <= 1 && reasons.size() == 1) return aopt::engine_failure{why + reasons.front()};
   why += "all " + std::to_string(sections) + " proposal(s) failed: ";
   for (std::size_t i = 0; i < reasons.size() && i < 6; ++i) why += (i > 0 ? "; " : "") + reasons[i];
   if (reasons.size() > 6) why += "; ...";
-  return search::engine_failure{why};
+  return aopt::engine_failure{why};
 }
 
 }  // namespace
@@ -296,14 +296,14 @@ llm_engine::llm_engine(client& c, prompt_library prompts, llm_engine_options opt
 
 llm_engine::~llm_engine() = default;
 
-search::engine_failure llm_engine::fail(role r, std::string kind, std::string reason) {
+aopt::engine_failure llm_engine::fail(role r, std::string kind, std::string reason) {
   failures_.push_back({r, std::move(kind), reason});
-  return search::engine_failure{std::string(to_string(r)) + ": " + reason};
+  return aopt::engine_failure{std::string(to_string(r)) + ": " + reason};
 }
 
 void llm_engine::note_ok(role r, std::size_t n) { ok_by_role_[to_string(r)] += n; }
 
-search::outcome<std::string> llm_engine::ask(role r, const std::map<std::string, std::string>& values) {
+aopt::outcome<std::string> llm_engine::ask(role r, const std::map<std::string, std::string>& values) {
   chat_request req;
   req.role = r;
   try {
@@ -336,7 +336,7 @@ llm_engine::region llm_engine::region_of(const stage1::tiling_template& t) const
   return {line_start(src, b), next_line(src, std::min(e, src.size()))};
 }
 
-search::outcome<stage1::tiling_template> llm_engine::synthesize_template(const stage1::synthesis_input& input) {
+aopt::outcome<stage1::tiling_template> llm_engine::synthesize_template(const stage1::synthesis_input& input) {
   const role r = role::template_synthesis;
   try {
     stage1::synthesis_result syn = stage1::synthesize(input);
@@ -353,7 +353,7 @@ search::outcome<stage1::tiling_template> llm_engine::synthesize_template(const s
                           {"tunables", tunables_text(t)},
                           {"paths", host_path},
                           {"edit_format", edit_format_help(opt_.edits)}});
-    if (!answer.ok()) return search::engine_failure{answer.reason()};
+    if (!answer.ok()) return aopt::engine_failure{answer.reason()};
     const search::file_map editable = {{host_path, host}};
     auto parsed = parse_edits(answer.value(), editable, opt_.edits);
     if (parsed.error) return fail(r, to_string(parsed.error->kind), parsed.error->reason);
@@ -412,7 +412,7 @@ search::outcome<stage1::tiling_template> llm_engine::synthesize_template(const s
   }
 }
 
-search::outcome<std::vector<stage1::tiling_proposal>> llm_engine::propose_tiling_variants(
+aopt::outcome<std::vector<stage1::tiling_proposal>> llm_engine::propose_tiling_variants(
     const stage1::tiling_template& tmpl, const stage1::stage1_history& history, std::size_t n) {
   const role r = role::tiling_mutation;
   try {
@@ -468,7 +468,7 @@ search::outcome<std::vector<stage1::tiling_proposal>> llm_engine::propose_tiling
                           {"n", std::to_string(n)},
                           {"device", device},
                           {"edit_format", edit_format_help(opt_.edits)}});
-    if (!answer.ok()) return search::engine_failure{answer.reason()};
+    if (!answer.ok()) return aopt::engine_failure{answer.reason()};
 
     const search::file_map editable = {{host_path, marked}};
     const marker_scan frame = scan_markers(marked);  // what lies outside the region must stay
@@ -590,7 +590,7 @@ search::outcome<std::vector<stage1::tiling_proposal>> llm_engine::propose_tiling
 }
 
 template <class T, class Make>
-search::outcome<std::vector<T>> llm_engine::collect(role r, const std::string& answer, const search::file_map& files,
+aopt::outcome<std::vector<T>> llm_engine::collect(role r, const std::string& answer, const search::file_map& files,
                                                     const std::string& noun, Make make) {
   std::vector<T> out;
   std::vector<std::string> reasons;
@@ -621,14 +621,14 @@ search::outcome<std::vector<T>> llm_engine::collect(role r, const std::string& a
   return out;
 }
 
-search::outcome<std::vector<search::deopt_step>> llm_engine::deoptimize(const search::file_map& kernel_files) {
+aopt::outcome<std::vector<search::deopt_step>> llm_engine::deoptimize(const search::file_map& kernel_files) {
   const role r = role::rewind;
   try {
     auto answer = ask(r, {{"code", files_text(kernel_files, opt_.max_code_bytes)},
                           {"n", std::to_string(opt_.proposals)},
                           {"classes", classes_text()},
                           {"edit_format", edit_format_help(opt_.edits)}});
-    if (!answer.ok()) return search::engine_failure{answer.reason()};
+    if (!answer.ok()) return aopt::engine_failure{answer.reason()};
     return collect<search::deopt_step>(
         r, answer.value(), kernel_files, "step",
         [&](const answer_section& sec, std::size_t, search::file_map edited, const auto& reject) -> std::optional<search::deopt_step> {
@@ -660,7 +660,7 @@ search::outcome<std::vector<search::deopt_step>> llm_engine::deoptimize(const se
   }
 }
 
-search::outcome<search::experience> llm_engine::distill(const search::deopt_step& step) {
+aopt::outcome<search::experience> llm_engine::distill(const search::deopt_step& step) {
   const role r = role::distillation;
   try {
     if (!step.fast_us || !step.slow_us) {
@@ -678,7 +678,7 @@ search::outcome<search::experience> llm_engine::distill(const search::deopt_step
                           {"step_description", step.description},
                           {"step_bottleneck", step.bottleneck},
                           {"classes", classes_text()}});
-    if (!answer.ok()) return search::engine_failure{answer.reason()};
+    if (!answer.ok()) return aopt::engine_failure{answer.reason()};
     const auto j = extract_json(answer.value());
     if (!j || !j->is_object()) {
       return fail(r, "bad_json", "the answer holds no JSON object {title, description, bottleneck}: '" +
@@ -715,13 +715,13 @@ search::outcome<search::experience> llm_engine::distill(const search::deopt_step
   }
 }
 
-search::outcome<search::diagnosis> llm_engine::diagnose(const nlohmann::json& profile, const search::file_map& code) {
+aopt::outcome<search::diagnosis> llm_engine::diagnose(const nlohmann::json& profile, const search::file_map& code) {
   const role r = role::diagnosis;
   try {
     auto answer = ask(r, {{"profile", profile.dump(2)},
                           {"code", files_text(code, opt_.max_code_bytes)},
                           {"classes", classes_text()}});
-    if (!answer.ok()) return search::engine_failure{answer.reason()};
+    if (!answer.ok()) return aopt::engine_failure{answer.reason()};
     auto j = extract_json(answer.value());
     if (j && j->is_object()) {
       for (const char* k : {"findings", "bottlenecks", "diagnosis"}) {
@@ -765,7 +765,7 @@ search::outcome<search::diagnosis> llm_engine::diagnose(const nlohmann::json& pr
       if (j->empty()) return fail(r, "no_finding", "the model named no bottleneck");
       std::string why = "no valid bottleneck class in the answer";
       for (const auto& n : notes) why += "; " + n;
-      return search::engine_failure{std::string(to_string(r)) + ": " + why};
+      return aopt::engine_failure{std::string(to_string(r)) + ": " + why};
     }
     std::stable_sort(d.findings.begin(), d.findings.end(), [](const search::finding& a, const search::finding& b) {
       if (a.score != b.score) return a.score > b.score;
@@ -789,7 +789,7 @@ search::outcome<search::diagnosis> llm_engine::diagnose(const nlohmann::json& pr
   }
 }
 
-search::outcome<std::vector<search::kernel_rewrite>> llm_engine::rewrite_kernel(const search::file_map& files,
+aopt::outcome<std::vector<search::kernel_rewrite>> llm_engine::rewrite_kernel(const search::file_map& files,
                                                                                 const std::vector<search::experience>& tuples) {
   const role r = role::refinement;
   try {
@@ -804,7 +804,7 @@ search::outcome<std::vector<search::kernel_rewrite>> llm_engine::rewrite_kernel(
                           {"tuples", tuple_text},
                           {"n", std::to_string(opt_.proposals)},
                           {"edit_format", edit_format_help(opt_.edits)}});
-    if (!answer.ok()) return search::engine_failure{answer.reason()};
+    if (!answer.ok()) return aopt::engine_failure{answer.reason()};
     return collect<search::kernel_rewrite>(
         r, answer.value(), files, "rewrite",
         [&](const answer_section& sec, std::size_t index, search::file_map edited, const auto&) -> std::optional<search::kernel_rewrite> {

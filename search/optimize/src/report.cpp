@@ -18,8 +18,6 @@ std::string fmt_x(double x) {
   return buf;
 }
 
-nlohmann::json opt_num(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
-
 // The profile fields worth a table row, in this order.
 const char* const kProfileFields[] = {"Task Duration(us)", "aiv_time(us)",     "aiv_vec_ratio",
                                       "aiv_scalar_ratio",  "aiv_mte2_ratio",   "aiv_mte3_ratio",
@@ -39,70 +37,6 @@ std::string cell(const nlohmann::json& j, const char* key) {
 }
 
 }  // namespace
-
-nlohmann::json to_json(const eval_report& r) {
-  return {{"ok", r.ok},
-          {"status", r.status},
-          {"diagnostic", r.diagnostic},
-          {"latency_us", r.ok ? nlohmann::json(r.latency_us) : nlohmann::json()},
-          {"bound_us", opt_num(r.bound_us)},
-          {"suspect", r.suspect},
-          {"cached", r.cached},
-          {"backend", r.backend},
-          {"simulated", r.backend != "cann"},
-          {"device_profile", r.profile_name},
-          {"profile", r.profile},
-          {"seconds", r.seconds}};
-}
-
-eval_report eval_report_from_json(const nlohmann::json& j, nlohmann::json result) {
-  eval_report r;
-  r.ok = j.at("ok").get<bool>();
-  r.status = j.at("status").get<std::string>();
-  r.diagnostic = j.at("diagnostic").get<std::string>();
-  if (j.at("latency_us").is_number()) r.latency_us = j.at("latency_us").get<double>();
-  if (j.at("bound_us").is_number()) r.bound_us = j.at("bound_us").get<double>();
-  r.suspect = j.at("suspect").get<bool>();
-  r.cached = j.at("cached").get<bool>();
-  r.backend = j.at("backend").get<std::string>();
-  r.profile_name = j.at("device_profile").get<std::string>();
-  r.profile = j.at("profile");
-  r.seconds = j.at("seconds").get<double>();
-  r.result = std::move(result);
-  return r;
-}
-
-nlohmann::json to_json(const trajectory_point& p) {
-  return {{"index", p.index},
-          {"evaluations", p.evaluations},
-          {"round", p.round},
-          {"stage", p.stage},
-          {"proposal", p.proposal},
-          {"status", p.status},
-          {"latency_us", opt_num(p.latency_us)},
-          {"best_us", p.best_us},
-          {"accepted", p.accepted},
-          {"memo", p.memo},
-          {"cached", p.cached},
-          {"suspect", p.suspect}};
-}
-
-trajectory_point trajectory_point_from_json(const nlohmann::json& j) {
-  trajectory_point p;
-  p.index = j.at("index").get<std::size_t>();
-  p.evaluations = j.at("evaluations").get<std::size_t>();
-  p.round = j.at("round").get<std::size_t>();
-  p.stage = j.at("stage").get<std::string>();
-  p.proposal = j.at("proposal").get<std::string>();
-  p.status = j.at("status").get<std::string>();
-  if (j.at("latency_us").is_number()) p.latency_us = j.at("latency_us").get<double>();
-  p.best_us = j.at("best_us").get<double>();
-  p.accepted = j.at("accepted").get<bool>();
-  p.memo = j.at("memo").get<bool>();
-  p.cached = j.at("cached").get<bool>();
-  p.suspect = j.at("suspect").get<bool>();
-  return p;
-}
 
 std::string progress_line(const trajectory_point& p) {
   char head[160];
@@ -180,19 +114,7 @@ nlohmann::json report_json(const optimize_result& r, const report_context& ctx) 
           {"seed", ctx.seed},
           {"command", ctx.command},
           {"wall_seconds", ctx.wall_seconds},
-          {"config",
-           {{"budget", c.budget},
-            {"rounds", c.rounds},
-            {"extra_rounds", c.extra_rounds},
-            {"stage1_steps", c.stage1_steps},
-            {"stage2_steps", c.stage2_steps},
-            {"proposals_per_step", c.proposals_per_step},
-            {"top_k", c.top_k},
-            {"stage1", c.stage1},
-            {"stage2", c.stage2},
-            {"min_gain", c.min_gain},
-            {"unguided_fallback", c.unguided_fallback},
-            {"verify", c.verify}}},
+          {"config", to_json(c)},
           {"engine_usage", ctx.engine_usage},
           {"result", to_json(r)}};
 }

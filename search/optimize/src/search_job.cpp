@@ -22,7 +22,7 @@ search_job::search_job(services& svc, job_rules rules, progress_fn progress)
 }
 
 void search_job::say(const std::string& kind, const std::string& message, const trajectory_point* p) const {
-  if (progress_) progress_({kind, message, p});
+  if (progress_) progress_({kind, message, p ? std::optional<trajectory_point>(*p) : std::nullopt});
 }
 
 bool search_job::tried(const file_map& files) const { return by_key_.count(files_key(files)) != 0; }
@@ -37,7 +37,7 @@ bool search_job::start(const file_map& base) {
   res_.base_files = base;
   res_.best_files = base;
   say("stage", "evaluating the base");
-  const auto got = evaluate({{base, "base", 0, "base", std::nullopt}});
+  const auto got = evaluate({{base, "base", 0, "base", std::nullopt, {}}});
   if (!got.at(0)) throw aopt::error(ec::invalid_argument, "search job: a budget of 0 cannot evaluate the base");
   const entry& b = entries_.at(got[0]->entry);
   res_.base = b.report;
@@ -145,7 +145,7 @@ bool search_job::offer(const answer& a, const std::string& title, const std::str
     // after the other on the same device), each new set pooled with the old. Outside the budget.
     for (const auto* who : {&cur, &e}) {
       auto got = svc_.evaluate({eval_request{who->files, "remeasure", static_cast<int>(who->round),
-                                             "measured again to confirm an acceptance: " + who->proposal, std::nullopt}});
+                                             "measured again to confirm an acceptance: " + who->proposal, std::nullopt, {}}});
       if (got.size() != 1 || !got.front().ok) {
         say("stage", "not accepted (" + e.stage + "): a confirming measurement failed");
         return false;
@@ -188,7 +188,7 @@ void search_job::verify() {
   while (accepted_.size() > 1) {
     const entry& e = entries_[accepted_.back()];
     const eval_request req{e.files, "verify", static_cast<int>(e.round), "verification on fresh inputs: " + e.proposal,
-                           rules_.verify_seed};
+                           rules_.verify_seed, {}};
     auto got = svc_.evaluate({req});
     if (got.size() != 1) {
       throw aopt::error(ec::internal, "services::evaluate returned " + std::to_string(got.size()) +

@@ -20,9 +20,10 @@ namespace aopt::actors {
 
 class actor_services final : public optimize::services {
  public:
-  // Asks the Mutator for the engine's name and the pool for its parallelism once, here.
-  actor_services(caf::actor_system& sys, service_actors actors, std::string package,
-                 actor_timeouts timeouts = {});
+  // For job `job` of the role actors' job table, whose evaluation requests name `package`. Asks
+  // the Mutator for the job's engine's name and the pool for its parallelism once, here.
+  actor_services(caf::actor_system& sys, service_actors actors, protocols::job_id job,
+                 std::string package, actor_timeouts timeouts = {});
   ~actor_services() override;
   actor_services(const actor_services&) = delete;
   actor_services& operator=(const actor_services&) = delete;

@@ -1,10 +1,13 @@
-// Conversions between the optimizer's types (optimize/services.h, optimizer.h) and the
-// network-ready messages of protocols/messages.hpp. Exact both ways: doubles are copied, JSON
-// objects are dumped and parsed (nlohmann prints doubles so that they read back bit-equal).
+// Records to and from their wire form (protocols::wire<T>: the JSON text of optimize::to_json),
+// the only conversion between the search's types and the network-ready messages. Exact both
+// ways (nlohmann prints doubles so that they read back bit-equal).
 #pragma once
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "aopt/common/error.h"
 #include "aopt/optimize/optimizer.h"
 #include "aopt/optimize/services.h"
 #include "aopt/protocols/messages.hpp"
@@ -12,24 +15,27 @@
 
 namespace aopt::actors {
 
-protocols::eval_request_msg to_message(const optimize::eval_request& r, const std::string& package);
-optimize::eval_request from_message(const protocols::eval_request_msg& m);
+template <class T>
+protocols::wire<T> pack(const T& record) {
+  // Strings that are not UTF-8 (a proposal quoting a binary file) are replaced, not fatal; source
+  // files are kept exact by the records' own JSON form.
+  return {optimize::to_json(record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+}
 
-protocols::eval_report_msg to_message(const optimize::eval_report& r);
-// Throws aopt::error(parse_error) when a JSON field does not parse (a broken remote peer).
-optimize::eval_report from_message(const protocols::eval_report_msg& m);
-
-protocols::progress_msg to_message(const optimize::progress_event& e);
-optimize::trajectory_point point_of(const protocols::progress_msg& m);  // valid when m.has_point
-
-protocols::optimize_job_msg to_message(const std::string& package, const optimize::file_map& base,
-                                       const optimize::optimizer_config& cfg);
-optimize::optimizer_config config_of(const protocols::optimize_job_msg& m);
+// Throws aopt::error(parse_error) when the text is not the record's JSON (a broken peer, or one
+// of another version).
+template <class T>
+T unpack(const protocols::wire<T>& w) {
+  try {
+    return nlohmann::json::parse(w.json).template get<T>();
+  } catch (const nlohmann::json::exception& e) {
+    throw aopt::error(ec::parse_error, std::string("a message's record does not read back (") +
+                                           e.what() +
+                                           "): the actor that sent it is broken or of another version");
+  }
+}
 
 // What the rewind loop needs of an evaluation.
 search::rewind_eval to_rewind_eval(const optimize::eval_report& r);
-
-// A report for a candidate the system could not evaluate (timeout, dead evaluator).
-protocols::eval_report_msg failure_report(const std::string& status, const std::string& diagnostic);
 
 }  // namespace aopt::actors

@@ -1,8 +1,10 @@
-// One actor system that lives as long as its owner: the evaluators (one Evaluator actor per slot)
-// and the evaluator pool are spawned once and shared; each optimize job gets its own Scheduler,
-// Mutator, Diagnoser, Retriever, Refiner, Distiller and progress listener over its own engine.
-// `aopt optimize` makes one for one job; `aoptd` keeps one for its lifetime and runs many jobs
-// on it at once (one calling thread per job). CAF-free header.
+// One actor system that lives as long as its owner. Spawned once and shared by every job: the
+// evaluators (one Evaluator actor per slot) and their pool, the Scheduler, the role actors
+// (Mutator, Diagnoser, Retriever, Refiner: pools of `role_workers` workers each) and the
+// Distiller. Each job brings its own engine, bank snapshot and progress listener, registered in
+// the runtime's job table for the job's length. `aopt optimize` makes one for one job; `aoptd`
+// keeps one for its lifetime and runs many jobs on it at once (one calling thread per job).
+// CAF-free header.
 #pragma once
 
 #include <cstddef>
@@ -18,8 +20,11 @@ namespace aopt::actors {
 
 class runtime {
  public:
-  // Throws aopt::error(invalid_argument) for no slot or a bad timeout.
-  runtime(std::vector<optimize::package_evaluate_fn> slots, actor_timeouts timeouts = {});
+  // `role_workers`: workers per role actor, the number of jobs whose engine calls run at once
+  // (give the number of jobs that may run together). Throws aopt::error(invalid_argument) for no
+  // slot, no worker or a bad timeout.
+  runtime(std::vector<optimize::package_evaluate_fn> slots, actor_timeouts timeouts = {},
+          std::size_t role_workers = 1);
   // Stops every actor and waits for them (an evaluation still running included).
   ~runtime();
   runtime(const runtime&) = delete;

@@ -1,5 +1,6 @@
 // Spawning the actors of protocols/actors.hpp. Each actor is thin: it converts messages and
-// calls the pure code of search/ (or an evaluate_fn), nothing more. Actors that may block
+// calls the pure code of search/ (or an evaluate_fn), nothing more. The role actors and the
+// Scheduler are spawned once per process and serve every job of its job table. Actors that may block
 // (evaluations, engine calls that parse with libclang or call a model, the bank sink, the
 // scheduler's blocking run) are spawned detached unless `spawn_mode::cooperative` is asked for
 // (tests on CAF's deterministic test coordinator).
@@ -9,6 +10,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -22,29 +24,43 @@
 #include "aopt/optimize/services.h"
 #include "aopt/protocols/actors.hpp"
 #include "aopt/search/engine.h"
+#include "aopt/stage1/tiling_template.h"
 
 namespace aopt::actors {
 
-// The engine behind one job's Mutator, Diagnoser and Refiner. Engines are not thread-safe and
-// these actors run on different threads, so every call takes this job's lock. Each job has its
-// own engine and its own role actors (actors::runtime), so jobs never wait for each other's
-// engine calls; within a job the search asks one thing at a time, so the lock is uncontended.
-class shared_engine {
+// One job's entry in the process's job table: what the role actors need to serve it. The
+// engine is not thread-safe, so every call of this job takes `lock`; the search asks one thing
+// at a time, so the lock is uncontended, and other jobs (other entries) never wait for it.
+struct job_context {
+  std::string package;                                   // operator id of its evaluation requests
+  search::engine* engine = nullptr;                      // not owned; outlives the entry
+  std::shared_ptr<const search::retriever> index;        // its bank snapshot (Retriever)
+  std::function<void(const search::experience&)> learned;  // Distiller sink; may be empty
+  protocols::progress_listener_actor listener;           // may be null
+  services_decorator decorate;                           // may be empty
+  actor_timeouts timeouts;
+
+  // Guarded by `lock`: engine calls, and the Mutator's copy of the caller's template (the
+  // engine keeps per-template state keyed by the object's address; see engine_actors.cpp).
+  std::mutex lock;
+  std::uint64_t template_identity = 0;
+  std::unique_ptr<stage1::tiling_template> held_template;
+};
+
+// The jobs a process's role actors serve, by id. Thread-safe.
+class job_table {
  public:
-  explicit shared_engine(search::engine& e) : engine_(e) {}
-  template <class F>
-  auto call(F&& f) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return f(engine_);
-  }
-  std::string name() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return engine_.name();
-  }
+  // Registers a job and returns its id (never 0).
+  protocols::job_id add(std::shared_ptr<job_context> job);
+  void remove(protocols::job_id id);
+  // Throws aopt::error(internal) naming the id when no such job is registered.
+  std::shared_ptr<job_context> at(protocols::job_id id) const;
+  std::size_t size() const;
 
  private:
-  search::engine& engine_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
+  std::map<protocols::job_id, std::shared_ptr<job_context>> jobs_;
+  protocols::job_id next_ = 1;
 };
 
 // Evaluator of slot `slot`: runs `fn` for one request at a time. An exception from `fn` becomes
@@ -64,23 +80,25 @@ protocols::evaluator_pool_actor spawn_evaluator_pool(
     caf::actor_system& sys, std::vector<protocols::evaluator_actor> evaluators,
     std::chrono::milliseconds timeout);
 
-protocols::mutator_actor spawn_mutator(caf::actor_system& sys,
-                                       std::shared_ptr<shared_engine> engine,
-                                       spawn_mode mode = spawn_mode::detached);
-protocols::diagnoser_actor spawn_diagnoser(caf::actor_system& sys,
-                                           std::shared_ptr<shared_engine> engine,
+// The role actors: each a cooperative pool over `workers` workers (spawned `mode`: detached in
+// production, since a call may block), serving every job of `jobs`. A request goes to the worker
+// with the fewest calls in flight.
+protocols::mutator_actor spawn_mutator(caf::actor_system& sys, std::shared_ptr<const job_table> jobs,
+                                       std::size_t workers, spawn_mode mode = spawn_mode::detached);
+protocols::diagnoser_actor spawn_diagnoser(caf::actor_system& sys, std::shared_ptr<const job_table> jobs,
+                                           std::size_t workers, spawn_mode mode = spawn_mode::detached);
+protocols::refiner_actor spawn_refiner(caf::actor_system& sys, std::shared_ptr<const job_table> jobs,
+                                       std::size_t workers, spawn_mode mode = spawn_mode::detached);
+// Retrieval over the job's bank snapshot (search::top_k_for with the snapshot's ranker: BM25, or
+// embeddings through the LLM client, which block).
+protocols::retriever_actor spawn_retriever(caf::actor_system& sys, std::shared_ptr<const job_table> jobs,
+                                           std::size_t workers, spawn_mode mode = spawn_mode::detached);
+// One actor for every job: calls the job's sink for each tuple, in arrival order (e.g. the
+// RocksDB bank's put). A throwing sink, or a tuple of a job no longer registered, is logged and
+// the tuple dropped: learning is best effort, the job goes on.
+protocols::distiller_actor spawn_distiller(caf::actor_system& sys, std::shared_ptr<const job_table> jobs,
                                            spawn_mode mode = spawn_mode::detached);
-protocols::refiner_actor spawn_refiner(caf::actor_system& sys,
-                                       std::shared_ptr<shared_engine> engine,
-                                       spawn_mode mode = spawn_mode::detached);
-// A retriever over `bank` (search::retriever, search::top_k_for), as local_services has, ranking
-// with `ranker` (default BM25; an embedding ranker when the LLM engine has an embeddings model).
-protocols::retriever_actor spawn_retriever(caf::actor_system& sys,
-                                           std::vector<search::experience> bank,
-                                           spawn_mode mode = spawn_mode::cooperative,
-                                           std::unique_ptr<search::ranker> ranker = nullptr);
-// Calls `sink` for each tuple, in arrival order (e.g. the RocksDB bank's put). A throwing sink is
-// logged and the tuple dropped: learning is best effort, the job goes on.
+// A Distiller for one sink, whatever job a tuple comes from (the rewind entry point).
 protocols::distiller_actor spawn_distiller(caf::actor_system& sys,
                                            std::function<void(const search::experience&)> sink,
                                            spawn_mode mode = spawn_mode::detached);
@@ -94,6 +112,7 @@ struct rewinder_config {
   protocols::distiller_actor distiller;  // receives the kept tuples; may be null
   motifs::parse_options parse;           // the libclang parser of the motifs
   std::string package;                   // operator id put in evaluation requests
+  protocols::job_id job = 0;             // sent with the kept tuples to the Distiller
   actor_timeouts timeouts;
   // Proposes the steps (search::run_engine_rewind) when set; null = inverse motifs
   // (search::run_rewind). Called on the Rewinder's own thread only; must outlive the actor.
@@ -102,7 +121,7 @@ struct rewinder_config {
 // Always detached: libclang parses, engine calls (an LLM request) and blocking requests to the pool.
 protocols::rewinder_actor spawn_rewinder(caf::actor_system& sys, rewinder_config cfg);
 
-// The actors an optimize job talks to (actor_services routes to them).
+// The role actors a job's services route to (actor_services).
 struct service_actors {
   protocols::evaluator_pool_actor pool;
   protocols::mutator_actor mutator;
@@ -112,13 +131,9 @@ struct service_actors {
   protocols::distiller_actor distiller;  // may be null: accepted changes are then dropped
 };
 
-struct scheduler_config {
-  service_actors actors;
-  protocols::progress_listener_actor listener;  // may be null
-  actor_timeouts timeouts;
-  services_decorator decorate;  // optional
-};
-// Always detached: it blocks in run_optimizer for the length of a job, one job at a time.
-protocols::scheduler_actor spawn_scheduler(caf::actor_system& sys, scheduler_config cfg);
+// The long-lived Scheduler: for each job (registered in `jobs`) a detached job driver runs
+// run_optimizer over actor_services on `actors`, with the job's decorator and listener.
+protocols::scheduler_actor spawn_scheduler(caf::actor_system& sys, service_actors actors,
+                                           std::shared_ptr<const job_table> jobs);
 
 }  // namespace aopt::actors

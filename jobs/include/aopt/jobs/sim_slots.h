@@ -41,7 +41,7 @@ struct sim_package {
 // Loads and checks a package for evaluation (its cases must fit the evaluator's memory limit).
 std::shared_ptr<const sim_package> make_sim_package(std::shared_ptr<const evaluation::op_package> pkg);
 
-// Finds the package a request names (eval_request_msg::package); null when unknown, which
+// Finds the package a request names (eval_request::package); null when unknown, which
 // makes the evaluation a "runtime_error" report.
 using package_lookup = std::function<std::shared_ptr<const sim_package>(const std::string& package)>;
 

@@ -1,7 +1,7 @@
 // The language-model client seam: what the LLM engine (llm/engine) asks of a model endpoint.
 // Implementations: `http_client` (OpenAI-compatible, libcurl, retries, concurrency limit,
 // token budget), `recording_client` (stores every exchange for replay) and `replay_client`
-// (answers only from recorded exchanges). Failures are results (search::outcome), never
+// (answers only from recorded exchanges). Failures are results (outcome), never
 // exceptions: a timeout, a 429 after the last retry, malformed JSON or an exhausted token
 // budget come back as an engine_failure whose reason names what happened.
 #pragma once
@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "aopt/search/engine.h"  // search::outcome, search::engine_failure
+#include "aopt/common/outcome.h"
 
 namespace aopt::llm {
 
@@ -77,9 +77,9 @@ nlohmann::json to_json(const usage_by_role& u);
 class client {
  public:
   virtual ~client() = default;
-  virtual search::outcome<chat_response> chat(const chat_request& request) = 0;
+  virtual outcome<chat_response> chat(const chat_request& request) = 0;
   // One vector per text, same order. Failure when no embeddings model is configured.
-  virtual search::outcome<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) = 0;
+  virtual outcome<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) = 0;
   // The model used for embeddings ("" when none is configured): stored with each vector.
   virtual std::string embedding_model() const = 0;
   // The model configured for a role (for reports and replay keys).
@@ -115,8 +115,8 @@ class forwarding_client : public client {
 class observed_client final : public forwarding_client {
  public:
   observed_client(client& inner, request_observer observe);
-  search::outcome<chat_response> chat(const chat_request& request) override;
-  search::outcome<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) override;
+  outcome<chat_response> chat(const chat_request& request) override;
+  outcome<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) override;
 
  private:
   request_observer observe_;

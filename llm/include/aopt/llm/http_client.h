@@ -45,8 +45,8 @@ class http_client final : public client {
   http_client(const http_client&) = delete;
   http_client& operator=(const http_client&) = delete;
 
-  search::outcome<chat_response> chat(const chat_request& request) override;
-  search::outcome<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) override;
+  outcome<chat_response> chat(const chat_request& request) override;
+  outcome<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) override;
   std::string embedding_model() const override;
   std::string model_for(role r) const override;
   usage_by_role usage() const override;

@@ -88,8 +88,8 @@ class occurrence_counter {
 class recording_client final : public forwarding_client {
  public:
   recording_client(client& inner, replay_store& store, llm_config config, bool resume = false);
-  search::outcome<chat_response> chat(const chat_request& request) override;
-  search::outcome<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) override;
+  outcome<chat_response> chat(const chat_request& request) override;
+  outcome<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) override;
 
  private:
   replay_store& store_;
@@ -104,8 +104,8 @@ class recording_client final : public forwarding_client {
 class replay_client final : public client {
  public:
   replay_client(replay_store& store, llm_config config);
-  search::outcome<chat_response> chat(const chat_request& request) override;
-  search::outcome<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) override;
+  outcome<chat_response> chat(const chat_request& request) override;
+  outcome<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) override;
   std::string embedding_model() const override { return config_.model_for(role::embeddings); }
   std::string model_for(role r) const override { return config_.model_for(r); }
   usage_by_role usage() const override;

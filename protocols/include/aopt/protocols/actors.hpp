@@ -1,8 +1,8 @@
 // Every actor interface of aopt, in one place (DESIGN.md §3):
 //
-//   Scheduler ──► Mutator (Stage I)          Diagnoser ─► Retriever ─► Refiner (Stage II)
-//       │
-//       └──► evaluator pool ──► Evaluator × N (one per device or slot)
+//   Scheduler ──► job driver × jobs ──► Mutator (Stage I)   Diagnoser ─► Retriever ─► Refiner (Stage II)
+//                    │                   (each a pool of workers serving every job)
+//                    └──► evaluator pool ──► Evaluator × N (one per device or slot)
 //   Rewinder ──► evaluator pool;  Rewinder, Scheduler ──► Distiller ──► sink (experience bank)
 //
 // The interfaces are CAF 0.17 typed actors (`replies_to<...>::with<...>`). Handlers marked
@@ -43,6 +43,8 @@ namespace aopt::optimize {
 struct optimize_result;
 }  // namespace aopt::optimize
 
+// (the records carried by wire<T> are forward-declared in messages.hpp)
+
 namespace aopt::protocols {
 
 // -- atoms (at most 10 characters each) -----------------------------------------------------
@@ -68,51 +70,67 @@ using diagnosis_outcome = search::outcome<search::diagnosis>;
 using rewrites_outcome = search::outcome<std::vector<search::kernel_rewrite>>;
 using experiences = std::vector<search::experience>;
 
+// -- network-ready payload types -------------------------------------------------------------
+using eval_request_wire = wire<optimize::eval_request>;
+using eval_report_wire = wire<optimize::eval_report>;
+using progress_wire = wire<optimize::progress_event>;
+
 // -- interfaces -----------------------------------------------------------------------------
 
 // Evaluator: one device or slot; evaluates one candidate at a time (blocking: spawned detached).
 using evaluator_actor = caf::typed_actor<
-    // Evaluates a candidate. A bad candidate is a report, never an error.
-    caf::replies_to<evaluate_atom, eval_request_msg>::with<eval_report_msg>,
+    // Evaluates a candidate (the request names its package). A bad candidate is a report, never
+    // an error.
+    caf::replies_to<evaluate_atom, eval_request_wire>::with<eval_report_wire>,
     // Answers once every earlier request is done (the pool's "is this slot free again?").
     caf::replies_to<ping_atom>::with<ping_atom>>;
 
 // Evaluator pool: spreads a batch over the evaluators, one request per evaluator at a time.
 using evaluator_pool_actor = caf::typed_actor<
-    // One report per request, in request order; a timed-out or dead evaluator gives a report
-    // with status "timeout" or "runtime_error".
-    caf::replies_to<evaluate_atom,
-                    std::vector<eval_request_msg>>::with<std::vector<eval_report_msg>>,
+    // (package, requests): one report per request, in request order; a timed-out or dead
+    // evaluator gives a report with status "timeout" or "runtime_error". Batches of different
+    // packages (jobs) share the evaluators in turn.
+    caf::replies_to<evaluate_atom, std::string,
+                    std::vector<eval_request_wire>>::with<std::vector<eval_report_wire>>,
     // The number of evaluators still usable.
     caf::replies_to<parallelism_atom>::with<std::uint64_t>>;
 
-// Mutator (Stage I, local): template synthesis and tiling variants from the engine.
+// The role actors below serve every job of the process: each is a pool (cooperative, it only
+// routes) over detached workers, since a call may block (a libclang parse, a model request).
+// A request goes to the worker with the fewest calls in flight, so the calls of different jobs
+// run at once; the calls of one job go to its own engine, one at a time (the search asks one
+// thing at a time). An unknown job id is a system fault carried in the local reply.
+
+// Mutator (Stage I, local): template synthesis and tiling variants from the job's engine.
 using mutator_actor = caf::typed_actor<
-    // The engine's name ("offline", "llm").
-    caf::replies_to<name_atom>::with<std::string>,
-    caf::replies_to<synthesize_atom, local<stage1::synthesis_input>>::with<local<template_outcome>>,
-    // (identity of the caller's template object, template, history, n): the identity keeps the
-    // engine's per-template state (its mutator) alive across calls, as a direct call would.
-    caf::replies_to<propose_atom, std::uint64_t, local<stage1::tiling_template>,
+    // The job's engine's name ("offline", "llm").
+    caf::replies_to<name_atom, job_id>::with<std::string>,
+    caf::replies_to<synthesize_atom, job_id,
+                    local<stage1::synthesis_input>>::with<local<template_outcome>>,
+    // (job, identity of the caller's template object, template, history, n): the identity keeps
+    // the engine's per-template state (its mutator) alive across calls, as a direct call would.
+    caf::replies_to<propose_atom, job_id, std::uint64_t, local<stage1::tiling_template>,
                     local<stage1::stage1_history>, std::uint64_t>::with<local<proposals_outcome>>>;
 
-// Diagnoser (Stage II, local): (profile, kernel files) -> bottleneck findings.
+// Diagnoser (Stage II, local): (job, profile, kernel files) -> bottleneck findings.
 using diagnoser_actor =
-    caf::typed_actor<caf::replies_to<diagnose_atom, local<nlohmann::json>,
+    caf::typed_actor<caf::replies_to<diagnose_atom, job_id, local<nlohmann::json>,
                                      local<file_map>>::with<local<diagnosis_outcome>>>;
 
-// Retriever (Stage II, local): the k best experience tuples of the bank for a diagnosis.
-using retriever_actor = caf::typed_actor<caf::replies_to<retrieve_atom, local<search::diagnosis>,
-                                                         std::uint64_t>::with<local<experiences>>>;
+// Retriever (Stage II, local): the k best experience tuples of the job's bank for a diagnosis.
+using retriever_actor =
+    caf::typed_actor<caf::replies_to<retrieve_atom, job_id, local<search::diagnosis>,
+                                     std::uint64_t>::with<local<experiences>>>;
 
 // Refiner (Stage II, local): kernel rewrites of the files applying the tuples.
 using refiner_actor =
-    caf::typed_actor<caf::replies_to<refine_atom, local<file_map>,
+    caf::typed_actor<caf::replies_to<refine_atom, job_id, local<file_map>,
                                      local<experiences>>::with<local<rewrites_outcome>>>;
 
-// Distiller (local): hands experience tuples to the sink (the bank), one at a time, in order.
+// Distiller (local): hands experience tuples to the job's sink (the bank), one at a time, in
+// arrival order, for every job: the bank has one writer.
 using distiller_actor =
-    caf::typed_actor<caf::reacts_to<learn_atom, local<search::experience>>,
+    caf::typed_actor<caf::reacts_to<learn_atom, job_id, local<search::experience>>,
                      // Answers once every earlier tuple reached the sink (a flush before shutdown).
                      caf::replies_to<ping_atom>::with<ping_atom>>;
 
@@ -122,18 +140,21 @@ using rewinder_actor =
     caf::typed_actor<caf::replies_to<rewind_atom, local<file_map>, local<search::rewind_config>>::
                          with<local<search::rewind_result>>>;
 
-// Progress listener: receives a job's progress events in order.
+// Progress listener: receives one job's progress events in order.
 using progress_listener_actor =
-    caf::typed_actor<caf::reacts_to<progress_atom, progress_msg>,
+    caf::typed_actor<caf::reacts_to<progress_atom, progress_wire>,
                      // Answers once every earlier event was handled (a flush before shutdown).
                      caf::replies_to<ping_atom>::with<ping_atom>>;
 
-// Scheduler: runs optimize jobs (Algorithm 1) over the other actors, one job at a time.
+// Scheduler: long-lived; runs every optimize job of the process (Algorithm 1 over the role
+// actors), each on a job driver of its own (a detached actor that blocks for the job's length),
+// so jobs run at once and the Scheduler itself never blocks. The job id names the job's entry in
+// the process's job table (its engine, bank, listener, services decorator).
 using scheduler_actor = caf::typed_actor<
-    // Network-ready: the result as JSON plus the best files.
-    caf::replies_to<optimize_atom, optimize_job_msg>::with<optimize_reply_msg>,
+    // Network-ready: the result as JSON (optimize::to_json) plus the best files.
+    caf::replies_to<optimize_atom, job_id, optimize_job_msg>::with<optimize_reply_msg>,
     // Local: the complete result object.
-    caf::replies_to<optimize_atom, local_atom,
+    caf::replies_to<optimize_atom, local_atom, job_id,
                     optimize_job_msg>::with<local<optimize::optimize_result>>>;
 
 }  // namespace aopt::protocols

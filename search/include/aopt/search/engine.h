@@ -12,12 +12,12 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <utility>
-#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "aopt/common/file_map.h"
+#include "aopt/common/outcome.h"
 #include "aopt/search/diagnose.h"
 #include "aopt/search/experience.h"
 #include "aopt/stage1/mutator.h"
@@ -25,30 +25,10 @@
 
 namespace aopt::search {
 
-// Why an engine produced nothing: "not provided by the offline engine", "no tiling function
-// found in op_host/x.cpp: ...", "model returned no code block", ...
-struct engine_failure {
-  std::string reason;
-};
-
-// A value or the reason there is none.
-template <class T>
-class outcome {
- public:
-  outcome(T value) : v_(std::move(value)) {}                // NOLINT: implicit on purpose
-  outcome(engine_failure failure) : v_(std::move(failure)) {}  // NOLINT
-  bool ok() const { return std::holds_alternative<T>(v_); }
-  explicit operator bool() const { return ok(); }
-  const T& value() const& { return std::get<T>(v_); }
-  T& value() & { return std::get<T>(v_); }
-  T&& value() && { return std::get<T>(std::move(v_)); }
-  const std::string& reason() const { return std::get<engine_failure>(v_).reason; }
-
- private:
-  std::variant<T, engine_failure> v_;
-};
-
-using file_map = std::map<std::string, std::string>;  // relative path -> content
+// The shared vocabulary (common/outcome.h, common/file_map.h), named in this namespace too.
+using aopt::engine_failure;
+using aopt::file_map;
+using aopt::outcome;
 
 // One de-optimization step of a seed kernel (rewind): the kernel before and after.
 struct deopt_step {

@@ -18,7 +18,7 @@ namespace aopt::llm {
 // Returns the indices changed (ascending) so the caller writes exactly those back to the bank,
 // or the client's failure (tuples embedded before the failing batch keep their new vectors).
 // A failure too when no embeddings model is configured.
-search::outcome<std::vector<std::size_t>> embed_missing(std::vector<search::experience>& tuples, client& c,
+outcome<std::vector<std::size_t>> embed_missing(std::vector<search::experience>& tuples, client& c,
                                                         std::size_t batch = 32);
 
 // A dense ranker over the stored embeddings of client.embedding_model(); the query is embedded

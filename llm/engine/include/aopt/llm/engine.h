@@ -53,15 +53,15 @@ class llm_engine final : public search::engine {
   ~llm_engine() override;
 
   std::string name() const override { return "llm"; }
-  search::outcome<stage1::tiling_template> synthesize_template(const stage1::synthesis_input& input) override;
+  aopt::outcome<stage1::tiling_template> synthesize_template(const stage1::synthesis_input& input) override;
   // Edits of the evolvable region (values or logic); a parameter-only change carries its
   // assignment, a logic rewrite an empty one (op "llm-rewrite") with its files.
-  search::outcome<std::vector<stage1::tiling_proposal>> propose_tiling_variants(
+  aopt::outcome<std::vector<stage1::tiling_proposal>> propose_tiling_variants(
       const stage1::tiling_template& tmpl, const stage1::stage1_history& history, std::size_t n) override;
-  search::outcome<std::vector<search::deopt_step>> deoptimize(const search::file_map& kernel_files) override;
-  search::outcome<search::experience> distill(const search::deopt_step& step) override;
-  search::outcome<search::diagnosis> diagnose(const nlohmann::json& profile, const search::file_map& code) override;
-  search::outcome<std::vector<search::kernel_rewrite>> rewrite_kernel(const search::file_map& files,
+  aopt::outcome<std::vector<search::deopt_step>> deoptimize(const search::file_map& kernel_files) override;
+  aopt::outcome<search::experience> distill(const search::deopt_step& step) override;
+  aopt::outcome<search::diagnosis> diagnose(const nlohmann::json& profile, const search::file_map& code) override;
+  aopt::outcome<std::vector<search::kernel_rewrite>> rewrite_kernel(const search::file_map& files,
                                                                       const std::vector<search::experience>& tuples) override;
 
   // {"client": per-role usage of the client, "proposals": {role: {"ok": n, "failed": n}},
@@ -75,8 +75,8 @@ class llm_engine final : public search::engine {
     std::size_t begin = 0;  // byte range of the evolvable region in the template's host file
     std::size_t end = 0;
   };
-  search::outcome<std::string> ask(role r, const std::map<std::string, std::string>& values);
-  search::engine_failure fail(role r, std::string kind, std::string reason);
+  aopt::outcome<std::string> ask(role r, const std::map<std::string, std::string>& values);
+  aopt::engine_failure fail(role r, std::string kind, std::string reason);
   void note_ok(role r, std::size_t n = 1);
   region region_of(const stage1::tiling_template& t) const;
   // The proposals of one answer: each section whose edits apply to `files` and parse (and
@@ -84,7 +84,7 @@ class llm_engine final : public search::engine {
   // which returns the proposal or nullopt after calling reject(kind, why). Rejections are
   // recorded as failures; at most opt_.proposals are kept; none = a failure naming each reason.
   template <class T, class Make>
-  search::outcome<std::vector<T>> collect(role r, const std::string& answer, const search::file_map& files,
+  aopt::outcome<std::vector<T>> collect(role r, const std::string& answer, const search::file_map& files,
                                           const std::string& noun, Make make);
 
   client& client_;

@@ -126,7 +126,7 @@ struct optimize_result {
 struct progress_event {
   std::string kind;  // "point", "stage", "done"
   std::string message;
-  const trajectory_point* point = nullptr;
+  std::optional<trajectory_point> point;  // set for kind "point"
 };
 using progress_fn = std::function<void(const progress_event&)>;
 
@@ -135,15 +135,26 @@ using progress_fn = std::function<void(const progress_event&)>;
 optimize_result run_optimizer(const file_map& base_files, services& svc, const optimizer_config& cfg,
                               const progress_fn& progress = {});
 
+// Each record of the search has one JSON form (src/records.cpp), used alike by report.json, the
+// daemon's journal and events, and the actor messages (protocols::wire): to_json writes every
+// field, from_json (nlohmann's ADL hook: `j.get<eval_report>()`) reads it back exactly (doubles
+// bit-equal) and throws nlohmann::json::exception on a missing or mistyped field.
+nlohmann::json to_json(const eval_request& r);
+void from_json(const nlohmann::json& j, eval_request& r);
+nlohmann::json to_json(const eval_report& r);  // the full result record included ("result")
+void from_json(const nlohmann::json& j, eval_report& r);
+nlohmann::json to_json(const trajectory_point& p);
+void from_json(const nlohmann::json& j, trajectory_point& p);
+nlohmann::json to_json(const progress_event& e);
+void from_json(const nlohmann::json& j, progress_event& e);
+nlohmann::json to_json(const optimizer_config& c);
+void from_json(const nlohmann::json& j, optimizer_config& c);
+// A report for a candidate the system could not evaluate (timeout, dead evaluator).
+eval_report failure_report(const std::string& status, const std::string& diagnostic);
+
 // JSON of a result (report.json's "result"): every field above; files are not included.
 nlohmann::json to_json(const optimize_result& r);
-nlohmann::json to_json(const eval_report& r);
-nlohmann::json to_json(const trajectory_point& p);
-trajectory_point trajectory_point_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception
 // The one line a trajectory point prints as (`aopt optimize` and `aopt watch`), no newline.
 std::string progress_line(const trajectory_point& p);
-// The report back from to_json(r) (which leaves out the full result record: pass it as
-// `result`). Exact for what the search reads. Throws nlohmann::json::exception on a bad object.
-eval_report eval_report_from_json(const nlohmann::json& j, nlohmann::json result = nlohmann::json::object());
 
 }  // namespace aopt::optimize

@@ -38,6 +38,9 @@ struct eval_request {
   // Input seed override: "verify" requests use a fresh seed so the winner is checked on inputs
   // it was not selected on. nullopt = the operator's seed (aopt.json "seed", else 1).
   std::optional<std::uint64_t> input_seed;
+  // The operator the candidate belongs to (a job's package id): the evaluator's base package
+  // when one evaluator serves several jobs. Empty for an evaluator of one package.
+  std::string package;
 };
 
 // What came back. `ok` only for a candidate that passed every case (the timed one included),
