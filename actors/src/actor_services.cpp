@@ -68,7 +68,7 @@ actor_services::actor_services(caf::actor_system& sys, service_actors actors, jo
 
 actor_services::~actor_services() = default;
 
-std::string actor_services::engine_name() const {
+std::string actor_services::name() const {
   return impl_->engine_name;
 }
 
@@ -84,7 +84,7 @@ search::outcome<stage1::tiling_template> actor_services::synthesize_template(
   return r.get();
 }
 
-search::outcome<std::vector<stage1::tiling_proposal>> actor_services::propose_tiling(
+search::outcome<std::vector<stage1::tiling_proposal>> actor_services::propose_tiling_variants(
     const stage1::tiling_template& tmpl, const stage1::stage1_history& history, std::size_t n) {
   // The identity of the caller's object: see mutator_state in engine_actors.cpp.
   const auto identity = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&tmpl));
@@ -92,6 +92,14 @@ search::outcome<std::vector<stage1::tiling_proposal>> actor_services::propose_ti
       impl_->actors.mutator, impl_->timeouts.engine, "Mutator", propose_atom::value, impl_->job, identity,
       make_local(tmpl), make_local(history), static_cast<std::uint64_t>(n));
   return r.get();
+}
+
+search::outcome<std::vector<search::deopt_step>> actor_services::deoptimize(const optimize::file_map&) {
+  return search::engine_failure{"de-optimization is the Rewinder's, not the optimizer's actors'"};
+}
+
+search::outcome<search::experience> actor_services::distill(const search::deopt_step&) {
+  return search::engine_failure{"distillation of rewind steps is the Rewinder's, not the optimizer's actors'"};
 }
 
 search::outcome<search::diagnosis> actor_services::diagnose(const nlohmann::json& profile,
@@ -110,7 +118,7 @@ std::vector<search::experience> actor_services::retrieve(const search::diagnosis
   return r.get();
 }
 
-search::outcome<std::vector<search::kernel_rewrite>> actor_services::refine(
+search::outcome<std::vector<search::kernel_rewrite>> actor_services::rewrite_kernel(
     const optimize::file_map& files, const std::vector<search::experience>& tuples) {
   auto r = impl_->ask<local<rewrites_outcome>>(impl_->actors.refiner, impl_->timeouts.engine,
                                                "Refiner", refine_atom::value, impl_->job, make_local(files),

@@ -44,9 +44,10 @@ optimize::optimize_result run_job(caf::actor_system& sys, const scheduler_env& e
       caf::anon_send(listener, progress_atom::value, pack(e));
     };
   }
-  std::unique_ptr<optimize::services> decorated;
+  std::unique_ptr<optimize::runner> decorated;
   if (job->decorate) decorated = job->decorate(svc);
-  return optimize::run_optimizer(msg.base_files, decorated ? *decorated : svc, config, progress);
+  const optimize::services seams{svc, decorated ? *decorated : static_cast<optimize::runner&>(svc), svc};
+  return optimize::run_optimizer(msg.base_files, seams, config, progress);
 }
 
 // One job's driver: blocks in run_optimizer for the job's length on its own thread, answers,

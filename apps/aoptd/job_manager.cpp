@@ -554,8 +554,8 @@ void job_manager::run_job_body(const std::string& id) {
       for (auto* obs : observers_) obs->on_evaluation(id, point);
     }
   };
-  spec.decorate = [this, &journal, id](optimize::services& inner) -> std::unique_ptr<optimize::services> {
-    return std::make_unique<jobs::journaled_services>(inner, journal, [this, id]() -> std::optional<std::string> {
+  spec.decorate = [this, &journal, id](optimize::runner& inner) -> std::unique_ptr<optimize::runner> {
+    return std::make_unique<jobs::journaled_runner>(inner, journal, [this, id]() -> std::optional<std::string> {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = jobs_.find(id);
       if (it != jobs_.end() && it->second.cancel) return std::string("cancelled");

@@ -8,11 +8,11 @@ std::string journal_key(const optimize::eval_request& r) {
   return optimize::files_key(r.files) + "-" + (r.input_seed ? std::to_string(*r.input_seed) : std::string("d"));
 }
 
-journaled_services::journaled_services(optimize::services& inner, eval_journal& journal,
+journaled_runner::journaled_runner(optimize::runner& inner, eval_journal& journal,
                                        std::function<std::optional<std::string>()> should_stop)
     : inner_(inner), journal_(journal), should_stop_(std::move(should_stop)) {}
 
-std::vector<optimize::eval_report> journaled_services::evaluate(const std::vector<optimize::eval_request>& batch) {
+std::vector<optimize::eval_report> journaled_runner::evaluate(const std::vector<optimize::eval_request>& batch) {
   if (should_stop_) {
     if (auto why = should_stop_()) throw job_stopped(*why);
   }

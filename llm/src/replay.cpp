@@ -4,10 +4,6 @@
 #include <cstdio>
 #include <memory>
 
-#include <rocksdb/db.h>
-#include <rocksdb/options.h>
-#include <rocksdb/write_batch.h>
-
 #include "aopt/common/error.h"
 #include "aopt/common/sha256.h"
 #include "aopt/llm/http_client.h"
@@ -29,24 +25,17 @@ std::string slot_key(const std::string& hash, std::size_t n) {
 
 std::string dumps(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-bool has(const std::string& s, const char* needle) { return s.find(needle) != std::string::npos; }
-
-// RocksDB's status text plus what the user can do about the usual causes.
-std::string explain(const std::string& status, const fs::path& dir, const std::string& action) {
-  std::string advice;
-  if (has(status, "lock hold by current process"))
-    advice = "it is already open in this process; share one replay_store";
-  else if (has(status, "LOCK"))
-    advice = "another aopt process is using it; wait for that job or use another replay directory";
-  else if (has(status, "Corruption"))
-    advice = "the store is damaged; move the directory away and record again";
-  else if (has(status, "Permission denied"))
-    advice = "check the owner and mode of the directory";
-  else if (has(status, "No space left"))
-    advice = "the disk is full";
-  std::string msg = "cannot " + action + " the LLM replay store " + dir.string();
-  if (!advice.empty()) msg += ": " + advice;
-  return msg + " (RocksDB: " + status + ")";
+storage::kv_store::options store_options(bool create_if_missing) {
+  storage::kv_store::options o;
+  o.names = {"LLM replay store", "wait for that job or use another replay directory",
+             "share one replay_store", "move the directory away and record again"};
+  o.create_if_missing = create_if_missing;
+  o.missing_hint = "record a run into it first, or check the path";
+  o.keep_log_file_num = 4;
+  o.schema_key = k_schema_key;
+  o.schema_version = std::to_string(replay_schema_version);
+  o.schema_hint = "record again with this version";
+  return o;
 }
 
 }  // namespace
@@ -60,124 +49,42 @@ std::string request_hash(const json& body) {
 // ---------------------------------------------------------------------------------------------
 // replay_store
 
-void replay_store::check(const void* status, const std::string& action) const {
-  const auto& s = *static_cast<const rocksdb::Status*>(status);
-  if (!s.ok()) throw aopt::error(ec::io_error, explain(s.ToString(), dir_, action));
-}
-
-replay_store::replay_store(const fs::path& dir, bool create_if_missing) : dir_(dir) {
-  if (dir_.empty()) throw aopt::error(ec::invalid_argument, "LLM replay store: empty directory name");
-  std::error_code fec;
-  if (!fs::exists(dir_ / "CURRENT", fec)) {
-    if (!create_if_missing)
-      throw aopt::error(ec::not_found, "no LLM replay store at " + dir_.string() +
-                                           "; record a run into it first, or check the path");
-    fs::create_directories(dir_, fec);
-    if (fec)
-      throw aopt::error(ec::io_error, "cannot create the LLM replay store directory " + dir_.string() +
-                                          ": " + fec.message());
-  }
-  rocksdb::Options options;
-  options.create_if_missing = create_if_missing;
-  options.keep_log_file_num = 4;
-  const rocksdb::Status s = rocksdb::DB::Open(options, dir_.string(), &db_);
-  if (!s.ok()) {
-    db_ = nullptr;
-    check(&s, "open");
-  }
-  std::string version;
-  const rocksdb::Status g = db_->Get(rocksdb::ReadOptions(), k_schema_key, &version);
-  if (g.IsNotFound()) {
-    rocksdb::WriteOptions wo;
-    wo.sync = true;
-    const rocksdb::Status w = db_->Put(wo, k_schema_key, std::to_string(replay_schema_version));
-    if (!w.ok()) {
-      const std::string msg = explain(w.ToString(), dir_, "initialise");
-      close();
-      throw aopt::error(ec::io_error, msg);
-    }
-  } else if (!g.ok() || version != std::to_string(replay_schema_version)) {
-    const std::string msg = g.ok() ? "LLM replay store " + dir_.string() + " has schema version '" + version +
-                                         "', this aopt reads " + std::to_string(replay_schema_version) +
-                                         "; record again with this version"
-                                   : explain(g.ToString(), dir_, "read");
-    close();
-    throw aopt::error(g.ok() ? ec::invalid_spec : ec::io_error, msg);
-  }
-}
-
-replay_store::~replay_store() {
-  try {
-    close();
-  } catch (...) {  // a destructor must not throw; close() released what it could
-  }
-}
-
-void replay_store::close() {
-  if (db_ == nullptr) return;
-  const rocksdb::Status s = db_->Close();
-  delete db_;
-  db_ = nullptr;
-  if (!s.ok() && !s.IsNotSupported()) throw aopt::error(ec::io_error, explain(s.ToString(), dir_, "close"));
-}
+replay_store::replay_store(const fs::path& dir, bool create_if_missing) : kv_(dir, store_options(create_if_missing)) {}
 
 void replay_store::put(const json& body, std::size_t n, const json& answer) {
-  if (db_ == nullptr) throw aopt::error(ec::invalid_argument, "LLM replay store " + dir_.string() + ": put after close()");
+  if (!kv_.is_open()) throw aopt::error(ec::invalid_argument, "LLM replay store " + dir().string() + ": put after close()");
   const std::string hash = request_hash(body);
-  rocksdb::WriteOptions wo;
-  wo.sync = true;  // ~200 us, nothing next to a model call; a crash keeps what was recorded
-  rocksdb::WriteBatch batch;
-  batch.Put("req/" + hash, dumps(body));
-  batch.Put(slot_key(hash, n), dumps(answer));
-  const rocksdb::Status s = db_->Write(wo, &batch);
-  check(&s, "write to");
+  // Synced (~200 us, nothing next to a model call): a crash keeps what was recorded.
+  kv_.write({{storage::kv_write::kind::put, "req/" + hash, dumps(body)},
+             {storage::kv_write::kind::put, slot_key(hash, n), dumps(answer)}});
 }
 
 std::optional<json> replay_store::get(const std::string& hash, std::size_t n) const {
-  if (db_ == nullptr) return std::nullopt;
   // The slot itself, or the closest recorded one before it (fewer asks were recorded).
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
-  const std::string prefix = "res/" + hash + "/";
-  it->SeekForPrev(slot_key(hash, n));
-  if (!it->Valid() || !it->key().starts_with(prefix)) return std::nullopt;
+  const auto hit = kv_.last_at_or_before("res/" + hash + "/", slot_key(hash, n));
+  if (!hit) return std::nullopt;
   try {
-    return json::parse(it->value().ToString());
+    return json::parse(hit->second);
   } catch (const json::parse_error& e) {
-    throw aopt::error(ec::io_error, "LLM replay store " + dir_.string() + ": entry " + it->key().ToString() +
+    throw aopt::error(ec::io_error, "LLM replay store " + dir().string() + ": entry " + hit->first +
                                         " is not JSON (" + e.what() + "); record again");
   }
 }
 
-std::size_t replay_store::occurrences(const std::string& hash) const {
-  if (db_ == nullptr) return 0;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
-  const std::string prefix = "res/" + hash + "/";
-  std::size_t n = 0;
-  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) ++n;
-  return n;
-}
+std::size_t replay_store::occurrences(const std::string& hash) const { return kv_.count("res/" + hash + "/"); }
 
 std::optional<json> replay_store::request(const std::string& hash) const {
-  if (db_ == nullptr) return std::nullopt;
-  std::string value;
-  const rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), "req/" + hash, &value);
-  if (s.IsNotFound()) return std::nullopt;
-  check(&s, "read");
+  const auto value = kv_.get("req/" + hash);
+  if (!value) return std::nullopt;
   try {
-    return json::parse(value);
+    return json::parse(*value);
   } catch (const json::parse_error& e) {
-    throw aopt::error(ec::io_error, "LLM replay store " + dir_.string() + ": request " + hash.substr(0, 12) +
+    throw aopt::error(ec::io_error, "LLM replay store " + dir().string() + ": request " + hash.substr(0, 12) +
                                         " is not JSON (" + e.what() + "); record again");
   }
 }
 
-std::size_t replay_store::size() const {
-  if (db_ == nullptr) return 0;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
-  std::size_t n = 0;
-  for (it->Seek("req/"); it->Valid() && it->key().starts_with("req/"); it->Next()) ++n;
-  return n;
-}
+std::size_t replay_store::size() const { return kv_.count("req/"); }
 
 std::size_t occurrence_counter::next(const std::string& hash) {
   std::lock_guard lock(mutex_);

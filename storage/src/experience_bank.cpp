@@ -1,8 +1,5 @@
 #include "aopt/storage/experience_bank.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <fstream>
 #include <iterator>
@@ -16,6 +13,7 @@
 #include <rocksdb/write_batch.h>
 
 #include "aopt/common/error.h"
+#include "aopt/storage/kv_store.h"
 
 namespace aopt::storage {
 
@@ -30,31 +28,6 @@ constexpr const char* k_meta = "meta";
 constexpr const char* k_schema_key = "schema_version";
 constexpr const char* k_other = "other";
 
-bool contains(const std::string& s, const char* needle) { return s.find(needle) != std::string::npos; }
-
-bool locked_by_other_process(const std::string& msg) {
-  return contains(msg, "While lock file") || (contains(msg, "LOCK") && contains(msg, "Resource temporarily unavailable"));
-}
-
-// "process 1234 (aopt bank import x.json)": who holds <dir>/LOCK (RocksDB takes a POSIX record
-// lock on it, which F_GETLK reports with its pid); empty when that cannot be told.
-std::string lock_holder(const fs::path& dir) {
-  const int fd = ::open((dir / "LOCK").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  struct flock fl {};
-  fl.l_type = F_WRLCK;
-  fl.l_whence = SEEK_SET;
-  const bool known = ::fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK && fl.l_pid > 0;
-  ::close(fd);
-  if (!known) return {};
-  std::ifstream in("/proc/" + std::to_string(fl.l_pid) + "/cmdline", std::ios::binary);
-  std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::replace(cmd.begin(), cmd.end(), '\0', ' ');
-  while (!cmd.empty() && cmd.back() == ' ') cmd.pop_back();
-  if (cmd.size() > 200) cmd = cmd.substr(0, 200) + "...";
-  return "process " + std::to_string(fl.l_pid) + (cmd.empty() ? std::string() : " (" + cmd + ")");
-}
-
 }  // namespace
 
 std::chrono::milliseconds default_bank_lock_wait() {
@@ -67,29 +40,13 @@ std::chrono::milliseconds default_bank_lock_wait() {
 }
 
 std::string explain_rocksdb_error(const std::string& msg, const fs::path& dir, const std::string& action) {
-  const std::string bank = "experience bank " + dir.string();
-  if (contains(msg, "lock hold by current process"))
-    return "cannot " + action + " the " + bank +
-           ": it is already open in this process; share the open experience_bank object instead "
-           "of opening the directory twice (RocksDB: " + msg + ")";
-  if (locked_by_other_process(msg)) {
-    const std::string holder = lock_holder(dir);
-    return "cannot " + action + " the " + bank + ": it is in use by another process" +
-           (holder.empty() ? holder : ", " + holder) + ", which holds " + (dir / "LOCK").string() +
-           " for writing; wait for it to finish (AOPT_BANK_LOCK_WAIT=SECONDS sets how long a writer "
-           "waits), stop it, or use another bank directory with --bank; reading (list, search, show, "
-           "export) works meanwhile (RocksDB: " + msg + ")";
-  }
-  if (contains(msg, "Corruption"))
-    return "cannot " + action + " the " + bank +
-           ": the database is corrupt; move the directory away and re-import from an export "
-           "(aopt bank export / import) (RocksDB: " + msg + ")";
-  if (contains(msg, "Permission denied"))
-    return "cannot " + action + " the " + bank +
-           ": permission denied; check the owner and mode of the directory (RocksDB: " + msg + ")";
-  if (contains(msg, "No space left"))
-    return "cannot " + action + " the " + bank + ": the disk is full (RocksDB: " + msg + ")";
-  return "cannot " + action + " the " + bank + " (RocksDB: " + msg + ")";
+  static const store_names bank{"experience bank",
+                                "wait for it to finish (AOPT_BANK_LOCK_WAIT=SECONDS sets how long a writer waits), "
+                                "stop it, or use another bank directory with --bank; reading (list, search, show, "
+                                "export) works meanwhile",
+                                "share the open experience_bank object instead of opening the directory twice",
+                                "move the directory away and re-import from an export (aopt bank export / import)"};
+  return explain_store_error(msg, dir, bank, action);
 }
 
 void experience_bank::check_status(const void* status, const std::string& action) const {

@@ -47,9 +47,10 @@ struct fake_options {
   std::vector<std::string> motifs = motif_names();
 };
 
-class fake_services final : public optimize::services {
+class fake_services final : public search::engine, public optimize::runner, public optimize::database {
  public:
   explicit fake_services(fake_options o = {}) : o_(std::move(o)) {}
+  operator optimize::services() { return {*this, *this, *this}; }  // NOLINT: implicit on purpose
 
   // What the fake saw.
   std::vector<optimize::eval_request> requests;  // every request, verification included
@@ -63,7 +64,7 @@ class fake_services final : public optimize::services {
   }
   std::size_t verifications() const { return requests.size() - evaluations(); }
 
-  std::string engine_name() const override { return "fake"; }
+  std::string name() const override { return "fake"; }
   std::size_t parallelism() const override { return o_.parallelism; }
 
   search::outcome<stage1::tiling_template> synthesize_template(const stage1::synthesis_input& input) override {
@@ -74,9 +75,9 @@ class fake_services final : public optimize::services {
     return search::engine_failure{"fake: host file missing"};
   }
 
-  search::outcome<std::vector<stage1::tiling_proposal>> propose_tiling(const stage1::tiling_template& tmpl,
-                                                                       const stage1::stage1_history& history,
-                                                                       std::size_t n) override {
+  search::outcome<std::vector<stage1::tiling_proposal>> propose_tiling_variants(const stage1::tiling_template& tmpl,
+                                                                                const stage1::stage1_history& history,
+                                                                                std::size_t n) override {
     // One seeded mutator per call, seeded by the call number: deterministic, and successive
     // calls give different variants (as the offline engine's persistent mutator does).
     stage1::mutator m(tmpl, stage1::mutator_config{}, 1000 + propose_calls_++);
@@ -85,13 +86,19 @@ class fake_services final : public optimize::services {
     return out;
   }
 
+  search::outcome<std::vector<search::deopt_step>> deoptimize(const optimize::file_map&) override {
+    return search::engine_failure{"the baselines never rewind"};
+  }
+  search::outcome<search::experience> distill(const search::deopt_step&) override {
+    return search::engine_failure{"the baselines never rewind"};
+  }
   search::outcome<search::diagnosis> diagnose(const nlohmann::json&, const optimize::file_map&) override {
     return search::engine_failure{"the baselines never diagnose"};
   }
   std::vector<search::experience> retrieve(const search::diagnosis&, std::size_t) override { return {}; }
 
-  search::outcome<std::vector<search::kernel_rewrite>> refine(const optimize::file_map& files,
-                                                              const std::vector<search::experience>& tuples) override {
+  search::outcome<std::vector<search::kernel_rewrite>> rewrite_kernel(const optimize::file_map& files,
+                                                                      const std::vector<search::experience>& tuples) override {
     ++refine_calls;
     if (!tuples.empty()) ADD_FAILURE() << "baselines must ask for unguided rewrites (no tuples)";
     if (!o_.has_rewrites) return search::engine_failure{"no rewrite site in the fake"};

@@ -209,27 +209,10 @@ struct memory_journal final : jobs::eval_journal {
   void record(const std::string& k, const optimize::eval_report& r) override { m[k] = r; }
 };
 
-// Evaluates by counting; everything else is unused here.
-struct counting_services final : optimize::services {
+// Evaluates by counting.
+struct counting_runner final : optimize::runner {
   int calls = 0;
-  std::string engine_name() const override { return "fake"; }
   std::size_t parallelism() const override { return 2; }
-  search::outcome<stage1::tiling_template> synthesize_template(const stage1::synthesis_input&) override {
-    throw std::logic_error("unused");
-  }
-  search::outcome<std::vector<stage1::tiling_proposal>> propose_tiling(const stage1::tiling_template&,
-                                                                       const stage1::stage1_history&,
-                                                                       std::size_t) override {
-    throw std::logic_error("unused");
-  }
-  search::outcome<search::diagnosis> diagnose(const nlohmann::json&, const optimize::file_map&) override {
-    throw std::logic_error("unused");
-  }
-  std::vector<search::experience> retrieve(const search::diagnosis&, std::size_t) override { return {}; }
-  search::outcome<std::vector<search::kernel_rewrite>> refine(const optimize::file_map&,
-                                                              const std::vector<search::experience>&) override {
-    throw std::logic_error("unused");
-  }
   std::vector<optimize::eval_report> evaluate(const std::vector<optimize::eval_request>& batch) override {
     std::vector<optimize::eval_report> out;
     for (const auto& r : batch) {
@@ -254,14 +237,14 @@ optimize::eval_request req(const std::string& content, std::optional<std::uint64
 
 TEST(daemon_journal, ReplaysWhatItHoldsAndEvaluatesTheRest) {
   memory_journal j;
-  counting_services inner;
+  counting_runner inner;
   {
-    jobs::journaled_services s(inner, j);
+    jobs::journaled_runner s(inner, j);
     const auto a = s.evaluate({req("a"), req("bb")});
     EXPECT_EQ(inner.calls, 2);
     EXPECT_EQ(s.evaluated(), 2u);
   }
-  jobs::journaled_services s(inner, j);
+  jobs::journaled_runner s(inner, j);
   const auto b = s.evaluate({req("a"), req("ccc"), req("a", 7)});
   EXPECT_EQ(inner.calls, 4) << "only the two new candidates were evaluated";
   EXPECT_EQ(s.replayed(), 1u);
@@ -269,7 +252,7 @@ TEST(daemon_journal, ReplaysWhatItHoldsAndEvaluatesTheRest) {
   EXPECT_EQ(j.m.size(), 4u);
   // A stop request is seen before the next evaluation; what was journaled stays.
   bool stop = false;
-  jobs::journaled_services st(inner, j, [&]() -> std::optional<std::string> {
+  jobs::journaled_runner st(inner, j, [&]() -> std::optional<std::string> {
     if (stop) return std::string("cancelled");
     return std::nullopt;
   });

@@ -38,8 +38,8 @@ struct tiling_source {
   std::string why;
 };
 
-tiling_source template_of(services& svc, const file_map& files) {
-  auto t = svc.synthesize_template(optimize::synthesis_input_of(files));
+tiling_source template_of(const services& svc, const file_map& files) {
+  auto t = svc.engine.synthesize_template(optimize::synthesis_input_of(files));
   if (!t) return {std::nullopt, t.reason()};
   return {std::move(t).value(), {}};
 }
@@ -50,8 +50,8 @@ struct rewrite_source {
 };
 
 // Every unguided rewrite of `files` (no tuples: the engine's own repertoire).
-rewrite_source rewrites_of(services& svc, const file_map& files) {
-  auto r = svc.refine(files, {});
+rewrite_source rewrites_of(const services& svc, const file_map& files) {
+  auto r = svc.engine.rewrite_kernel(files, {});
   if (!r) return {{}, r.reason()};
   rewrite_source out{std::move(r).value(), {}};
   if (out.rewrites.empty()) out.why = "the engine found no rewrite site";
@@ -111,7 +111,7 @@ void evolve_config::validate() const {
 
 // --- random search ------------------------------------------------------------------------------
 
-optimize_result run_random_search(const file_map& base, services& svc, const random_search_config& cfg,
+optimize_result run_random_search(const file_map& base, const services& svc, const random_search_config& cfg,
                                   const progress_fn& progress) {
   cfg.validate();
   job j(svc, cfg.common, progress);
@@ -207,7 +207,7 @@ optimize_result run_random_search(const file_map& base, services& svc, const ran
 
 // --- Best-of-N ----------------------------------------------------------------------------------
 
-optimize_result run_best_of_n(const file_map& base, services& svc, const best_of_n_config& cfg,
+optimize_result run_best_of_n(const file_map& base, const services& svc, const best_of_n_config& cfg,
                               const progress_fn& progress) {
   cfg.validate();
   job j(svc, cfg.common, progress);
@@ -227,7 +227,7 @@ optimize_result run_best_of_n(const file_map& base, services& svc, const best_of
   std::string tiling_why = ts.why;
   if (ts.tmpl && n > n_rewrite) {
     const stage1::stage1_history fresh;
-    auto props = svc.propose_tiling(*ts.tmpl, fresh, n - n_rewrite);
+    auto props = svc.engine.propose_tiling_variants(*ts.tmpl, fresh, n - n_rewrite);
     if (!props) {
       tiling_why = props.reason();
     } else {
@@ -267,7 +267,7 @@ optimize_result run_best_of_n(const file_map& base, services& svc, const best_of
 
 // --- OpenEvolve-style evolution -----------------------------------------------------------------
 
-optimize_result run_openevolve(const file_map& base, services& svc, const evolve_config& cfg,
+optimize_result run_openevolve(const file_map& base, const services& svc, const evolve_config& cfg,
                                const progress_fn& progress) {
   cfg.validate();
   job j(svc, cfg.common, progress);
@@ -340,7 +340,7 @@ optimize_result run_openevolve(const file_map& base, services& svc, const evolve
         const tiling_source& ts = template_of_parent();
         if (!ts.tmpl) return;
         const stage1::stage1_history none;
-        auto props = svc.propose_tiling(*ts.tmpl, none, cfg.variants_per_child);
+        auto props = svc.engine.propose_tiling_variants(*ts.tmpl, none, cfg.variants_per_child);
         if (!props) {
           last_tiling_why = props.reason();
           return;
@@ -467,7 +467,7 @@ baseline_config shared(baseline_config c, const bench_config& cfg) {
 
 }  // namespace
 
-optimize_result run_method(method m, const file_map& base, services& svc, const bench_config& cfg,
+optimize_result run_method(method m, const file_map& base, const services& svc, const bench_config& cfg,
                            const progress_fn& progress) {
   cfg.validate();
   switch (m) {

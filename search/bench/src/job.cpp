@@ -2,7 +2,7 @@
 
 namespace aopt::bench::detail {
 
-job::job(services& svc, const baseline_config& cfg, const progress_fn& progress)
+job::job(const services& svc, const baseline_config& cfg, const progress_fn& progress)
     : sj_(svc, optimize::job_rules{cfg.budget, cfg.min_gain, cfg.verify, cfg.verify_seed}, progress) {
   cfg.validate();
 }

@@ -30,7 +30,7 @@ using entry = optimize::search_job::entry;
 // wins), and the draws a method made are counted for its give-up rule.
 class job {
  public:
-  job(services& svc, const baseline_config& cfg, const progress_fn& progress);
+  job(const services& svc, const baseline_config& cfg, const progress_fn& progress);
   // Evaluates the base (one budget unit). False when it failed: finish_failed() says why.
   bool start(const file_map& base) { return sj_.start(base); }
   std::size_t remaining() const { return sj_.remaining(); }

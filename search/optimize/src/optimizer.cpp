@@ -27,7 +27,7 @@ namespace {
 
 // The job: the shared rules (search_job.h) plus Stage I's memory across rounds.
 struct job : search_job {
-  job(services& svc, const optimizer_config& cfg, const progress_fn& progress)
+  job(const services& svc, const optimizer_config& cfg, const progress_fn& progress)
       : search_job(svc, job_rules{cfg.budget, cfg.min_gain, cfg.verify, cfg.verify_seed}, progress), res(result()) {}
   optimize_result& res;
   // Stage I's history of the last round, with the key of the best files its template was
@@ -97,17 +97,17 @@ search::experience distill_change(const accepted_change& c, const search::diagno
 // from), evaluated as candidates of `stage`, each described as `label` + its change. `history`
 // must already hold the template's base. Returns the run and the answers by files key.
 std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tiling_search(
-    job& j, services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round, const file_map& start,
+    job& j, const services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round, const file_map& start,
     const stage1::tiling_template& t, stage1::stage1_history& history, std::optional<stage1::tiling_proposal> first,
     const std::string& stage, const std::string& label) {
   std::map<std::string, search_job::answer> answers;  // files key -> its answer
   auto propose = [&svc, &first](const stage1::tiling_template& tt, const stage1::stage1_history& h,
                                 std::size_t k) -> search::outcome<std::vector<stage1::tiling_proposal>> {
-    if (!first || k == 0) return svc.propose_tiling(tt, h, k);
+    if (!first || k == 0) return svc.engine.propose_tiling_variants(tt, h, k);
     std::vector<stage1::tiling_proposal> out = {std::move(*first)};
     first.reset();
     if (k > 1) {
-      auto more = svc.propose_tiling(tt, h, k - 1);
+      auto more = svc.engine.propose_tiling_variants(tt, h, k - 1);
       if (more.ok()) {
         for (auto& p : more.value()) out.push_back(std::move(p));
       }
@@ -154,11 +154,11 @@ file_map files_of_best(const stage1::stage1_result& sr, const stage1::tiling_tem
 // Stage I on the best with a pending kernel rewrite applied (its base fails for lack of UB):
 // the mutator repairs the tiling from the failing base; a passing variant faster than the best
 // is accepted as one change, the rewrite and the tiling together.
-void cotune_round(job& j, services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
+void cotune_round(job& j, const services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
                   round_summary& sum, const job::pending_rewrite& p) {
   const file_map start = merged(j.res.best_files, p.rewrite.files);
   j.cotuned_.insert(files_key(start));
-  auto tmpl = svc.synthesize_template(synthesis_input_of(start));
+  auto tmpl = svc.engine.synthesize_template(synthesis_input_of(start));
   if (!tmpl.ok()) {
     sum.stage1_stop = "co-tuning '" + p.rewrite.title + "': engine: " + tmpl.reason();
     return;
@@ -184,12 +184,12 @@ void cotune_round(job& j, services& svc, const optimizer_config& cfg, std::size_
               one_line(diagnosis_line(p.diag)) + " | " + p.rewrite.rationale + " | alone it failed (" + p.failure.status +
                   ": out of UB); Stage I tuned the tiling for it: " + tiling,
               p.rewrite.experience_ids)) {
-    svc.learn(distill_change(j.res.changes.back(), p.diag, before.result.value("kernel", std::string()),
+    svc.database.learn(distill_change(j.res.changes.back(), p.diag, before.result.value("kernel", std::string()),
                              j.at(it->second.entry).report, motif_of(p.rewrite)));
   }
 }
 
-void stage1_round(job& j, services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
+void stage1_round(job& j, const services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
                   round_summary& sum) {
   if (j.pending_) {
     auto p = std::move(*j.pending_);
@@ -199,7 +199,7 @@ void stage1_round(job& j, services& svc, const optimizer_config& cfg, std::size_
       return;
     }
   }
-  auto tmpl = svc.synthesize_template(synthesis_input_of(j.res.best_files));
+  auto tmpl = svc.engine.synthesize_template(synthesis_input_of(j.res.best_files));
   if (!tmpl.ok()) {
     sum.stage1_stop = "engine: " + tmpl.reason();
     return;
@@ -262,7 +262,7 @@ search::experience distill_change(const accepted_change& c, const search::diagno
   return e;
 }
 
-void stage2_round(job& j, services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
+void stage2_round(job& j, const services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
                   round_summary& sum) {
   j.say("stage", "round " + std::to_string(round + 1) + ": Stage II (kernel)");
   const bool cotune = cfg.stage1 && cfg.cotune;
@@ -272,7 +272,7 @@ void stage2_round(job& j, services& svc, const optimizer_config& cfg, std::size_
       sum.stage2_stop = "budget exhausted";
       return;
     }
-    auto d = svc.diagnose(j.res.best->profile, j.res.best_files);
+    auto d = svc.engine.diagnose(j.res.best->profile, j.res.best_files);
     if (!d.ok()) {
       sum.stage2_stop = "engine: " + d.reason();
       return;
@@ -283,12 +283,12 @@ void stage2_round(job& j, services& svc, const optimizer_config& cfg, std::size_
     std::vector<search::kernel_rewrite> fresh;
     std::string why_none;
     for (std::size_t k = cfg.top_k; fresh.empty(); k *= 2) {
-      const auto tuples = svc.retrieve(diag, k);
+      const auto tuples = svc.database.retrieve(diag, k);
       if (tuples.empty()) {
         why_none = "the experience bank has nothing for this diagnosis";
         break;
       }
-      auto rw = svc.refine(j.res.best_files, tuples);
+      auto rw = svc.engine.rewrite_kernel(j.res.best_files, tuples);
       if (rw.ok()) {
         for (auto& r : rw.value()) {
           // the job memory answers repeats: keep only rewrites not tried yet
@@ -304,7 +304,7 @@ void stage2_round(job& j, services& svc, const optimizer_config& cfg, std::size_
     }
     if (fresh.empty() && cfg.unguided_fallback) {
       // Nothing the bank knows applies any more: the engine's own rewrites, unguided.
-      auto rw = svc.refine(j.res.best_files, {});
+      auto rw = svc.engine.rewrite_kernel(j.res.best_files, {});
       if (rw.ok()) {
         for (auto& r : rw.value()) {
           if (j.tried(merged(j.res.best_files, r.files))) continue;
@@ -343,7 +343,7 @@ void stage2_round(job& j, services& svc, const optimizer_config& cfg, std::size_
       const eval_report before = *j.res.best;
       if (j.offer(*got[*best], rw.title, one_line(sum.diagnoses.back()) + " | " + rw.rationale, rw.experience_ids)) {
         j.kernel_changed_ = true;
-        svc.learn(distill_change(j.res.changes.back(), diag, before.result.value("kernel", std::string()), report(*best),
+        svc.database.learn(distill_change(j.res.changes.back(), diag, before.result.value("kernel", std::string()), report(*best),
                                  motif_of(rw)));
       }
     }
@@ -361,48 +361,76 @@ auto timed(double& into, F&& f) {
   return f();
 }
 
-// Times every call the search makes (optimize_result::time).
-class timed_services final : public services {
+// Times every call the search makes (optimize_result::time): the engine's proposals, the
+// runner's evaluations (and the evaluators' own seconds), the database's retrievals.
+class timed_engine final : public search::engine {
  public:
-  timed_services(services& inner, time_breakdown& t) : inner_(inner), t_(t) {}
-  std::string engine_name() const override { return inner_.engine_name(); }
-  std::size_t parallelism() const override { return inner_.parallelism(); }
+  timed_engine(search::engine& inner, double& seconds) : inner_(inner), s_(seconds) {}
+  std::string name() const override { return inner_.name(); }
   search::outcome<stage1::tiling_template> synthesize_template(const stage1::synthesis_input& input) override {
-    return timed(t_.engine_s, [&] { return inner_.synthesize_template(input); });
+    return timed(s_, [&] { return inner_.synthesize_template(input); });
   }
-  search::outcome<std::vector<stage1::tiling_proposal>> propose_tiling(const stage1::tiling_template& tmpl,
-                                                                       const stage1::stage1_history& history,
-                                                                       std::size_t n) override {
-    return timed(t_.engine_s, [&] { return inner_.propose_tiling(tmpl, history, n); });
+  search::outcome<std::vector<stage1::tiling_proposal>> propose_tiling_variants(const stage1::tiling_template& tmpl,
+                                                                                const stage1::stage1_history& history,
+                                                                                std::size_t n) override {
+    return timed(s_, [&] { return inner_.propose_tiling_variants(tmpl, history, n); });
+  }
+  search::outcome<std::vector<search::deopt_step>> deoptimize(const file_map& kernel_files) override {
+    return timed(s_, [&] { return inner_.deoptimize(kernel_files); });
+  }
+  search::outcome<search::experience> distill(const search::deopt_step& step) override {
+    return timed(s_, [&] { return inner_.distill(step); });
   }
   search::outcome<search::diagnosis> diagnose(const nlohmann::json& profile, const file_map& code) override {
-    return timed(t_.engine_s, [&] { return inner_.diagnose(profile, code); });
+    return timed(s_, [&] { return inner_.diagnose(profile, code); });
   }
-  std::vector<search::experience> retrieve(const search::diagnosis& d, std::size_t k) override {
-    return timed(t_.retrieve_s, [&] { return inner_.retrieve(d, k); });
+  search::outcome<std::vector<search::kernel_rewrite>> rewrite_kernel(
+      const file_map& files, const std::vector<search::experience>& tuples) override {
+    return timed(s_, [&] { return inner_.rewrite_kernel(files, tuples); });
   }
-  search::outcome<std::vector<search::kernel_rewrite>> refine(const file_map& files,
-                                                              const std::vector<search::experience>& tuples) override {
-    return timed(t_.engine_s, [&] { return inner_.refine(files, tuples); });
-  }
+
+ private:
+  search::engine& inner_;
+  double& s_;
+};
+
+class timed_runner final : public runner {
+ public:
+  timed_runner(runner& inner, time_breakdown& t) : inner_(inner), t_(t) {}
+  std::size_t parallelism() const override { return inner_.parallelism(); }
   std::vector<eval_report> evaluate(const std::vector<eval_request>& batch) override {
     auto reports = timed(t_.evaluate_s, [&] { return inner_.evaluate(batch); });
     for (const auto& r : reports) t_.evaluator_s += r.seconds;
     t_.evaluated += reports.size();
     return reports;
   }
-  void learn(const search::experience& accepted) override { inner_.learn(accepted); }
 
  private:
-  services& inner_;
+  runner& inner_;
   time_breakdown& t_;
 };
 
-optimize_result run_rounds(const file_map& base_files, services& inner, const optimizer_config& cfg,
+class timed_database final : public database {
+ public:
+  timed_database(database& inner, double& seconds) : inner_(inner), s_(seconds) {}
+  std::vector<search::experience> retrieve(const search::diagnosis& d, std::size_t k) override {
+    return timed(s_, [&] { return inner_.retrieve(d, k); });
+  }
+  void learn(const search::experience& accepted) override { inner_.learn(accepted); }
+
+ private:
+  database& inner_;
+  double& s_;
+};
+
+optimize_result run_rounds(const file_map& base_files, const services& inner, const optimizer_config& cfg,
                            const progress_fn& progress, time_breakdown& time) {
-  timed_services svc(inner, time);
+  timed_engine engine(inner.engine, time.engine_s);
+  timed_runner runner(inner.runner, time);
+  timed_database database(inner.database, time.retrieve_s);
+  const services svc{engine, runner, database};
   job j(svc, cfg, progress);
-  const std::size_t n = cfg.proposals_per_step != 0 ? cfg.proposals_per_step : std::max<std::size_t>(2, svc.parallelism());
+  const std::size_t n = cfg.proposals_per_step != 0 ? cfg.proposals_per_step : std::max<std::size_t>(2, svc.runner.parallelism());
   if (!j.start(base_files)) return j.finish("");
 
   // Algorithm 1: R rounds; then up to extra_rounds more while budget remains and a round still
@@ -443,7 +471,7 @@ optimize_result run_rounds(const file_map& base_files, services& inner, const op
 
 }  // namespace
 
-optimize_result run_optimizer(const file_map& base_files, services& svc, const optimizer_config& cfg,
+optimize_result run_optimizer(const file_map& base_files, const services& svc, const optimizer_config& cfg,
                               const progress_fn& progress) {
   cfg.validate();
   const auto t0 = std::chrono::steady_clock::now();

@@ -15,10 +15,10 @@ file_map merged(const file_map& base, const std::map<std::string, std::string>& 
   return out;
 }
 
-search_job::search_job(services& svc, job_rules rules, progress_fn progress)
+search_job::search_job(const services& svc, job_rules rules, progress_fn progress)
     : svc_(svc), rules_(rules), progress_(std::move(progress)) {
-  batch_ = std::max<std::size_t>(1, svc_.parallelism());
-  res_.engine = svc_.engine_name();
+  batch_ = std::max<std::size_t>(1, svc_.runner.parallelism());
+  res_.engine = svc_.engine.name();
 }
 
 void search_job::say(const std::string& kind, const std::string& message, const trajectory_point* p) const {
@@ -90,7 +90,7 @@ std::vector<std::optional<search_job::answer>> search_job::evaluate(const std::v
   for (std::size_t b = 0; b < fresh.size(); b += batch_) {
     std::vector<eval_request> chunk;
     for (std::size_t k = b; k < std::min(fresh.size(), b + batch_); ++k) chunk.push_back(requests[fresh[k]]);
-    auto got = svc_.evaluate(chunk);
+    auto got = svc_.runner.evaluate(chunk);
     if (got.size() != chunk.size()) {
       throw aopt::error(ec::internal, "services::evaluate returned " + std::to_string(got.size()) + " reports for " +
                                           std::to_string(chunk.size()) + " requests (the services implementation is broken)");
@@ -144,7 +144,7 @@ bool search_job::offer(const answer& a, const std::string& title, const std::str
     // Confirmed before it is believed: the champion measured again, then the challenger (one
     // after the other on the same device), each new set pooled with the old. Outside the budget.
     for (const auto* who : {&cur, &e}) {
-      auto got = svc_.evaluate({eval_request{who->files, "remeasure", static_cast<int>(who->round),
+      auto got = svc_.runner.evaluate({eval_request{who->files, "remeasure", static_cast<int>(who->round),
                                              "measured again to confirm an acceptance: " + who->proposal, std::nullopt, {}}});
       if (got.size() != 1 || !got.front().ok) {
         say("stage", "not accepted (" + e.stage + "): a confirming measurement failed");
@@ -189,7 +189,7 @@ void search_job::verify() {
     const entry& e = entries_[accepted_.back()];
     const eval_request req{e.files, "verify", static_cast<int>(e.round), "verification on fresh inputs: " + e.proposal,
                            rules_.verify_seed, {}};
-    auto got = svc_.evaluate({req});
+    auto got = svc_.runner.evaluate({req});
     if (got.size() != 1) {
       throw aopt::error(ec::internal, "services::evaluate returned " + std::to_string(got.size()) +
                                           " reports for 1 verification request");

@@ -51,62 +51,24 @@ std::string files_key(const file_map& files) {
   return common::to_hex(h.finish());
 }
 
-struct local_services::impl {
-  search::engine& engine;
-  search::retriever retriever;
-  std::vector<evaluate_fn> slots;
-  std::function<void(const search::experience&)> learned;
-};
-
-local_services::local_services(search::engine& engine, std::vector<search::experience> bank,
-                               std::vector<evaluate_fn> slots, std::function<void(const search::experience&)> learned)
-    : impl_(std::make_unique<impl>(impl{engine, search::retriever(std::move(bank)), std::move(slots), std::move(learned)})) {
-  if (impl_->slots.empty()) throw aopt::error(ec::invalid_argument, "local_services: at least one evaluator slot is needed");
+slot_runner::slot_runner(std::vector<evaluate_fn> slots) : slots_(std::move(slots)) {
+  if (slots_.empty()) throw aopt::error(ec::invalid_argument, "slot_runner: at least one evaluator slot is needed");
 }
 
-local_services::~local_services() = default;
-
-std::string local_services::engine_name() const { return impl_->engine.name(); }
-std::size_t local_services::parallelism() const { return impl_->slots.size(); }
-
-search::outcome<stage1::tiling_template> local_services::synthesize_template(const stage1::synthesis_input& input) {
-  return impl_->engine.synthesize_template(input);
-}
-
-search::outcome<std::vector<stage1::tiling_proposal>> local_services::propose_tiling(
-    const stage1::tiling_template& tmpl, const stage1::stage1_history& history, std::size_t n) {
-  return impl_->engine.propose_tiling_variants(tmpl, history, n);
-}
-
-search::outcome<search::diagnosis> local_services::diagnose(const nlohmann::json& profile, const file_map& code) {
-  return impl_->engine.diagnose(profile, code);
-}
-
-std::vector<search::experience> local_services::retrieve(const search::diagnosis& d, std::size_t k) {
-  std::vector<search::experience> out;
-  for (const auto& hit : search::top_k_for(impl_->retriever, d, k)) out.push_back(impl_->retriever.at(hit.index));
-  return out;
-}
-
-search::outcome<std::vector<search::kernel_rewrite>> local_services::refine(
-    const file_map& files, const std::vector<search::experience>& tuples) {
-  return impl_->engine.rewrite_kernel(files, tuples);
-}
-
-std::vector<eval_report> local_services::evaluate(const std::vector<eval_request>& batch) {
+std::vector<eval_report> slot_runner::evaluate(const std::vector<eval_request>& batch) {
   std::vector<eval_report> out(batch.size());
   std::vector<std::exception_ptr> errors(batch.size());
   std::atomic<std::size_t> next{0};
   auto work = [&](std::size_t slot) {
     for (std::size_t i = next++; i < batch.size(); i = next++) {
       try {
-        out[i] = impl_->slots[slot](batch[i]);
+        out[i] = slots_[slot](batch[i]);
       } catch (...) {
         errors[i] = std::current_exception();
       }
     }
   };
-  const std::size_t n = std::min(impl_->slots.size(), batch.size());
+  const std::size_t n = std::min(slots_.size(), batch.size());
   if (n <= 1) {
     if (!batch.empty()) work(0);
   } else {
@@ -121,7 +83,23 @@ std::vector<eval_report> local_services::evaluate(const std::vector<eval_request
   return out;
 }
 
-void local_services::learn(const search::experience& accepted) {
+struct bank_database::impl {
+  search::retriever retriever;
+  std::function<void(const search::experience&)> learned;
+};
+
+bank_database::bank_database(std::vector<search::experience> bank, std::function<void(const search::experience&)> learned)
+    : impl_(std::make_unique<impl>(impl{search::retriever(std::move(bank)), std::move(learned)})) {}
+
+bank_database::~bank_database() = default;
+
+std::vector<search::experience> bank_database::retrieve(const search::diagnosis& d, std::size_t k) {
+  std::vector<search::experience> out;
+  for (const auto& hit : search::top_k_for(impl_->retriever, d, k)) out.push_back(impl_->retriever.at(hit.index));
+  return out;
+}
+
+void bank_database::learn(const search::experience& accepted) {
   if (impl_->learned) impl_->learned(accepted);
 }
 

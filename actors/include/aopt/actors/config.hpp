@@ -25,8 +25,8 @@ struct actor_timeouts {
 // CAF's deterministic test coordinator spawn everything cooperatively.
 enum class spawn_mode { detached, cooperative };
 
-// Wraps the Scheduler's services for one job (e.g. jobs::journaled_services); may be empty.
-using services_decorator =
-    std::function<std::unique_ptr<optimize::services>(optimize::services& inner)>;
+// Wraps a job's runner (e.g. jobs::journaled_runner: every evaluation journaled, stop checks);
+// may be empty.
+using runner_decorator = std::function<std::unique_ptr<optimize::runner>(optimize::runner& inner)>;
 
 }  // namespace aopt::actors

@@ -32,7 +32,7 @@ struct job_spec {
   std::function<void(const search::experience&)> learned;  // Distiller sink; optional
   optimize::progress_fn progress;  // called in order on the listener's thread; optional
   actor_timeouts timeouts;
-  services_decorator decorate;  // wraps the job's services (journal, stop checks); optional
+  runner_decorator decorate;  // wraps the job's runner (journal, stop checks); optional
 };
 
 // Runs Algorithm 1 on actors. Throws what run_optimizer throws (aopt::error), and

@@ -33,7 +33,7 @@ class runtime {
   // Runs Algorithm 1 for `spec` (spec.slots is ignored: the runtime's evaluators serve it; the
   // evaluation requests carry spec.package, which the slots use to find the operator). Blocks
   // the calling thread; calls from several threads run their jobs at once. Throws what
-  // run_optimizer throws (what spec.decorate's services throw included), and
+  // run_optimizer throws (what spec.decorate's runner throws included), and
   // aopt::error(internal) when an actor stops answering.
   optimize::optimize_result run_optimize(const job_spec& spec);
 

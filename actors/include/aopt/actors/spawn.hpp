@@ -37,7 +37,7 @@ struct job_context {
   std::shared_ptr<const search::retriever> index;        // its bank snapshot (Retriever)
   std::function<void(const search::experience&)> learned;  // Distiller sink; may be empty
   protocols::progress_listener_actor listener;           // may be null
-  services_decorator decorate;                           // may be empty
+  runner_decorator decorate;                             // may be empty
   actor_timeouts timeouts;
 
   // Guarded by `lock`: engine calls, and the Mutator's copy of the caller's template (the

@@ -36,42 +36,21 @@ class job_stopped : public std::runtime_error {
   explicit job_stopped(const std::string& why) : std::runtime_error(why) {}
 };
 
-// A `services` that journals `inner`'s evaluations. `should_stop` is checked before every
-// evaluate call; when it returns a reason, job_stopped(reason) is thrown (results already
-// journaled stay).
-class journaled_services final : public optimize::services {
+// A runner that journals `inner`'s evaluations. `should_stop` is checked before every evaluate
+// call; when it returns a reason, job_stopped(reason) is thrown (results already journaled stay).
+class journaled_runner final : public optimize::runner {
  public:
-  journaled_services(optimize::services& inner, eval_journal& journal,
-                     std::function<std::optional<std::string>()> should_stop = {});
+  journaled_runner(optimize::runner& inner, eval_journal& journal,
+                   std::function<std::optional<std::string>()> should_stop = {});
 
   std::size_t replayed() const { return replayed_; }    // answered from the journal
   std::size_t evaluated() const { return evaluated_; }  // sent to `inner`
 
-  std::string engine_name() const override { return inner_.engine_name(); }
   std::size_t parallelism() const override { return inner_.parallelism(); }
-  search::outcome<stage1::tiling_template> synthesize_template(const stage1::synthesis_input& input) override {
-    return inner_.synthesize_template(input);
-  }
-  search::outcome<std::vector<stage1::tiling_proposal>> propose_tiling(const stage1::tiling_template& tmpl,
-                                                                       const stage1::stage1_history& history,
-                                                                       std::size_t n) override {
-    return inner_.propose_tiling(tmpl, history, n);
-  }
-  search::outcome<search::diagnosis> diagnose(const nlohmann::json& profile, const optimize::file_map& code) override {
-    return inner_.diagnose(profile, code);
-  }
-  std::vector<search::experience> retrieve(const search::diagnosis& d, std::size_t k) override {
-    return inner_.retrieve(d, k);
-  }
-  search::outcome<std::vector<search::kernel_rewrite>> refine(const optimize::file_map& files,
-                                                              const std::vector<search::experience>& tuples) override {
-    return inner_.refine(files, tuples);
-  }
   std::vector<optimize::eval_report> evaluate(const std::vector<optimize::eval_request>& batch) override;
-  void learn(const search::experience& accepted) override { inner_.learn(accepted); }
 
  private:
-  optimize::services& inner_;
+  optimize::runner& inner_;
   eval_journal& journal_;
   std::function<std::optional<std::string>()> should_stop_;
   std::size_t replayed_ = 0;

@@ -29,10 +29,7 @@
 
 #include "aopt/llm/client.h"
 #include "aopt/llm/config.h"
-
-namespace rocksdb {
-class DB;
-}
+#include "aopt/storage/kv_store.h"
 
 namespace aopt::llm {
 
@@ -46,7 +43,6 @@ class replay_store {
   // Opens (creating when asked) the store directory. Throws aopt::error(io_error/not_found)
   // with the directory and what to do (in use by another process, missing, corrupt).
   explicit replay_store(const std::filesystem::path& dir, bool create_if_missing = true);
-  ~replay_store();
   replay_store(const replay_store&) = delete;
   replay_store& operator=(const replay_store&) = delete;
 
@@ -58,13 +54,11 @@ class replay_store {
   std::optional<nlohmann::json> request(const std::string& hash) const;  // the stored body
   std::size_t size() const;  // distinct requests recorded
 
-  const std::filesystem::path& dir() const { return dir_; }
-  void close();  // also done by the destructor
+  const std::filesystem::path& dir() const { return kv_.dir(); }
+  void close() { kv_.close(); }  // also done by the destructor
 
  private:
-  void check(const void* status, const std::string& action) const;
-  std::filesystem::path dir_;
-  rocksdb::DB* db_ = nullptr;
+  storage::kv_store kv_;
 };
 
 // Per-client occurrence counting (see above). Thread-safe.

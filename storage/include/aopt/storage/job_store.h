@@ -16,9 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace rocksdb {
-class DB;
-}  // namespace rocksdb
+#include "aopt/storage/kv_store.h"
 
 namespace aopt::storage {
 
@@ -27,7 +25,6 @@ class job_store {
   // Opens or creates the store. aopt::error(io_error) explaining a lock held by another process
   // (another aoptd on this state directory) or corruption.
   explicit job_store(const std::filesystem::path& dir);
-  ~job_store();
   job_store(const job_store&) = delete;
   job_store& operator=(const job_store&) = delete;
 
@@ -52,12 +49,7 @@ class job_store {
   std::size_t evaluation_count(const std::string& id) const;
 
  private:
-  void put(const std::string& key, const std::string& value, bool durable = true);
-  std::optional<std::string> get(const std::string& key) const;
-  std::vector<std::pair<std::string, std::string>> scan(const std::string& prefix, const std::string& from,
-                                                        std::size_t limit) const;
-  std::filesystem::path dir_;
-  rocksdb::DB* db_ = nullptr;
+  kv_store kv_;
 };
 
 }  // namespace aopt::storage

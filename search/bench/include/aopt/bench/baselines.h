@@ -5,7 +5,7 @@
 // counts every evaluation, failures included; a candidate identical to one already evaluated in
 // the job (files_key) is answered from memory and costs nothing; only passing candidates count;
 // a suspect one (faster than the roofline bound) is never accepted; candidates go to the
-// evaluator in batches of svc.parallelism(); the final best is re-checked on fresh inputs
+// evaluator in batches of svc.runner.parallelism(); the final best is re-checked on fresh inputs
 // (stage "verify", input_seed = verify_seed) outside the budget, walking back through the
 // accepted states until one passes (a trajectory point with stage "verify" each, no budget).
 //
@@ -16,7 +16,7 @@
 //               fresh history and unguided rewrites), no iteration; the best is kept.
 //   openevolve  an evolutionary loop over whole programs: a small population of passing
 //               programs, parents by tournament, child = one mutation of the parent.
-// No method here diagnoses or uses the experience bank: rewrites are svc.refine(files, {}).
+// No method here diagnoses or uses the experience bank: rewrites are svc.engine.rewrite_kernel(files, {}).
 #pragma once
 
 #include <cstddef>
@@ -81,11 +81,11 @@ struct evolve_config {
   void validate() const;
 };
 
-optimize_result run_random_search(const file_map& base, services& svc, const random_search_config& cfg,
+optimize_result run_random_search(const file_map& base, const services& svc, const random_search_config& cfg,
                                   const progress_fn& progress = {});
-optimize_result run_best_of_n(const file_map& base, services& svc, const best_of_n_config& cfg,
+optimize_result run_best_of_n(const file_map& base, const services& svc, const best_of_n_config& cfg,
                               const progress_fn& progress = {});
-optimize_result run_openevolve(const file_map& base, services& svc, const evolve_config& cfg,
+optimize_result run_openevolve(const file_map& base, const services& svc, const evolve_config& cfg,
                                const progress_fn& progress = {});
 
 // --- every method of the table behind one call --------------------------------------------------
@@ -123,7 +123,7 @@ struct bench_config {
 };
 
 // Runs `m` on one operator. The shared fields of `cfg` override the per-method ones.
-optimize_result run_method(method m, const file_map& base, services& svc, const bench_config& cfg,
+optimize_result run_method(method m, const file_map& base, const services& svc, const bench_config& cfg,
                            const progress_fn& progress = {});
 
 }  // namespace aopt::bench

@@ -132,7 +132,7 @@ using progress_fn = std::function<void(const progress_event&)>;
 
 // Runs Algorithm 1 from `base_files`. The base is evaluated first (one budget unit); when it
 // fails, the job stops with stop_reason "base failed: <status>: <diagnostic>".
-optimize_result run_optimizer(const file_map& base_files, services& svc, const optimizer_config& cfg,
+optimize_result run_optimizer(const file_map& base_files, const services& svc, const optimizer_config& cfg,
                               const progress_fn& progress = {});
 
 // Each record of the search has one JSON form (src/records.cpp), used alike by report.json, the

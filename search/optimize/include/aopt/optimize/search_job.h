@@ -46,7 +46,7 @@ class search_job {
     std::size_t point = 0;
   };
 
-  search_job(services& svc, job_rules rules, progress_fn progress);
+  search_job(const services& svc, job_rules rules, progress_fn progress);
 
   // Evaluates the base (one budget unit). False when it failed: result().stop_reason says why.
   bool start(const file_map& base);
@@ -86,7 +86,7 @@ class search_job {
   void point(const entry& e, const eval_request& req, bool memo);
   void verify();
 
-  services& svc_;
+  services svc_;
   job_rules rules_;
   progress_fn progress_;
   std::size_t batch_ = 1;

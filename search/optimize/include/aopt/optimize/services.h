@@ -1,9 +1,12 @@
-// The optimizer's view of the world: every step the search takes that is not pure computation
-// (asking an engine for proposals, diagnosing, retrieving from the bank, rewriting, evaluating
-// candidates on a device) goes through `services`. The search algorithms (optimizer.h, the bench
-// baselines) are pure functions of their inputs and a `services`; two implementations route the
-// calls: `local_services` (direct calls, a thread per evaluator slot) and the CAF actors of
-// actors/ (the Scheduler's view of Mutator, Diagnoser, Retriever, Refiner and Evaluator actors).
+// The optimizer's view of the world, in three seams (TVM MetaSchedule's names): every step the
+// search takes that is not pure computation goes through one of them.
+//   search::engine  proposals: tiling templates and variants, diagnoses, kernel rewrites
+//                   (search/engine.h; the offline engine, the LLM engine, or the actors'
+//                   proxy to the Mutator, Diagnoser and Refiner);
+//   runner          evaluations of candidates on devices (evaluator slots, or the actors' pool);
+//   database        the experience bank: retrieval for a diagnosis, and learning accepted changes.
+// The search algorithms (optimizer.h, the bench baselines) are pure functions of their inputs and
+// a `services` bundle of the three.
 #pragma once
 
 #include <cstddef>
@@ -67,33 +70,35 @@ struct eval_report {
   std::vector<double> samples() const;
 };
 
-class services {
+// Evaluates candidates (the Evaluator role).
+class runner {
  public:
-  virtual ~services() = default;
-  virtual std::string engine_name() const = 0;  // "offline", "llm"
-  // Evaluations the implementation runs at once (evaluator slots or devices); batches of this
-  // size use the hardware best. At least 1.
+  virtual ~runner() = default;
+  // Evaluations run at once (evaluator slots or devices); batches of this size use the hardware
+  // best. At least 1.
   virtual std::size_t parallelism() const = 0;
+  // One report per request, in request order. Requests run in parallel up to parallelism().
+  // Never throws for a bad candidate (that is a report); throws only for system faults (the
+  // evaluator itself is gone).
+  virtual std::vector<eval_report> evaluate(const std::vector<eval_request>& batch) = 0;
+};
 
-  // Stage I (Mutator role).
-  virtual search::outcome<stage1::tiling_template> synthesize_template(const stage1::synthesis_input& input) = 0;
-  virtual search::outcome<std::vector<stage1::tiling_proposal>> propose_tiling(
-      const stage1::tiling_template& tmpl, const stage1::stage1_history& history, std::size_t n) = 0;
-  // Stage II (Diagnoser, Retriever, Refiner roles).
-  virtual search::outcome<search::diagnosis> diagnose(const nlohmann::json& profile, const file_map& code) = 0;
+// The experience bank as the search sees it (the Retriever and Distiller roles).
+class database {
+ public:
+  virtual ~database() = default;
   // The k best tuples of the bank for a diagnosis (fewer when the bank is smaller).
   virtual std::vector<search::experience> retrieve(const search::diagnosis& d, std::size_t k) = 0;
-  // Rewrites of `files` applying `tuples`. With no tuples: unguided rewrites (for the offline
-  // engine every forward motif site; used by the baselines that have no experience bank).
-  virtual search::outcome<std::vector<search::kernel_rewrite>> refine(const file_map& files,
-                                                                      const std::vector<search::experience>& tuples) = 0;
-  // Evaluator role: one report per request, in request order. Requests run in parallel up to
-  // parallelism(). Never throws for a bad candidate (that is a report); throws only for system
-  // faults (the evaluator itself is gone).
-  virtual std::vector<eval_report> evaluate(const std::vector<eval_request>& batch) = 0;
   // An accepted Stage II change, distilled: stored in the bank with provenance `refinement`.
   // Default: dropped.
   virtual void learn(const search::experience& accepted) { (void)accepted; }
+};
+
+// What a search works with. The objects must outlive the search.
+struct services {
+  search::engine& engine;
+  optimize::runner& runner;
+  optimize::database& database;
 };
 
 // One evaluator slot: evaluates a request (blocking). Each slot is used by one thread at a time.
@@ -102,32 +107,46 @@ using evaluate_fn = std::function<eval_report(const eval_request&)>;
 // the request belongs to (the job's package id).
 using package_evaluate_fn = std::function<eval_report(const std::string& package, const eval_request&)>;
 
-// Direct implementation: engine calls in the caller's thread, a retriever over a fixed corpus,
-// and one thread per evaluator slot for each batch.
-class local_services final : public services {
+// Evaluator slots run from the calling thread: one thread per slot for each batch. An exception
+// of a slot is rethrown (after the batch) to the caller.
+class slot_runner final : public runner {
  public:
-  // `engine` must outlive this object. `bank` is the retrieval corpus; `learned` (optional)
-  // receives accepted refinements.
-  local_services(search::engine& engine, std::vector<search::experience> bank, std::vector<evaluate_fn> slots,
-                 std::function<void(const search::experience&)> learned = {});
-  ~local_services() override;
-
-  std::string engine_name() const override;
-  std::size_t parallelism() const override;
-  search::outcome<stage1::tiling_template> synthesize_template(const stage1::synthesis_input& input) override;
-  search::outcome<std::vector<stage1::tiling_proposal>> propose_tiling(const stage1::tiling_template& tmpl,
-                                                                       const stage1::stage1_history& history,
-                                                                       std::size_t n) override;
-  search::outcome<search::diagnosis> diagnose(const nlohmann::json& profile, const file_map& code) override;
-  std::vector<search::experience> retrieve(const search::diagnosis& d, std::size_t k) override;
-  search::outcome<std::vector<search::kernel_rewrite>> refine(const file_map& files,
-                                                              const std::vector<search::experience>& tuples) override;
+  explicit slot_runner(std::vector<evaluate_fn> slots);  // at least one
+  std::size_t parallelism() const override { return slots_.size(); }
   std::vector<eval_report> evaluate(const std::vector<eval_request>& batch) override;
+
+ private:
+  std::vector<evaluate_fn> slots_;
+};
+
+// A bank held in memory: BM25 (or the given ranker) retrieval over a fixed corpus; accepted
+// changes go to `learned` (optional).
+class bank_database final : public database {
+ public:
+  explicit bank_database(std::vector<search::experience> bank,
+                         std::function<void(const search::experience&)> learned = {});
+  ~bank_database() override;
+  std::vector<search::experience> retrieve(const search::diagnosis& d, std::size_t k) override;
   void learn(const search::experience& accepted) override;
 
  private:
   struct impl;
   std::unique_ptr<impl> impl_;
+};
+
+// The three seams without actors: the engine called in the caller's thread, a slot_runner and a
+// bank_database. Converts to `services`; must outlive the search it is given to.
+class local_services {
+ public:
+  local_services(search::engine& engine, std::vector<search::experience> bank, std::vector<evaluate_fn> slots,
+                 std::function<void(const search::experience&)> learned = {})
+      : engine_(engine), runner_(std::move(slots)), database_(std::move(bank), std::move(learned)) {}
+  operator services() { return {engine_, runner_, database_}; }  // NOLINT: implicit on purpose
+
+ private:
+  search::engine& engine_;
+  slot_runner runner_;
+  bank_database database_;
 };
 
 // Helpers shared by every implementation.
