@@ -95,6 +95,8 @@ int run(optimize_args& a, const std::string& argv_line) {
         std::cout << optimize::progress_line(*e.point) << "\n";
       } else if (e.kind == "stage") {
         std::cout << "  -- " << e.message << "\n";
+      } else if (e.kind == "warning") {
+        std::cout << "  !! warning: " << e.message << "\n";
       }
       std::cout.flush();
     };

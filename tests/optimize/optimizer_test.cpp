@@ -398,3 +398,38 @@ TEST(Report, MarkdownLabelsSimulatedLatenciesAndShowsDiffs) {
 
 }  // namespace
 }  // namespace aopt::optimize
+
+namespace aopt::optimize {
+namespace {
+
+// A timed case of a few microseconds is mostly launch: the job says so before it spends its
+// budget (report.json "warnings", a progress event), and says nothing for a case worth optimizing.
+TEST(Optimizer, WarnsWhenTheTimedCaseIsMostlyLaunch) {
+  auto run = [](double latency_us) {
+    offline_engine eng(engine_cfg(1));
+    local_services svc(eng, {}, {[latency_us](const eval_request&) {
+      eval_report r;
+      r.ok = true;
+      r.status = "ok";
+      r.latency_us = latency_us;
+      return r;
+    }});
+    optimizer_config cfg;
+    cfg.budget = 2;
+    std::vector<std::string> warned;
+    const auto r = run_optimizer(base_files(), svc, cfg, [&](const progress_event& e) {
+      if (e.kind == "warning") warned.push_back(e.message);
+    });
+    EXPECT_EQ(warned, r.warnings);
+    EXPECT_EQ(to_json(r).at("warnings").size(), r.warnings.size());
+    return r.warnings;
+  };
+  const auto small = run(1.25);
+  ASSERT_EQ(small.size(), 1u);
+  EXPECT_NE(small[0].find("1.25 us"), std::string::npos) << small[0];
+  EXPECT_NE(small[0].find("larger timed case"), std::string::npos) << small[0];
+  EXPECT_TRUE(run(small_case_us + 0.5).empty());
+}
+
+}  // namespace
+}  // namespace aopt::optimize

@@ -91,6 +91,7 @@ nlohmann::json to_json(const optimize_result& r) {
           {"failures", r.failures},
           {"suspects", r.suspects},
           {"stop_reason", r.stop_reason},
+          {"warnings", r.warnings},
           {"time", {{"total_s", r.time.total_s},
                     {"engine_s", r.time.engine_s},
                     {"retrieve_s", r.time.retrieve_s},
@@ -144,6 +145,7 @@ std::string report_markdown(const optimize_result& r, const report_context& ctx)
   o << "| evaluations | " << r.evaluations << " of budget " << ctx.config.budget << " (" << r.failures
     << " failed, " << r.suspects << " suspect, " << r.memo_hits << " repeats answered free) |\n";
   o << "| stopped | " << r.stop_reason << " |\n";
+  for (const auto& w : r.warnings) o << "| warning | " << w << " |\n";
   if (r.verification) {
     o << "| fresh-input check | " << (r.verification->ok ? "passed" : "failed: " + r.verification->status) << " |\n";
   }

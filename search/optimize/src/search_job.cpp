@@ -1,5 +1,7 @@
 #include "aopt/optimize/search_job.h"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <utility>
 
@@ -53,6 +55,16 @@ bool search_job::start(const file_map& base) {
   res_.best_us = b.report.latency_us;
   accepted_ = {got[0]->entry};
   res_.trajectory.back().best_us = res_.base_us;
+  if (res_.base_us < small_case_us) {
+    char us[32];
+    std::snprintf(us, sizeof us, "%.2f", res_.base_us);
+    const std::string w = std::string("the timed case runs ") + us + " us, under " + std::to_string(static_cast<int>(small_case_us)) +
+                          " us: mostly the kernel's launch and head cost, so a change of the kernel's body can hardly "
+                          "show; give the operator a larger timed case (a case of aopt.json with \"timed\": true, "
+                          "docs/evaluation.md) before spending the budget";
+    res_.warnings.push_back(w);
+    say("warning", w);
+  }
   return true;
 }
 

@@ -119,12 +119,20 @@ struct optimize_result {
   std::size_t failures = 0;
   std::size_t suspects = 0;
   std::string stop_reason;           // "budget exhausted", "rounds done", "base failed: ...", ...
+  // What the user should know about the job's own setup, e.g. a timed case too small for any
+  // change to show (small_case_us). Also sent as progress events of kind "warning".
+  std::vector<std::string> warnings;
   time_breakdown time;               // wall time, not part of the search's result
 };
 
-// Progress events: called after every trajectory point and at stage boundaries ("stage1 round 1").
+// A base latency under this many microseconds is mostly the kernel's launch and head cost: a
+// change of the kernel's body can hardly show, so the job warns before it spends its budget.
+inline constexpr double small_case_us = 5.0;
+
+// Progress events: called after every trajectory point and at stage boundaries ("stage1 round 1"),
+// and for warnings (kind "warning").
 struct progress_event {
-  std::string kind;  // "point", "stage", "done"
+  std::string kind;  // "point", "stage", "warning", "done"
   std::string message;
   std::optional<trajectory_point> point;  // set for kind "point"
 };
