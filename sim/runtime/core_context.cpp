@@ -1,5 +1,6 @@
 // Per-core emulation context: everything declared in aopt_sim/kernel/core.h.
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "internal.h"
@@ -64,23 +65,79 @@ void record(const trace_rec& r) {
   if (c.record) c.trace->recs.push_back(r);
 }
 
-void record_scalar(std::uint64_t elem_accesses, std::uint64_t raw_cycles, const src_loc& loc,
-                   const char* api) {
-  detail::core_context& c = ctx_or_fail(api);
-  if (!c.record) return;
+namespace {
+
+// The scalar record accesses are merged into: the last record when it is scalar work, else a new one.
+trace_rec& scalar_rec(detail::core_context& c, const src_loc& loc, const char* api) {
   auto& recs = c.trace->recs;
-  if (!recs.empty() && recs.back().kind == rec_kind::scalar) {
-    recs.back().repeats += static_cast<std::uint32_t>(elem_accesses);
-    recs.back().cycles += raw_cycles;
-    return;
-  }
+  if (!recs.empty() && recs.back().kind == rec_kind::scalar) return recs.back();
   trace_rec r;
   r.kind = rec_kind::scalar;
   r.p = pipe::s;
   r.site = site_of(loc, api);
-  r.repeats = static_cast<std::uint32_t>(elem_accesses);
-  r.cycles = raw_cycles;
   recs.push_back(r);
+  return recs.back();
+}
+
+// Widens [addr, addr + len) to cover [a, a + n).
+void widen(std::uint32_t& addr, std::uint32_t& len, std::uint32_t a, std::uint32_t n) {
+  if (len == 0) {
+    addr = a;
+    len = n;
+    return;
+  }
+  const std::uint32_t lo = std::min(addr, a), hi = std::max(addr + len, a + n);
+  addr = lo;
+  len = hi - lo;
+}
+
+// Looks `line` up in the core's DataCache (most recent first) and moves it to the front.
+bool dcache_touch(detail::core_context& c, std::uintptr_t line) {
+  auto& lines = c.dcache_lines;
+  std::size_t i = 0;
+  while (i < detail::dcache_line_count && lines[i] != line) ++i;
+  const bool hit = i < detail::dcache_line_count;
+  if (!hit) i = detail::dcache_line_count - 1;
+  for (; i > 0; --i) lines[i] = lines[i - 1];
+  lines[0] = line;
+  return hit;
+}
+
+}  // namespace
+
+void record_scalar(std::uint64_t elem_accesses, std::uint64_t raw_cycles, const src_loc& loc,
+                   const char* api) {
+  detail::core_context& c = ctx_or_fail(api);
+  if (!c.record) return;
+  trace_rec& r = scalar_rec(c, loc, api);
+  r.repeats += static_cast<std::uint32_t>(elem_accesses);
+  r.cycles += raw_cycles;
+}
+
+void record_ub_access(std::uint32_t addr, std::uint32_t bytes, bool read, bool write, const src_loc& loc,
+                      const char* api) {
+  detail::core_context& c = ctx_or_fail(api);
+  if (!c.record) return;
+  const std::int64_t last = c.last_ub_access;
+  c.last_ub_access = addr;
+  trace_rec& r = scalar_rec(c, loc, api);
+  const bool scan = last >= 0 && std::llabs(static_cast<long long>(addr) - last) <= 32;
+  if (scan) {
+    ++r.sacc[static_cast<int>(scalar_access::ub_scan)];
+  } else {
+    ++r.repeats;
+  }
+  if (read) widen(r.src_addr[0], r.src_bytes[0], addr, bytes);
+  if (write) widen(r.ub_addr, r.ub_bytes, addr, bytes);
+}
+
+void record_gm_access(const void* p, const src_loc& loc, const char* api) {
+  detail::core_context& c = ctx_or_fail(api);
+  if (!c.record) return;
+  const auto line = reinterpret_cast<std::uintptr_t>(p) / detail::dcache_line_bytes + 1;
+  const bool hit = dcache_touch(c, line);
+  trace_rec& r = scalar_rec(c, loc, api);
+  ++r.sacc[static_cast<int>(hit ? scalar_access::gm_hit : scalar_access::gm_miss)];
 }
 
 namespace {

@@ -107,7 +107,7 @@ case_result run_case(const ladder_case& c) {
   return r;
 }
 
-TEST(Ladder, ConsecutiveRatiosWithin20PercentOfPublished) {
+TEST(Ladder, ConsecutiveRatiosWithin10PercentOfPublished) {
   const std::vector<ladder_case> cases = {
       {0, "scalar loop, 1 core", 1239689.0, 1, 32, 4096, 1, false, false, true},
       {1, "vector, 1 core, 8 KB copies", 6909.6, 1, 512, 4096, 1, false, false, false},
@@ -138,7 +138,7 @@ TEST(Ladder, ConsecutiveRatiosWithin20PercentOfPublished) {
   for (std::size_t i = 2; i < cases.size(); ++i) {
     const double pub = cases[i].published_us / cases[i - 1].published_us;
     const double mod = res[i].task_us / res[i - 1].task_us;
-    EXPECT_NEAR(mod / pub, 1.0, 0.20) << "case " << cases[i - 1].id << " -> " << cases[i].id << ": published ratio "
+    EXPECT_NEAR(mod / pub, 1.0, 0.10) << "case " << cases[i - 1].id << " -> " << cases[i].id << ": published ratio "
                                       << pub << ", model " << mod;
   }
 }

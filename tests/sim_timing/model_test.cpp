@@ -89,7 +89,10 @@ TEST(Model, ChipBandwidthIsSharedAcrossCores) {
   const double per_core_gbs = 16.0 * bytes / (one.aiv_time_us * 1000);
   EXPECT_NEAR(per_core_gbs, 77.05 * 1.073741824, 3.0);
   const double chip_gbs = 48.0 * 16 * bytes / (all.aiv_time_us * 1000);
-  EXPECT_NEAR(chip_gbs, a2().hbm_gbs, 0.05 * a2().hbm_gbs);
+  // Identical cores run in lockstep: their synchronised fixed latencies leave HBM idle for a
+  // few percent of the time (docs/sim.md, DMA).
+  EXPECT_LE(chip_gbs, a2().hbm_gbs * 1.001);
+  EXPECT_GT(chip_gbs, 0.9 * a2().hbm_gbs);
   EXPECT_GT(all.aiv_time_us, 1.5 * one.aiv_time_us);
 }
 
