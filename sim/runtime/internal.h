@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "aopt_sim/kernel/core.h"
@@ -76,7 +77,13 @@ struct core_context {
   std::uintptr_t dcache_lines[dcache_line_count] = {};  // most recent first; 0 = empty
   launch_barrier* barrier = nullptr;
   launch_warnings* warnings = nullptr;
+  // GM allocations when the block started ([start, start + mapped bytes)): the raw __gm__ access
+  // hooks trace only accesses that fall inside one.
+  std::vector<std::pair<std::uintptr_t, std::size_t>> gm_ranges;
 };
+
+// Every GM allocation as [start, mapped bytes), for core_context::gm_ranges.
+std::vector<std::pair<std::uintptr_t, std::size_t>> gm_snapshot();
 
 // Thrown out of SyncAll in a core whose launch was aborted by another core's error; launch()
 // swallows it (the first error wins).

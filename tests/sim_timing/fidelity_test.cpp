@@ -6,7 +6,7 @@
 //   F04 plain buffers (TBuf, no queues, no flags) do not overlap copy and compute
 //   F05 re-reads within L2 hit L2 (a two-pass kernel)
 //   F06 write absorption follows the footprint as the kernel runs
-//   F07 raw __gm__ loads and stores are traced and priced like GetValue/SetValue (sim_gm_access_test)
+//   F07 raw __gm__ loads and stores are traced and priced like GetValue/SetValue (raw_gm_kernel.cpp)
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -16,6 +16,7 @@
 #include "aopt_sim/runtime.h"
 #include "aopt_sim/timing.h"
 #include "kernel_operator.h"
+#include "raw_gm_kernel.h"
 #include "trace_builder.h"
 
 namespace {
@@ -264,4 +265,26 @@ TEST(Fidelity, F06WriteAbsorptionFollowsTheFootprint) {
               cold.aiv_time_us, warm.aiv_time_us);
 }
 
+// ---- F07: raw __gm__ loads and stores ----------------------------------------------------------
+TEST(Fidelity, F07RawGmPointerAccessesAreTracedByPattern) {
+  constexpr std::uint32_t n = 1024;
+  gm x((n * 16 + 1) * sizeof(float), "x");
+  const launch_result seq = run(1, [&] { raw_gm_sum(x.p, n, 1); });
+  const launch_result strided = run(1, [&] { raw_gm_sum(x.p, n, 16); });
+  // n loads + 1 store; sequential: a miss per 64 B line.
+  EXPECT_EQ(count(seq, scalar_access::gm_miss) + count(seq, scalar_access::gm_hit), n + 1);
+  EXPECT_EQ(count(seq, scalar_access::gm_miss), n / 16 + 1);
+  EXPECT_EQ(count(strided, scalar_access::gm_miss), n + 1);
+  const timing_report a = timed(seq), b = timed(strided);
+  EXPECT_GT(a.aiv_time_us, 5.0);  // 1,025 scalar GM accesses: microseconds, not the launch alone
+  EXPECT_GT(b.aiv_time_us, 3.0 * a.aiv_time_us);
+  // Through the API: GetValue/SetValue are traced once each, DataCopy and the vector
+  // instruction not as scalar accesses.
+  const launch_result api = run(1, [&] { api_gm_sum(x.p, n); });
+  EXPECT_EQ(count(api, scalar_access::gm_miss) + count(api, scalar_access::gm_hit), n + 1);
+  std::printf("F07 raw __gm__ sum of %u floats: sequential %.2f us, stride 64 B %.2f us\n", n, a.aiv_time_us,
+              b.aiv_time_us);
+}
+
 }  // namespace
+

@@ -10,6 +10,11 @@
 #include "aopt_sim/runtime.h"
 #include "aopt_sim/trace.h"
 
+// Emulator code that touches GM on the kernel's behalf (copies, GetValue/SetValue): a kernel built
+// with the raw __gm__ access hooks (-fsanitize=kernel-address, docs/sim.md) must not see these
+// accesses as its own scalar loads and stores. Such functions are not inlined into that kernel.
+#define AOPT_SIM_UNTRACED __attribute__((no_sanitize_address))
+
 namespace aopt::sim {
 
 // Call site of an API call. Kernels compile as C++17 (as CANN does), so this is built on GCC's

@@ -178,7 +178,7 @@ T atomic_combine(aopt::sim::atomic_op op, T old_v, T new_v) {
 
 // UB -> GM bursts, honouring the core's atomic mode.
 template <typename T>
-void store_to_gm(std::byte* gm, std::uint64_t gm_pitch, const std::byte* ub, std::uint64_t ub_pitch,
+AOPT_SIM_UNTRACED void store_to_gm(std::byte* gm, std::uint64_t gm_pitch, const std::byte* ub, std::uint64_t ub_pitch,
                  std::uint32_t blocks, std::uint64_t block_bytes) {
   const aopt::sim::atomic_op op = aopt::sim::atomic_mode();
   if (op == aopt::sim::atomic_op::none) {
@@ -460,7 +460,7 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
 
 // ---- InitGlobalMemory ----
 template <typename T>
-inline void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const std::uint64_t size, const T value,
+AOPT_SIM_UNTRACED inline void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const std::uint64_t size, const T value,
                              aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
   namespace d = aopt::sim::kernel_detail;
   if (size == 0) return;
