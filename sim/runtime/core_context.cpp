@@ -79,18 +79,6 @@ trace_rec& scalar_rec(detail::core_context& c, const src_loc& loc, const char* a
   return recs.back();
 }
 
-// Widens [addr, addr + len) to cover [a, a + n).
-void widen(std::uint32_t& addr, std::uint32_t& len, std::uint32_t a, std::uint32_t n) {
-  if (len == 0) {
-    addr = a;
-    len = n;
-    return;
-  }
-  const std::uint32_t lo = std::min(addr, a), hi = std::max(addr + len, a + n);
-  addr = lo;
-  len = hi - lo;
-}
-
 // Looks `line` up in the core's DataCache (most recent first) and moves it to the front.
 bool dcache_touch(detail::core_context& c, std::uintptr_t line) {
   auto& lines = c.dcache_lines;
@@ -127,8 +115,8 @@ void record_ub_access(std::uint32_t addr, std::uint32_t bytes, bool read, bool w
   } else {
     ++r.repeats;
   }
-  if (read) widen(r.src_addr[0], r.src_bytes[0], addr, bytes);
-  if (write) widen(r.ub_addr, r.ub_bytes, addr, bytes);
+  if (read) widen_range(r.src_addr[0], r.src_bytes[0], addr, bytes);
+  if (write) widen_range(r.ub_addr, r.ub_bytes, addr, bytes);
 }
 
 void record_gm_access(const void* p, const src_loc& loc, const char* api) {

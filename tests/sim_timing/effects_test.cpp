@@ -8,6 +8,7 @@
 #include "aopt_sim/profile.h"
 #include "aopt_sim/runtime.h"
 #include "aopt_sim/timing.h"
+#include "sim_test_support.h"
 #include "kernel_operator.h"
 #include "ladder_kernel.h"
 
@@ -15,18 +16,9 @@ namespace {
 
 using namespace aopt::sim;
 
-const timing_params& b4() {
-  static const timing_params p = parse_timing_params(load_profile("910b4").raw, "910b4");
-  return p;
-}
+const timing_params& b4() { return test::params_of("910b4"); }
 
-struct gm {
-  explicit gm(std::size_t bytes, const char* name) : p(static_cast<std::uint8_t*>(gm_alloc(bytes, name))) {}
-  ~gm() { gm_free(p); }
-  gm(const gm&) = delete;
-  gm& operator=(const gm&) = delete;
-  std::uint8_t* p;
-};
+using test::gm;
 
 struct outcome {
   launch_result launch;

@@ -15,6 +15,7 @@
 #include "aopt_sim/profile.h"
 #include "aopt_sim/runtime.h"
 #include "aopt_sim/timing.h"
+#include "sim_test_support.h"
 #include "kernel_operator.h"
 #include "raw_gm_kernel.h"
 #include "trace_builder.h"
@@ -23,18 +24,9 @@ namespace {
 
 using namespace aopt::sim;
 
-const timing_params& a2() {
-  static const timing_params p = parse_timing_params(load_profile("a2").raw, "a2");
-  return p;
-}
+const timing_params& a2() { return test::params_of("a2"); }
 
-struct gm {
-  explicit gm(std::size_t bytes, const char* name) : p(static_cast<std::uint8_t*>(gm_alloc(bytes, name))) {}
-  ~gm() { gm_free(p); }
-  gm(const gm&) = delete;
-  gm& operator=(const gm&) = delete;
-  std::uint8_t* p;
-};
+using test::gm;
 
 launch_result run(std::uint32_t blocks, const std::function<void()>& body) {
   launch_options o;

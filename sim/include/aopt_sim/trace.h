@@ -122,6 +122,19 @@ struct trace_rec {
   std::uint32_t sacc[scalar_access_count] = {0, 0, 0};
 };
 
+// Widens the UB range [addr, addr + len) of a record to cover [a, a + n) (len 0: none yet).
+inline void widen_range(std::uint32_t& addr, std::uint32_t& len, std::uint32_t a, std::uint32_t n) {
+  if (len == 0) {
+    addr = a;
+    len = n;
+    return;
+  }
+  const std::uint32_t lo = addr < a ? addr : a;
+  const std::uint32_t hi = addr + len > a + n ? addr + len : a + n;
+  addr = lo;
+  len = hi - lo;
+}
+
 struct core_trace {
   std::uint32_t block_idx = 0;
   std::vector<trace_rec> recs;

@@ -414,18 +414,6 @@ inline std::uint16_t banks_of(std::initializer_list<bank_op> ops) {
   return bank_conflict_cycles(acc, n);
 }
 
-// Widens the range [addr, addr + len) of a record to cover [a, a + n).
-inline void widen_range(std::uint32_t& addr, std::uint32_t& len, std::uint32_t a, std::uint32_t n) {
-  if (len == 0) {
-    addr = a;
-    len = n;
-    return;
-  }
-  const std::uint32_t lo = std::min(addr, a), hi = std::max(addr + len, a + n);
-  addr = lo;
-  len = hi - lo;
-}
-
 // The UB span of `repeats` repeats of an operand: repeats x bytes per repeat x block stride, an
 // approximation of strided layouts that covers the contiguous ones exactly.
 inline std::uint32_t operand_span(const bank_op& o, std::uint32_t repeats) {
