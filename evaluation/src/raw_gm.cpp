@@ -17,17 +17,26 @@ std::set<std::string> raw_gm_names(const std::string& source) {
   return names;
 }
 
+// `name[`, `name->`, or a unary `*name` / `*(name` (the `*` follows an operator, an opening
+// bracket, a separator or `return`: not a multiplication).
 bool dereferenced(const std::string& source, const std::string& name) {
-  const std::regex use("\\b" + name + "\\s*(\\[|->)|\\*\\s*\\(?\\s*" + name + "\\b");
+  const std::regex use("\\b" + name + "\\s*(\\[|->)|(^|[=(,;{}!?:\\[]|\\breturn)\\s*\\*\\s*\\(?\\s*" + name + "\\b");
   return std::regex_search(source, use);
+}
+
+// The source without its comments (string literals are left alone: kernels rarely hold code in them).
+std::string without_comments(const std::string& source) {
+  static const std::regex comments(R"(//[^\n]*|/\*[\s\S]*?\*/)");
+  return std::regex_replace(source, comments, " ");
 }
 
 }  // namespace
 
 bool dereferences_raw_gm(const std::string& source) {
   if (source.find("__gm__") == std::string::npos && source.find("GM_ADDR") == std::string::npos) return false;
-  for (const auto& name : raw_gm_names(source))
-    if (dereferenced(source, name)) return true;
+  const std::string code = without_comments(source);
+  for (const auto& name : raw_gm_names(code))
+    if (dereferenced(code, name)) return true;
   return false;
 }
 

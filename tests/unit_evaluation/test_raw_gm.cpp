@@ -19,6 +19,9 @@ TEST(RawGm, ApiOnlyKernelsAreNot) {
   EXPECT_FALSE(dereferences_raw_gm("xGm.SetGlobalBuffer((__gm__ half*)x + off, n); DataCopy(xl, xGm, n);"));
   EXPECT_FALSE(dereferences_raw_gm("extern \"C\" __global__ __aicore__ void add(GM_ADDR x, GM_ADDR y) { op.Init(x, y); }"));
   EXPECT_FALSE(dereferences_raw_gm("float a[4]; a[0] = 1;"));
+  // A multiplication and a comment are not dereferences.
+  EXPECT_FALSE(dereferences_raw_gm("void k(GM_ADDR x, GM_ADDR t1) { Muls(y, y, v * t1.GetValue(0)); }"));
+  EXPECT_FALSE(dereferences_raw_gm("// y = x * gamma[i]\nvoid k(GM_ADDR gamma) { g.SetGlobalBuffer((__gm__ half*)gamma); }"));
 }
 
 }  // namespace
