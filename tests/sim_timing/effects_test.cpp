@@ -191,7 +191,7 @@ TEST(Effects, E09StreamingCap) {
   in.bytes_read = 2.0 / 3.0 * bytes;
   in.bytes_written = (1.0 / 3.0) * bytes;  // roofline() applies the best case of the L2 rule
   in.vector_repeats = 1280.0 * 8192 / 128;
-  const auto bound = roofline(in, b4());
+  const auto bound = roofline(in, cold);  // the bound of a cold launch (E09WarmL2StaysAboveTheBound: warm)
   std::printf("aiv %.1f us, reads-only floor %.1f us, roofline %.1f us\n", r.aiv_time_us, floor_us, bound.bound_us);
   EXPECT_GT(r.aiv_time_us, floor_us);
   EXPECT_GT(r.task_duration_us, bound.bound_us);
@@ -199,6 +199,30 @@ TEST(Effects, E09StreamingCap) {
   // Doubling the cores does not help a chip-bound kernel.
   const auto more = simulate(run_add(c, 80, 2).launch.cores, cold);
   EXPECT_GT(more.aiv_time_us, 0.9 * r.aiv_time_us);
+}
+
+// 9b. With a warm L2 (the profiles' default) the inputs of a kernel whose footprint fits L2 hit
+// it, and the roofline still bounds the kernel from below: a correct candidate of a memory-bound
+// operator is never faster than its bound (the optimizer's suspect rule).
+TEST(Effects, E09WarmL2StaysAboveTheBound) {
+  auto c = cfg(1280, 16384);  // 60 MiB in all, within the 910b4's 96 MiB of L2
+  const auto warm = simulate(run_add(c, 40, 2).launch.cores, b4());
+  timing_params cold_p = b4();
+  cold_p.l2_warm = false;
+  const auto cold = simulate(run_add(c, 40, 2).launch.cores, cold_p);
+  const double bytes = 3.0 * 1280 * 8192 * 2;
+  roofline_input in;
+  in.bytes_read = 2.0 / 3.0 * bytes;
+  in.bytes_written = 1.0 / 3.0 * bytes;
+  in.vector_repeats = 1280.0 * 8192 / 128;
+  const auto warm_bound = roofline(in, b4());
+  const auto cold_bound = roofline(in, cold_p);
+  std::printf("warm %.1f us (bound %.1f), cold %.1f us (bound %.1f)\n", warm.task_duration_us, warm_bound.bound_us,
+              cold.task_duration_us, cold_bound.bound_us);
+  EXPECT_LT(warm.task_duration_us, cold.task_duration_us);  // the hits are real
+  EXPECT_GT(warm.task_duration_us, warm_bound.bound_us);
+  EXPECT_GT(cold.task_duration_us, cold_bound.bound_us);
+  EXPECT_LT(warm_bound.bound_us, cold_bound.bound_us);
 }
 
 // 10. UB overflow is an error (one buffer larger than UB fails at InitBuffer).
