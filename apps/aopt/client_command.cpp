@@ -180,7 +180,7 @@ command_fn add_submit_command(CLI::App& app) {
   auto a = std::make_shared<args>();
   app.add_option("OP_DIR", a->op_dir, "Operator package (e.g. examples/ops/add_custom)")->required()->check(CLI::ExistingDirectory);
   app.add_option("--budget", a->budget, "Evaluations, failures included (default: the daemon's, 40)");
-  app.add_option("--engine", a->engine, "Proposal engine (the daemon runs offline)");
+  app.add_option("--engine", a->engine, "Proposal engine: offline, or llm when the daemon's config has an [llm] table");
   app.add_option("--seed", a->seed, "Seed of the engine's random choices (default 1)");
   app.add_option("--profile", a->profile, "Device profile of the sim backend (default: the daemon's)");
   app.add_option("--priority", a->priority, "-100..100; higher runs first (default 0)");

@@ -39,6 +39,9 @@ command_fn add_motifs_command(CLI::App& app);
 // `aopt doctor [--cann-config FILE]`: what the cann backend needs on this machine, what to fix.
 command_fn add_doctor_command(CLI::App& app);
 
+// `aopt calibrate --base NAME (--cann-config FILE | --from DIR)`: a sim profile fitted to a device.
+command_fn add_calibrate_command(CLI::App& app);
+
 // `aopt bank rewind SEED_DIR...`: offline rewind into the experience bank. `bank` is the `bank`
 // subcommand (storage::add_bank_commands); its `--bank` is honoured.
 command_fn add_bank_rewind_command(CLI::App& bank);

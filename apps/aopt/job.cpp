@@ -6,7 +6,7 @@
 
 #include "aopt/actors/job.hpp"
 #include "aopt/common/error.h"
-#include "aopt/llm/embeddings.h"
+#include "aopt/jobs/llm_options.h"
 #include "aopt/storage/experience_bank.h"
 
 namespace aopt::app {
@@ -22,24 +22,20 @@ job_outcome run_optimize_job(const job_spec& spec) {
     corpus = storage::experience_bank(spec.bank_dir, {.create_if_missing = false, .read_only = true}).all();
   }
   std::optional<optimize::offline_engine> offline;
-  std::optional<llm_side> lm;
+  std::optional<llm::session> lm;
   actors::job_spec js;
   if (spec.engine == "llm") {
-    lm.emplace(spec.llm, engine_options(spec.offline, spec.package->dir.string(), spec.slots.profile));
-    js.engine = &*lm->engine;
-    if (!lm->client().embedding_model().empty()) {
+    lm.emplace(session_options(spec.llm), jobs::llm_engine_options_for(spec.offline, spec.package->dir.string(), spec.slots.profile));
+    js.engine = &lm->engine();
+    if (lm->has_embeddings()) {
       // Tuples embedded with another model (or none) are embedded now and written back, so
       // the bank stays embedded with the configured model.
-      auto changed = llm::embed_missing(corpus, lm->client());
-      if (!changed) {
-        throw error(ec::io_error, "embedding the experience bank failed: " + changed.reason() +
-                                         " (unset the embeddings model to rank with BM25 only)");
-      }
-      if (use_bank && !changed.value().empty()) {
+      const auto changed = lm->embed_corpus(corpus);
+      if (use_bank && !changed.empty()) {
         storage::experience_bank bank(spec.bank_dir);
-        for (auto i : changed.value()) bank.put(corpus[i]);
+        for (auto i : changed) bank.put(corpus[i]);
       }
-      js.make_ranker = [&lm] { return llm::make_hybrid_ranker(lm->client()); };
+      js.make_ranker = [&lm] { return lm->make_ranker(); };
     }
   } else {
     offline.emplace(spec.offline);

@@ -4,7 +4,6 @@
 #include <CLI/CLI.hpp>
 
 #include "aopt/common/error.h"
-#include "aopt/llm/http_client.h"
 
 namespace aopt::app {
 
@@ -59,50 +58,13 @@ void check_engine_options(const std::string& engine, const llm_options& o) {
   }
 }
 
-llm::llm_engine_options engine_options(const optimize::offline_engine_config& offline,
-                                       const std::string& op, const std::string& profile) {
-  llm::llm_engine_options eo;
-  eo.limits.core_count = offline.mutator.limits.core_count;
-  eo.limits.ub_bytes = offline.mutator.limits.ub_bytes;
-  eo.seed = offline.seed;
-  eo.evidence_op = op;
-  eo.evidence_profile = profile;
-  return eo;
-}
-
-llm_side::llm_side(const llm_options& o, const llm::llm_engine_options& eo)
-    : config(llm_config_of(o)), replayed(!o.replay_dir.empty()) {
-  if (!o.replay_dir.empty() && !o.record_dir.empty()) {
-    throw error(ec::invalid_argument,
-                "--llm-replay and --llm-record exclude each other: replay reads a recording, "
-                "record writes one");
-  }
-  if (!o.replay_dir.empty()) {
-    if (!std::filesystem::is_directory(o.replay_dir)) {
-      throw error(
-          ec::not_found,
-          fmt::format("--llm-replay {}: no recording there; record one first with --llm-record DIR",
-                      o.replay_dir.string()));
-    }
-    store.emplace(o.replay_dir, false);
-    base = std::make_unique<llm::replay_client>(*store, config);
-  } else {
-    base = std::make_unique<llm::http_client>(config);
-    if (!o.record_dir.empty()) {
-      store.emplace(o.record_dir, true);
-      recorder = std::make_unique<llm::recording_client>(*base, *store, config);
-    }
-  }
-  const auto prompts = llm::prompt_library::load(
-      o.prompts_dir.empty() ? llm::prompt_library::default_dir() : o.prompts_dir);
-  engine.emplace(client(), prompts, eo);
-}
-
-nlohmann::json llm_side::usage() const {
-  nlohmann::json u = engine->usage();
-  u["config"] = llm::to_json(config);
-  u["replayed"] = replayed;
-  return u;
+llm::session_options session_options(const llm_options& o) {
+  llm::session_options s;
+  s.config = llm_config_of(o);
+  s.record_dir = o.record_dir;
+  s.replay_dir = o.replay_dir;
+  s.prompts_dir = o.prompts_dir;
+  return s;
 }
 
 std::string usage_line(const nlohmann::json& usage) {

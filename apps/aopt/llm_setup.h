@@ -1,20 +1,16 @@
 // The LLM side of a command (`aopt optimize` and `aopt bank rewind` with `--engine llm`): the
-// options both register, their checks, and the client chain plus engine they build
-// (docs/llm.md).
+// options both register, their checks, and the llm::session options they give (docs/llm.md).
 #pragma once
 
 #include <filesystem>
-#include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "aopt/llm/client.h"
 #include "aopt/llm/config.h"
 #include "aopt/llm/engine.h"
-#include "aopt/llm/replay.h"
+#include "aopt/llm/session.h"
 #include "aopt/optimize/offline_engine.h"
 
 namespace CLI {
@@ -43,27 +39,9 @@ void add_engine_options(CLI::App& cmd, std::string& engine, llm_options& o, bool
 // `--engine llm`.
 void check_engine_options(const std::string& engine, const llm_options& o);
 
-// The llm engine's options for a job: the device limits and seed of the offline engine's
-// config (offline_config(profile, seed)), the operator and profile as tuple evidence.
-llm::llm_engine_options engine_options(const optimize::offline_engine_config& offline,
-                                       const std::string& op, const std::string& profile);
-
-// The LLM side of one job: the client chain (HTTP, or replay; recording on top when asked) and
-// the engine. Throws aopt::error for a bad config, --llm-record with --llm-replay, or a missing
-// recording.
-struct llm_side {
-  llm::llm_config config;
-  std::optional<llm::replay_store> store;
-  std::unique_ptr<llm::client> base;
-  std::unique_ptr<llm::client> recorder;
-  std::optional<llm::llm_engine> engine;
-  bool replayed = false;
-
-  llm_side(const llm_options& o, const llm::llm_engine_options& eo);
-  llm::client& client() { return recorder ? *recorder : *base; }
-  // The engine's accounting with the config (without the key) and whether it was replayed.
-  nlohmann::json usage() const;
-};
+// The session options of `--engine llm` (docs/llm.md): the [llm] config file with the
+// command line's overrides applied (validated), recording, replay and prompts.
+llm::session_options session_options(const llm_options& o);
 
 // One line for the console: "llm: N request(s), P prompt + C completion tokens[ (replayed ...)]".
 std::string usage_line(const nlohmann::json& usage);

@@ -80,6 +80,8 @@ int main(int argc, char** argv) {
   commands[bench] = aopt::app::add_bench_command(*bench, argv_line);
   auto* doctor = app.add_subcommand("doctor", "Check this machine for the cann backend (toolkit, msprof, npu-smi devices, permissions, disk)");
   commands[doctor] = aopt::app::add_doctor_command(*doctor);
+  auto* calibrate = app.add_subcommand("calibrate", "Fit a sim device profile to msprof op outputs of the calibration kernels on a device");
+  commands[calibrate] = aopt::app::add_calibrate_command(*calibrate);
   auto* motifs = app.add_subcommand("motifs", "List the motif sites of a package (what the offline engine can change)");
   commands[motifs] = aopt::app::add_motifs_command(*motifs);
   // `aopt bank ...` runs from CLI11 callbacks during parse (storage/src/bank_cli.cpp).

@@ -18,6 +18,7 @@
 #include "aopt/evaluation/evaluator.h"
 #include "aopt/evaluation/package.h"
 #include "aopt/search/rewind.h"
+#include "aopt/jobs/llm_options.h"
 #include "aopt/storage/experience_bank.h"
 #include "commands.h"
 #include "support.h"
@@ -61,8 +62,8 @@ rewind_summary rewind_into_bank(const std::vector<std::string>& seeds, const rew
     throw error(ec::invalid_argument, "aopt bank rewind: --min-slowdown must be > 0 (e.g. 1.03 for a 3% slowdown)");
   check_engine_options(o.engine, o.llm);
   // One client chain for every seed: a recording or replay store is opened once per job.
-  std::optional<llm_side> lm;
-  if (o.engine == "llm") lm.emplace(o.llm, engine_options(offline_config(o.profile, o.seed), "", o.profile));
+  std::optional<llm::session> lm;
+  if (o.engine == "llm") lm.emplace(session_options(o.llm), jobs::llm_engine_options_for(offline_config(o.profile, o.seed), "", o.profile));
   rewind_summary total;
   for (const auto& seed_dir : seeds) {
     auto pkg = std::make_shared<const ev::op_package>(ev::load_package(seed_dir));
@@ -88,13 +89,13 @@ rewind_summary rewind_into_bank(const std::vector<std::string>& seeds, const rew
     rs.seed_files = base;
     rs.config = cfg;
     rs.slots = make_sim_slots(pkg, so);
-    if (lm) rs.engine = &*lm->engine;
-    const std::size_t failures_before = lm ? lm->engine->failures().size() : 0;
+    if (lm) rs.engine = &lm->engine();
+    const std::size_t failures_before = lm ? lm->engine().failures().size() : 0;
     const auto res = actors::run_rewind_job(rs);
     if (lm) {
       // Proposals the engine refused before any evaluation (an edit that does not apply, code
       // that does not parse, ...); failed calls are attempts, printed below.
-      const auto& failures = lm->engine->failures();
+      const auto& failures = lm->engine().failures();
       for (std::size_t i = failures_before; i < failures.size(); ++i) {
         if (failures[i].kind == "client") continue;
         log << fmt::format("  rejected {} proposal ({}): {}\n", llm::to_string(failures[i].r), failures[i].kind,

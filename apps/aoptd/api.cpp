@@ -210,7 +210,7 @@ http_response route(job_manager& jobs, const http_request& req) {
   }
   if (seg.size() == 2 && seg[1] == "version") {
     require_method(req, {"GET"});
-    return json_response(200, {{"version", AOPT_VERSION}, {"api", api_version}, {"engines", {"offline"}},
+    return json_response(200, {{"version", AOPT_VERSION}, {"api", api_version}, {"engines", jobs.engines()},
                                {"backends", {"sim"}}});
   }
   if (seg.size() == 2 && seg[1] == "devices") {

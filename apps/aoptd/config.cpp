@@ -8,6 +8,7 @@
 
 #include "aopt/common/error.h"
 #include "aopt/jobs/daemon_paths.h"
+#include "aopt_sim/profile.h"
 
 namespace aopt::daemon {
 
@@ -25,11 +26,26 @@ void read_daemon(const toml::table& t, const reader& r, daemon_config& c) {
   for (auto&& [k, v] : t) {
     const std::string key(k.str());
     if (key == "socket") c.socket = r.str(v, key);
+    else if (key == "socket_group") c.socket_group = r.str(v, key);
     else if (key == "state_dir") c.state_dir = r.str(v, key);
     else if (key == "metrics_address") c.metrics_address = r.str(v, key);
     else if (key == "log_level") c.log_level = r.str(v, key);
-    else r.fail(v, key, "unknown key; [daemon] has socket, state_dir, metrics_address, log_level");
+    else r.fail(v, key, "unknown key; [daemon] has socket, socket_group, state_dir, metrics_address, log_level");
   }
+}
+
+// [jobs] profile: a built-in profile's name, or the path of a profile file (such as one `aopt
+// calibrate` wrote), relative to this config file. It must load: a typo fails at start, not at
+// the first evaluation.
+std::string profile_setting(const toml::node& v, const reader& r, const std::string& key) {
+  std::string p = r.str(v, key);
+  if (p.ends_with(".json") && fs::path(p).is_relative()) p = (r.file.parent_path() / p).lexically_normal().string();
+  try {
+    (void)sim::load_profile(p);
+  } catch (const std::exception& e) {
+    r.fail(v, key, std::string(e.what()) + "; give a profile name (910b4, a2) or the path of a profile file (.json)");
+  }
+  return p;
 }
 
 void read_jobs(const toml::table& t, const reader& r, daemon_config& c) {
@@ -37,7 +53,7 @@ void read_jobs(const toml::table& t, const reader& r, daemon_config& c) {
     const std::string key(k.str());
     if (key == "max_running") c.max_running = static_cast<std::size_t>(r.integer(v, key, 1, 1024));
     else if (key == "evaluator_slots") c.evaluator_slots = static_cast<std::size_t>(r.integer(v, key, 0, 1024));
-    else if (key == "profile") c.profile = r.str(v, key);
+    else if (key == "profile") c.profile = profile_setting(v, r, key);
     else if (key == "default_budget") c.default_budget = static_cast<std::size_t>(r.integer(v, key, 1, big));
     else if (key == "max_budget") c.max_budget = static_cast<std::size_t>(r.integer(v, key, 1, big));
     else if (key == "use_cache") c.use_cache = r.boolean(v, key);
@@ -106,8 +122,10 @@ daemon_config read_config(const fs::path& file) {
     if (name == "daemon") read_daemon(*v.as_table(), r, c);
     else if (name == "jobs") read_jobs(*v.as_table(), r, c);
     else if (name == "limits") read_limits(*v.as_table(), r, c);
-    else r.fail(v, name, "unknown table; aoptd reads [daemon], [jobs] and [limits]");
+    else if (name != "llm") r.fail(v, name, "unknown table; aoptd reads [daemon], [jobs], [limits] and [llm]");
   }
+  // [llm] is read by its own subsystem, whose errors name the file, line and key too.
+  if (root.contains("llm")) c.llm = llm::load_llm_config(file);
   try {
     c.validate();
   } catch (const error& e) {

@@ -5,13 +5,19 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+
+#include "aopt/llm/config.h"
 
 namespace aopt::daemon {
 
 struct daemon_config {
   // [daemon]
   std::filesystem::path socket;     // Default: $XDG_RUNTIME_DIR/aopt/aoptd.sock, else /tmp/aopt-<uid>/aoptd.sock
+  // "" = only this user and root may connect (directory 0700, socket 0600); a group name = its
+  // members may connect too (directory 0750 when aoptd creates it, socket 0660). Default: ""
+  std::string socket_group;
   std::filesystem::path state_dir;  // Default: $XDG_STATE_HOME/aopt, else $HOME/.local/state/aopt
   // Where monitoring/ serves Prometheus metrics ("" = off; port 0 = any free port, logged). Default: 127.0.0.1:9464
   std::string metrics_address = "127.0.0.1:9464";
@@ -32,6 +38,9 @@ struct daemon_config {
   std::uint32_t request_timeout_ms = 10000;  // to receive a whole request. Default: 10000
   std::size_t max_connections = 64;        // at once; more get 503. Default: 64
   std::uint32_t shutdown_grace_ms = 7000;  // SIGTERM: how long running jobs get to checkpoint. Default: 7000
+  // [llm] (docs/llm.md, the same keys as aopt's): the endpoint of jobs submitted with engine
+  // "llm". Absent: this daemon runs the offline engine only. Default: absent
+  std::optional<llm::llm_config> llm;
 
   void validate() const;  // throws aopt::error(invalid_argument) naming the key
 };

@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
+#include <vector>
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -205,14 +207,40 @@ std::optional<http_response> parse_head(std::string_view head, http_request& req
 
 }  // namespace
 
-http_server::http_server(fs::path socket, http_limits limits, handler h)
+namespace {
+
+// The id of group `name`; aopt::error(invalid_argument) naming the config key when unknown.
+gid_t group_id(const std::string& name) {
+  std::vector<char> buf(16384);
+  group g{};
+  group* found = nullptr;
+  if (::getgrnam_r(name.c_str(), &g, buf.data(), buf.size(), &found) != 0 || found == nullptr) {
+    throw error(ec::invalid_argument, "[daemon] socket_group '" + name + "': no such group; create it (groupadd " +
+                                          name + ") and add the users who submit jobs, or leave socket_group empty");
+  }
+  return found->gr_gid;
+}
+
+// Gives `path` to group `gid` with `mode`; aopt::error(io_error) saying what failed.
+void share_with_group(const fs::path& path, gid_t gid, mode_t mode) {
+  if (::chown(path.c_str(), static_cast<uid_t>(-1), gid) != 0 || ::chmod(path.c_str(), mode) != 0) {
+    throw error(ec::io_error, path.string() + ": cannot give it to the socket group: " + std::strerror(errno));
+  }
+}
+
+}  // namespace
+
+http_server::http_server(fs::path socket, http_limits limits, handler h, const std::string& group)
     : socket_(std::move(socket)), limits_(limits), handler_(std::move(h)) {
+  const bool shared = !group.empty();
+  const gid_t gid = shared ? group_id(group) : 0;
   const auto dir = socket_.parent_path().empty() ? fs::path(".") : socket_.parent_path();
   std::error_code e;
   if (!fs::exists(dir, e)) {
     fs::create_directories(dir, e);
     if (e) throw error(ec::io_error, dir.string() + ": cannot create the socket directory: " + e.message());
-    ::chmod(dir.c_str(), 0700);
+    if (shared) share_with_group(dir, gid, 0750);
+    else ::chmod(dir.c_str(), 0700);
   }
   if (socket_.string().size() >= sizeof(sockaddr_un{}.sun_path)) {
     throw error(ec::invalid_argument, socket_.string() + ": too long for a Unix socket path");
@@ -241,7 +269,8 @@ http_server::http_server(fs::path socket, http_limits limits, handler h)
     listen_fd_ = -1;
     throw error(ec::io_error, socket_.string() + ": cannot listen: " + why);
   }
-  ::chmod(socket_.c_str(), 0600);
+  if (shared) share_with_group(socket_, gid, 0660);
+  else ::chmod(socket_.c_str(), 0600);
   if (::pipe2(wake_, O_CLOEXEC) != 0) throw error(ec::io_error, std::string("pipe(): ") + std::strerror(errno));
 }
 

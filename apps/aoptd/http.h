@@ -56,9 +56,12 @@ class http_server {
  public:
   using handler = std::function<http_response(const http_request&)>;
 
-  // Creates the socket's directory (0700) when missing, refuses a socket another process still
-  // listens on (aopt::error(io_error) saying so), removes a stale one, binds and listens.
-  http_server(std::filesystem::path socket, http_limits limits, handler h);
+  // Creates the socket's directory when missing, refuses a socket another process still listens
+  // on (aopt::error(io_error) saying so), removes a stale one, binds and listens. Without
+  // `group` the directory is 0700 and the socket 0600 (this user and root only); with a group
+  // name the directory it creates is 0750 and the socket 0660, both owned by that group, so its
+  // members may connect (aopt::error(invalid_argument) when there is no such group).
+  http_server(std::filesystem::path socket, http_limits limits, handler h, const std::string& group = "");
   ~http_server();  // stop()
   http_server(const http_server&) = delete;
   http_server& operator=(const http_server&) = delete;

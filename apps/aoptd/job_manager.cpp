@@ -13,6 +13,8 @@
 #include "aopt/evaluation/package.h"
 #include "aopt/jobs/journal.h"
 #include "aopt/jobs/sim_slots.h"
+#include "aopt/jobs/llm_options.h"
+#include "aopt/llm/session.h"
 #include "aopt/optimize/offline_engine.h"
 #include "aopt/optimize/report.h"
 #include "aopt/storage/experience_bank.h"
@@ -67,6 +69,7 @@ void write_file(const fs::path& p, const std::string& text) { common::write_text
 job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers)
     : cfg_(std::move(cfg)), observers_(std::move(observers)) {
   cfg_.validate();
+  profile_name_ = sim::load_profile(cfg_.profile).name;
   std::error_code e;
   fs::create_directories(cfg_.state_dir / "jobs", e);
   if (e) throw error(ec::io_error, (cfg_.state_dir / "jobs").string() + ": cannot create: " + e.message());
@@ -133,10 +136,10 @@ const job_manager::job_entry& job_manager::entry(const std::string& id) const {
   return const_cast<job_manager*>(this)->entry(id);
 }
 
-void job_manager::append_event(const std::string& id, job_entry& e, json event) {
+void job_manager::append_event(const std::string& id, job_entry& e, json event, bool durable) {
   event["n"] = e.next_event;
   event["time_ms"] = now_ms();
-  store_->put_event(id, e.next_event, event);
+  store_->put_event(id, e.next_event, event, durable);
   ++e.next_event;
   changed_.notify_all();
 }
@@ -159,7 +162,7 @@ json job_manager::devices() const {
   json out = json::array();
   std::lock_guard<std::mutex> lock(devices_mu_);
   for (const auto& d : devices_) {
-    out.push_back({{"id", d.id}, {"kind", "sim"}, {"profile", cfg_.profile}, {"state", d.state},
+    out.push_back({{"id", d.id}, {"kind", "sim"}, {"profile", profile_name_}, {"profile_source", cfg_.profile}, {"state", d.state},
                    {"evaluations", d.evaluations}, {"failures", d.failures}});
   }
   return out;
@@ -204,10 +207,14 @@ json job_manager::submit(const std::string& tar, const submit_options& o, std::i
                     "budget " + std::to_string(budget) + " exceeds jobs.max_budget " + std::to_string(cfg_.max_budget),
                     "budget");
   }
-  if (o.engine != "offline") {
+  if (o.engine == "llm" && !cfg_.llm) {
     throw api_error(400, "invalid_argument",
-                    "engine '" + o.engine + "': aoptd runs the offline engine only (the llm engine: use aopt optimize)",
+                    "engine 'llm': this aoptd has no [llm] table in its config; add one (docs/llm.md, "
+                    "config/aoptd.example.toml) and restart aoptd, or submit with engine offline",
                     "engine");
+  }
+  if (o.engine != "offline" && o.engine != "llm") {
+    throw api_error(400, "invalid_argument", "engine '" + o.engine + "': unknown; use offline or llm", "engine");
   }
   const std::string profile = o.profile.empty() ? cfg_.profile : o.profile;
   try {
@@ -490,13 +497,27 @@ void job_manager::run_job_body(const std::string& id) {
   const auto& o = rec.at("options");
   const std::string profile = o.at("profile");
   const std::uint64_t seed = o.at("seed");
-  optimize::offline_engine engine(jobs::offline_config(profile, seed));
-  store_journal journal(*store_, id);
   actors::job_spec spec;
+  std::optional<optimize::offline_engine> offline;
+  std::optional<llm::session> lm;
+  if (o.value("engine", std::string("offline")) == "llm") {
+    lm.emplace(llm_session_options(id), jobs::llm_engine_options_for(jobs::offline_config(profile, seed),
+                                                                      pkg->spec.kernel, profile));
+    spec.engine = &lm->engine();
+    if (lm->has_embeddings()) {
+      // The job's own copy of the corpus is embedded; the bank keeps what it has (aopt bank
+      // and `aopt optimize --engine llm` write embeddings back).
+      (void)lm->embed_corpus(corpus);
+      spec.make_ranker = [&lm] { return lm->make_ranker(); };
+    }
+  } else {
+    offline.emplace(jobs::offline_config(profile, seed));
+    spec.engine = &*offline;
+  }
+  store_journal journal(*store_, id);
   spec.package = id;
   spec.base_files = sp->base;
   spec.config.budget = o.at("budget");
-  spec.engine = &engine;
   spec.bank = std::move(corpus);
   if (cfg_.learn) {
     spec.learned = [this, bank_dir](const search::experience& t) {
@@ -523,7 +544,7 @@ void job_manager::run_job_body(const std::string& id) {
       it->second.record["evaluations"] = e.point->evaluations;
       it->second.record["best_us"] = e.point->best_us;
     }
-    append_event(id, it->second, std::move(ev));
+    append_event(id, it->second, std::move(ev), /*durable=*/false);  // the journal is; a replay writes it again
     if (!point.is_null()) {
       for (auto* obs : observers_) obs->on_evaluation(id, point);
     }
@@ -554,6 +575,7 @@ void job_manager::run_job_body(const std::string& id) {
   ctx.config = spec.config;
   ctx.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ctx.command = "aoptd job " + id;
+  if (lm) ctx.engine_usage = lm->usage();
   write_file(tmp / "report.json", optimize::report_json(res, ctx).dump(2) + "\n");
   write_file(tmp / "report.md", optimize::report_markdown(res, ctx));
   fs::remove_all(dir / "result", ec);
@@ -568,6 +590,31 @@ void job_manager::run_job_body(const std::string& id) {
              {"accepted_changes", res.changes.size()},
              {"stop_reason", res.stop_reason},
              {"verified", res.verification ? json(res.verification->ok) : json()}});
+}
+
+llm::session_options job_manager::llm_session_options(const std::string& id) {
+  if (!cfg_.llm) {
+    throw error(ec::invalid_spec, "the job asks for the llm engine and this aoptd's config has no [llm] table (any more); "
+                                  "add it back and restart aoptd, or submit the operator again with engine offline");
+  }
+  llm::session_options s;
+  s.config = *cfg_.llm;
+  // Every exchange is recorded with the job, and a resumed job is answered from its own
+  // recording first: it meets the answers it met before the interruption, so it takes the same
+  // path (the evaluation journal then replays its evaluations) and pays for no request twice.
+  s.record_dir = job_dir(id) / "llm";
+  s.resume = true;
+  s.observe = [this, id](const llm::request_observation& r) {
+    if (r.replayed) return;  // no request reached the model
+    for (auto* obs : observers_) obs->on_llm_request(id, r);
+  };
+  return s;
+}
+
+json job_manager::engines() const {
+  json e = json::array({"offline"});
+  if (cfg_.llm) e.push_back("llm");
+  return e;
 }
 
 void job_manager::request_stop() {

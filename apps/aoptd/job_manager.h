@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aopt/llm/session.h"
 #include "config.h"
 #include "observer.h"
 
@@ -78,6 +79,8 @@ class job_manager {
   std::vector<nlohmann::json> events(const std::string& id, std::uint64_t from, std::chrono::milliseconds wait,
                                      bool& over) const;
   nlohmann::json health() const;
+  // The engines a job may ask for: "offline", and "llm" when the config has an [llm] table.
+  nlohmann::json engines() const;
   // The evaluators ("devices") with their state (idle, busy), evaluations done and failed.
   nlohmann::json devices() const;
   // The experience bank the jobs retrieve from and learn into.
@@ -109,13 +112,17 @@ class job_manager {
   void run_job_body(const std::string& id);
   // Under mu_: persist the record, append a "state" event, tell the observers.
   void set_state(job_entry& e, const std::string& state, nlohmann::json extra = nlohmann::json::object());
-  void append_event(const std::string& id, job_entry& e, nlohmann::json event);  // under mu_
+  // Under mu_. `durable`: false for search events (replay writes them again), see job_store.
+  void append_event(const std::string& id, job_entry& e, nlohmann::json event, bool durable = true);
   job_entry& entry(const std::string& id);  // under mu_; api_error 404
   const job_entry& entry(const std::string& id) const;
   std::filesystem::path job_dir(const std::string& id) const;
   std::shared_ptr<const jobs::sim_package> find_package(const std::string& id) const;
+  // The llm session of job `id` ([llm] of the config): recorded into its directory, resumed from it.
+  llm::session_options llm_session_options(const std::string& id);
 
   daemon_config cfg_;
+  std::string profile_name_;  // the loaded profile's own name (cfg_.profile may be a file path)
   std::vector<job_observer*> observers_;
   std::unique_ptr<storage::job_store> store_;
   std::unique_ptr<actors::runtime> runtime_;

@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
     }
     job_manager jobs(cfg, {&observer});
     http_limits limits{cfg.max_header_bytes, cfg.max_body_bytes, cfg.request_timeout_ms, cfg.max_connections};
-    http_server server(cfg.socket, limits, [&jobs](const http_request& r) { return handle_api(jobs, r); });
+    http_server server(cfg.socket, limits, [&jobs](const http_request& r) { return handle_api(jobs, r); },
+                       cfg.socket_group);
     jobs.start();
     server.start();
     log->info("aoptd {} listening on {} (state {}, pid {})", AOPT_VERSION, cfg.socket.string(), cfg.state_dir.string(),

@@ -6,8 +6,8 @@ namespace aopt::daemon {
 
 metrics_observer::metrics_observer(std::shared_ptr<monitoring::metrics> m, std::function<std::uint64_t()> bank_size)
     : m_(std::move(m)), bank_size_(std::move(bank_size)) {
-  // The language model's roles (docs/llm-engine.md): their series exist, at zero, from the start.
-  for (const char* role : {"mutator", "diagnoser", "retriever", "refiner", "distiller", "rewinder"}) m_->llm_role(role);
+  // The language model's roles (docs/llm.md): their series exist, at zero, from the start.
+  for (std::size_t r = 0; r < llm::role_count; ++r) m_->llm_role(llm::to_string(static_cast<llm::role>(r)));
   if (bank_size_) m_->bank_size(bank_size_());
 }
 
@@ -67,6 +67,12 @@ void metrics_observer::on_evaluated(const std::string& device, const std::string
   }
   m_->evaluation({id, op, report.status, stage, device, report.backend.empty() ? "sim" : report.backend, build,
                   std::max(0.0, report.seconds - build), report.cached});
+}
+
+void metrics_observer::on_llm_request(const std::string& id, const llm::request_observation& r) {
+  (void)id;
+  m_->llm_request(llm::to_string(r.role), r.ok ? "ok" : "failed", r.tokens.prompt_tokens, r.tokens.completion_tokens,
+                  r.seconds);
 }
 
 }  // namespace aopt::daemon

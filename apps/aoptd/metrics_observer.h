@@ -23,6 +23,7 @@ class metrics_observer : public job_observer {
   void on_device(const std::string& device, bool busy) override;
   void on_evaluated(const std::string& device, const std::string& id, const std::string& stage,
                     const optimize::eval_report& report) override;
+  void on_llm_request(const std::string& id, const llm::request_observation& request) override;
 
  private:
   struct job_view {

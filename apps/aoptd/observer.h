@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aopt/llm/client.h"
 #include "aopt/optimize/services.h"
 
 namespace aopt::daemon {
@@ -22,6 +23,11 @@ class job_observer {
   virtual void on_evaluation(const std::string& id, const nlohmann::json& point) {
     (void)id;
     (void)point;
+  }
+  // A request of job `id`'s llm engine reached the language model and ended (ok or failed).
+  virtual void on_llm_request(const std::string& id, const llm::request_observation& request) {
+    (void)id;
+    (void)request;
   }
   // An evaluator ("device", e.g. "sim0") started (busy) or ended an evaluation of job `id`.
   virtual void on_device(const std::string& device, bool busy) {

@@ -272,8 +272,6 @@ nlohmann::json signature_from_ops_info(const fs::path& file, const std::string& 
   return sig;
 }
 
-namespace {
-
 std::vector<std::string> csv_fields(const std::string& line) {
   std::vector<std::string> out;
   std::string cur;
@@ -292,6 +290,8 @@ std::vector<std::string> csv_fields(const std::string& line) {
   }
   return out;
 }
+
+namespace {
 
 // The first data row of a msprof op CSV as {column: value}; numbers as numbers.
 bool read_csv_row(const fs::path& f, nlohmann::json& into, std::string& why) {

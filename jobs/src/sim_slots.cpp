@@ -1,6 +1,7 @@
 #include "aopt/jobs/sim_slots.h"
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -89,6 +90,9 @@ std::vector<optimize::package_evaluate_fn> make_sim_slots(package_lookup lookup,
         if (req.input_seed) eo.seed = *req.input_seed;
         e = std::make_unique<ev::evaluator>(eo);
       }
+      // The evaluation's wall time is the whole call: the candidate, the evaluation, its result
+      // cache write and work directory removal (the result's total_seconds ends before those).
+      const auto t0 = std::chrono::steady_clock::now();
       ev::candidate cand(pkg->package);
       for (const auto& [path, text] : req.files) {
         auto it = pkg->base.find(path);
@@ -97,7 +101,9 @@ std::vector<optimize::package_evaluate_fn> make_sim_slots(package_lookup lookup,
       cand.info().stage = req.stage;
       cand.info().round = req.round;
       cand.info().proposal = req.proposal;
-      return to_report(e->evaluate(cand));
+      auto report = to_report(e->evaluate(cand));
+      report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return report;
     });
   }
   return out;

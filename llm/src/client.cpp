@@ -1,6 +1,8 @@
 #include "aopt/llm/client.h"
 
 #include <array>
+#include <chrono>
+#include <utility>
 
 namespace aopt::llm {
 
@@ -49,6 +51,34 @@ nlohmann::json to_json(const usage_by_role& u) {
                   {"completion_tokens", total.completion_tokens},
                   {"seconds", total.seconds}};
   return out;
+}
+
+observed_client::observed_client(client& inner, request_observer observe)
+    : forwarding_client(inner), observe_(std::move(observe)) {}
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+search::outcome<chat_response> observed_client::chat(const chat_request& request) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto result = inner_.chat(request);
+  request_observation o{request.role, result.ok(), {}, seconds_since(t0), false};
+  if (result.ok()) {
+    o.tokens = result.value().tokens;
+    o.replayed = result.value().replayed;
+  }
+  if (observe_) observe_(o);
+  return result;
+}
+
+search::outcome<std::vector<std::vector<float>>> observed_client::embed(const std::vector<std::string>& texts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto result = inner_.embed(texts);
+  if (observe_) observe_({role::embeddings, result.ok(), {}, seconds_since(t0), false});
+  return result;
 }
 
 }  // namespace aopt::llm

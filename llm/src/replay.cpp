@@ -209,14 +209,40 @@ std::string miss_reason(const char* role_name, const std::string& hash, const fs
          " (the model, prompts, temperature and max_tokens must match the recording)";
 }
 
+// A stored chat answer as the caller would have had it (replayed).
+search::outcome<chat_response> chat_answer(const json& answer) {
+  if (answer.contains("failure")) return search::engine_failure{answer.value("failure", std::string())};
+  chat_response r;
+  r.content = answer.value("content", std::string());
+  r.model = answer.value("model", std::string());
+  r.finish_reason = answer.value("finish_reason", std::string());
+  r.tokens = usage_of(answer);
+  r.replayed = true;
+  return r;
+}
+
+// A stored embeddings answer; a damaged entry is a failure naming the store.
+search::outcome<std::vector<std::vector<float>>> embed_answer(const json& answer, const std::string& hash,
+                                                              const fs::path& dir) {
+  if (answer.contains("failure")) return search::engine_failure{answer.value("failure", std::string())};
+  try {
+    return answer.at("vectors").get<std::vector<std::vector<float>>>();
+  } catch (const json::exception& e) {
+    return search::engine_failure{"LLM replay store " + dir.string() + ": embeddings entry " + hash.substr(0, 12) +
+                                  " is damaged (" + e.what() + "); record again"};
+  }
+}
+
 }  // namespace
 
-recording_client::recording_client(client& inner, replay_store& store, llm_config config)
-    : inner_(inner), store_(store), config_(std::move(config)) {}
+recording_client::recording_client(client& inner, replay_store& store, llm_config config, bool resume)
+    : forwarding_client(inner), store_(store), config_(std::move(config)), resume_(resume) {}
 
 search::outcome<chat_response> recording_client::chat(const chat_request& request) {
   const json body = chat_request_body(request, config_);
-  const std::size_t n = counter_.next(request_hash(body));
+  const std::string hash = request_hash(body);
+  const std::size_t n = counter_.next(hash);
+  if (resume_ && store_.occurrences(hash) > n) return chat_answer(*store_.get(hash, n));
   auto result = inner_.chat(request);
   json answer = {{"kind", "chat"}, {"role", to_string(request.role)}};
   if (result.ok()) {
@@ -234,7 +260,9 @@ search::outcome<chat_response> recording_client::chat(const chat_request& reques
 
 search::outcome<std::vector<std::vector<float>>> recording_client::embed(const std::vector<std::string>& texts) {
   const json body = embeddings_request_body(texts, inner_.embedding_model());
-  const std::size_t n = counter_.next(request_hash(body));
+  const std::string hash = request_hash(body);
+  const std::size_t n = counter_.next(hash);
+  if (resume_ && store_.occurrences(hash) > n) return embed_answer(*store_.get(hash, n), hash, store_.dir());
   auto result = inner_.embed(texts);
   json answer = {{"kind", "embeddings"}, {"model", inner_.embedding_model()}};
   if (result.ok()) answer["vectors"] = result.value();
@@ -267,17 +295,8 @@ search::outcome<chat_response> replay_client::chat(const chat_request& request) 
     account(request.role, true, {});
     return search::engine_failure{miss_reason(to_string(request.role), hash, store_.dir())};
   }
-  if (answer->contains("failure")) {
-    account(request.role, true, {});
-    return search::engine_failure{answer->value("failure", std::string())};
-  }
-  chat_response r;
-  r.content = answer->value("content", std::string());
-  r.model = answer->value("model", std::string());
-  r.finish_reason = answer->value("finish_reason", std::string());
-  r.tokens = usage_of(*answer);
-  r.replayed = true;
-  account(request.role, false, r.tokens);
+  auto r = chat_answer(*answer);
+  account(request.role, !r.ok(), r.ok() ? r.value().tokens : token_usage{});
   return r;
 }
 
@@ -295,19 +314,9 @@ search::outcome<std::vector<std::vector<float>>> replay_client::embed(const std:
     account(role::embeddings, true, {});
     return search::engine_failure{miss_reason("embeddings", hash, store_.dir())};
   }
-  if (answer->contains("failure")) {
-    account(role::embeddings, true, {});
-    return search::engine_failure{answer->value("failure", std::string())};
-  }
-  try {
-    auto vectors = answer->at("vectors").get<std::vector<std::vector<float>>>();
-    account(role::embeddings, false, {});
-    return vectors;
-  } catch (const json::exception& e) {
-    account(role::embeddings, true, {});
-    return search::engine_failure{"LLM replay store " + store_.dir().string() + ": embeddings entry " +
-                                  hash.substr(0, 12) + " is damaged (" + e.what() + "); record again"};
-  }
+  auto r = embed_answer(*answer, hash, store_.dir());
+  account(role::embeddings, !r.ok(), {});
+  return r;
 }
 
 }  // namespace aopt::llm

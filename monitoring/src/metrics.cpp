@@ -79,7 +79,7 @@ struct metrics::impl {
                                 .Register(*reg);
   Family<Histogram>& phase = prometheus::BuildHistogram()
                                  .Name("aopt_evaluation_phase_seconds")
-                                 .Help("Wall time of an evaluation's phases (build: compiling; run: running every case), cached evaluations excluded")
+                                 .Help("Wall time of an evaluation's phases (build: compiling; run: the rest, running every case and storing the result), cached evaluations excluded")
                                  .Register(*reg);
   Family<Gauge>& best = prometheus::BuildGauge()
                             .Name("aopt_job_best_speedup")

@@ -35,6 +35,7 @@
 #include "aopt_sim/kernel/core.h"
 #include "aopt_sim/profile.h"
 #include "aopt_sim/runtime.h"
+#include "aopt_sim/trace_io.h"
 #if __has_include("aopt_sim/timing.h")
 #include "aopt_sim/timing.h"
 #define AOPT_HARNESS_HAVE_TIMING 1
@@ -188,6 +189,7 @@ class runner {
   }
 
   void write_frame(const json& r);
+  void save_trace_file(const std::vector<core_trace>& cores);
 
   std::string run_path_;
   int result_fd_ = -1;               // the evaluator's result channel; -1 = result.json
@@ -648,6 +650,7 @@ void runner::launch_kernel() {
     return;
   }
   if (!opts.record_trace) return;
+  save_trace_file(lr.cores);
 #ifdef AOPT_HARNESS_HAVE_TIMING
   try {
     const timing_report rep = simulate(lr.cores, profile_);
@@ -665,6 +668,18 @@ void runner::launch_kernel() {
 #else
   timing_ = json{{"simulated", true}, {"profile", profile_.name}, {"unavailable", "built without aopt_sim_timing"}};
 #endif
+}
+
+// "trace_file" in run.json: the launch's traces for replay under other profiles (aopt calibrate).
+void runner::save_trace_file(const std::vector<core_trace>& cores) {
+  const std::string file = req_.value("trace_file", std::string());
+  if (file.empty()) return;
+  try {
+    save_traces(resolve(file), cores);
+  } catch (const std::exception& e) {
+    status_ = "runtime_error";
+    message_ = e.what();
+  }
 }
 
 void runner::write_outputs() {

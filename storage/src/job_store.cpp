@@ -19,9 +19,9 @@ std::string padded(std::uint64_t n) {
   return buf;
 }
 
-rocksdb::WriteOptions synced() {
+rocksdb::WriteOptions synced(bool sync = true) {
   rocksdb::WriteOptions wo;
-  wo.sync = true;
+  wo.sync = sync;
   return wo;
 }
 
@@ -44,8 +44,8 @@ job_store::~job_store() {
   }
 }
 
-void job_store::put(const std::string& key, const std::string& value) {
-  const auto s = db_->Put(synced(), key, value);
+void job_store::put(const std::string& key, const std::string& value, bool durable) {
+  const auto s = db_->Put(synced(durable), key, value);
   if (!s.ok()) throw error(ec::io_error, explain_rocksdb_error(s.ToString(), dir_, "write " + key + " to"));
 }
 
@@ -106,8 +106,8 @@ void job_store::erase_job(const std::string& id) {
   if (!s.ok()) throw error(ec::io_error, explain_rocksdb_error(s.ToString(), dir_, "delete job " + id + " from"));
 }
 
-void job_store::put_event(const std::string& id, std::uint64_t n, const nlohmann::json& event) {
-  put("e/" + id + "/" + padded(n), event.dump());
+void job_store::put_event(const std::string& id, std::uint64_t n, const nlohmann::json& event, bool durable) {
+  put("e/" + id + "/" + padded(n), event.dump(), durable);
 }
 
 std::vector<nlohmann::json> job_store::events(const std::string& id, std::uint64_t from, std::size_t limit) const {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aopt/common/subprocess.h"
+#include "standin_profile.h"
 
 namespace fs = std::filesystem;
 using aopt::common::process_outcome;
@@ -32,26 +33,16 @@ class CannEval : public ::testing::Test {
 
   // A command profile for the stand-in toolchain; `fault` makes it fail one way.
   static fs::path profile(const std::string& name, const std::string& fault = "", const std::string& extra = "") {
-    const std::string src = AOPT_TEST_SOURCE_DIR;
     const fs::path f = root_ / (name + ".toml");
-    std::ofstream(f) << "[cann]\n"
-                     << "toolkit = \"" << src << "/tests/cann/standin/toolkit\"\n"
-                     << "project_template = \"" << src << "/tests/cann/standin/project\"\n"
-                     << "soc_version = \"Ascend910B4\"\n"
-                     << "[commands]\n"
-                     << "build = \"cd {project} && bash build.sh\"\n"
-                     << "install = \"{project}/build_out/custom_opp_*.run --install-path={install}\"\n"
-                     << "run = \"aopt-acl-run {run_json}\"\n"
-                     << "profile = \"msprof op --output={prof_dir} --kernel-name={kernel} --launch-count=1 {app}\"\n"
-                     << "[timeouts]\nrun = 4\n"
-                     << "[measure]\nwarmup = 2\nrepeat = 9\n"
-                     << "[environment]\n"
-                     << "AOPT_STANDIN_DEVICE = \"" << AOPT_STANDIN_DEVICE_BINARY << "\"\n"
-                     << "AOPT_STANDIN_SEED = \"" << k_seed << "\"\n"
-                     << "AOPT_STANDIN_STATE = \"" << (root_ / "state").string() << "\"\n"
-                     << "AOPT_STANDIN_NOISE = \"0.03\"\n"
-                     << "AOPT_STANDIN_FAULT = \"" << fault << "\"\n"
-                     << extra;
+    aopt::testing::write_standin_profile(f, {.soc_version = "Ascend910B4",
+                                             .warmup = 2,
+                                             .repeat = 9,
+                                             .timeouts = "run = 4\n",
+                                             .environment = {{"AOPT_STANDIN_SEED", std::to_string(k_seed)},
+                                                             {"AOPT_STANDIN_STATE", (root_ / "state").string()},
+                                                             {"AOPT_STANDIN_NOISE", "0.03"},
+                                                             {"AOPT_STANDIN_FAULT", fault}},
+                                             .extra = extra});
     return f;
   }
 

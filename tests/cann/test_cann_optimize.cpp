@@ -13,6 +13,7 @@
 
 #include "aopt/common/subprocess.h"
 #include "../support/aopt_process.h"
+#include "standin_profile.h"
 
 namespace fs = std::filesystem;
 using aopt::common::process_outcome;
@@ -69,16 +70,10 @@ TEST_F(CannOptimize, NoiseAloneIsNeverAcceptedAndRealGainsAreFound) {
 
 TEST_F(CannOptimize, OptimizeOnTheCannBackendEndToEnd) {
   const fs::path prof = root_ / "standin.toml";
-  std::ofstream(prof) << "[cann]\ntoolkit = \"" << kSrc << "/tests/cann/standin/toolkit\"\n"
-                      << "project_template = \"" << kSrc << "/tests/cann/standin/project\"\n"
-                      << "[commands]\nbuild = \"cd {project} && bash build.sh\"\n"
-                      << "install = \"{project}/build_out/custom_opp_*.run --install-path={install}\"\n"
-                      << "run = \"aopt-acl-run {run_json}\"\n"
-                      << "profile = \"msprof op --output={prof_dir} --kernel-name={kernel} --launch-count=1 {app}\"\n"
-                      << "[measure]\nwarmup = 1\nrepeat = 9\n"
-                      << "[environment]\nAOPT_STANDIN_DEVICE = \"" << AOPT_STANDIN_DEVICE_BINARY << "\"\n"
-                      << "AOPT_STANDIN_SEED = \"7\"\nAOPT_STANDIN_NOISE = \"0.02\"\n"
-                      << "AOPT_STANDIN_STATE = \"" << root_.string() << "\"\n";
+  aopt::testing::standin_profile sp;
+  sp.warmup = 1;
+  sp.environment = {{"AOPT_STANDIN_SEED", "7"}, {"AOPT_STANDIN_NOISE", "0.02"}, {"AOPT_STANDIN_STATE", root_.string()}};
+  aopt::testing::write_standin_profile(prof, sp);
   std::cout << "stand-in seed 7\n";
   const auto o = aopt({"optimize", kSrc + "/examples/ops/swish/baseline", "--backend", "cann", "--cann-config", prof.string(),
                        "--budget", "3", "--stage1-steps", "1", "--bank", (root_ / "bank").string(), "--cache-dir",

@@ -44,44 +44,6 @@ void expect_error(const http_reply& r, int status, const std::string& code, cons
   }
 }
 
-std::string submit(const daemon_process& d, const std::string& query) {
-  const auto r = request(d.socket(), "POST", "/v1/jobs?" + query, add_custom_tar());
-  EXPECT_EQ(r.status, 201) << r.body;
-  return r.status == 201 ? r.json().at("id").get<std::string>() : std::string();
-}
-
-json get_job(const daemon_process& d, const std::string& id) {
-  const auto r = request(d.socket(), "GET", "/v1/jobs/" + id);
-  return r.status == 200 ? r.json() : json();
-}
-
-bool is_final(const json& j) {
-  const std::string s = j.is_object() ? j.value("state", "") : "";
-  return s == "finished" || s == "failed" || s == "cancelled";
-}
-
-// Waits until every job is in a final state (false after `seconds`).
-bool wait_final(const daemon_process& d, const std::vector<std::string>& ids, double seconds) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < end) {
-    if (std::all_of(ids.begin(), ids.end(), [&](const auto& id) { return is_final(get_job(d, id)); })) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return false;
-}
-
-std::vector<json> all_events(const daemon_process& d, const std::string& id, std::uint64_t from = 0) {
-  const auto r = request(d.socket(), "GET", "/v1/jobs/" + id + "/events?follow=0&from=" + std::to_string(from));
-  std::vector<json> out;
-  std::size_t pos = 0;
-  while (pos < r.body.size()) {
-    const auto nl = r.body.find('\n', pos);
-    out.push_back(json::parse(r.body.substr(pos, nl - pos)));
-    pos = nl + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 TEST(daemon_api, EveryEndpointAndError) {
@@ -192,7 +154,7 @@ TEST(daemon_api, EveryEndpointAndError) {
 TEST(daemon_api, OnlyTheSubmitterOrRootMayCancelOrDelete) {
   if (::getuid() != 0) GTEST_SKIP() << "needs root to connect as another uid";
   temp_dir t;
-  daemon_process d(t.path, {.max_running = 1, .learn = false, .metrics_address = "", .fresh_cache = false});
+  daemon_process d(t.path, {.max_running = 1, .learn = false, .metrics_address = "", .fresh_cache = false, .daemon_keys = "", .tables = ""});
   ASSERT_TRUE(d.start()) << d.log();
   ::chmod(t.path.c_str(), 0711);  // let uid 65534 reach the socket for this test
   ::chmod(d.socket().parent_path().c_str(), 0711);
@@ -266,7 +228,7 @@ TEST(daemon_api, CrashesLoseNothing) {
     reference_report = request(d.socket(), "GET", "/v1/jobs/" + id + "/report.json").body;
   }
   temp_dir t;
-  daemon_process d(t.path, {.max_running = 3, .learn = true, .metrics_address = "", .fresh_cache = false});
+  daemon_process d(t.path, {.max_running = 3, .learn = true, .metrics_address = "", .fresh_cache = false, .daemon_keys = "", .tables = ""});
   ASSERT_TRUE(d.start()) << d.log();
   // The fixed-seed job first; every job takes its bank snapshot when it is accepted.
   const std::vector<std::string> ids = {submit(d, "budget=8&seed=7&priority=10"), submit(d, "budget=6&seed=2"),

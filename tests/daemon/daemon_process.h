@@ -2,6 +2,7 @@
 // and a raw HTTP/1.1 client over the Unix socket (so malformed requests can be sent as bytes).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -18,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "aopt/common/fs.h"
@@ -118,24 +121,32 @@ class daemon_process {
     bool learn = true;
     std::string metrics_address;  // "" = no metrics
     bool fresh_cache = false;     // a cache of its own instead of the tests' shared one
+    std::string daemon_keys;      // more lines of [daemon] ("key = value\n")
+    std::string tables;           // more tables at the end (e.g. "[llm]\n...")
   };
   daemon_process(fs::path dir, options o) : dir_(std::move(dir)) {
     fs::create_directories(dir_);
     cache_ = o.fresh_cache ? dir_ / "cache" : shared_cache();
     config_ = dir_ / "aoptd.toml";
     std::string text = "[daemon]\nsocket = \"" + socket().string() + "\"\nstate_dir = \"" + (dir_ / "state").string() +
-                       "\"\nmetrics_address = \"" + o.metrics_address + "\"\nlog_level = \"info\"\n[jobs]\nmax_running = " + std::to_string(o.max_running) +
+                       "\"\nmetrics_address = \"" + o.metrics_address + "\"\nlog_level = \"info\"\n" + o.daemon_keys + "[jobs]\nmax_running = " + std::to_string(o.max_running) +
                        "\nevaluator_slots = 2\nlearn = " + (o.learn ? "true" : "false") + "\n"
                        "default_budget = 6\ncache_dir = \"" + cache_.string() + "\"\nbank_dir = \"" +
                        (dir_ / "bank").string() + "\"\n" +
                        "[limits]\nmax_body_bytes = 1048576\nmax_header_bytes = 4096\nrequest_timeout_ms = 400\n"
-                       "max_connections = 16\nshutdown_grace_ms = 5000\n";
+                       "max_connections = 16\nshutdown_grace_ms = 5000\n" + o.tables;
     common::write_text_file(config_, text);
   }
   explicit daemon_process(fs::path dir) : daemon_process(std::move(dir), options{}) {}
   ~daemon_process() { kill9(); }
 
   fs::path socket() const { return dir_ / "run" / "aoptd.sock"; }
+  // Adds `key = value` (value as TOML) to the config's [jobs] table; call before start().
+  void set_jobs_key(const std::string& key, const std::string& value) {
+    std::string text = common::read_text_file(config_);
+    text.insert(text.find("[jobs]\n") + 7, key + " = " + value + "\n");
+    common::write_text_file(config_, text);
+  }
   fs::path dir() const { return dir_; }
   pid_t pid() const { return pid_; }
   std::string log() const {
@@ -215,5 +226,45 @@ class daemon_process {
   fs::path dir_, config_, cache_;
   pid_t pid_ = -1;
 };
+
+// What the daemon tests do through the socket: submit the add_custom example with a query
+// ("budget=6&seed=7"), read a job, wait for final states, read every event.
+inline std::string submit(const daemon_process& d, const std::string& query) {
+  const auto r = request(d.socket(), "POST", "/v1/jobs?" + query, add_custom_tar());
+  EXPECT_EQ(r.status, 201) << r.body;
+  return r.status == 201 ? r.json().at("id").get<std::string>() : std::string();
+}
+
+inline nlohmann::json get_job(const daemon_process& d, const std::string& id) {
+  const auto r = request(d.socket(), "GET", "/v1/jobs/" + id);
+  return r.status == 200 ? r.json() : nlohmann::json();
+}
+
+inline bool is_final(const nlohmann::json& j) {
+  const std::string s = j.is_object() ? j.value("state", "") : "";
+  return s == "finished" || s == "failed" || s == "cancelled";
+}
+
+// Waits until every job is in a final state (false after `seconds`).
+inline bool wait_final(const daemon_process& d, const std::vector<std::string>& ids, double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    if (std::all_of(ids.begin(), ids.end(), [&](const auto& id) { return is_final(get_job(d, id)); })) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return false;
+}
+
+inline std::vector<nlohmann::json> all_events(const daemon_process& d, const std::string& id, std::uint64_t from = 0) {
+  const auto r = request(d.socket(), "GET", "/v1/jobs/" + id + "/events?follow=0&from=" + std::to_string(from));
+  std::vector<nlohmann::json> out;
+  std::size_t pos = 0;
+  while (pos < r.body.size()) {
+    const auto nl = r.body.find('\n', pos);
+    out.push_back(nlohmann::json::parse(r.body.substr(pos, nl - pos)));
+    pos = nl + 1;
+  }
+  return out;
+}
 
 }  // namespace aopt::testing

@@ -15,6 +15,7 @@
 #include "aopt/jobs/journal.h"
 #include "aopt/storage/job_store.h"
 #include "config.h"
+#include "metrics_observer.h"
 
 namespace fs = std::filesystem;
 using namespace aopt;
@@ -126,6 +127,8 @@ TEST(daemon_config, ExampleFileIsTheDefaults) {
   EXPECT_EQ(c.shutdown_grace_ms, d.shutdown_grace_ms);
   EXPECT_EQ(c.learn, d.learn);
   EXPECT_EQ(c.profile, d.profile);
+  EXPECT_EQ(c.socket_group, d.socket_group);
+  EXPECT_FALSE(c.llm.has_value());  // the example's [llm] table is commented out
 }
 
 TEST(daemon_config, ErrorsNameFileLineAndKey) {
@@ -146,12 +149,21 @@ TEST(daemon_config, ErrorsNameFileLineAndKey) {
   expect_error("[daemon]\nsokcet = \"/tmp/x\"\n", ":2:10: [daemon] sokcet: unknown key");
   expect_error("[limitz]\n", "[limitz] limitz: unknown table");
   expect_error("[daemon\n", ":1:");
+  expect_error("[llm]\nbase_url = \"http://127.0.0.1:1\"\ntemprature = 0.5\n", ":3:");  // [llm] has its own reader
+  expect_error("[daemon]\nsocket_group = 7\n", ":2:16: [daemon] socket_group: expected a string");
   expect_error("[daemon]\nsocket = \"/" + std::string(120, 's') + "\"\n", "socket:");
   common::write_text_file(f, "[daemon]\nsocket = \"/tmp/a.sock\"\n[jobs]\nmax_running = 3\n");
   const auto c = daemon::read_config(f);
   EXPECT_EQ(c.socket, "/tmp/a.sock");
   EXPECT_EQ(c.max_running, 3u);
+  EXPECT_FALSE(c.llm.has_value());
   EXPECT_THROW(daemon::read_config(t.path / "missing.toml"), error);
+  common::write_text_file(f, "[daemon]\nsocket_group = \"aopt\"\n[llm]\nbase_url = \"http://127.0.0.1:9\"\nmodel = \"m\"\n");
+  const auto l = daemon::read_config(f);
+  EXPECT_EQ(l.socket_group, "aopt");
+  ASSERT_TRUE(l.llm.has_value());
+  EXPECT_EQ(l.llm->base_url, "http://127.0.0.1:9");
+  EXPECT_EQ(l.llm->model, "m");
 }
 
 TEST(daemon_job_store, PersistsAcrossReopen) {
@@ -265,4 +277,19 @@ TEST(daemon_journal, ReplaysWhatItHoldsAndEvaluatesTheRest) {
   stop = true;
   EXPECT_THROW(st.evaluate({req("eeeee")}), jobs::job_stopped);
   EXPECT_EQ(j.m.size(), 5u);
+}
+
+// The llm engine's requests reach Prometheus by role and outcome; every role's series exists
+// from the start.
+TEST(daemon_metrics, LlmRequestsByRoleAndOutcome) {
+  auto m = std::make_shared<monitoring::metrics>();
+  daemon::metrics_observer obs(m, nullptr);
+  auto text = m->text();
+  EXPECT_NE(text.find("aopt_llm_requests_total{outcome=\"ok\",role=\"template_synthesis\"} 0"), std::string::npos) << text;
+  obs.on_llm_request("j1", {llm::role::tiling_mutation, true, {120, 30}, 0.5, false});
+  obs.on_llm_request("j1", {llm::role::tiling_mutation, false, {}, 2.0, false});
+  text = m->text();
+  EXPECT_NE(text.find("aopt_llm_requests_total{outcome=\"ok\",role=\"tiling_mutation\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("aopt_llm_requests_total{outcome=\"failed\",role=\"tiling_mutation\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("aopt_llm_tokens_total{kind=\"prompt\",role=\"tiling_mutation\"} 120"), std::string::npos) << text;
 }

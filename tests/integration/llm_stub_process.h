@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,10 +53,15 @@ inline aopt::common::process_outcome run_aopt(const std::vector<std::string>& ar
 // The stub as a child process answering `script` on a free loopback port; stopped with SIGTERM.
 class stub_process {
  public:
-  stub_process(const fs::path& script, const fs::path& port_file) {
+  // `log`: where its stderr goes ("" = inherited); it ends with "stopped after N requests".
+  stub_process(const fs::path& script, const fs::path& port_file, const fs::path& log = {}) {
     fs::remove(port_file);
     pid_ = ::fork();
     if (pid_ == 0) {
+      if (!log.empty()) {
+        const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd >= 0) ::dup2(fd, 2);
+      }
       ::execl(AOPT_LLM_STUB, AOPT_LLM_STUB, "--script", script.c_str(), "--port-file",
               port_file.c_str(), nullptr);
       ::_exit(127);

@@ -143,6 +143,37 @@ TEST_F(Replay, RecordingTheSameJobTwiceKeepsOneEntryPerAsk) {
   EXPECT_EQ((*body)["messages"][1]["content"], "a");
 }
 
+// A job resumed over its own recording (aoptd after a crash): what was recorded is answered from
+// the recording, only the asks beyond it reach the server, and the answers are those of one
+// uninterrupted run although the server's script has moved on.
+TEST_F(Replay, ResumeAnswersRecordedAsksAndForwardsOnlyNewOnes) {
+  auto server = serve(k_script);
+  const llm_config c = config_for(*server);
+  http_client inner(c);
+  replay_store store(dir_);
+  {
+    recording_client first(inner, store, c, /*resume=*/true);  // interrupted after one ask
+    ASSERT_EQ(first.chat(ask("same prompt")).value().content, "first-answer-MARKER");
+  }
+  const std::size_t before = server->request_count();
+  recording_client resumed(inner, store, c, /*resume=*/true);
+  const auto again = resumed.chat(ask("same prompt"));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again.value().content, "first-answer-MARKER");  // the server would now say "second answer"
+  EXPECT_TRUE(again.value().replayed);
+  EXPECT_EQ(server->request_count(), before);
+  const auto next = resumed.chat(ask("same prompt"));  // beyond the recording: asked and recorded
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(next.value().content, "second answer");
+  EXPECT_FALSE(next.value().replayed);
+  EXPECT_EQ(server->request_count(), before + 1);
+  EXPECT_EQ(store.occurrences(request_hash(chat_request_body(ask("same prompt"), c))), 2u);
+  // Without resume, a recording client always asks.
+  recording_client plain(inner, store, c);
+  EXPECT_EQ(plain.chat(ask("same prompt")).value().content, "second answer");
+  EXPECT_EQ(server->request_count(), before + 2);
+}
+
 TEST_F(Replay, TheApiKeyNeverReachesTheStore) {
   {
     auto server = serve(k_script);

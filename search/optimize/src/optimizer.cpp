@@ -2,6 +2,7 @@
 #include "aopt/optimize/search_job.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
@@ -349,11 +350,57 @@ void stage2_round(job& j, services& svc, const optimizer_config& cfg, std::size_
   }
 }
 
-}  // namespace
+// f(), its wall time added to `into` (also when it throws).
+template <class F>
+auto timed(double& into, F&& f) {
+  struct add_on_exit {
+    double& into;
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    ~add_on_exit() { into += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+  } guard{into};
+  return f();
+}
 
-optimize_result run_optimizer(const file_map& base_files, services& svc, const optimizer_config& cfg,
-                              const progress_fn& progress) {
-  cfg.validate();
+// Times every call the search makes (optimize_result::time).
+class timed_services final : public services {
+ public:
+  timed_services(services& inner, time_breakdown& t) : inner_(inner), t_(t) {}
+  std::string engine_name() const override { return inner_.engine_name(); }
+  std::size_t parallelism() const override { return inner_.parallelism(); }
+  search::outcome<stage1::tiling_template> synthesize_template(const stage1::synthesis_input& input) override {
+    return timed(t_.engine_s, [&] { return inner_.synthesize_template(input); });
+  }
+  search::outcome<std::vector<stage1::tiling_proposal>> propose_tiling(const stage1::tiling_template& tmpl,
+                                                                       const stage1::stage1_history& history,
+                                                                       std::size_t n) override {
+    return timed(t_.engine_s, [&] { return inner_.propose_tiling(tmpl, history, n); });
+  }
+  search::outcome<search::diagnosis> diagnose(const nlohmann::json& profile, const file_map& code) override {
+    return timed(t_.engine_s, [&] { return inner_.diagnose(profile, code); });
+  }
+  std::vector<search::experience> retrieve(const search::diagnosis& d, std::size_t k) override {
+    return timed(t_.retrieve_s, [&] { return inner_.retrieve(d, k); });
+  }
+  search::outcome<std::vector<search::kernel_rewrite>> refine(const file_map& files,
+                                                              const std::vector<search::experience>& tuples) override {
+    return timed(t_.engine_s, [&] { return inner_.refine(files, tuples); });
+  }
+  std::vector<eval_report> evaluate(const std::vector<eval_request>& batch) override {
+    auto reports = timed(t_.evaluate_s, [&] { return inner_.evaluate(batch); });
+    for (const auto& r : reports) t_.evaluator_s += r.seconds;
+    t_.evaluated += reports.size();
+    return reports;
+  }
+  void learn(const search::experience& accepted) override { inner_.learn(accepted); }
+
+ private:
+  services& inner_;
+  time_breakdown& t_;
+};
+
+optimize_result run_rounds(const file_map& base_files, services& inner, const optimizer_config& cfg,
+                           const progress_fn& progress, time_breakdown& time) {
+  timed_services svc(inner, time);
   job j(svc, cfg, progress);
   const std::size_t n = cfg.proposals_per_step != 0 ? cfg.proposals_per_step : std::max<std::size_t>(2, svc.parallelism());
   if (!j.start(base_files)) return j.finish("");
@@ -392,6 +439,19 @@ optimize_result run_optimizer(const file_map& base_files, services& svc, const o
   }
 
   return j.finish(stop);
+}
+
+}  // namespace
+
+optimize_result run_optimizer(const file_map& base_files, services& svc, const optimizer_config& cfg,
+                              const progress_fn& progress) {
+  cfg.validate();
+  const auto t0 = std::chrono::steady_clock::now();
+  time_breakdown time;
+  optimize_result r = run_rounds(base_files, svc, cfg, progress, time);
+  time.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.time = time;
+  return r;
 }
 
 }  // namespace aopt::optimize

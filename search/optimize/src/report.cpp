@@ -157,6 +157,12 @@ nlohmann::json to_json(const optimize_result& r) {
           {"failures", r.failures},
           {"suspects", r.suspects},
           {"stop_reason", r.stop_reason},
+          {"time", {{"total_s", r.time.total_s},
+                    {"engine_s", r.time.engine_s},
+                    {"retrieve_s", r.time.retrieve_s},
+                    {"evaluate_s", r.time.evaluate_s},
+                    {"evaluator_s", r.time.evaluator_s},
+                    {"evaluated", r.time.evaluated}}},
           {"changed_files", changed_files},
           {"changes", changes},
           {"rounds", rounds},
@@ -220,7 +226,9 @@ std::string report_markdown(const optimize_result& r, const report_context& ctx)
     o << "| fresh-input check | " << (r.verification->ok ? "passed" : "failed: " + r.verification->status) << " |\n";
   }
   if (!ctx.out_dir.empty()) o << "| output | `" << ctx.out_dir << "` (drop-in, same layout) |\n";
-  o << "| wall time | " << fmt_us(ctx.wall_seconds) << " s |\n";
+  o << "| wall time | " << fmt_us(ctx.wall_seconds) << " s (search " << fmt_us(r.time.total_s) << " s: waiting for "
+    << r.time.evaluated << " evaluations " << fmt_us(r.time.evaluate_s) << " s, their evaluators' own time "
+    << fmt_us(r.time.evaluator_s) << " s; engine " << fmt_us(r.time.engine_s) << " s) |\n";
   if (!ctx.command.empty()) o << "\nReproduce: `" << ctx.command << "`\n";
 
   o << "\n## Accepted changes\n\n";

@@ -11,7 +11,8 @@
 // Environment: AOPT_STANDIN_FAULT = compile_error | acl_error | device_busy | hang | missing_csv
 // | tiling_error (one failure the real toolchain shows); AOPT_STANDIN_NOISE relative standard
 // deviation of timings (default 0.02); AOPT_STANDIN_SEED; AOPT_STANDIN_SIM_PROFILE (sim profile
-// the timings come from, default 910b4); AOPT_STANDIN_MSPROF_DIR (set by the stand-in msprof:
+// the timings come from, a name or a .json path such as the calibration test's "true" profile;
+// default 910b4); AOPT_STANDIN_MSPROF_DIR (set by the stand-in msprof:
 // write its CSVs there).
 #include <unistd.h>
 

@@ -69,6 +69,10 @@ std::optional<long> find_acl_error_code(const std::string& text);
 // aic-<soc>-ops-info.json. Throws aopt::error(invalid_spec) naming the file.
 nlohmann::json signature_from_ops_info(const std::filesystem::path& file, const std::string& kernel);
 
+// The fields of one CSV line of msprof op's output: comma-separated, double quotes, surrounding
+// spaces and CR dropped.
+std::vector<std::string> csv_fields(const std::string& line);
+
 // The newest OPPROF_* directory under `dir` parsed into msprof field names (OpBasicInfo.csv:
 // "Task Duration(us)", "Block Dim", ...; PipeUtilization.csv: "aiv_time(us)", "aiv_vec_ratio",
 // ...; the first data row, numbers as numbers). nullopt + `why` when a CSV is missing or malformed.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -84,6 +85,41 @@ class client {
   // The model configured for a role (for reports and replay keys).
   virtual std::string model_for(role r) const = 0;
   virtual usage_by_role usage() const = 0;
+};
+
+// One finished request as an observer sees it (aoptd's Prometheus metrics).
+struct request_observation {
+  llm::role role = llm::role::refinement;
+  bool ok = false;
+  token_usage tokens;
+  double seconds = 0;     // wall time, retries included
+  bool replayed = false;  // answered from a recording, no server contacted
+};
+using request_observer = std::function<void(const request_observation&)>;
+
+// A client that wraps another (recording, observing): the model names and the accounting are
+// the inner client's; a decorator overrides chat and embed.
+class forwarding_client : public client {
+ public:
+  explicit forwarding_client(client& inner) : inner_(inner) {}
+  std::string embedding_model() const override { return inner_.embedding_model(); }
+  std::string model_for(role r) const override { return inner_.model_for(r); }
+  usage_by_role usage() const override { return inner_.usage(); }
+
+ protected:
+  client& inner_;
+};
+
+// Forwards every call to `inner` and tells `observe` how each one ended. `observe` runs on the
+// calling thread and must not block.
+class observed_client final : public forwarding_client {
+ public:
+  observed_client(client& inner, request_observer observe);
+  search::outcome<chat_response> chat(const chat_request& request) override;
+  search::outcome<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) override;
+
+ private:
+  request_observer observe_;
 };
 
 }  // namespace aopt::llm

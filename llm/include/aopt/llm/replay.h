@@ -80,19 +80,21 @@ class occurrence_counter {
 // or the vectors). A failed call is stored as its reason, so a replayed job meets the same
 // failures at the same asks and takes the same path. `config` resolves the defaults (temperature, max_tokens) the way the
 // HTTP client does, so keys match the bodies actually sent.
-class recording_client final : public client {
+//
+// `resume`: an ask whose occurrence is already in the store is answered from it (replayed, as
+// replay_client would) and only new asks go to `inner`. A job interrupted and started again
+// over its own recording (aoptd after a crash) thus meets the answers it met before, takes the
+// same path, and pays for no request twice.
+class recording_client final : public forwarding_client {
  public:
-  recording_client(client& inner, replay_store& store, llm_config config);
+  recording_client(client& inner, replay_store& store, llm_config config, bool resume = false);
   search::outcome<chat_response> chat(const chat_request& request) override;
   search::outcome<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) override;
-  std::string embedding_model() const override { return inner_.embedding_model(); }
-  std::string model_for(role r) const override { return inner_.model_for(r); }
-  usage_by_role usage() const override { return inner_.usage(); }
 
  private:
-  client& inner_;
   replay_store& store_;
   llm_config config_;
+  bool resume_ = false;
   occurrence_counter counter_;
 };
 

@@ -39,7 +39,10 @@ class job_store {
   // Removes the record, its events and its journal.
   void erase_job(const std::string& id);
 
-  void put_event(const std::string& id, std::uint64_t n, const nlohmann::json& event);
+  // `durable`: synced before it returns. An event that can be derived again (a search event,
+  // which a resumed job's replay writes anew when it is missing) need not be: it is on disk with
+  // the next synced write, and only a power loss before that can drop it.
+  void put_event(const std::string& id, std::uint64_t n, const nlohmann::json& event, bool durable = true);
   // Events n >= from, in order, at most `limit`.
   std::vector<nlohmann::json> events(const std::string& id, std::uint64_t from, std::size_t limit = 100000) const;
   std::uint64_t event_count(const std::string& id) const;
@@ -49,7 +52,7 @@ class job_store {
   std::size_t evaluation_count(const std::string& id) const;
 
  private:
-  void put(const std::string& key, const std::string& value);
+  void put(const std::string& key, const std::string& value, bool durable = true);
   std::optional<std::string> get(const std::string& key) const;
   std::vector<std::pair<std::string, std::string>> scan(const std::string& prefix, const std::string& from,
                                                         std::size_t limit) const;

@@ -87,6 +87,20 @@ struct round_summary {
   double best_us_after = 0;
 };
 
+// Where a job's wall time went, as the search saw it (run_optimizer times every services call).
+// `evaluate_s - evaluator_s` is what routing the evaluations cost (actors, queues, the pool, a
+// daemon's journal) over the evaluators' own time; `total_s - engine_s - retrieve_s - evaluate_s`
+// is the search's own bookkeeping. With more than one evaluator slot, evaluations overlap and
+// evaluator_s can exceed evaluate_s.
+struct time_breakdown {
+  double total_s = 0;      // run_optimizer, start to end
+  double engine_s = 0;     // template synthesis, tiling proposals, diagnosis, rewrites
+  double retrieve_s = 0;   // experience bank retrieval
+  double evaluate_s = 0;   // waiting for evaluate() batches
+  double evaluator_s = 0;  // the evaluators' own time: the sum of the reports' `seconds`
+  std::size_t evaluated = 0;  // reports received (cached answers included)
+};
+
 struct optimize_result {
   std::string engine;
   file_map base_files;
@@ -105,6 +119,7 @@ struct optimize_result {
   std::size_t failures = 0;
   std::size_t suspects = 0;
   std::string stop_reason;           // "budget exhausted", "rounds done", "base failed: ...", ...
+  time_breakdown time;               // wall time, not part of the search's result
 };
 
 // Progress events: called after every trajectory point and at stage boundaries ("stage1 round 1").
