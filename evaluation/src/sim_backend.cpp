@@ -25,6 +25,7 @@
 #include "aopt/common/text.h"
 #include "aopt/evaluation/backend.h"
 #include "aopt/evaluation/cache.h"
+#include "aopt/evaluation/raw_gm.h"
 #include "aopt/evaluation/sandbox.h"
 #include "aopt/evaluation/toolchain.h"
 
@@ -124,6 +125,21 @@ bool take_outputs(const nlohmann::json& outputs, const fs::path& run_dir, const 
 }
 
 namespace {
+
+// Whether the kernel is built with the raw __gm__ access hooks (raw_gm.h): when a source under
+// op_kernel/ dereferences a raw __gm__ pointer; AOPT_SIM_RAW_GM=1 or 0 forces it on or off.
+bool kernel_traces_raw_gm(const fs::path& kernel_dir) {
+  if (const char* force = std::getenv("AOPT_SIM_RAW_GM"); force != nullptr && *force != '\0') return *force == '1';
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(kernel_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto ext = it->path().extension().string();
+    if (!it->is_regular_file() || (ext != ".cpp" && ext != ".h" && ext != ".hpp" && ext != ".cc")) continue;
+    std::ifstream in(it->path(), std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (dereferences_raw_gm(text)) return true;
+  }
+  return false;
+}
 
 // Functions of the C library headers (math.h, stdlib.h, string.h, strings.h) that libstdc++
 // declares in the global namespace: a kernel of that name cannot be declared beside them.
@@ -635,10 +651,12 @@ class sim_backend final : public backend {
         kernel_tu = wrapper.string();
       }
     }
+    const bool raw_gm = kernel_traces_raw_gm(src / "op_kernel");
     auto kernel_job = [&](const std::vector<std::string>& defines, std::size_t column) {
       compile_job k;
       k.what = "kernel column " + std::to_string(column);
       auto argv = base;
+      if (raw_gm) argv.insert(argv.end(), raw_gm_trace_flags().begin(), raw_gm_trace_flags().end());
       if (!tc_.pch_header.empty()) {
         argv.push_back("-include");
         argv.push_back(tc_.pch_header);

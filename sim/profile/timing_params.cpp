@@ -69,6 +69,8 @@ timing_params parse_timing_params(const nlohmann::json& raw, const std::string& 
   p.hbm_gbs = r.number("timing.chip.hbm_bandwidth_gbs", 1, 1e6);
   p.l2_gbs = r.number("timing.chip.l2_bandwidth_gbs", 1, 1e6);
   p.l2_model = r.boolean("timing.chip.l2_model");
+  p.l2_chunk_bytes = static_cast<double>(r.integer("timing.chip.l2_chunk_bytes", 32, 1 << 24));
+  p.l2_warm = r.boolean("timing.chip.l2_warm");
   p.gm_to_ub = read_curve(r, "timing.dma.gm_to_ub_gibs");
   p.ub_to_gm = read_curve(r, "timing.dma.ub_to_gm_gibs");
   p.dma_latency_ns = r.number("timing.dma.fixed_latency_ns", 0, 100000);
@@ -114,6 +116,9 @@ timing_params parse_timing_params(const nlohmann::json& raw, const std::string& 
   }
   p.elem_access_cycles = r.number("timing.scalar.elem_access_cycles", 0, 1e4);
   p.api_issue_cycles = r.number("timing.scalar.api_issue_cycles", 0, 1e4);
+  p.access_cycles[static_cast<int>(scalar_access::ub_scan)] = r.number("timing.scalar.ub_scan_cycles", 0, 1e4);
+  p.access_cycles[static_cast<int>(scalar_access::gm_hit)] = r.number("timing.scalar.gm_hit_cycles", 0, 1e4);
+  p.access_cycles[static_cast<int>(scalar_access::gm_miss)] = r.number("timing.scalar.gm_miss_cycles", 0, 1e4);
   p.sync_all_cycles = r.number("timing.scalar.sync_all_cycles", 0, 1e7);
   p.queue_depth = static_cast<std::uint32_t>(r.integer("timing.queue_depth", 1, 4096));
   p.launch_base_us = r.number("timing.launch.base_us", 0, 1e4);

@@ -1,5 +1,6 @@
 // Per-core emulation context: everything declared in aopt_sim/kernel/core.h.
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "internal.h"
@@ -64,24 +65,85 @@ void record(const trace_rec& r) {
   if (c.record) c.trace->recs.push_back(r);
 }
 
-void record_scalar(std::uint64_t elem_accesses, std::uint64_t raw_cycles, const src_loc& loc,
-                   const char* api) {
-  detail::core_context& c = ctx_or_fail(api);
-  if (!c.record) return;
+namespace {
+
+// The scalar record accesses are merged into: the last record when it is scalar work, else a new one.
+trace_rec& scalar_rec(detail::core_context& c, const src_loc& loc, const char* api) {
   auto& recs = c.trace->recs;
-  if (!recs.empty() && recs.back().kind == rec_kind::scalar) {
-    recs.back().repeats += static_cast<std::uint32_t>(elem_accesses);
-    recs.back().cycles += raw_cycles;
-    return;
-  }
+  if (!recs.empty() && recs.back().kind == rec_kind::scalar) return recs.back();
   trace_rec r;
   r.kind = rec_kind::scalar;
   r.p = pipe::s;
   r.site = site_of(loc, api);
-  r.repeats = static_cast<std::uint32_t>(elem_accesses);
-  r.cycles = raw_cycles;
   recs.push_back(r);
+  return recs.back();
 }
+
+// Looks `line` up in the core's DataCache (most recent first) and moves it to the front.
+bool dcache_touch(detail::core_context& c, std::uintptr_t line) {
+  auto& lines = c.dcache_lines;
+  std::size_t i = 0;
+  while (i < detail::dcache_line_count && lines[i] != line) ++i;
+  const bool hit = i < detail::dcache_line_count;
+  if (!hit) i = detail::dcache_line_count - 1;
+  for (; i > 0; --i) lines[i] = lines[i - 1];
+  lines[0] = line;
+  return hit;
+}
+
+}  // namespace
+
+void record_scalar(std::uint64_t elem_accesses, std::uint64_t raw_cycles, const src_loc& loc,
+                   const char* api) {
+  detail::core_context& c = ctx_or_fail(api);
+  if (!c.record) return;
+  trace_rec& r = scalar_rec(c, loc, api);
+  r.repeats += static_cast<std::uint32_t>(elem_accesses);
+  r.cycles += raw_cycles;
+}
+
+void record_ub_access(std::uint32_t addr, std::uint32_t bytes, bool read, bool write, const src_loc& loc,
+                      const char* api) {
+  detail::core_context& c = ctx_or_fail(api);
+  if (!c.record) return;
+  const std::int64_t last = c.last_ub_access;
+  c.last_ub_access = addr;
+  trace_rec& r = scalar_rec(c, loc, api);
+  const bool scan = last >= 0 && std::llabs(static_cast<long long>(addr) - last) <= 32;
+  if (scan) {
+    ++r.sacc[static_cast<int>(scalar_access::ub_scan)];
+  } else {
+    ++r.repeats;
+  }
+  if (read) widen_range(r.src_addr[0], r.src_bytes[0], addr, bytes);
+  if (write) widen_range(r.ub_addr, r.ub_bytes, addr, bytes);
+}
+
+void record_gm_access(const void* p, const src_loc& loc, const char* api) {
+  detail::core_context& c = ctx_or_fail(api);
+  if (!c.record) return;
+  const auto line = reinterpret_cast<std::uintptr_t>(p) / detail::dcache_line_bytes + 1;
+  const bool hit = dcache_touch(c, line);
+  trace_rec& r = scalar_rec(c, loc, api);
+  ++r.sacc[static_cast<int>(hit ? scalar_access::gm_hit : scalar_access::gm_miss)];
+}
+
+namespace {
+
+// A load or store of the kernel's own code (not the emulator's: AOPT_SIM_UNTRACED) that the
+// address-sanitizer instrumentation reported: traced as a scalar GM access when it hits GM.
+void raw_access(std::uintptr_t addr) {
+  detail::core_context* c = current_core();
+  if (c == nullptr || !c->record) return;
+  for (const auto& [start, len] : c->gm_ranges) {
+    if (addr - start < len) {
+      record_gm_access(reinterpret_cast<const void*>(addr), src_loc{"", 0, ""}, "__gm__ load/store");
+      return;
+    }
+  }
+}
+
+}  // namespace
 
 namespace {
 hw_error make_hw_error(hw_error_kind kind, const std::string& message, const src_loc& loc, const char* api) {
@@ -204,3 +266,22 @@ void sync_all(const src_loc& loc, const char* api) {
 }
 
 }  // namespace aopt::sim
+
+// The calls GCC emits for every load and store of a translation unit built with
+// -fsanitize=kernel-address --param asan-instrumentation-with-call-threshold=0 (the evaluation
+// builds such kernels when their source dereferences a raw __gm__ pointer; docs/sim.md). The
+// runtime defines them itself: they trace, they check nothing.
+extern "C" {
+#define AOPT_SIM_ACCESS_HOOKS(n)                                                           \
+  void __asan_load##n##_noabort(std::uintptr_t a) { aopt::sim::raw_access(a); }           \
+  void __asan_store##n##_noabort(std::uintptr_t a) { aopt::sim::raw_access(a); }
+AOPT_SIM_ACCESS_HOOKS(1)
+AOPT_SIM_ACCESS_HOOKS(2)
+AOPT_SIM_ACCESS_HOOKS(4)
+AOPT_SIM_ACCESS_HOOKS(8)
+AOPT_SIM_ACCESS_HOOKS(16)
+#undef AOPT_SIM_ACCESS_HOOKS
+void __asan_loadN_noabort(std::uintptr_t a, std::size_t) { aopt::sim::raw_access(a); }
+void __asan_storeN_noabort(std::uintptr_t a, std::size_t) { aopt::sim::raw_access(a); }
+void __asan_handle_no_return() {}
+}

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "aopt_sim/kernel/core.h"
@@ -50,6 +51,11 @@ struct site_key_hash {
   }
 };
 
+// The scalar DataCache the model assumes: 64 B lines [OFFICIAL, CANN programming guide
+// "Scalar读写数据"], 32 of them, least recently used out [ASSUMED: the capacity is not public].
+inline constexpr std::size_t dcache_line_bytes = 64;
+inline constexpr std::size_t dcache_line_count = 32;
+
 // Everything one emulated core (one block) owns while its body runs.
 struct core_context {
   std::uint32_t block_idx = 0;
@@ -66,9 +72,18 @@ struct core_context {
   std::uint64_t tiling_key = 0;
   std::uint64_t serial = 0;  // process-wide unique id of this block execution
   std::uint16_t queue_events[pipe_count][pipe_count] = {};
+  // Scalar access pattern state (record_ub_access / record_gm_access).
+  std::int64_t last_ub_access = -1;        // UB byte address of the previous scalar UB access
+  std::uintptr_t dcache_lines[dcache_line_count] = {};  // most recent first; 0 = empty
   launch_barrier* barrier = nullptr;
   launch_warnings* warnings = nullptr;
+  // GM allocations when the block started ([start, start + mapped bytes)): the raw __gm__ access
+  // hooks trace only accesses that fall inside one.
+  std::vector<std::pair<std::uintptr_t, std::size_t>> gm_ranges;
 };
+
+// Every GM allocation as [start, mapped bytes), for core_context::gm_ranges.
+std::vector<std::pair<std::uintptr_t, std::size_t>> gm_snapshot();
 
 // Thrown out of SyncAll in a core whose launch was aborted by another core's error; launch()
 // swallows it (the first error wins).

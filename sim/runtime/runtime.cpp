@@ -120,6 +120,15 @@ const char* gm_find(const void* p, std::size_t bytes, const void** base) {
   return it->second.name.c_str();
 }
 
+std::vector<std::pair<std::uintptr_t, std::size_t>> detail::gm_snapshot() {
+  auto& r = registry();
+  std::shared_lock lk(r.mu);
+  std::vector<std::pair<std::uintptr_t, std::size_t>> out;
+  out.reserve(r.allocs.size());
+  for (const auto& [start, e] : r.allocs) out.emplace_back(start, e.mapped);
+  return out;
+}
+
 std::size_t gm_alloc_bytes(const void* base) {
   auto& r = registry();
   std::shared_lock lk(r.mu);
@@ -189,6 +198,7 @@ void run_blocks(const launch_options& opts, const std::function<void()>& body, l
     ctx.serial = next_core_serial.fetch_add(1) + 1;
     ctx.barrier = &st.barrier;
     ctx.warnings = &st.warnings;
+    ctx.gm_ranges = detail::gm_snapshot();
     detail::current_core() = &ctx;
     try {
       body();

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <list>
 #include <queue>
 #include <stdexcept>
 #include <string>
@@ -65,11 +66,19 @@ struct pipe_state {
   bool busy = false;
   bool waiting = false;  // head is a WaitFlag whose flag is not set
   bool set_stalled = false;  // head is a SetFlag whose flag its WaitFlag has not consumed yet
+  bool dep_wait = false;     // head waits for another pipe to finish a record it shares UB with
+  std::uint32_t done = 0;    // records this pipe has finished (they finish in issue order)
   double start = 0;
   double busy_ns = 0;
 };
 
-enum class sblock : std::uint8_t { none, queue_full, flag, drain, drain_sync, sync };
+enum class sblock : std::uint8_t { none, queue_full, flag, drain, drain_sync, sync, dep };
+
+// Implicit serialisation: for one record, the number of records each pipe must have finished
+// before it may start (0 = none), indexed by pipe (V, MTE2, MTE3; the scalar slot is unused).
+struct deps {
+  std::uint32_t need[pipe_count] = {0, 0, 0, 0};
+};
 
 struct block_state {
   const core_trace* tr = nullptr;
@@ -86,6 +95,7 @@ struct block_state {
   // SetFlag records that set their flag again with no WaitFlag of it in between in program
   // order (a real double set); any other SetFlag that finds its flag still set waits for it.
   std::vector<bool> double_set;
+  std::vector<deps> dep;  // per record (empty when the trace records no UB ranges)
   double scalar_ns = 0, vec_ns = 0, bank_ns = 0;
   std::uint64_t in_bytes = 0, out_bytes = 0;
 };
@@ -107,6 +117,64 @@ std::uint32_t flag_key(pipe src, pipe dst, std::uint16_t event) {
   return (static_cast<std::uint32_t>(src) << 19) | (static_cast<std::uint32_t>(dst) << 16) | event;
 }
 
+// The L2 as the model sees it: resident chunks of GM (key: allocation id and chunk index), least
+// recently used first out, dirty once written.
+class l2_residency {
+ public:
+  double capacity = 0;  // bytes
+  double chunk = 4096;  // bytes per chunk
+
+  struct outcome {
+    double hit = 0;        // bytes of the access found resident
+    double writeback = 0;  // dirty bytes evicted to make room
+  };
+
+  outcome access(std::uint16_t buf, std::uint64_t addr, std::uint64_t bytes, bool write, bool allocate) {
+    outcome o;
+    const auto c = static_cast<std::uint64_t>(chunk);
+    for (std::uint64_t k = addr / c; k <= (addr + bytes - 1) / c; ++k) {
+      const std::uint64_t lo = std::max(addr, k * c), hi = std::min(addr + bytes, (k + 1) * c);
+      touch((std::uint64_t{buf} << 48) | k, static_cast<double>(hi - lo), write, allocate, o);
+    }
+    return o;
+  }
+
+ private:
+  struct line {
+    std::list<std::uint64_t>::iterator pos;
+    bool dirty = false;
+  };
+
+  void touch(std::uint64_t key, double part, bool write, bool allocate, outcome& o) {
+    auto it = lines_.find(key);
+    if (it != lines_.end()) {
+      o.hit += part;
+      lru_.splice(lru_.begin(), lru_, it->second.pos);
+      it->second.dirty = it->second.dirty || write;
+      return;
+    }
+    if (capacity < chunk) {
+      o.writeback += write ? part : 0.0;  // no room at all: a write goes straight to HBM
+      return;
+    }
+    if (!allocate) return;
+    while (static_cast<double>(lines_.size() + 1) * chunk > capacity) evict(o);
+    lru_.push_front(key);
+    lines_.emplace(key, line{lru_.begin(), write});
+  }
+
+  void evict(outcome& o) {
+    const std::uint64_t victim = lru_.back();
+    lru_.pop_back();
+    auto it = lines_.find(victim);
+    if (it->second.dirty) o.writeback += chunk;
+    lines_.erase(it);
+  }
+
+  std::list<std::uint64_t> lru_;
+  std::unordered_map<std::uint64_t, line> lines_;
+};
+
 class simulator {
  public:
   simulator(const std::vector<core_trace>& traces, const timing_params& prm, const timing_options& opts)
@@ -120,9 +188,12 @@ class simulator {
       blocks_[i].tr = &traces[i];
       blocks_[i].core = i % std::max(cores_, 1u);
       mark_double_sets(blocks_[i]);
+      mark_deps(blocks_[i]);
     }
     issue_ns_ = prm.api_issue_cycles / prm.clock_ghz;
-    write_hbm_fraction_ = compute_write_fraction();
+    l2_.capacity = prm.l2_bytes;
+    l2_.chunk = std::max(1.0, prm.l2_chunk_bytes);
+    if (prm.l2_model && prm.l2_warm) warm_l2();
   }
 
   timing_report run() {
@@ -169,23 +240,33 @@ class simulator {
   double ns(double cycles) const { return cycles / prm_.clock_ghz; }
 
   // ---------------------------------------------------------------- L2 model
-  // Writes land in L2. They cost HBM bandwidth only in the proportion by which the kernel's
-  // L2-allocating footprint (reads without the bypass hint + writes) exceeds the L2 capacity.
-  double compute_write_fraction() const {
-    if (!prm_.l2_model) return 1.0;
-    double footprint = 0, writes = 0;
-    for (const auto& t : traces_) {
-      for (const auto& r : t.recs) {
-        const double bytes = static_cast<double>(r.blocks == 0 ? 1 : r.blocks) * r.block_bytes;
-        if (r.kind == rec_kind::copy_in && !r.l2_bypass) footprint += bytes;
-        if (r.kind == rec_kind::copy_out) {
-          footprint += bytes;
-          writes += bytes;
-        }
+  // L2 residency in chunks, least recently used out (docs/sim.md "L2"). Each copy asks it, when
+  // it starts, how many of its bytes hit L2 and how many dirty bytes its allocations evict.
+  using l2_result = l2_residency::outcome;
+  l2_result l2_access(const trace_rec& r) {
+    const double nblocks = r.blocks == 0 ? 1.0 : static_cast<double>(r.blocks);
+    const double bytes = nblocks * r.block_bytes;
+    if (!prm_.l2_model || bytes <= 0) return {};
+    const bool write = r.kind == rec_kind::copy_out;
+    return l2_.access(r.gm_buf, r.gm_addr, static_cast<std::uint64_t>(bytes), write, write || !r.l2_bypass);
+  }
+
+  // The state the previous launch of this kernel leaves: its copies replayed once, the blocks'
+  // copies taken in turn (one copy of each block per round), as they run side by side.
+  void warm_l2() {
+    std::vector<std::size_t> pos(blocks_.size(), 0);
+    bool more = true;
+    while (more) {
+      more = false;
+      for (std::size_t b = 0; b < blocks_.size(); ++b) {
+        const auto& recs = blocks_[b].tr->recs;
+        std::size_t& i = pos[b];
+        while (i < recs.size() && recs[i].kind != rec_kind::copy_in && recs[i].kind != rec_kind::copy_out) ++i;
+        if (i == recs.size()) continue;
+        l2_access(recs[i++]);
+        more = true;
       }
     }
-    if (writes <= 0) return 0.0;
-    return std::clamp((footprint - prm_.l2_bytes) / writes, 0.0, 1.0);
   }
 
   // ---------------------------------------------------------------- blocks
@@ -249,7 +330,16 @@ class simulator {
       }
       const trace_rec& r = recs[B.pc];
       if (r.kind == rec_kind::scalar) {
-        const double c = static_cast<double>(r.repeats) * prm_.elem_access_cycles + static_cast<double>(r.cycles);
+        if (!deps_met(B, B.pc)) {
+          // Wait at the thread's own time for the pipe that last wrote (or read) the UB it uses.
+          if (B.s_time > now_) {
+            push(B.s_time, ev::scalar, b);
+          } else {
+            B.blocked = sblock::dep;
+          }
+          return;
+        }
+        const double c = scalar_cycles(r);
         B.scalar_ns += ns(c);
         B.s_time += ns(c);
         ++B.pc;
@@ -286,6 +376,12 @@ class simulator {
       ++B.pc;
       if (kick) push(ready, ev::pipe, b, static_cast<std::uint32_t>(p));
     }
+  }
+
+  double scalar_cycles(const trace_rec& r) const {
+    double c = static_cast<double>(r.repeats) * prm_.elem_access_cycles + static_cast<double>(r.cycles);
+    for (int k = 0; k < scalar_access_count; ++k) c += static_cast<double>(r.sacc[k]) * prm_.access_cycles[k];
+    return c;
   }
 
   // Executes a scalar-pipe record at now_. Returns false when the thread blocked or failed.
@@ -401,6 +497,73 @@ class simulator {
     }
   }
 
+  // Implicit serialisation (docs/sim.md): a record that reads UB another pipe wrote, or writes UB
+  // another pipe read or wrote, starts after that pipe's record finished, as on the chip where the
+  // program (or the compiler) must order them. Tracked per 32 B of UB, by pipe ordinals.
+  void mark_deps(block_state& B) const {
+    const auto& recs = B.tr->recs;
+    std::uint64_t top = 0;
+    for (const auto& r : recs) {
+      top = std::max<std::uint64_t>(top, std::uint64_t{r.ub_addr} + r.ub_bytes);
+      for (int k = 0; k < 2; ++k) top = std::max<std::uint64_t>(top, std::uint64_t{r.src_addr[k]} + r.src_bytes[k]);
+    }
+    if (top == 0) return;
+    const std::size_t cells = static_cast<std::size_t>((top + 31) / 32);
+    std::vector<std::uint32_t> last_w[pipe_count], last_r[pipe_count];
+    for (int q = 1; q < pipe_count; ++q) {
+      last_w[q].assign(cells, 0);
+      last_r[q].assign(cells, 0);
+    }
+    std::uint32_t issued[pipe_count] = {0, 0, 0, 0};
+    B.dep.assign(recs.size(), deps{});
+    for (std::size_t i = 0; i < recs.size(); ++i) {
+      const trace_rec& r = recs[i];
+      const int p = queued_pipe(r);
+      if (p < 0) continue;
+      deps& d = B.dep[i];
+      auto over = [&](std::uint32_t addr, std::uint32_t len, auto&& f) {
+        if (len == 0) return;
+        for (std::size_t c = addr / 32; c <= (std::uint64_t{addr} + len - 1) / 32; ++c) f(c);
+      };
+      for (int q = 1; q < pipe_count; ++q) {
+        if (q == p) continue;
+        over(r.ub_addr, r.ub_bytes, [&](std::size_t c) { d.need[q] = std::max({d.need[q], last_w[q][c], last_r[q][c]}); });
+        for (int k = 0; k < 2; ++k)
+          over(r.src_addr[k], r.src_bytes[k], [&](std::size_t c) { d.need[q] = std::max(d.need[q], last_w[q][c]); });
+      }
+      if (p == P_S) continue;
+      const std::uint32_t ord = ++issued[p];
+      over(r.ub_addr, r.ub_bytes, [&](std::size_t c) { last_w[p][c] = ord; });
+      for (int k = 0; k < 2; ++k) over(r.src_addr[k], r.src_bytes[k], [&](std::size_t c) { last_r[p][c] = ord; });
+    }
+  }
+
+  // The pipe whose queue a record goes to (P_S for scalar work), or -1 for the records the scalar
+  // thread runs inline (SyncAll, PIPE_ALL barriers, flags of the scalar pipe).
+  static int queued_pipe(const trace_rec& r) {
+    if (r.kind == rec_kind::scalar) return P_S;
+    if (r.kind == rec_kind::sync_all || (r.kind == rec_kind::barrier && r.p == pipe::all)) return -1;
+    const int p = pipe_of(r);
+    return p == P_S || p >= pipe_count ? -1 : p;
+  }
+
+  bool deps_met(const block_state& B, std::uint32_t rec_index) const {
+    if (B.dep.empty()) return true;
+    const deps& d = B.dep[rec_index];
+    for (int q = 1; q < pipe_count; ++q)
+      if (B.pipes[q].done < d.need[q]) return false;
+    return true;
+  }
+
+  // Pipe p of block b finished a record: wake what waited for it.
+  void record_done(std::uint32_t b, int p) {
+    auto& B = blocks_[b];
+    ++B.pipes[p].done;
+    for (int q = 1; q < pipe_count; ++q)
+      if (q != p && B.pipes[q].dep_wait) push(now_, ev::pipe, b, static_cast<std::uint32_t>(q));
+    if (B.blocked == sblock::dep && deps_met(B, B.pc)) resume_scalar(b, now_);
+  }
+
   // A SetFlag on a pipe whose flag is still set although its program pairs every SetFlag with a
   // WaitFlag (the waiting pipe has not reached the earlier one's WaitFlag yet): the setting pipe
   // stalls until that WaitFlag clears the flag [ASSUMED: the chip's flag is one bit and real
@@ -454,6 +617,11 @@ class simulator {
         return;
       }
       const trace_rec& r = rec(B, e.rec);
+      if (!deps_met(B, e.rec)) {
+        P.dep_wait = true;
+        return;
+      }
+      P.dep_wait = false;
       switch (r.kind) {
         case rec_kind::set_flag:
           if (set_must_wait(B, e.rec, r)) {
@@ -463,6 +631,7 @@ class simulator {
           P.set_stalled = false;
           P.q.pop_front();
           set_flag(b, r, now_);
+          record_done(b, p);
           break;
         case rec_kind::wait_flag: {
           auto it = B.flags.find(flag_key(r.src, r.dst, r.event));
@@ -474,10 +643,12 @@ class simulator {
           P.waiting = false;
           P.q.pop_front();
           flag_cleared(b, r);
+          record_done(b, p);
           break;
         }
         case rec_kind::barrier:
           P.q.pop_front();
+          record_done(b, p);
           break;
         case rec_kind::vector:
         case rec_kind::copy_local: {
@@ -512,6 +683,7 @@ class simulator {
     auto& P = blocks_[b].pipes[p];
     P.busy = false;
     P.busy_ns += now_ - P.start;
+    record_done(b, p);
     pipe_step(b, p);
   }
 
@@ -584,7 +756,15 @@ class simulator {
       }
     }
     x.cap = cap;
-    x.w_hbm = read ? 1.0 : write_hbm_fraction_;
+    const l2_result l2 = l2_access(r);
+    if (!prm_.l2_model) {
+      x.w_hbm = 1.0;
+    } else {
+      const double miss = read ? bytes - l2.hit : 0.0;
+      x.w_hbm = bytes > 0 ? (miss + l2.writeback) / bytes : 1.0;
+    }
+    (read ? l2_hit_bytes_ : l2_write_bytes_) += read ? l2.hit : bytes;
+    l2_writeback_bytes_ += l2.writeback;
     in_flight_.push_back(id);
     push(now_ + prm_.dma_latency_ns, ev::xfer_lat, id);
   }
@@ -761,7 +941,8 @@ class simulator {
     rep.cores_used = cores_used_;
     rep.waves = waves_;
     rep.error = error_;
-    rep.l2_write_hbm_fraction = write_hbm_fraction_;
+    rep.l2_write_hbm_fraction = !prm_.l2_model ? 1.0 : l2_write_bytes_ > 0 ? l2_writeback_bytes_ / l2_write_bytes_ : 0.0;
+    rep.l2_read_hit_kb = l2_hit_bytes_ / 1024.0;
     double aiv_ns = 0, vec = 0, scalar = 0, mte2 = 0, mte3 = 0, bank = 0;
     std::uint64_t in = 0, out = 0;
     for (const auto& B : blocks_) {
@@ -810,7 +991,9 @@ class simulator {
   const std::vector<core_trace>& traces_;
   std::uint32_t cores_ = 1, cores_used_ = 0, waves_ = 0;
   double issue_ns_ = 0;
-  double write_hbm_fraction_ = 1;
+  l2_residency l2_;
+  double l2_hit_bytes_ = 0, l2_write_bytes_ = 0, l2_writeback_bytes_ = 0;
+
   std::vector<block_state> blocks_;
   std::priority_queue<event, std::vector<event>, event_later> events_;
   std::uint64_t seq_ = 0;

@@ -286,10 +286,13 @@ TEST(GlobalTensorApi, ViewsValuesAndSizes) {
   });
   ASSERT_FALSE(r.error.has_value()) << r.error->to_string();
   EXPECT_EQ(buf.as<std::int32_t>()[15], 1234);
-  // GetValue/SetValue are scalar work.
+  // GetValue/SetValue are scalar work: GM accesses through the DataCache, the SetValue misses
+  // its 64 B line, the GetValue of the same element hits it.
   ASSERT_FALSE(r.cores[0].recs.empty());
-  EXPECT_EQ(r.cores[0].recs[0].kind, aopt::sim::rec_kind::scalar);
-  EXPECT_EQ(r.cores[0].recs[0].repeats, 2u);
+  const auto& rec = r.cores[0].recs[0];
+  EXPECT_EQ(rec.kind, aopt::sim::rec_kind::scalar);
+  EXPECT_EQ(rec.sacc[static_cast<int>(aopt::sim::scalar_access::gm_miss)], 1u);
+  EXPECT_EQ(rec.sacc[static_cast<int>(aopt::sim::scalar_access::gm_hit)], 1u);
 }
 
 TEST(InitGlobalMemoryApi, FillsAndRecords) {

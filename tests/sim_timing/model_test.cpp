@@ -89,7 +89,10 @@ TEST(Model, ChipBandwidthIsSharedAcrossCores) {
   const double per_core_gbs = 16.0 * bytes / (one.aiv_time_us * 1000);
   EXPECT_NEAR(per_core_gbs, 77.05 * 1.073741824, 3.0);
   const double chip_gbs = 48.0 * 16 * bytes / (all.aiv_time_us * 1000);
-  EXPECT_NEAR(chip_gbs, a2().hbm_gbs, 0.05 * a2().hbm_gbs);
+  // Identical cores run in lockstep: their synchronised fixed latencies leave HBM idle for a
+  // few percent of the time (docs/sim.md, DMA).
+  EXPECT_LE(chip_gbs, a2().hbm_gbs * 1.001);
+  EXPECT_GT(chip_gbs, 0.9 * a2().hbm_gbs);
   EXPECT_GT(all.aiv_time_us, 1.5 * one.aiv_time_us);
 }
 
@@ -257,11 +260,18 @@ TEST(Model, RooflineBound) {
   in.vector_repeats = 67108864.0 / 128;
   const auto r = roofline(in, a2());
   EXPECT_TRUE(r.memory_bound);
-  // The writes (128 MiB) fit in A2's L2: at best they cost L2 bandwidth, not HBM bandwidth.
+  // The writes (128 MiB) fit in A2's L2: at best they cost L2 bandwidth, not HBM bandwidth; and
+  // with the warm L2 (the previous launch left its data there) up to L2's capacity of the reads
+  // hit it: only the 64 MiB beyond the 192 MiB cost HBM bandwidth.
   const auto p = a2();
   ASSERT_TRUE(p.l2_model);
+  ASSERT_TRUE(p.l2_warm);
   ASSERT_LT(134217728.0, p.l2_bytes);
-  EXPECT_NEAR(r.memory_us, std::max(268435456 / p.hbm_gbs, 134217728 / p.l2_gbs) / 1000, 1e-6);
+  const double hbm_us = (268435456 - p.l2_bytes) / p.hbm_gbs / 1000, l2_us = 134217728 / p.l2_gbs / 1000;
+  // What is left then is each core's own DMA rate (the read plateau of the msKPP curve).
+  const double per_core_us = 268435456 / (r.cores * p.gm_to_ub.gibs.back() * 1.073741824) / 1000;
+  EXPECT_NEAR(r.memory_us, std::max({hbm_us, l2_us, per_core_us}), 1e-6);
+  EXPECT_LT(r.memory_us, 268435456 / p.hbm_gbs / 1000);  // below the cold bound of all reads from HBM
   EXPECT_NEAR(r.vector_us, 524288 / (1.85e3 * r.cores), 1e-6);
   // On all 48 cores the vector term is the README's "theory" 5.904 us.
   roofline_input vec_only = in;

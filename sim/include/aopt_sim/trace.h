@@ -16,8 +16,8 @@ enum class pipe : std::uint8_t { s = 0, v = 1, mte2 = 2, mte3 = 3, all = 4 };
 inline constexpr int pipe_count = 4;
 
 enum class rec_kind : std::uint8_t {
-  scalar,     // scalar-pipe work: `repeats` element accesses (GetValue/SetValue, priced by the
-              // profile's scalar.elem_access_cycles) plus `cycles` fixed cycles (mask sets)
+  scalar,     // scalar-pipe work: element accesses by class (GetValue/SetValue, raw __gm__
+              // loads/stores; see `repeats` and `sacc`) plus `cycles` fixed cycles (mask sets)
   vector,     // one vector instruction on PIPE_V (calls over 255 repeats already split or not:
               // the timing model splits by `repeats`)
   copy_in,    // GM -> UB on MTE2
@@ -78,6 +78,15 @@ struct call_site {
   std::string api;       // AscendC API name, e.g. "DataCopy"
 };
 
+// Scalar element accesses by memory and pattern (trace_rec::sacc), each priced by the profile:
+//   ub_scan: a UB access within 32 B of the previous scalar UB access (a scan of one buffer);
+//   gm_hit:  a GM access whose 64 B line is in the core's scalar DataCache (the last lines used);
+//   gm_miss: a GM access to another line (strided or random GM access goes to memory).
+// UB accesses that jump between buffers are counted in trace_rec::repeats (the ladder's case-0
+// pattern, priced by scalar.elem_access_cycles).
+enum class scalar_access : std::uint8_t { ub_scan = 0, gm_hit = 1, gm_miss = 2, count_ };
+inline constexpr int scalar_access_count = static_cast<int>(scalar_access::count_);
+
 struct trace_rec {
   rec_kind kind = rec_kind::scalar;
   pipe p = pipe::s;           // executing pipe (barrier: the barrier's pipe)
@@ -103,7 +112,28 @@ struct trace_rec {
                                   // unknown); same-window serialisation compares it
   bool l2_bypass = false;         // copies: the GlobalTensor had SetL2CacheHint(
                                   // CacheMode::CACHE_MODE_DISABLE): the data does not allocate in L2
+  // UB ranges the record touches, for the implicit serialisation of pipes that share a buffer
+  // (docs/sim.md). Written: [ub_addr, ub_addr + ub_bytes); read: [src_addr[i], + src_bytes[i]).
+  // A zero length means none (or unknown: synthetic traces leave them 0).
+  std::uint32_t ub_bytes = 0;
+  std::uint32_t src_addr[2] = {0, 0};
+  std::uint32_t src_bytes[2] = {0, 0};
+  // scalar: element accesses by class (scalar_access), beside `repeats` (UB, not a scan).
+  std::uint32_t sacc[scalar_access_count] = {0, 0, 0};
 };
+
+// Widens the UB range [addr, addr + len) of a record to cover [a, a + n) (len 0: none yet).
+inline void widen_range(std::uint32_t& addr, std::uint32_t& len, std::uint32_t a, std::uint32_t n) {
+  if (len == 0) {
+    addr = a;
+    len = n;
+    return;
+  }
+  const std::uint32_t lo = addr < a ? addr : a;
+  const std::uint32_t hi = addr + len > a + n ? addr + len : a + n;
+  addr = lo;
+  len = hi - lo;
+}
 
 struct core_trace {
   std::uint32_t block_idx = 0;

@@ -10,6 +10,11 @@
 #include "aopt_sim/runtime.h"
 #include "aopt_sim/trace.h"
 
+// Emulator code that touches GM on the kernel's behalf (copies, GetValue/SetValue): a kernel built
+// with the raw __gm__ access hooks (-fsanitize=kernel-address, docs/sim.md) must not see these
+// accesses as its own scalar loads and stores. Such functions are not inlined into that kernel.
+#define AOPT_SIM_UNTRACED __attribute__((no_sanitize_address))
+
 namespace aopt::sim {
 
 // Call site of an API call. Kernels compile as C++17 (as CANN does), so this is built on GCC's
@@ -40,6 +45,15 @@ void record(const trace_rec& r);
 // record when adjacent, so element loops stay one record.
 void record_scalar(std::uint64_t elem_accesses, std::uint64_t raw_cycles, const src_loc& loc,
                    const char* api);
+// One scalar element access of `bytes` at UB address `addr` (GetValue/SetValue, operator()),
+// classified by pattern (scalar_access) and merged into the current scalar record with the UB
+// range it touches (read, write or both), so the timing model can make it wait for the pipe that
+// last wrote that range.
+void record_ub_access(std::uint32_t addr, std::uint32_t bytes, bool read, bool write, const src_loc& loc,
+                      const char* api);
+// One scalar element access of GM at host address `p` (GlobalTensor::GetValue/SetValue, a raw
+// `__gm__` load or store): a hit or a miss of the core's scalar DataCache (64 B lines).
+void record_gm_access(const void* p, const src_loc& loc, const char* api);
 // Raises a hardware error at `loc`: never returns.
 [[noreturn]] void fail(hw_error_kind kind, const std::string& message, const src_loc& loc,
                        const char* api);

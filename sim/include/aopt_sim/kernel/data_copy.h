@@ -4,6 +4,7 @@
 // call appends one copy record (bursts, bytes, GM offset in its allocation, UB address).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -177,7 +178,7 @@ T atomic_combine(aopt::sim::atomic_op op, T old_v, T new_v) {
 
 // UB -> GM bursts, honouring the core's atomic mode.
 template <typename T>
-void store_to_gm(std::byte* gm, std::uint64_t gm_pitch, const std::byte* ub, std::uint64_t ub_pitch,
+AOPT_SIM_UNTRACED void store_to_gm(std::byte* gm, std::uint64_t gm_pitch, const std::byte* ub, std::uint64_t ub_pitch,
                  std::uint32_t blocks, std::uint64_t block_bytes) {
   const aopt::sim::atomic_op op = aopt::sim::atomic_mode();
   if (op == aopt::sim::atomic_op::none) {
@@ -203,8 +204,21 @@ void store_to_gm(std::byte* gm, std::uint64_t gm_pitch, const std::byte* ub, std
 inline void record_copy(aopt::sim::rec_kind kind, aopt::sim::pipe p, std::uint32_t blocks,
                         std::uint64_t block_bytes, std::uint64_t gm_off, std::uint32_t ub_addr,
                         std::size_t elem, bool atomic, const src_loc& loc, const char* api,
-                        std::uint16_t gm_buf = 0, bool l2_bypass = false) {
+                        std::uint16_t gm_buf = 0, bool l2_bypass = false, std::uint64_t ub_span = 0,
+                        std::uint32_t ub_src_addr = 0) {
+  // The UB range the copy touches (implicit serialisation in the timing model): copy_in writes
+  // [ub_addr, +ub_span), copy_out reads it, copy_local reads [ub_src_addr, +ub_span) and writes
+  // [ub_addr, +ub_span). 0 = no UB range (InitGlobalMemory).
   aopt::sim::trace_rec r;
+  const auto span = static_cast<std::uint32_t>(std::min<std::uint64_t>(ub_span, std::uint64_t{1} << 24));
+  if (kind != aopt::sim::rec_kind::copy_out) r.ub_bytes = span;
+  if (kind == aopt::sim::rec_kind::copy_out) {
+    r.src_addr[0] = ub_addr;
+    r.src_bytes[0] = span;
+  } else if (kind == aopt::sim::rec_kind::copy_local) {
+    r.src_addr[0] = ub_src_addr;
+    r.src_bytes[0] = span;
+  }
   r.gm_buf = gm_buf;
   r.l2_bypass = l2_bypass;
   r.kind = kind;
@@ -231,7 +245,7 @@ void gm_to_ub(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalTensor<T>
   check_ub_addr(dst.aopt_addr(), span_bytes(blocks, dst_row_bytes, dst_pitch), loc, api, "destination");
   record_copy(aopt::sim::rec_kind::copy_in, aopt::sim::pipe::mte2, blocks, block_bytes,
               src.aopt_gm_offset(g), dst.aopt_addr(), sizeof(T), false, loc, api,
-              src.aopt_gm_buf(), src.aopt_l2_bypass());
+              src.aopt_gm_buf(), src.aopt_l2_bypass(), span_bytes(blocks, dst_row_bytes, dst_pitch));
 }
 
 template <typename T>
@@ -245,7 +259,7 @@ void ub_to_gm_checks(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalTe
   record_copy(aopt::sim::rec_kind::copy_out, aopt::sim::pipe::mte3, blocks, block_bytes,
               dst.aopt_gm_offset(g), src.aopt_addr(), sizeof(T),
               aopt::sim::atomic_mode() != aopt::sim::atomic_op::none, loc, api,
-              dst.aopt_gm_buf(), dst.aopt_l2_bypass());
+              dst.aopt_gm_buf(), dst.aopt_l2_bypass(), span_bytes(blocks, src_row_bytes, src_pitch));
 }
 
 template <typename T>
@@ -346,7 +360,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
   d::check_ub_addr(dst.aopt_addr(), bytes, loc, "DataCopy", "destination");
   d::check_ub_addr(src.aopt_addr(), bytes, loc, "DataCopy", "source");
   d::record_copy(aopt::sim::rec_kind::copy_local, aopt::sim::pipe::v, 1, bytes, 0, dst.aopt_addr(),
-                 sizeof(T), false, loc, "DataCopy");
+                 sizeof(T), false, loc, "DataCopy", 0, false, bytes, src.aopt_addr());
   std::memmove(aopt::sim::ub_base() + dst.aopt_addr(), aopt::sim::ub_base() + src.aopt_addr(), bytes);
 }
 
@@ -398,7 +412,9 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src,
   d::check_ub_addr(src.aopt_addr(), d::span_bytes(repeatParams.blockCount, len, sp), loc, "DataCopy",
                    "source");
   d::record_copy(aopt::sim::rec_kind::copy_local, aopt::sim::pipe::v, repeatParams.blockCount, len, 0,
-                 dst.aopt_addr(), sizeof(T), false, loc, "DataCopy");
+                 dst.aopt_addr(), sizeof(T), false, loc, "DataCopy", 0, false,
+                 std::max(d::span_bytes(repeatParams.blockCount, len, dp), d::span_bytes(repeatParams.blockCount, len, sp)),
+                 src.aopt_addr());
   d::strided_copy(aopt::sim::ub_base() + dst.aopt_addr(), dp, aopt::sim::ub_base() + src.aopt_addr(), sp,
                   repeatParams.blockCount, len);
 }
@@ -444,7 +460,7 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
 
 // ---- InitGlobalMemory ----
 template <typename T>
-inline void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const std::uint64_t size, const T value,
+AOPT_SIM_UNTRACED inline void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const std::uint64_t size, const T value,
                              aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
   namespace d = aopt::sim::kernel_detail;
   if (size == 0) return;

@@ -45,15 +45,15 @@ class GlobalTensor {
     return r;
   }
 
-  T GetValue(std::uint64_t offset, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
+  AOPT_SIM_UNTRACED T GetValue(std::uint64_t offset, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
     aopt_check(addr_ + offset, sizeof(T), loc, "GlobalTensor::GetValue");
-    aopt::sim::record_scalar(1, 0, loc, "GlobalTensor::GetValue");
+    aopt::sim::record_gm_access(addr_ + offset, loc, "GlobalTensor::GetValue");
     return addr_[offset];
   }
-  void SetValue(std::uint64_t offset, T value,
+  AOPT_SIM_UNTRACED void SetValue(std::uint64_t offset, T value,
                 aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
     aopt_check(addr_ + offset, sizeof(T), loc, "GlobalTensor::SetValue");
-    aopt::sim::record_scalar(1, 0, loc, "GlobalTensor::SetValue");
+    aopt::sim::record_gm_access(addr_ + offset, loc, "GlobalTensor::SetValue");
     addr_[offset] = value;
   }
 

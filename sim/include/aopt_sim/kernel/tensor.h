@@ -42,17 +42,17 @@ class LocalTensor {
   // Element access for reading and writing, a scalar access like GetValue/SetValue.
   T& operator()(std::uint32_t idx, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
     check_index(idx, loc, "operator()");
-    aopt::sim::record_scalar(1, 0, loc, "operator()");
+    aopt::sim::record_ub_access(elem_addr(idx), sizeof(T), true, true, loc, "operator()");
     return aopt_ptr()[idx];
   }
   T GetValue(std::uint32_t idx, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
     check_index(idx, loc, "GetValue");
-    aopt::sim::record_scalar(1, 0, loc, "GetValue");
+    aopt::sim::record_ub_access(elem_addr(idx), sizeof(T), true, false, loc, "GetValue");
     return aopt_ptr()[idx];
   }
   void SetValue(std::uint32_t idx, T value, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
     check_index(idx, loc, "SetValue");
-    aopt::sim::record_scalar(1, 0, loc, "SetValue");
+    aopt::sim::record_ub_access(elem_addr(idx), sizeof(T), false, true, loc, "SetValue");
     aopt_ptr()[idx] = value;
   }
   template <typename U>
@@ -75,6 +75,7 @@ class LocalTensor {
   T* aopt_ptr() const { return reinterpret_cast<T*>(aopt::sim::ub_base() + addr_); }
   bool aopt_valid() const { return size_ != 0 || addr_ != 0; }
   std::uint32_t aopt_capacity() const { return cap_; }  // elements of its buffer from here on
+  std::uint32_t elem_addr(std::uint32_t idx) const { return addr_ + idx * static_cast<std::uint32_t>(sizeof(T)); }
 
  private:
   void check_index(std::uint32_t idx, const aopt::sim::src_loc& loc, const char* api) const {

@@ -382,6 +382,65 @@ inline lanes lanes_from_count(std::int64_t count, std::uint32_t epr, const src_l
   return ln;
 }
 
+// Bank cost of an instruction with up to four operands (blocks per repeat from element sizes).
+struct bank_op {
+  std::uint32_t addr;
+  std::uint32_t blk;
+  std::uint32_t bytes_per_repeat;
+  bool write;
+};
+
+// The operands banks_of() saw for the instruction being recorded: record_vec() takes their UB
+// ranges for the timing model's implicit serialisation, then clears them.
+struct pending_operands {
+  bank_op ops[6];
+  std::size_t n = 0;
+};
+inline pending_operands& pending_vec_operands() {
+  thread_local pending_operands p;
+  return p;
+}
+
+inline std::uint16_t banks_of(std::initializer_list<bank_op> ops) {
+  bank_access acc[6];
+  pending_operands& pend = pending_vec_operands();
+  std::size_t n = 0;
+  for (const bank_op& o : ops) {
+    if (n == 6) break;
+    pend.ops[n] = o;
+    acc[n++] = bank_access{o.addr, o.blk, std::max<std::uint32_t>(1, o.bytes_per_repeat / 32), o.write};
+  }
+  pend.n = n;
+  return bank_conflict_cycles(acc, n);
+}
+
+// The UB span of `repeats` repeats of an operand: repeats x bytes per repeat x block stride, an
+// approximation of strided layouts that covers the contiguous ones exactly.
+inline std::uint32_t operand_span(const bank_op& o, std::uint32_t repeats) {
+  const std::uint64_t per = std::max<std::uint32_t>(1, o.bytes_per_repeat) * std::uint64_t{std::max<std::uint32_t>(1, o.blk)};
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(per * repeats, std::uint64_t{1} << 24));
+}
+
+// Puts the pending operands' UB ranges on `r` (dst: the written range; without operands the
+// destination's repeats x 256 B) and clears them.
+inline void attach_operands(trace_rec& r) {
+  pending_operands& pend = pending_vec_operands();
+  std::uint32_t reads = 0;
+  for (std::size_t i = 0; i < pend.n; ++i) {
+    const bank_op& o = pend.ops[i];
+    const std::uint32_t span = operand_span(o, r.repeats);
+    if (o.write) {
+      widen_range(r.ub_addr, r.ub_bytes, o.addr, span);
+    } else {
+      const std::uint32_t k = reads < 2 ? reads : 1;
+      widen_range(r.src_addr[k], r.src_bytes[k], o.addr, span);
+      ++reads;
+    }
+  }
+  if (r.ub_bytes == 0) r.ub_bytes = r.repeats * 256u;
+  pend.n = 0;
+}
+
 // Appends the one vector record of an instruction.
 inline void record_vec(vec_class c, std::uint32_t dtype_bytes, std::uint32_t repeats, std::uint32_t dst_addr,
                        std::uint16_t bank_cycles, const src_loc& loc, const char* api) {
@@ -394,24 +453,8 @@ inline void record_vec(vec_class c, std::uint32_t dtype_bytes, std::uint32_t rep
   r.ub_addr = dst_addr;
   r.bank_cycles = bank_cycles;
   r.site = site_of(loc, api);
+  attach_operands(r);
   record(r);
-}
-
-// Bank cost of an instruction with up to four operands (blocks per repeat from element sizes).
-struct bank_op {
-  std::uint32_t addr;
-  std::uint32_t blk;
-  std::uint32_t bytes_per_repeat;
-  bool write;
-};
-inline std::uint16_t banks_of(std::initializer_list<bank_op> ops) {
-  bank_access acc[6];
-  std::size_t n = 0;
-  for (const bank_op& o : ops) {
-    if (n == 6) break;
-    acc[n++] = bank_access{o.addr, o.blk, std::max<std::uint32_t>(1, o.bytes_per_repeat / 32), o.write};
-  }
-  return bank_conflict_cycles(acc, n);
 }
 
 // Arithmetic that matches the hardware: integers wrap, floating types round per operation.

@@ -34,6 +34,8 @@ struct timing_params {
   double l2_gbs = 0;        // bytes per ns for writes absorbed by L2
   double l2_bytes = 0;
   bool l2_model = false;
+  double l2_chunk_bytes = 0;  // granularity of the L2 model's residency tracking
+  bool l2_warm = false;       // L2 starts as the previous launch of the same kernel left it
   // DMA
   dma_curve gm_to_ub, ub_to_gm;
   double dma_latency_ns = 0;
@@ -46,6 +48,8 @@ struct timing_params {
   std::array<std::array<double, 4>, static_cast<std::size_t>(vec_class::count_)> cpr{};
   // scalar
   double elem_access_cycles = 0, api_issue_cycles = 0, sync_all_cycles = 0;
+  // element accesses by class (trace.h scalar_access): UB scan, GM DataCache hit, GM miss
+  std::array<double, scalar_access_count> access_cycles{};
   std::uint32_t queue_depth = 0;
   // launch
   double launch_base_us = 0, head_per_core_us = 0;

@@ -55,7 +55,8 @@ struct timing_report {
   double vec_ratio = 0, scalar_ratio = 0, mte2_ratio = 0, mte3_ratio = 0;
   double bank_conflict_ratio = 0;  // aiv_vec_bankgroup_cflt_ratio: conflict cycles / vector cycles
   double gm_to_ub_kb = 0, ub_to_gm_kb = 0;  // whole kernel, KiB
-  double l2_write_hbm_fraction = 0;         // share of writes the L2 model sends to HBM
+  double l2_write_hbm_fraction = 0;         // dirty bytes the L2 model wrote back to HBM / bytes written
+  double l2_read_hit_kb = 0;                // bytes read from L2 (resident), KiB
   std::vector<block_timing> blocks;
   std::optional<hw_error> error;            // set when replay found a hardware error
   // {"simulated": true, "profile", "Task Duration(us)", "aiv_time(us)", "aiv_vec_time(us)",
