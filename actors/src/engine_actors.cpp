@@ -48,11 +48,6 @@ std::shared_ptr<job_context> job_table::at(job_id id) const {
   return it->second;
 }
 
-std::size_t job_table::size() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return jobs_.size();
-}
-
 namespace {
 
 using jobs_ptr = std::shared_ptr<const job_table>;

@@ -78,23 +78,15 @@ scheduler_actor::behavior_type driver_behavior(scheduler_actor::pointer self, sc
   };
 }
 
-struct scheduler_state {
-  static inline const char* name = "aopt.scheduler";
-  std::uint64_t started = 0;  // jobs handed to a driver
-};
-
 // The long-lived Scheduler: cooperative (it never blocks); each job gets a detached driver and
 // the driver's answer goes straight to the requester.
-scheduler_actor::behavior_type scheduler_behavior(scheduler_actor::stateful_pointer<scheduler_state> self,
-                                                  scheduler_env env) {
+scheduler_actor::behavior_type scheduler_behavior(scheduler_actor::pointer self, scheduler_env env) {
   return {
       [self, env](optimize_atom a, job_id id, const optimize_job_msg& job) {
-        ++self->state.started;
         auto driver = self->system().spawn<caf::detached>(driver_behavior, env);
         return self->delegate(driver, a, id, job);
       },
       [self, env](optimize_atom a, local_atom l, job_id id, const optimize_job_msg& job) {
-        ++self->state.started;
         auto driver = self->system().spawn<caf::detached>(driver_behavior, env);
         return self->delegate(driver, a, l, id, job);
       },

@@ -55,7 +55,6 @@ class job_table {
   void remove(protocols::job_id id);
   // Throws aopt::error(internal) naming the id when no such job is registered.
   std::shared_ptr<job_context> at(protocols::job_id id) const;
-  std::size_t size() const;
 
  private:
   mutable std::mutex mutex_;
