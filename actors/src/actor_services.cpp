@@ -17,8 +17,8 @@ namespace aopt::actors {
 using namespace protocols;
 
 struct actor_services::impl {
-  impl(caf::actor_system& sys, service_actors a, job_id j, std::string pkg, actor_timeouts t)
-      : self(sys), actors(std::move(a)), job(j), package(std::move(pkg)), timeouts(t) {}
+  impl(caf::actor_system& sys, service_actors a, job_id j, std::string pkg, std::string cls, actor_timeouts t)
+      : self(sys), actors(std::move(a)), job(j), package(std::move(pkg)), device_class(std::move(cls)), timeouts(t) {}
 
   // One blocking round trip. No answer in time, or an error reply, is a system fault.
   template <class Result, class Handle, class... Ts>
@@ -45,19 +45,21 @@ struct actor_services::impl {
   service_actors actors;
   job_id job = 0;
   std::string package;
+  std::string device_class;
   actor_timeouts timeouts;
   std::string engine_name;
   std::size_t parallelism = 1;
 };
 
 actor_services::actor_services(caf::actor_system& sys, service_actors actors, job_id job,
-                               std::string package, actor_timeouts timeouts)
-    : impl_(std::make_unique<impl>(sys, std::move(actors), job, std::move(package), timeouts)) {
+                               std::string package, std::string device_class, actor_timeouts timeouts)
+    : impl_(std::make_unique<impl>(sys, std::move(actors), job, std::move(package), std::move(device_class),
+                                   timeouts)) {
   timeouts.validate();
   impl_->engine_name = impl_->ask<std::string>(impl_->actors.mutator, timeouts.engine, "Mutator",
                                                name_atom::value, job);
   const auto n = impl_->ask<std::uint64_t>(impl_->actors.pool, timeouts.engine, "evaluator pool",
-                                           parallelism_atom::value);
+                                           parallelism_atom::value, impl_->device_class);
   if (n == 0) {
     throw aopt::error(
         ec::invalid_argument,
@@ -141,9 +143,11 @@ std::vector<optimize::eval_report> actor_services::evaluate(
   // that is gone.
   const auto p = std::max<std::size_t>(impl_->parallelism, 1);
   const auto waves = static_cast<std::int64_t>((batch.size() + p - 1) / p);
-  const auto bound = impl_->timeouts.evaluation * (2 * waves + 1);
+  // Requests re-queued after a lost node take up to two more evaluations each.
+  const auto bound = impl_->timeouts.evaluation * (2 * waves + 5);
   auto reports = impl_->ask<std::vector<eval_report_wire>>(impl_->actors.pool, bound, "evaluator pool",
-                                                          evaluate_atom::value, impl_->package, std::move(msgs));
+                                                          evaluate_atom::value, impl_->package, impl_->device_class,
+                                                          std::move(msgs));
   if (reports.size() != batch.size()) {
     throw aopt::error(ec::internal, "actor_services: the evaluator pool answered " +
                                         std::to_string(reports.size()) + " reports for " +

@@ -1,29 +1,35 @@
-// The Evaluator (one per slot) and the evaluator pool.
+// The Evaluator (one per device) and the evaluator pool.
 //
-// The pool keeps a FIFO of (batch, index) items per package (job) and hands the next item to
-// the lowest-numbered free evaluator, taking the packages in turn (round-robin), so one
-// evaluator never runs two requests at once, a batch spreads over all of them, and jobs that
-// share the evaluators get them fairly. Each hand-over is a request with a finite timeout. Slot states:
+// The pool keeps a FIFO of (batch, index) items per package (job), each package bound to a
+// device class (a profile), and hands the next item to the lowest-numbered free device of that
+// class, taking the packages in turn (round-robin), so one device never runs two requests at
+// once, a batch spreads over every device of its class, and jobs that share the devices get
+// them fairly. Devices are this process's evaluators and the ones remote nodes register. Each
+// hand-over is a request with a finite timeout. Device states:
 //   free  -> busy   an item was handed over
 //   busy  -> free   the report came back
 //   busy  -> stale  the request timed out: the item gets a "timeout" report; the evaluator may
 //                   still be working, so it gets a ping, answered after its current request
 //   stale -> free   the ping came back
-//   any   -> lost   the evaluator died (down message, error reply) or ignored the ping: its item
-//                   gets a "runtime_error" report and it is never used again
-// When no slot is left that could ever become free, queued items fail at once: a batch always
-// completes, in request order, with one report per request.
+//   any   -> lost   the evaluator died (down message, error reply), ignored the ping, or its node
+//                   was lost: the item of a node's device is queued again (at most twice: an
+//                   evaluation is answered once), a local one gets a "runtime_error" report
+//   lost  -> free   its node registered it again
+// When no device of a class is up, its queued items fail at once (or after `device_wait`, while
+// nodes may still join): a batch always completes, in request order, with one report per request.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <deque>
 #include <exception>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <caf/all.hpp>
+#include <nlohmann/json.hpp>
 
 #include "aopt/actors/convert.hpp"
 #include "aopt/actors/spawn.hpp"
@@ -37,74 +43,135 @@ using protocols::evaluate_atom;
 using protocols::evaluator_actor;
 using protocols::evaluator_pool_actor;
 using protocols::parallelism_atom;
+using protocols::node_down_atom;
+using protocols::ok_atom;
 using protocols::ping_atom;
+using protocols::register_atom;
+using protocols::devices_atom;
+using protocols::tick_atom;
 
 namespace {
 
+using namespace std::chrono_literals;
+
 // -- Evaluator ----------------------------------------------------------------------------
 
-eval_report_msg evaluate_one(const optimize::package_evaluate_fn& fn, std::size_t slot,
-                             const eval_request_msg& m) {
-  const auto where = "evaluator slot " + std::to_string(slot);
+optimize::eval_report evaluate_one(const optimize::package_evaluate_fn& fn, const std::string& device,
+                                   const eval_request_msg& m) {
+  const auto where = "evaluator " + device;
   try {
     const auto request = unpack(m);
-    return pack(fn(request.package, request));
+    return fn(request.package, request);
   } catch (const std::exception& e) {
-    return pack(failure_report("runtime_error",
-                               where + " failed while evaluating this candidate: " + e.what() +
-                                   " (a fault of the evaluator, not necessarily of the candidate)"));
+    return failure_report("runtime_error", where + " failed while evaluating this candidate: " + e.what() +
+                                               " (a fault of the evaluator, not necessarily of the candidate)");
   } catch (...) {
-    return pack(failure_report("runtime_error", where + " failed with an unknown exception"));
+    return failure_report("runtime_error", where + " failed with an unknown exception");
   }
 }
 
 evaluator_actor::behavior_type evaluator_behavior(evaluator_actor::pointer self,
-                                                  optimize::package_evaluate_fn fn, std::size_t slot) {
+                                                  optimize::package_evaluate_fn fn, std::string device) {
   (void)self;
   return {
-      [fn, slot](evaluate_atom, const eval_request_msg& m) { return evaluate_one(fn, slot, m); },
+      [fn, device](evaluate_atom, const eval_request_msg& m) {
+        auto report = evaluate_one(fn, device, m);
+        report.device = device;
+        return pack(report);
+      },
       [](ping_atom) { return ping_atom::value; },
   };
 }
 
 // -- Pool ---------------------------------------------------------------------------------
 
+using clock = std::chrono::steady_clock;
+
 enum class slot_state { free, busy, stale, lost };
 
+const char* state_name(slot_state s) {
+  switch (s) {
+    case slot_state::free: return "idle";
+    case slot_state::busy: return "busy";
+    case slot_state::stale: return "stale";
+    case slot_state::lost: return "down";
+  }
+  return "down";
+}
+
 struct pool_slot {
+  protocols::device_info info;
   evaluator_actor handle;
   slot_state state = slot_state::free;
-  std::uint64_t ticket = 0;  // the item it is working on, while busy
+  std::uint64_t ticket = 0;      // the item it is working on, while busy
+  std::uint64_t generation = 0;  // bumped when a node registers the device again
+  std::uint64_t evaluations = 0, failures = 0, requeued = 0;
+  double busy_seconds = 0;  // finished evaluations' time
+  clock::time_point busy_since, joined = clock::now();
+  std::string down_reason;
 };
 
 struct pool_item {
   std::uint64_t batch = 0;
   std::size_t index = 0;
+  unsigned attempts = 0;  // times it was re-queued after its node was lost
+};
+
+struct pool_queue {
+  std::string device_class;
+  std::deque<pool_item> items;
+  std::optional<clock::time_point> starving_since;  // no device of its class since then
 };
 
 struct pool_batch {
+  std::string package;
+  std::string device_class;
   std::vector<eval_request_msg> requests;
   std::vector<eval_report_msg> reports;
   std::size_t remaining = 0;
   caf::typed_response_promise<std::vector<eval_report_msg>> promise;
 };
 
+struct in_flight_item {
+  pool_item item;
+  std::size_t slot = 0;
+};
+
 struct pool_state {
   static inline const char* name = "aopt.evaluator_pool";
   std::vector<pool_slot> slots;
-  std::map<std::string, std::deque<pool_item>> queues;  // by package; no empty queue is kept
-  std::string last_served;                              // the package served last
+  std::map<std::string, pool_queue> queues;  // by package; no empty queue is kept
+  std::string last_served;                   // the package served last
   std::map<std::uint64_t, pool_batch> batches;
-  std::map<std::uint64_t, std::pair<pool_item, std::size_t>> in_flight;  // ticket -> (item, slot)
+  std::map<std::uint64_t, in_flight_item> in_flight;  // ticket -> item
   std::uint64_t next_batch = 1;
   std::uint64_t next_ticket = 1;
-  caf::timespan timeout{};
+  pool_options opt;
+  std::map<std::string, std::size_t> reported_queues;  // by class: what the listener was told last
+  bool tick_pending = false;                           // a device_wait check is scheduled
 };
 
 using pool_pointer = evaluator_pool_actor::stateful_pointer<pool_state>;
 
+constexpr unsigned max_requeues = 2;
+
 std::string ms_text(caf::timespan t) {
   return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(t).count()) + " ms";
+}
+
+bool serves(const protocols::device_info& d, const std::string& device_class) {
+  return device_class.empty() || d.profile.empty() || d.profile == device_class;
+}
+
+void notify(pool_pointer self, device_event::kind what, const pool_slot& s, std::string package = {},
+            std::string why = {}) {
+  if (!self->state.opt.listener) return;
+  device_event e;
+  e.what = what;
+  e.device = s.info;
+  e.package = std::move(package);
+  e.why = std::move(why);
+  self->state.opt.listener(e);
 }
 
 void finish(pool_pointer self, const pool_item& item, eval_report_msg report) {
@@ -120,43 +187,90 @@ void finish(pool_pointer self, const pool_item& item, eval_report_msg report) {
 
 void dispatch(pool_pointer self);
 
-// Fails the item a slot works on (if any) and takes the slot out of service.
+// Puts an item back at the head of its package's queue.
+void requeue(pool_pointer self, pool_item item) {
+  auto b = self->state.batches.find(item.batch);
+  if (b == self->state.batches.end()) return;
+  auto& q = self->state.queues[b->second.package];
+  q.device_class = b->second.device_class;
+  q.items.push_front(item);
+}
+
+// Takes a slot out of service. The item it works on is queued again for another device when
+// the slot is a remote node's (its node was lost: the candidate is not to blame) and it was not
+// re-queued too often; otherwise it gets a "runtime_error" report.
 void lose_slot(pool_pointer self, std::size_t slot, const std::string& why) {
   auto& s = self->state.slots[slot];
+  if (s.state == slot_state::lost) return;
   if (s.state == slot_state::busy) {
+    s.busy_seconds += std::chrono::duration<double>(clock::now() - s.busy_since).count();
     auto it = self->state.in_flight.find(s.ticket);
     if (it != self->state.in_flight.end()) {
-      auto item = it->second.first;
+      auto item = it->second.item;
       self->state.in_flight.erase(it);
-      finish(self, item,
-             pack(failure_report("runtime_error", "evaluator slot " + std::to_string(slot) + " " + why)));
+      if (!s.info.node.empty() && item.attempts < max_requeues) {
+        ++item.attempts;
+        ++s.requeued;
+        requeue(self, item);
+      } else {
+        finish(self, item, pack(failure_report("runtime_error", "evaluator " + s.info.name() + " " + why)));
+      }
     }
   }
   s.state = slot_state::lost;
+  s.down_reason = why;
+  notify(self, device_event::kind::down, s, {}, why);
 }
 
 void on_report(pool_pointer self, std::uint64_t ticket, eval_report_msg report) {
   auto it = self->state.in_flight.find(ticket);
-  if (it == self->state.in_flight.end()) return;  // already failed (down message first)
+  if (it == self->state.in_flight.end()) return;  // already failed or re-queued (down message first)
   auto [item, slot] = it->second;
   self->state.in_flight.erase(it);
-  self->state.slots[slot].state = slot_state::free;
+  auto& s = self->state.slots[slot];
+  s.state = slot_state::free;
+  s.busy_seconds += std::chrono::duration<double>(clock::now() - s.busy_since).count();
+  ++s.evaluations;
+  // The report is read once here, for the device's counts and the listener.
+  std::optional<optimize::eval_report> r;
+  try {
+    r = unpack(report);
+  } catch (const std::exception& e) {
+    report = pack(failure_report("runtime_error", "evaluator " + s.info.name() + " sent an unreadable report: " + e.what()));
+    r = unpack(report);
+  }
+  s.failures += !r->ok;
+  if (self->state.opt.listener) {
+    device_event e;
+    e.what = device_event::kind::done;
+    e.device = s.info;
+    const auto& b = self->state.batches.at(item.batch);
+    e.package = b.package;
+    try {
+      e.stage = unpack(b.requests[item.index]).stage;
+    } catch (const std::exception&) {
+    }
+    e.report = &*r;
+    self->state.opt.listener(e);
+  }
   finish(self, item, std::move(report));
   dispatch(self);
 }
 
 void ping(pool_pointer self, std::size_t slot) {
-  self->request(self->state.slots[slot].handle, self->state.timeout, ping_atom::value)
+  const auto generation = self->state.slots[slot].generation;
+  self->request(self->state.slots[slot].handle, self->state.opt.timeout, ping_atom::value)
       .then(
-          [self, slot](ping_atom) {
+          [self, slot, generation](ping_atom) {
             auto& s = self->state.slots[slot];
-            if (s.state == slot_state::stale) s.state = slot_state::free;
+            if (s.generation == generation && s.state == slot_state::stale) s.state = slot_state::free;
             dispatch(self);
           },
-          [self, slot](caf::error&) {
+          [self, slot, generation](caf::error&) {
             // Still busy after two timeouts (or gone): never used again. Its thread may still
             // be running the evaluation; the actor system waits for it at shutdown.
-            self->state.slots[slot].state = slot_state::lost;
+            if (self->state.slots[slot].generation == generation)
+              lose_slot(self, slot, "stopped answering (no reply to a ping after a timeout)");
             dispatch(self);
           });
 }
@@ -165,12 +279,16 @@ void on_error(pool_pointer self, std::uint64_t ticket, const caf::error& err) {
   auto it = self->state.in_flight.find(ticket);
   if (it == self->state.in_flight.end()) return;
   auto [item, slot] = it->second;
+  auto& s = self->state.slots[slot];
   if (err == caf::sec::request_timeout) {
     self->state.in_flight.erase(it);
-    self->state.slots[slot].state = slot_state::stale;
+    s.state = slot_state::stale;
+    s.busy_seconds += std::chrono::duration<double>(clock::now() - s.busy_since).count();
+    ++s.evaluations;
+    ++s.failures;
     finish(self, item,
-           pack(failure_report("timeout", "evaluator slot " + std::to_string(slot) +
-                                              " did not answer within " + ms_text(self->state.timeout) +
+           pack(failure_report("timeout", "evaluator " + s.info.name() + " did not answer within " +
+                                              ms_text(self->state.opt.timeout) +
                                               " (actor_timeouts.evaluation); raise it for slow devices")));
     ping(self, slot);
   } else {
@@ -179,52 +297,128 @@ void on_error(pool_pointer self, std::uint64_t ticket, const caf::error& err) {
   dispatch(self);
 }
 
-// The next item, taking the packages in turn after the one served last.
-pool_item pop_next(pool_state& st) {
-  auto it = st.queues.upper_bound(st.last_served);
-  if (it == st.queues.end()) it = st.queues.begin();
-  auto item = it->second.front();
-  it->second.pop_front();
-  st.last_served = it->first;
-  if (it->second.empty()) st.queues.erase(it);
-  return item;
+// The next item a device of profile `profile` can take, taking the packages in turn after the
+// one served last.
+std::optional<pool_item> pop_for(pool_state& st, const protocols::device_info& device) {
+  if (st.queues.empty()) return std::nullopt;
+  auto start = st.queues.upper_bound(st.last_served);
+  if (start == st.queues.end()) start = st.queues.begin();
+  auto it = start;
+  do {
+    if (serves(device, it->second.device_class)) {
+      auto item = it->second.items.front();
+      it->second.items.pop_front();
+      st.last_served = it->first;
+      if (it->second.items.empty()) st.queues.erase(it);
+      return item;
+    }
+    if (++it == st.queues.end()) it = st.queues.begin();
+  } while (it != start);
+  return std::nullopt;
 }
 
-void dispatch(pool_pointer self) {
+void fail_queue(pool_pointer self, std::map<std::string, pool_queue>::iterator q, const std::string& why) {
+  auto items = std::move(q->second.items);
+  self->state.queues.erase(q);
+  for (const auto& item : items) finish(self, item, pack(failure_report("runtime_error", why)));
+}
+
+std::string no_device_text(const pool_state& st, const std::string& device_class) {
+  return "no evaluator left for device class '" + (device_class.empty() ? std::string("any") : device_class) +
+         "': of " + std::to_string(st.slots.size()) +
+         " devices, none of this class is up (they died, stopped answering or never joined)";
+}
+
+// Tells the listener each class's number of queued requests when it changed.
+void report_queues(pool_pointer self) {
   auto& st = self->state;
-  while (!st.queues.empty()) {
-    auto free_slot = std::find_if(st.slots.begin(), st.slots.end(),
-                                  [](const pool_slot& s) { return s.state == slot_state::free; });
-    if (free_slot == st.slots.end()) {
-      const bool any_hope = std::any_of(st.slots.begin(), st.slots.end(), [](const pool_slot& s) {
-        return s.state != slot_state::lost;
-      });
-      if (any_hope) return;  // wait for a report or a ping
-      // Nothing can ever run the queued items: fail them now instead of hanging the batch.
-      while (!st.queues.empty()) {
-        auto item = pop_next(st);
-        finish(self, item,
-               pack(failure_report("runtime_error", "no evaluator left: all " +
-                                                        std::to_string(st.slots.size()) +
-                                                        " evaluator slots died or stopped answering")));
-      }
-      return;
+  if (!st.opt.listener) return;
+  std::map<std::string, std::size_t> now;
+  for (const auto& [_, q] : st.queues) now[q.device_class] += q.items.size();
+  for (auto& [cls, n] : st.reported_queues) {
+    const auto it = now.find(cls);
+    const std::size_t v = it == now.end() ? 0 : it->second;
+    if (v != n) {
+      device_event e;
+      e.what = device_event::kind::queue;
+      e.device.profile = cls;
+      e.queued = v;
+      st.opt.listener(e);
+      n = v;
     }
-    const auto slot = static_cast<std::size_t>(free_slot - st.slots.begin());
-    auto item = pop_next(st);
-    const auto ticket = st.next_ticket++;
-    free_slot->state = slot_state::busy;
-    free_slot->ticket = ticket;
-    st.in_flight.emplace(ticket, std::make_pair(item, slot));
-    const auto& request = st.batches.at(item.batch).requests[item.index];
-    self->request(free_slot->handle, st.timeout, evaluate_atom::value, request)
-        .then([self, ticket](eval_report_msg& r) { on_report(self, ticket, std::move(r)); },
-              [self, ticket](caf::error& e) { on_error(self, ticket, e); });
+  }
+  for (const auto& [cls, n] : now) {
+    if (st.reported_queues.contains(cls)) continue;
+    st.reported_queues[cls] = n;
+    device_event e;
+    e.what = device_event::kind::queue;
+    e.device.profile = cls;
+    e.queued = n;
+    st.opt.listener(e);
   }
 }
 
-caf::typed_response_promise<std::vector<eval_report_msg>> on_batch(
-    pool_pointer self, const std::string& package, std::vector<eval_request_msg> batch) {
+void dispatch_items(pool_pointer self);
+
+void dispatch(pool_pointer self) {
+  dispatch_items(self);
+  report_queues(self);
+}
+
+void dispatch_items(pool_pointer self) {
+  auto& st = self->state;
+  for (std::size_t i = 0; i < st.slots.size() && !st.queues.empty(); ++i) {
+    auto& s = st.slots[i];
+    if (s.state != slot_state::free) continue;
+    auto next = pop_for(st, s.info);
+    if (!next) continue;
+    const auto item = *next;
+    const auto ticket = st.next_ticket++;
+    s.state = slot_state::busy;
+    s.ticket = ticket;
+    s.busy_since = clock::now();
+    st.in_flight.emplace(ticket, in_flight_item{item, i});
+    const auto& b = st.batches.at(item.batch);
+    notify(self, device_event::kind::busy, s, b.package);
+    self->request(s.handle, st.opt.timeout, evaluate_atom::value, b.requests[item.index])
+        .then([self, ticket](eval_report_msg& r) { on_report(self, ticket, std::move(r)); },
+              [self, ticket](caf::error& e) { on_error(self, ticket, e); });
+  }
+  // Queues no device can ever serve: fail them now, or, while nodes may still join, after
+  // device_wait.
+  const auto now = clock::now();
+  for (auto q = st.queues.begin(); q != st.queues.end();) {
+    const bool hope = std::any_of(st.slots.begin(), st.slots.end(), [&](const pool_slot& s) {
+      return s.state != slot_state::lost && serves(s.info, q->second.device_class);
+    });
+    if (hope) {
+      q->second.starving_since.reset();
+      ++q;
+      continue;
+    }
+    if (st.opt.device_wait.count() > 0) {
+      if (!q->second.starving_since) q->second.starving_since = now;
+      const auto waited = now - *q->second.starving_since;
+      if (waited < st.opt.device_wait) {
+        if (!st.tick_pending) {
+          st.tick_pending = true;
+          self->delayed_send(self, std::chrono::duration_cast<caf::timespan>(st.opt.device_wait - waited) + 1ms,
+                             tick_atom::value);
+        }
+        ++q;
+        continue;
+      }
+    }
+    auto failing = q++;
+    fail_queue(self, failing,
+               no_device_text(st, failing->second.device_class) +
+                   (st.opt.device_wait.count() > 0 ? " within " + ms_text(st.opt.device_wait) : std::string()));
+  }
+}
+
+caf::typed_response_promise<std::vector<eval_report_msg>> on_batch(pool_pointer self, const std::string& package,
+                                                                   const std::string& device_class,
+                                                                   std::vector<eval_request_msg> batch) {
   auto& st = self->state;
   auto promise = self->make_response_promise<std::vector<eval_report_msg>>();
   if (batch.empty()) {
@@ -233,45 +427,118 @@ caf::typed_response_promise<std::vector<eval_report_msg>> on_batch(
   }
   const auto id = st.next_batch++;
   pool_batch b;
+  b.package = package;
+  b.device_class = device_class;
   b.remaining = batch.size();
   b.reports.resize(batch.size());
   b.requests = std::move(batch);
   b.promise = promise;
   auto& queue = st.queues[package];
-  for (std::size_t i = 0; i < b.requests.size(); ++i) queue.push_back({id, i});
+  queue.device_class = device_class;
+  for (std::size_t i = 0; i < b.requests.size(); ++i) queue.items.push_back({id, i, 0});
   st.batches.emplace(id, std::move(b));
   dispatch(self);
   return promise;
 }
 
-evaluator_pool_actor::behavior_type pool_behavior(pool_pointer self,
-                                                  std::vector<evaluator_actor> evaluators,
-                                                  caf::timespan timeout) {
-  self->state.timeout = timeout;
-  for (auto& e : evaluators) {
-    self->monitor(e);
-    self->state.slots.push_back({std::move(e), slot_state::free, 0});
+void add_device(pool_pointer self, protocols::device_info info, evaluator_actor handle) {
+  auto& slots = self->state.slots;
+  self->monitor(handle);
+  const auto name = info.name();
+  auto it = std::find_if(slots.begin(), slots.end(), [&](const pool_slot& s) { return s.info.name() == name; });
+  if (it == slots.end()) {
+    slots.push_back({});
+    it = slots.end() - 1;
+  } else {
+    // The same device again (its node restarted): its counts go on.
+    lose_slot(self, static_cast<std::size_t>(it - slots.begin()), "was replaced: its node registered again");
+    ++it->generation;
   }
+  it->info = std::move(info);
+  it->handle = std::move(handle);
+  it->state = slot_state::free;
+  it->joined = clock::now();
+  it->down_reason.clear();
+  notify(self, device_event::kind::joined, *it);
+}
+
+ok_atom on_register(pool_pointer self, const std::string& node, std::vector<protocols::device_info> devices,
+                    std::vector<evaluator_actor> handles) {
+  if (node.empty() || devices.size() != handles.size()) return ok_atom::value;  // the registry checks first
+  for (std::size_t i = 0; i < self->state.slots.size(); ++i) {
+    auto& s = self->state.slots[i];
+    const bool listed = std::any_of(devices.begin(), devices.end(), [&](const protocols::device_info& d) {
+      return d.id == s.info.id;
+    });
+    if (s.info.node == node && !listed) lose_slot(self, i, "is gone: its node registered again without it");
+  }
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    devices[i].node = node;
+    add_device(self, std::move(devices[i]), std::move(handles[i]));
+  }
+  dispatch(self);
+  return ok_atom::value;
+}
+
+std::string devices_json(const pool_state& st) {
+  auto out = nlohmann::json::array();
+  const auto now = clock::now();
+  for (const auto& s : st.slots) {
+    std::size_t queued = 0;
+    for (const auto& [_, q] : st.queues)
+      if (serves(s.info, q.device_class)) queued += q.items.size();
+    double busy = s.busy_seconds;
+    if (s.state == slot_state::busy) busy += std::chrono::duration<double>(now - s.busy_since).count();
+    const double up = std::chrono::duration<double>(now - s.joined).count();
+    nlohmann::json d = {{"name", s.info.name()},     {"id", s.info.id},
+                        {"node", s.info.node},       {"kind", s.info.kind},
+                        {"profile", s.info.profile}, {"labels", s.info.labels},
+                        {"state", state_name(s.state)}, {"queue", queued},
+                        {"evaluations", s.evaluations}, {"failures", s.failures},
+                        {"requeued", s.requeued},    {"busy_seconds", busy},
+                        {"busy_ratio", up > 0 ? std::min(1.0, busy / up) : 0.0}};
+    if (s.state == slot_state::lost) d["down_reason"] = s.down_reason;
+    out.push_back(std::move(d));
+  }
+  return out.dump();
+}
+
+evaluator_pool_actor::behavior_type pool_behavior(pool_pointer self, std::vector<device_evaluator> devices,
+                                                  pool_options opt) {
+  self->state.opt = std::move(opt);
+  for (auto& d : devices) add_device(self, std::move(d.info), std::move(d.handle));
   self->set_down_handler([self](caf::down_msg& dm) {
     auto& slots = self->state.slots;
     for (std::size_t i = 0; i < slots.size(); ++i) {
       if (slots[i].handle.address() == dm.source && slots[i].state != slot_state::lost) {
-        lose_slot(
-            self, i,
-            "stopped (" + self->system().render(dm.reason) + ") while evaluating this candidate");
+        lose_slot(self, i, "stopped (" + self->system().render(dm.reason) + ") while evaluating this candidate");
       }
     }
     dispatch(self);
   });
   return {
-      [self](evaluate_atom, const std::string& package, std::vector<eval_request_msg>& batch) {
-        return on_batch(self, package, std::move(batch));
-      },
-      [self](parallelism_atom) {
+      [self](evaluate_atom, const std::string& package, const std::string& device_class,
+             std::vector<eval_request_msg>& batch) { return on_batch(self, package, device_class, std::move(batch)); },
+      [self](parallelism_atom, const std::string& device_class) {
         const auto& slots = self->state.slots;
-        return static_cast<std::uint64_t>(
-            std::count_if(slots.begin(), slots.end(),
-                          [](const pool_slot& s) { return s.state != slot_state::lost; }));
+        const auto n = static_cast<std::uint64_t>(std::count_if(slots.begin(), slots.end(), [&](const pool_slot& s) {
+          return s.state != slot_state::lost && serves(s.info, device_class);
+        }));
+        return n == 0 && self->state.opt.device_wait.count() > 0 ? std::uint64_t{1} : n;
+      },
+      [self](register_atom, const std::string& node, std::vector<protocols::device_info>& devices,
+             std::vector<evaluator_actor>& handles) {
+        return on_register(self, node, std::move(devices), std::move(handles));
+      },
+      [self](node_down_atom, const std::string& node, const std::string& why) {
+        for (std::size_t i = 0; i < self->state.slots.size(); ++i)
+          if (self->state.slots[i].info.node == node) lose_slot(self, i, "is lost with its node: " + why);
+        dispatch(self);
+      },
+      [self](devices_atom) { return devices_json(self->state); },
+      [self](tick_atom) {
+        self->state.tick_pending = false;
+        dispatch(self);
       },
   };
 }
@@ -284,20 +551,28 @@ evaluator_actor spawn_evaluator(caf::actor_system& sys, optimize::evaluate_fn fn
       sys,
       optimize::package_evaluate_fn(
           [fn = std::move(fn)](const std::string&, const optimize::eval_request& r) { return fn(r); }),
-      slot, mode);
+      "slot" + std::to_string(slot), mode);
 }
 
 evaluator_actor spawn_evaluator(caf::actor_system& sys, optimize::package_evaluate_fn fn,
-                                std::size_t slot, spawn_mode mode) {
-  if (mode == spawn_mode::detached)
-    return sys.spawn<caf::detached>(evaluator_behavior, std::move(fn), slot);
-  return sys.spawn(evaluator_behavior, std::move(fn), slot);
+                                const std::string& device, spawn_mode mode) {
+  if (mode == spawn_mode::detached) return sys.spawn<caf::detached>(evaluator_behavior, std::move(fn), device);
+  return sys.spawn(evaluator_behavior, std::move(fn), device);
 }
 
-evaluator_pool_actor spawn_evaluator_pool(caf::actor_system& sys,
-                                          std::vector<evaluator_actor> evaluators,
+evaluator_pool_actor spawn_evaluator_pool(caf::actor_system& sys, std::vector<evaluator_actor> evaluators,
                                           std::chrono::milliseconds timeout) {
-  return sys.spawn(pool_behavior, std::move(evaluators), caf::timespan{timeout});
+  std::vector<device_evaluator> devices;
+  for (std::size_t i = 0; i < evaluators.size(); ++i)
+    devices.push_back({{"slot" + std::to_string(i), "", "sim", "", {}}, std::move(evaluators[i])});
+  pool_options opt;
+  opt.timeout = timeout;
+  return spawn_evaluator_pool(sys, std::move(devices), std::move(opt));
+}
+
+evaluator_pool_actor spawn_evaluator_pool(caf::actor_system& sys, std::vector<device_evaluator> devices,
+                                          pool_options opt) {
+  return sys.spawn(pool_behavior, std::move(devices), std::move(opt));
 }
 
 }  // namespace aopt::actors

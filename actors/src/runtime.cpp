@@ -8,7 +8,10 @@
 #include <string>
 #include <utility>
 
+#include <set>
+
 #include <caf/all.hpp>
+#include <caf/io/all.hpp>
 
 #include "aopt/actors/convert.hpp"
 #include "aopt/actors/job_support.hpp"
@@ -23,49 +26,134 @@ using namespace protocols;
 struct runtime::impl {
   caf::actor_system_config cfg;
   caf::actor_system sys;
-  actor_timeouts timeouts;
+  runtime_options opt;
   std::shared_ptr<job_table> jobs = std::make_shared<job_table>();
   std::vector<evaluator_actor> evaluators;
   service_actors actors;
   scheduler_actor scheduler;
+  node_registry_actor registry;
+  std::optional<std::uint16_t> published_port;
 
-  impl(std::vector<optimize::package_evaluate_fn> slots, actor_timeouts t, std::size_t role_workers)
-      : sys(with_message_types(cfg)), timeouts(t) {
-    for (std::size_t i = 0; i < slots.size(); ++i)
-      evaluators.push_back(spawn_evaluator(sys, std::move(slots[i]), i));
-    actors.pool = spawn_evaluator_pool(sys, evaluators, timeouts.evaluation);
-    actors.mutator = spawn_mutator(sys, jobs, role_workers);
-    actors.diagnoser = spawn_diagnoser(sys, jobs, role_workers);
-    actors.retriever = spawn_retriever(sys, jobs, role_workers);
-    actors.refiner = spawn_refiner(sys, jobs, role_workers);
+  static caf::actor_system_config& configure(caf::actor_system_config& cfg, bool nodes) {
+    if (nodes) cfg.load<caf::io::middleman>();
+    return with_message_types(cfg);
+  }
+
+  impl(std::vector<device_slot> devices, runtime_options o)
+      : sys(configure(cfg, o.nodes)), opt(std::move(o)) {
+    std::vector<device_evaluator> pooled;
+    for (auto& d : devices) {
+      evaluators.push_back(spawn_evaluator(sys, std::move(d.evaluate), d.info.name()));
+      pooled.push_back({d.info, evaluators.back()});
+    }
+    pool_options po;
+    po.timeout = opt.timeouts.evaluation;
+    po.device_wait = opt.nodes ? opt.device_wait : std::chrono::milliseconds(0);
+    po.listener = opt.listener;
+    actors.pool = spawn_evaluator_pool(sys, std::move(pooled), std::move(po));
+    actors.mutator = spawn_mutator(sys, jobs, opt.role_workers);
+    actors.diagnoser = spawn_diagnoser(sys, jobs, opt.role_workers);
+    actors.retriever = spawn_retriever(sys, jobs, opt.role_workers);
+    actors.refiner = spawn_refiner(sys, jobs, opt.role_workers);
     actors.distiller = spawn_distiller(sys, jobs);
     scheduler = spawn_scheduler(sys, actors, jobs);
   }
 
   ~impl() {
     caf::scoped_actor self{sys};
+    if (registry) {
+      if (published_port) (void)sys.middleman().unpublish(registry, *published_port);
+      stop_all(self, registry);
+    }
     stop_all(self, scheduler, actors.mutator, actors.diagnoser, actors.retriever, actors.refiner,
              actors.distiller, actors.pool);
     for (const auto& e : evaluators) stop_all(self, e);
   }
 };
 
-runtime::runtime(std::vector<optimize::package_evaluate_fn> slots, actor_timeouts timeouts,
-                 std::size_t role_workers) {
-  timeouts.validate();
+namespace {
+
+std::vector<device_slot> as_devices(std::vector<optimize::package_evaluate_fn> slots) {
   if (slots.empty()) {
     throw aopt::error(ec::invalid_argument,
                       "actors: at least one evaluator slot is needed (give --slots >= 1)");
   }
-  if (role_workers == 0) {
+  std::vector<device_slot> out;
+  for (std::size_t i = 0; i < slots.size(); ++i)
+    out.push_back({{"slot" + std::to_string(i), "", "sim", "", {}}, std::move(slots[i])});
+  return out;
+}
+
+runtime_options options_of(actor_timeouts timeouts, std::size_t role_workers) {
+  runtime_options o;
+  o.timeouts = timeouts;
+  o.role_workers = role_workers;
+  return o;
+}
+
+}  // namespace
+
+runtime::runtime(std::vector<optimize::package_evaluate_fn> slots, actor_timeouts timeouts,
+                 std::size_t role_workers)
+    : runtime(as_devices(std::move(slots)), options_of(timeouts, role_workers)) {}
+
+runtime::runtime(std::vector<device_slot> devices, runtime_options options) {
+  options.timeouts.validate();
+  if (devices.empty() && !options.nodes) {
+    throw aopt::error(ec::invalid_argument,
+                      "actors: at least one evaluator device is needed (give --slots >= 1, or let nodes join)");
+  }
+  if (options.role_workers == 0) {
     throw aopt::error(ec::invalid_argument, "actors: role_workers must be at least 1");
   }
-  impl_ = std::make_unique<impl>(std::move(slots), timeouts, role_workers);
+  std::set<std::string> names;
+  for (const auto& d : devices) {
+    if (d.info.id.empty() || !names.insert(d.info.name()).second) {
+      throw aopt::error(ec::invalid_argument,
+                        "actors: device ids must be unique and not empty ('" + d.info.id + "' is not)");
+    }
+  }
+  impl_ = std::make_unique<impl>(std::move(devices), std::move(options));
 }
 
 runtime::~runtime() = default;
 
 std::size_t runtime::slots() const { return impl_->evaluators.size(); }
+
+nlohmann::json runtime::devices() const {
+  caf::scoped_actor self{impl_->sys};
+  std::string text;
+  caf::error err;
+  self->request(impl_->actors.pool, std::chrono::seconds(10), devices_atom::value)
+      .receive([&](std::string& t) { text = std::move(t); }, [&](caf::error& e) { err = std::move(e); });
+  if (err || text.empty())
+    throw aopt::error(ec::internal, "actors: the evaluator pool did not list its devices: " + impl_->sys.render(err));
+  return nlohmann::json::parse(text);
+}
+
+std::uint16_t runtime::listen_for_nodes(const node_listen_options& options) {
+  if (!impl_->opt.nodes) {
+    throw aopt::error(ec::invalid_argument, "actors: this runtime was made without nodes (runtime_options.nodes)");
+  }
+  if (impl_->registry) throw aopt::error(ec::invalid_argument, "actors: listen_for_nodes was already called");
+  registry_options ro;
+  ro.pool = impl_->actors.pool;
+  ro.heartbeat_timeout = options.heartbeat_timeout;
+  ro.packages = options.packages;
+  ro.listener = impl_->opt.listener;
+  impl_->registry = spawn_node_registry(impl_->sys, std::move(ro));
+  auto port = impl_->sys.middleman().publish(impl_->registry, options.port, options.host.c_str(), true);
+  if (!port) {
+    caf::scoped_actor self{impl_->sys};
+    stop_all(self, impl_->registry);
+    impl_->registry = nullptr;
+    throw aopt::error(ec::io_error, "cannot listen for evaluator nodes on " + options.host + ":" +
+                                        std::to_string(options.port) + ": " + impl_->sys.render(port.error()) +
+                                        " (is the port in use? [nodes] listen)");
+  }
+  impl_->published_port = *port;
+  return *port;
+}
 
 optimize::optimize_result runtime::run_optimize(const job_spec& spec) {
   if (spec.engine == nullptr) {
@@ -77,6 +165,7 @@ optimize::optimize_result runtime::run_optimize(const job_spec& spec) {
   auto& sys = impl_->sys;
   auto job = std::make_shared<job_context>();
   job->package = spec.package;
+  job->device_class = spec.device_class;
   job->engine = spec.engine;
   job->index = std::make_shared<const search::retriever>(spec.bank, spec.make_ranker ? spec.make_ranker() : nullptr);
   job->learned = spec.learned;

@@ -37,7 +37,7 @@ optimize::optimize_result run_job(caf::actor_system& sys, const scheduler_env& e
   const auto job = env.jobs->at(id);
   const auto config = unpack(msg.config);
   config.validate();
-  actor_services svc(sys, env.actors, id, msg.package, job->timeouts);
+  actor_services svc(sys, env.actors, id, msg.package, job->device_class, job->timeouts);
   optimize::progress_fn progress;
   if (job->listener) {
     progress = [listener = job->listener](const optimize::progress_event& e) {
@@ -118,7 +118,7 @@ search::rewind_result run_rewind_job(rewinder_pointer self, const file_map& seed
     std::optional<search::rewind_eval> out;
     caf::error err;
     asker
-        ->request(st.cfg.pool, timeout, evaluate_atom::value, st.cfg.package,
+        ->request(st.cfg.pool, timeout, evaluate_atom::value, st.cfg.package, std::string(),
                   std::vector<eval_request_wire>{pack(r)})
         .receive(
             [&](std::vector<eval_report_wire>& reports) {

@@ -78,6 +78,50 @@ void read_limits(const toml::table& t, const reader& r, daemon_config& c) {
   }
 }
 
+void read_nodes(const toml::table& t, const reader& r, daemon_config& c) {
+  for (auto&& [k, v] : t) {
+    const std::string key(k.str());
+    if (key == "listen") c.nodes_listen = r.str(v, key);
+    else if (key == "heartbeat_timeout_ms") c.node_heartbeat_timeout_ms = static_cast<std::uint32_t>(r.integer(v, key, 100, big));
+    else if (key == "device_wait_ms") c.device_wait_ms = static_cast<std::uint32_t>(r.integer(v, key, 0, big));
+    else r.fail(v, key, "unknown key; [nodes] has listen, heartbeat_timeout_ms, device_wait_ms");
+  }
+}
+
+void read_devices(const toml::node& n, const reader& r, daemon_config& c) {
+  const auto* arr = n.as_array();
+  if (arr == nullptr || !arr->is_array_of_tables()) {
+    r.fail(n, "devices", "expected an array of tables: [[devices]] id = \"sim0\" ...");
+  }
+  for (const auto& item : *arr) {
+    device_config d;
+    for (auto&& [k, v] : *item.as_table()) {
+      const std::string key(k.str());
+      if (key == "id") d.id = r.str(v, key);
+      else if (key == "kind") d.kind = r.str(v, key);
+      else if (key == "profile") d.profile = profile_setting(v, r, key);
+      else if (key == "labels") {
+        const auto* labels = v.as_array();
+        if (labels == nullptr) r.fail(v, key, "expected an array of strings");
+        for (const auto& l : *labels) d.labels.push_back(r.str(l, key));
+      } else r.fail(v, key, "unknown key; [[devices]] has id, kind, profile, labels");
+    }
+    if (d.id.empty() || d.id.find('/') != std::string::npos) r.fail(item, "id", "every device needs an id without '/'");
+    if (d.kind != "sim") {
+      r.fail(item, "kind", "'" + d.kind + "': this aoptd evaluates on sim devices only (npu devices need the "
+                           "cann backend's runner, not built yet)");
+    }
+    for (const auto& other : c.devices)
+      if (other.id == d.id) r.fail(item, "id", "device id '" + d.id + "' is used twice");
+    c.devices.push_back(std::move(d));
+  }
+}
+
+bool loopback_host(const std::string& address) {
+  const auto host = address.substr(0, address.rfind(':'));
+  return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]";
+}
+
 }  // namespace
 
 daemon_config default_config() {
@@ -99,6 +143,17 @@ void daemon_config::validate() const {
   if (max_connections < 1) invalid("max_connections: must be >= 1");
   if (max_header_bytes < 256) invalid("max_header_bytes: must be >= 256");
   if (request_timeout_ms < 10) invalid("request_timeout_ms: must be >= 10");
+  if (!nodes_listen.empty()) {
+    const auto colon = nodes_listen.rfind(':');
+    if (colon == std::string::npos || colon + 1 == nodes_listen.size()) {
+      invalid("nodes.listen: '" + nodes_listen + "' is not HOST:PORT (\"\" means no nodes)");
+    }
+    if (!loopback_host(nodes_listen)) {
+      invalid("nodes.listen: '" + nodes_listen + "' is not a loopback address; nodes on other hosts need mutual "
+              "TLS, which this version does not have yet: listen on 127.0.0.1 and reach it through an SSH "
+              "tunnel (docs/deploy.md)");
+    }
+  }
   if (!metrics_address.empty() && metrics_address.find(':') == std::string::npos) {
     invalid("metrics_address: '" + metrics_address + "' is not HOST:PORT (\"\" turns metrics off)");
   }
@@ -118,11 +173,16 @@ daemon_config read_config(const fs::path& file) {
   for (auto&& [k, v] : root) {
     const std::string name(k.str());
     const reader r{file, name};
-    if (!v.is_table()) r.fail(v, name, "expected a table ([daemon], [jobs] or [limits])");
+    if (name == "devices") {
+      read_devices(v, r, c);
+      continue;
+    }
+    if (!v.is_table()) r.fail(v, name, "expected a table ([daemon], [jobs], [limits], [nodes] or [[devices]])");
     if (name == "daemon") read_daemon(*v.as_table(), r, c);
     else if (name == "jobs") read_jobs(*v.as_table(), r, c);
     else if (name == "limits") read_limits(*v.as_table(), r, c);
-    else if (name != "llm") r.fail(v, name, "unknown table; aoptd reads [daemon], [jobs], [limits] and [llm]");
+    else if (name == "nodes") read_nodes(*v.as_table(), r, c);
+    else if (name != "llm") r.fail(v, name, "unknown table; aoptd reads [daemon], [jobs], [limits], [nodes], [[devices]] and [llm]");
   }
   // [llm] is read by its own subsystem, whose errors name the file, line and key too.
   if (root.contains("llm")) c.llm = llm::load_llm_config(file);

@@ -7,10 +7,19 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "aopt/llm/config.h"
 
 namespace aopt::daemon {
+
+// One evaluation device of this host ([[devices]]).
+struct device_config {
+  std::string id;                   // unique ("sim0"); required
+  std::string kind = "sim";         // only "sim" here; "npu" devices come with the cann backend's runner
+  std::string profile;              // "" = [jobs] profile; a name or a profile file (.json)
+  std::vector<std::string> labels;  // free-form, shown by GET /v1/devices
+};
 
 struct daemon_config {
   // [daemon]
@@ -32,6 +41,16 @@ struct daemon_config {
   std::filesystem::path cache_dir;  // Default: "" (the user's evaluation cache)
   std::filesystem::path bank_dir;   // Default: "" (the user's experience bank)
   bool learn = true;                // accepted kernel changes go to the bank. Default: true
+  // [[devices]]: this host's evaluation devices. Empty: evaluator_slots sim devices (sim0, ...)
+  // of [jobs] profile. Default: empty
+  std::vector<device_config> devices;
+  // [nodes]: remote evaluator nodes (aopt-node --join HOST:PORT, docs/deploy.md).
+  // Where the node registry listens ("" = no nodes). Loopback only: another address needs mutual
+  // TLS, which this version does not have yet (docs/deploy.md). Default: ""
+  std::string nodes_listen;
+  std::uint32_t node_heartbeat_timeout_ms = 10000;  // a silent node is lost after. Default: 10000
+  // Requests of a profile no device serves wait so long for a node to join. Default: 120000
+  std::uint32_t device_wait_ms = 120000;
   // [limits]
   std::size_t max_body_bytes = 64u << 20;  // an uploaded package. Default: 67108864 (64 MiB)
   std::size_t max_header_bytes = 16384;    // request line and headers. Default: 16384

@@ -71,51 +71,76 @@ void write_file(const fs::path& p, const std::string& text) { common::write_text
 job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers)
     : cfg_(std::move(cfg)), observers_(std::move(observers)) {
   cfg_.validate();
-  profile_name_ = sim::load_profile(cfg_.profile).name;
+  (void)sim::load_profile(cfg_.profile);  // fails at start on a bad profile
   std::error_code e;
   fs::create_directories(cfg_.state_dir / "jobs", e);
   if (e) throw error(ec::io_error, (cfg_.state_dir / "jobs").string() + ": cannot create: " + e.message());
   store_ = std::make_unique<storage::job_store>(cfg_.state_dir / "jobs.db");
-  jobs::slot_options so;
-  so.profile = cfg_.profile;
-  so.use_cache = cfg_.use_cache;
-  so.cache_dir = cfg_.cache_dir;
-  so.slots = cfg_.evaluator_slots != 0 ? cfg_.evaluator_slots : jobs::default_slots();
-  auto slots = jobs::make_sim_slots([this](const std::string& id) { return find_package(id); }, so);
-  // Each slot is a device (GET /v1/devices and the observers): busy while it evaluates, and what
-  // it reported.
-  for (std::size_t i = 0; i < slots.size(); ++i) devices_.push_back({"sim" + std::to_string(i)});
-  for (std::size_t i = 0; i < slots.size(); ++i) {
-    slots[i] = [this, i, inner = std::move(slots[i]), device = "sim" + std::to_string(i)](
-                   const std::string& package, const optimize::eval_request& req) {
-      auto mark = [&](const char* state, bool done, bool failed) {
-        std::lock_guard<std::mutex> lock(devices_mu_);
-        devices_[i].state = state;
-        devices_[i].evaluations += done;
-        devices_[i].failures += failed;
-      };
-      mark("busy", false, false);
-      for (auto* o : observers_) o->on_device(device, true);
-      try {
-        auto report = inner(package, req);
-        mark("idle", true, !report.ok);
-        for (auto* o : observers_) o->on_device(device, false);
-        for (auto* o : observers_) o->on_evaluated(device, package, req.stage, report);
-        return report;
-      } catch (...) {
-        mark("idle", true, true);
-        for (auto* o : observers_) o->on_device(device, false);
-        throw;
-      }
-    };
+  // This host's devices: [[devices]], or evaluator_slots sim devices of [jobs] profile. Each
+  // device evaluates on its own profile; a job's evaluations go to the devices of its profile.
+  auto configured = cfg_.devices;
+  if (configured.empty() && cfg_.nodes_listen.empty()) {
+    const auto n = cfg_.evaluator_slots != 0 ? cfg_.evaluator_slots : jobs::default_slots();
+    for (std::size_t i = 0; i < n; ++i) configured.push_back({"sim" + std::to_string(i), "sim", "", {}});
   }
-  for (std::size_t i = 0; i < slots.size(); ++i) {
-    for (auto* o : observers_) o->on_device("sim" + std::to_string(i), false);
+  std::vector<actors::device_slot> devices;
+  for (const auto& d : configured) {
+    jobs::slot_options so;
+    so.profile = d.profile.empty() ? cfg_.profile : d.profile;
+    so.use_cache = cfg_.use_cache;
+    so.cache_dir = cfg_.cache_dir;
+    so.slots = 1;
+    auto fns = jobs::make_sim_slots([this](const std::string& id) { return find_package(id); }, so);
+    const auto profile = sim::load_profile(so.profile).name;
+    local_classes_.insert(profile);
+    profile_sources_[d.id] = so.profile;
+    devices.push_back({{d.id, "", d.kind, profile, d.labels}, std::move(fns.front())});
   }
+  actors::runtime_options ro;
   // One worker per role and running job: the engine calls of running jobs never queue behind
   // each other.
-  runtime_ = std::make_unique<actors::runtime>(std::move(slots), actors::actor_timeouts{},
-                                               std::max<std::size_t>(cfg_.max_running, 1));
+  ro.role_workers = std::max<std::size_t>(cfg_.max_running, 1);
+  ro.nodes = !cfg_.nodes_listen.empty();
+  ro.device_wait = std::chrono::milliseconds(cfg_.device_wait_ms);
+  ro.listener = [this](const actors::device_event& e) { on_device_event(e); };
+  runtime_ = std::make_unique<actors::runtime>(std::move(devices), std::move(ro));
+  if (!cfg_.nodes_listen.empty()) {
+    actors::node_listen_options no;
+    const auto colon = cfg_.nodes_listen.rfind(':');
+    no.host = cfg_.nodes_listen.substr(0, colon);
+    try {
+      no.port = static_cast<std::uint16_t>(std::stoul(cfg_.nodes_listen.substr(colon + 1)));
+    } catch (const std::exception&) {
+      throw error(ec::invalid_argument, "nodes.listen: '" + cfg_.nodes_listen + "' has no port number");
+    }
+    no.heartbeat_timeout = std::chrono::milliseconds(cfg_.node_heartbeat_timeout_ms);
+    no.packages = [this](const std::string& id) -> std::optional<optimize::file_map> {
+      if (!find_package(id)) return std::nullopt;  // only the packages of running jobs
+      return common::read_tree(job_dir(id) / "package");
+    };
+    const auto port = runtime_->listen_for_nodes(no);
+    nodes_address_ = no.host + ":" + std::to_string(port);
+    common::logger()->info("evaluator nodes may join at {} (aopt-node --join {})", nodes_address_, nodes_address_);
+  }
+}
+
+void job_manager::on_device_event(const actors::device_event& e) {
+  using kind = actors::device_event::kind;
+  const auto name = e.device.name();
+  for (auto* o : observers_) {
+    switch (e.what) {
+      case kind::joined: o->on_device(name, false); break;
+      case kind::busy: o->on_device(name, true); break;
+      case kind::done:
+        o->on_device(name, false);
+        if (e.report != nullptr) o->on_evaluated(name, e.package, e.stage, *e.report);
+        break;
+      case kind::down: o->on_device_down(name, e.why); break;
+      case kind::node_joined: o->on_node(e.device.node, true); break;
+      case kind::node_lost: o->on_node(e.device.node, false); break;
+      case kind::queue: o->on_queue(e.device.profile, e.queued); break;
+    }
+  }
 }
 
 job_manager::~job_manager() {
@@ -164,11 +189,10 @@ void job_manager::set_state(job_entry& e, const std::string& state, json extra) 
 }
 
 json job_manager::devices() const {
-  json out = json::array();
-  std::lock_guard<std::mutex> lock(devices_mu_);
-  for (const auto& d : devices_) {
-    out.push_back({{"id", d.id}, {"kind", "sim"}, {"profile", profile_name_}, {"profile_source", cfg_.profile}, {"state", d.state},
-                   {"evaluations", d.evaluations}, {"failures", d.failures}});
+  auto out = runtime_->devices();
+  for (auto& d : out) {
+    const auto it = profile_sources_.find(d.value("name", std::string()));
+    if (d.value("node", std::string()).empty() && it != profile_sources_.end()) d["profile_source"] = it->second;
   }
   return out;
 }
@@ -222,10 +246,19 @@ json job_manager::submit(const std::string& tar, const submit_options& o, std::i
     throw api_error(400, "invalid_argument", "engine '" + o.engine + "': unknown; use offline or llm", "engine");
   }
   const std::string profile = o.profile.empty() ? cfg_.profile : o.profile;
+  std::string device_class;
   try {
-    (void)sim::load_profile(profile);
+    device_class = sim::load_profile(profile).name;
   } catch (const std::exception& e) {
     throw api_error(400, "invalid_argument", "profile '" + profile + "': " + e.what(), "profile");
+  }
+  if (nodes_address_.empty() && !local_classes_.contains(device_class)) {
+    std::string have;
+    for (const auto& c : local_classes_) have += (have.empty() ? "" : ", ") + c;
+    throw api_error(400, "invalid_argument",
+                    "profile '" + profile + "': no device of this aoptd has it (its devices have " + have +
+                        "); add a [[devices]] entry with this profile, or let nodes join ([nodes] listen)",
+                    "profile");
   }
   if (o.priority < -100 || o.priority > 100) {
     throw api_error(400, "invalid_argument", "priority must be in [-100, 100]", "priority");
@@ -397,7 +430,8 @@ json job_manager::health() const {
           {"jobs", states},
           {"running", running_},
           {"max_running", cfg_.max_running},
-          {"evaluator_slots", runtime_->slots()}};
+          {"evaluator_slots", runtime_->slots()},
+          {"nodes_listen", nodes_address_.empty() ? json() : json(nodes_address_)}};
 }
 
 void job_manager::dispatch_loop() {
@@ -521,6 +555,7 @@ void job_manager::run_job_body(const std::string& id) {
   }
   store_journal journal(*store_, id);
   spec.package = id;
+  spec.device_class = sim::load_profile(profile).name;
   spec.base_files = sp->base;
   spec.config.budget = o.at("budget");
   spec.bank = std::move(corpus);

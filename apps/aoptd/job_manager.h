@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -22,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aopt/actors/config.hpp"
 #include "aopt/llm/session.h"
 #include "config.h"
 #include "observer.h"
@@ -100,12 +102,8 @@ class job_manager {
     bool cancel = false;
   };
 
-  struct device_state {
-    std::string id, state = "idle";
-    std::uint64_t evaluations = 0, failures = 0;
-  };
-  mutable std::mutex devices_mu_;
-  std::vector<device_state> devices_;
+  // The evaluator pool's device events, to the observers (on the pool's or registry's thread).
+  void on_device_event(const actors::device_event& e);
 
   void dispatch_loop();
   void run_job(const std::string& id, std::uint64_t runner);
@@ -122,7 +120,9 @@ class job_manager {
   llm::session_options llm_session_options(const std::string& id);
 
   daemon_config cfg_;
-  std::string profile_name_;  // the loaded profile's own name (cfg_.profile may be a file path)
+  std::set<std::string> local_classes_;  // the profiles of this host's devices
+  std::map<std::string, std::string> profile_sources_;  // local device id -> its profile as configured
+  std::string nodes_address_;            // where nodes join ("" = no nodes)
   std::vector<job_observer*> observers_;
   std::unique_ptr<storage::job_store> store_;
   std::unique_ptr<actors::runtime> runtime_;

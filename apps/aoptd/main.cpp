@@ -52,11 +52,14 @@ void notify_systemd(const std::string& state) {
 int main(int argc, char** argv) {
   using namespace aopt::daemon;
   CLI::App app{"aoptd: the AscendOptimizer daemon (HTTP/1.1 + JSON on a Unix socket; see docs/api.md)"};
-  std::string config_file, socket, state_dir, metrics, log_level;
+  std::string config_file, socket, state_dir, metrics, log_level, nodes_listen;
   app.add_option("--config", config_file, "Config file (see config/aoptd.example.toml)");
   app.add_option("--socket", socket, "API socket path (overrides [daemon] socket)");
   app.add_option("--state-dir", state_dir, "State directory (overrides [daemon] state_dir)");
   app.add_option("--metrics-address", metrics, "HOST:PORT for metrics, \"\" = off (overrides [daemon] metrics_address)");
+  app.add_option("--nodes-listen", nodes_listen,
+                 "HOST:PORT where remote evaluator nodes join (aopt-node --join), port 0 = any free one, logged and "
+                 "in GET /v1/health; \"\" = no nodes (overrides [nodes] listen)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error (overrides [daemon] log_level)");
   try {
     app.parse(argc, argv);
@@ -78,6 +81,7 @@ int main(int argc, char** argv) {
     if (!state_dir.empty()) cfg.state_dir = state_dir;
     if (app.count("--metrics-address") != 0) cfg.metrics_address = metrics;
     if (!log_level.empty()) cfg.log_level = log_level;
+    if (app.count("--nodes-listen") != 0) cfg.nodes_listen = nodes_listen;
     cfg.validate();
     aopt::common::set_log_level(cfg.log_level);
     // Metrics first, so that the jobs recovered at start-up are counted.

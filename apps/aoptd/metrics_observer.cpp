@@ -53,6 +53,18 @@ void metrics_observer::on_device(const std::string& device, bool busy) {
   m_->device_busy(device, busy);
 }
 
+void metrics_observer::on_device_down(const std::string& device, const std::string& why) {
+  (void)why;
+  m_->device_busy(device, false);
+  m_->device_up(device, false);
+}
+
+void metrics_observer::on_node(const std::string& node, bool up) { m_->node_up(node, up); }
+
+void metrics_observer::on_queue(const std::string& device_class, std::size_t requests) {
+  m_->class_queue(device_class.empty() ? "any" : device_class, requests);
+}
+
 void metrics_observer::on_evaluated(const std::string& device, const std::string& id, const std::string& stage,
                                     const optimize::eval_report& report) {
   std::string op;

@@ -21,6 +21,9 @@ class metrics_observer : public job_observer {
   void on_state(const nlohmann::json& job) override;
   void on_evaluation(const std::string& id, const nlohmann::json& point) override;
   void on_device(const std::string& device, bool busy) override;
+  void on_device_down(const std::string& device, const std::string& why) override;
+  void on_node(const std::string& node, bool up) override;
+  void on_queue(const std::string& device_class, std::size_t requests) override;
   void on_evaluated(const std::string& device, const std::string& id, const std::string& stage,
                     const optimize::eval_report& report) override;
   void on_llm_request(const std::string& id, const llm::request_observation& request) override;

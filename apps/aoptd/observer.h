@@ -34,6 +34,21 @@ class job_observer {
     (void)device;
     (void)busy;
   }
+  // A device went down (its evaluator died, stopped answering, or its node was lost).
+  virtual void on_device_down(const std::string& device, const std::string& why) {
+    (void)device;
+    (void)why;
+  }
+  // Requests waiting for a device of `device_class` ("" = jobs of any class).
+  virtual void on_queue(const std::string& device_class, std::size_t requests) {
+    (void)device_class;
+    (void)requests;
+  }
+  // A remote evaluator node joined (up) or was lost.
+  virtual void on_node(const std::string& node, bool up) {
+    (void)node;
+    (void)up;
+  }
   // What that device reported for one evaluation of job `id` (the stage the search asked for).
   virtual void on_evaluated(const std::string& device, const std::string& id, const std::string& stage,
                             const optimize::eval_report& report) {

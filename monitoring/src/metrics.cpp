@@ -113,6 +113,18 @@ struct metrics::impl {
                           .Name("aopt_device_up")
                           .Help("1 while the device (evaluator) is available, 0 when it is down")
                           .Register(*reg);
+  Family<Gauge>& class_queue = prometheus::BuildGauge()
+                                   .Name("aopt_device_class_queue")
+                                   .Help("Evaluation requests waiting for a device, by device class (profile)")
+                                   .Register(*reg);
+  Family<Gauge>& node_up = prometheus::BuildGauge()
+                               .Name("aopt_node_up")
+                               .Help("1 while the remote evaluator node is joined, 0 once it is lost")
+                               .Register(*reg);
+  Family<Counter>& node_losses = prometheus::BuildCounter()
+                                     .Name("aopt_node_disconnects_total")
+                                     .Help("Times a remote evaluator node was lost (disconnected or silent), by node")
+                                     .Register(*reg);
   Family<Gauge>& bank = prometheus::BuildGauge()
                             .Name("aopt_bank_tuples")
                             .Help("Experience tuples in the bank")
@@ -282,6 +294,19 @@ void metrics::device_busy(std::string_view device, bool is_busy) {
 void metrics::device_up(std::string_view device, bool is_up) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->up.Add({{"device", label(device)}}).Set(is_up ? 1 : 0);
+}
+
+void metrics::class_queue(std::string_view device_class, std::size_t requests) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->class_queue.Add({{"device_class", label(device_class)}}).Set(static_cast<double>(requests));
+}
+
+void metrics::node_up(std::string_view node, bool is_up) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  const std::string n = label(node);
+  impl_->node_up.Add({{"node", n}}).Set(is_up ? 1 : 0);
+  auto& lost = impl_->node_losses.Add({{"node", n}});
+  if (!is_up) lost.Increment();
 }
 
 void metrics::bank_size(std::uint64_t tuples) {

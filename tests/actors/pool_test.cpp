@@ -37,7 +37,7 @@ class pool_test : public deterministic_fixture {
   void send_batch(const evaluator_pool_actor& pool, int n) {
     std::vector<eval_request_wire> batch;
     for (int i = 0; i < n; ++i) batch.push_back(request(i, "p" + std::to_string(i)));
-    pending_.emplace(self->request(pool, caf::infinite, evaluate_atom::value, std::string("test_op"), std::move(batch)));
+    pending_.emplace(self->request(pool, caf::infinite, evaluate_atom::value, std::string("test_op"), std::string(), std::move(batch)));
   }
 
   std::optional<std::vector<optimize::eval_report>> collect() {
@@ -52,7 +52,7 @@ class pool_test : public deterministic_fixture {
   }
 
   std::uint64_t parallelism(const evaluator_pool_actor& pool) {
-    auto h = self->request(pool, caf::infinite, parallelism_atom::value);
+    auto h = self->request(pool, caf::infinite, parallelism_atom::value, std::string());
     dispatch_messages();
     std::uint64_t n = 999;
     h.receive([&](std::uint64_t x) { n = x; }, [&](caf::error&) {});
@@ -71,7 +71,7 @@ class pool_test : public deterministic_fixture {
 
  private:
   using handle_t = decltype(std::declval<caf::scoped_actor&>()->request(
-      std::declval<evaluator_pool_actor&>(), caf::infinite, evaluate_atom::value, std::declval<std::string>(),
+      std::declval<evaluator_pool_actor&>(), caf::infinite, evaluate_atom::value, std::declval<std::string>(), std::declval<std::string>(),
       std::declval<std::vector<eval_request_wire>>()));
   std::optional<handle_t> pending_;
 };
@@ -237,8 +237,8 @@ TEST_F(pool_test, JobsSharingThePoolAreServedInTurn) {
     }
     return b;
   };
-  auto a = self->request(pool, caf::infinite, evaluate_atom::value, std::string("a"), batch("a"));
-  auto b = self->request(pool, caf::infinite, evaluate_atom::value, std::string("b"), batch("b"));
+  auto a = self->request(pool, caf::infinite, evaluate_atom::value, std::string("a"), std::string(), batch("a"));
+  auto b = self->request(pool, caf::infinite, evaluate_atom::value, std::string("b"), std::string(), batch("b"));
   dispatch_messages();
   std::vector<std::string> order;
   for (const auto& [slot, proposal] : log->received) order.push_back(proposal);

@@ -75,7 +75,8 @@ json to_json(const eval_report& r) {
           {"device_profile", r.profile_name},
           {"profile", r.profile},
           {"result", r.result},
-          {"seconds", r.seconds}};
+          {"seconds", r.seconds},
+          {"device", r.device}};
 }
 
 void from_json(const json& j, eval_report& r) {
@@ -92,6 +93,7 @@ void from_json(const json& j, eval_report& r) {
   // Journals written before reports carried their result record keep it beside the report.
   r.result = j.contains("result") ? j.at("result") : json::object();
   r.seconds = j.at("seconds").get<double>();
+  r.device = j.value("device", std::string());  // absent in journals written before devices were named
 }
 
 json to_json(const trajectory_point& p) {

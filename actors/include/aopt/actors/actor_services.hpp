@@ -22,10 +22,11 @@ namespace aopt::actors {
 
 class actor_services final : public search::engine, public optimize::runner, public optimize::database {
  public:
-  // For job `job` of the role actors' job table, whose evaluation requests name `package`. Asks
-  // the Mutator for the job's engine's name and the pool for its parallelism once, here.
+  // For job `job` of the role actors' job table, whose evaluation requests name `package` and
+  // go to devices of `device_class` ("" = any). Asks the Mutator for the job's engine's name and
+  // the pool for its parallelism (the devices of the class) once, here.
   actor_services(caf::actor_system& sys, service_actors actors, protocols::job_id job,
-                 std::string package, actor_timeouts timeouts = {});
+                 std::string package, std::string device_class = {}, actor_timeouts timeouts = {});
   ~actor_services() override;
   actor_services(const actor_services&) = delete;
   actor_services& operator=(const actor_services&) = delete;

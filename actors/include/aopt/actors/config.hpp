@@ -4,8 +4,10 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "aopt/optimize/services.h"
+#include "aopt/protocols/device.hpp"
 
 namespace aopt::actors {
 
@@ -28,5 +30,33 @@ enum class spawn_mode { detached, cooperative };
 // Wraps a job's runner (e.g. jobs::journaled_runner: every evaluation journaled, stop checks);
 // may be empty.
 using runner_decorator = std::function<std::unique_ptr<optimize::runner>(optimize::runner& inner)>;
+
+// A device of this process: what it is and the function that evaluates on it (blocking).
+struct device_slot {
+  protocols::device_info info;
+  optimize::package_evaluate_fn evaluate;
+};
+
+// What the evaluator pool tells its listener (the daemon's device metrics and state), on the
+// pool's thread: keep it short and never block.
+struct device_event {
+  enum class kind {
+    joined,  // a device became usable (this process's at start, a node's when it registers)
+    busy,    // it took a request of `package`
+    done,    // it answered one: `stage` (the search's stage of the request) and `report`
+    down,    // it is lost: `why`
+    node_joined,  // a remote node registered (device.node names it; device.id is empty)
+    node_lost,    // a remote node was lost (no heartbeat, disconnected): `why`
+    queue,        // `queued` requests wait for a device of class device.profile
+  };
+  kind what = kind::joined;
+  protocols::device_info device;
+  std::string package;
+  std::string stage;
+  const optimize::eval_report* report = nullptr;  // `done` only
+  std::size_t queued = 0;                          // `queue` only
+  std::string why;
+};
+using device_listener = std::function<void(const device_event&)>;
 
 }  // namespace aopt::actors

@@ -22,6 +22,7 @@ namespace aopt::actors {
 
 struct job_spec {
   std::string package;            // operator id, sent with each evaluation request
+  std::string device_class;       // the profile of the devices that evaluate it; "" = any
   optimize::file_map base_files;  // the operator's sources
   optimize::optimizer_config config;
   search::engine* engine = nullptr;          // required; must outlive the call

@@ -7,9 +7,16 @@
 // CAF-free header.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "aopt/actors/config.hpp"
 #include "aopt/actors/job.hpp"
@@ -18,6 +25,29 @@
 
 namespace aopt::actors {
 
+struct runtime_options {
+  actor_timeouts timeouts;
+  // Workers per role actor: the number of jobs whose engine calls run at once.
+  std::size_t role_workers = 1;
+  // Remote evaluator nodes may join (listen_for_nodes): the actor system loads CAF's middleman,
+  // no local device is required, and requests of a class with no device wait `device_wait` for
+  // one.
+  bool nodes = false;
+  std::chrono::milliseconds device_wait{std::chrono::minutes(2)};
+  device_listener listener;  // device state changes (metrics); may be empty
+};
+
+// Where remote evaluator nodes connect (docs/deploy.md).
+struct node_listen_options {
+  std::string host = "127.0.0.1";  // loopback unless configured otherwise
+  std::uint16_t port = 0;          // 0 = any free port (listen_for_nodes returns it)
+  // A node that sends no heartbeat for so long is lost: its devices go down, their requests are
+  // queued again.
+  std::chrono::milliseconds heartbeat_timeout{std::chrono::seconds(10)};
+  // A package's files by package id (what the nodes fetch, once per content); nullopt = unknown.
+  std::function<std::optional<file_map>(const std::string& package)> packages;
+};
+
 class runtime {
  public:
   // `role_workers`: workers per role actor, the number of jobs whose engine calls run at once
@@ -25,6 +55,10 @@ class runtime {
   // slot, no worker or a bad timeout.
   runtime(std::vector<optimize::package_evaluate_fn> slots, actor_timeouts timeouts = {},
           std::size_t role_workers = 1);
+  // This process's devices (each with its class) and the options. Throws
+  // aopt::error(invalid_argument) for no device (unless nodes may join), duplicate device ids,
+  // no worker or a bad timeout.
+  runtime(std::vector<device_slot> devices, runtime_options options);
   // Stops every actor and waits for them (an evaluation still running included).
   ~runtime();
   runtime(const runtime&) = delete;
@@ -38,6 +72,13 @@ class runtime {
   optimize::optimize_result run_optimize(const job_spec& spec);
 
   std::size_t slots() const;
+
+  // Every device, local and remote, with its state (docs/api.md, GET /v1/devices).
+  nlohmann::json devices() const;
+
+  // Publishes the node registry on CAF's middleman at host:port (needs options.nodes) and
+  // returns the port. Throws aopt::error(io_error) naming the address when it cannot listen.
+  std::uint16_t listen_for_nodes(const node_listen_options& options);
 
  private:
   struct impl;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ namespace aopt::actors {
 // at a time, so the lock is uncontended, and other jobs (other entries) never wait for it.
 struct job_context {
   std::string package;                                   // operator id of its evaluation requests
+  std::string device_class;                              // the profile of its devices; "" = any
   search::engine* engine = nullptr;                      // not owned; outlives the entry
   std::shared_ptr<const search::retriever> index;        // its bank snapshot (Retriever)
   std::function<void(const search::experience&)> learned;  // Distiller sink; may be empty
@@ -62,22 +64,42 @@ class job_table {
   protocols::job_id next_ = 1;
 };
 
-// Evaluator of slot `slot`: runs `fn` for one request at a time. An exception from `fn` becomes
-// a report with status "runtime_error" (the candidate is not to blame, but the job goes on).
+// Evaluator of slot `slot` ("slot<N>"): runs `fn` for one request at a time. An exception from
+// `fn` becomes a report with status "runtime_error" (the candidate is not to blame, but the job
+// goes on).
 protocols::evaluator_actor spawn_evaluator(caf::actor_system& sys, optimize::evaluate_fn fn,
                                            std::size_t slot,
                                            spawn_mode mode = spawn_mode::detached);
-// The same for a slot shared by several jobs: `fn` gets the request's package id.
+// The same for a device shared by several jobs: `fn` gets the request's package id; every
+// report names `device` (device_info::name()).
 protocols::evaluator_actor spawn_evaluator(caf::actor_system& sys, optimize::package_evaluate_fn fn,
-                                           std::size_t slot,
+                                           const std::string& device,
                                            spawn_mode mode = spawn_mode::detached);
 
-// The pool over `evaluators` (cooperative: it only routes). Each request gets `timeout` from the
-// moment it is handed to an evaluator. Requests of different packages (jobs) are handed out
-// round-robin, one request per package in turn; FIFO within a package.
+// A device of the pool and its Evaluator.
+struct device_evaluator {
+  protocols::device_info info;
+  protocols::evaluator_actor handle;
+};
+
+struct pool_options {
+  std::chrono::milliseconds timeout{std::chrono::minutes(30)};  // one evaluation
+  // How long requests of a class with no device up wait for one to join (remote nodes); 0 =
+  // they fail at once.
+  std::chrono::milliseconds device_wait{0};
+  device_listener listener;  // may be empty
+};
+
+// The pool over `evaluators` (cooperative: it only routes): devices "slot<N>" that serve any
+// class. Each request gets `timeout` from the moment it is handed to an evaluator. Requests of
+// different packages (jobs) are handed out round-robin, one request per package in turn; FIFO
+// within a package.
 protocols::evaluator_pool_actor spawn_evaluator_pool(
     caf::actor_system& sys, std::vector<protocols::evaluator_actor> evaluators,
     std::chrono::milliseconds timeout);
+// The pool over named devices with classes; nodes may add more (register_atom).
+protocols::evaluator_pool_actor spawn_evaluator_pool(caf::actor_system& sys, std::vector<device_evaluator> devices,
+                                                     pool_options opt);
 
 // The role actors: each a cooperative pool over `workers` workers (spawned `mode`: detached in
 // production, since a call may block), serving every job of `jobs`. A request goes to the worker
@@ -119,6 +141,16 @@ struct rewinder_config {
 };
 // Always detached: libclang parses, engine calls (an LLM request) and blocking requests to the pool.
 protocols::rewinder_actor spawn_rewinder(caf::actor_system& sys, rewinder_config cfg);
+
+// The node registry (published on the middleman by runtime::listen_for_nodes).
+struct registry_options {
+  protocols::evaluator_pool_actor pool;  // receives the registrations and lost nodes
+  std::chrono::milliseconds heartbeat_timeout{std::chrono::seconds(10)};
+  // A package's files by id; nullopt = unknown. Called on the registry's own thread.
+  std::function<std::optional<file_map>(const std::string& package)> packages;
+  device_listener listener;  // node_joined, node_lost; may be empty
+};
+protocols::node_registry_actor spawn_node_registry(caf::actor_system& sys, registry_options opt);
 
 // The role actors a job's services route to (actor_services).
 struct service_actors {

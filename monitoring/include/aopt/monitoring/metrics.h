@@ -55,6 +55,10 @@ class metrics {
   // A device (evaluator slot) started or stopped an evaluation; busy time accumulates per device.
   void device_busy(std::string_view device, bool busy);
   void device_up(std::string_view device, bool up);
+  // Requests waiting for a device of a class (a profile: "any" for jobs of any class).
+  void class_queue(std::string_view device_class, std::size_t requests);
+  // A remote evaluator node joined (up) or was lost (counted in aopt_node_disconnects_total).
+  void node_up(std::string_view node, bool up);
   void bank_size(std::uint64_t tuples);
   // A role that may call the language model: its series exist (at zero) before the first request.
   void llm_role(std::string_view role);

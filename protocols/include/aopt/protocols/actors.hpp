@@ -62,6 +62,14 @@ using rewind_atom = caf::atom_constant<caf::atom("rewind")>;
 using optimize_atom = caf::atom_constant<caf::atom("optimize")>;
 using local_atom = caf::atom_constant<caf::atom("local")>;
 using progress_atom = caf::atom_constant<caf::atom("progress")>;
+using register_atom = caf::atom_constant<caf::atom("register")>;
+using heartbeat_atom = caf::atom_constant<caf::atom("heartbeat")>;
+using devices_atom = caf::atom_constant<caf::atom("devices")>;
+using node_down_atom = caf::atom_constant<caf::atom("nodedown")>;
+using digest_atom = caf::atom_constant<caf::atom("digest")>;
+using package_atom = caf::atom_constant<caf::atom("package")>;
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
+using ok_atom = caf::atom_constant<caf::atom("ok")>;
 
 // -- local payload types --------------------------------------------------------------------
 using template_outcome = search::outcome<stage1::tiling_template>;
@@ -85,15 +93,44 @@ using evaluator_actor = caf::typed_actor<
     // Answers once every earlier request is done (the pool's "is this slot free again?").
     caf::replies_to<ping_atom>::with<ping_atom>>;
 
-// Evaluator pool: spreads a batch over the evaluators, one request per evaluator at a time.
+// Evaluator pool: spreads a batch over the devices of its class, one request per device at a
+// time. Devices are this process's evaluators and those remote nodes register.
 using evaluator_pool_actor = caf::typed_actor<
-    // (package, requests): one report per request, in request order; a timed-out or dead
-    // evaluator gives a report with status "timeout" or "runtime_error". Batches of different
-    // packages (jobs) share the evaluators in turn.
-    caf::replies_to<evaluate_atom, std::string,
+    // (package, device class, requests): one report per request, in request order; a timed-out
+    // or dead evaluator gives a report with status "timeout" or "runtime_error". Only devices
+    // whose profile is the class serve the batch ("" = any device). Batches of different
+    // packages (jobs) share the devices in turn. A request in flight on a node that is lost is
+    // queued again (at most twice) for another device: it is answered once.
+    caf::replies_to<evaluate_atom, std::string, std::string,
                     std::vector<eval_request_wire>>::with<std::vector<eval_report_wire>>,
-    // The number of evaluators still usable.
-    caf::replies_to<parallelism_atom>::with<std::uint64_t>>;
+    // The number of devices of a class still usable (at least 1 while nodes may still join).
+    caf::replies_to<parallelism_atom, std::string>::with<std::uint64_t>,
+    // A node's devices join (node, devices, one evaluator per device). A node registering again
+    // under the same name replaces its earlier devices (their requests in flight are re-queued).
+    caf::replies_to<register_atom, std::string, std::vector<device_info>,
+                    std::vector<evaluator_actor>>::with<ok_atom>,
+    // A node is lost (no heartbeat, disconnected): its devices go down, their requests are
+    // re-queued. (node, why)
+    caf::reacts_to<node_down_atom, std::string, std::string>,
+    // Every device as a JSON array (docs/api.md, GET /v1/devices).
+    caf::replies_to<devices_atom>::with<std::string>,
+    // Internal: queued requests whose class has no device wait so long for one to join.
+    caf::reacts_to<tick_atom>>;
+
+// Node registry: what a remote evaluator node talks to (published on the daemon's middleman
+// port). It forwards registrations to the pool, watches heartbeats, and serves packages by
+// content: a node asks for a package's digest, and only for the files of a digest it lacks.
+using node_registry_actor = caf::typed_actor<
+    caf::replies_to<register_atom, std::string, std::vector<device_info>,
+                    std::vector<evaluator_actor>>::with<ok_atom>,
+    // (node) -> whether the registry knows it (false: register again, e.g. after a restart).
+    caf::replies_to<heartbeat_atom, std::string>::with<bool>,
+    // (package id) -> its content digest (SHA-256 of its files); "" when unknown.
+    caf::replies_to<digest_atom, std::string>::with<std::string>,
+    // (digest) -> the package's files (relative path -> bytes); empty when unknown.
+    caf::replies_to<package_atom, std::string>::with<file_map>,
+    // Internal: the heartbeat check.
+    caf::reacts_to<tick_atom>>;
 
 // The role actors below serve every job of the process: each is a pool (cooperative, it only
 // routes) over detached workers, since a call may block (a libclang parse, a model request).

@@ -28,11 +28,13 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/meta/type_name.hpp>
 
 #include "aopt/common/file_map.h"
+#include "aopt/protocols/device.hpp"
 
 namespace aopt::optimize {
 struct eval_request;
@@ -83,6 +85,13 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, optimize_reply_msg& x) {
   return f(caf::meta::type_name("aopt::protocols::optimize_reply_msg"), x.result_json,
            x.best_files);
+}
+
+// An evaluation device (device.hpp), as it travels when a node registers.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, device_info& x) {
+  return f(caf::meta::type_name("aopt::protocols::device_info"), x.id, x.node, x.kind, x.profile,
+           x.labels);
 }
 
 // Local-only: an immutable object shared between actors of this process, or the exception that

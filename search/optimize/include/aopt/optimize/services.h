@@ -62,6 +62,9 @@ struct eval_report {
   nlohmann::json profile = nlohmann::json::object();  // timed case, msprof field names
   nlohmann::json result = nlohmann::json::object();   // the full result record (DESIGN.md §4)
   double seconds = 0;        // wall time of this evaluation
+  // The device that ran it ("sim0", or "node/sim0" on a remote evaluator node); empty when the
+  // evaluator was not told its name.
+  std::string device;
   // A failure for lack of on-chip buffer (the kernel asked for more UB than the core has, e.g.
   // a second queue slot on a tiling sized for one): the candidate may pass with smaller tiles.
   bool out_of_ub() const;

@@ -1,0 +1,141 @@
+// aopt-node's loop (node.hpp): join, register, heartbeat, join again.
+#include "aopt/actors/node.hpp"
+
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "aopt/actors/job_support.hpp"
+#include "aopt/actors/spawn.hpp"
+#include "aopt/common/error.h"
+
+namespace aopt::actors {
+
+using namespace protocols;
+
+namespace {
+
+// The daemon's registry as the node currently knows it (null while it is not joined).
+struct registry_link {
+  std::mutex mu;
+  node_registry_actor handle;
+
+  node_registry_actor get() {
+    std::lock_guard<std::mutex> lock(mu);
+    return handle;
+  }
+  void set(node_registry_actor h) {
+    std::lock_guard<std::mutex> lock(mu);
+    handle = std::move(h);
+  }
+};
+
+template <class Result, class... Ts>
+Result ask_registry(caf::actor_system& sys, registry_link& link, std::chrono::milliseconds timeout,
+                    const char* what, Ts&&... xs) {
+  auto h = link.get();
+  if (!h) throw aopt::error(ec::io_error, std::string("aopt-node: not joined to the daemon, cannot ") + what);
+  caf::scoped_actor self{sys};
+  std::optional<Result> out;
+  caf::error err;
+  self->request(h, timeout, std::forward<Ts>(xs)...)
+      .receive([&](Result& r) { out = std::move(r); }, [&](caf::error& e) { err = std::move(e); });
+  if (!out) throw aopt::error(ec::io_error, std::string("aopt-node: the daemon did not ") + what + ": " + sys.render(err));
+  return std::move(*out);
+}
+
+void sleep_unless_stopped(const node_options& o, std::chrono::milliseconds d) {
+  const auto end = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < end && !(o.stop && o.stop()))
+    std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(d, std::chrono::milliseconds(50)));
+}
+
+}  // namespace
+
+void run_node(const node_options& o, const node_slot_factory& make_slots) {
+  if (o.name.empty() || o.name.find('/') != std::string::npos)
+    throw aopt::error(ec::invalid_argument, "aopt-node: --name must be given and hold no '/'");
+  if (o.devices.empty()) throw aopt::error(ec::invalid_argument, "aopt-node: at least one device is needed");
+  if (o.port == 0) throw aopt::error(ec::invalid_argument, "aopt-node: --join needs HOST:PORT with a port");
+  auto log = [&](const std::string& line) {
+    if (o.log) o.log(line);
+  };
+  caf::actor_system_config cfg;
+  cfg.load<caf::io::middleman>();
+  caf::actor_system sys{with_message_types(cfg)};
+  auto link = std::make_shared<registry_link>();
+  const auto ask_timeout = std::max(o.heartbeat * 5, std::chrono::milliseconds(10000));
+  package_fetcher fetch;
+  fetch.digest = [&sys, link, ask_timeout](const std::string& package) {
+    auto d = ask_registry<std::string>(sys, *link, ask_timeout, "name the package's digest", digest_atom::value, package);
+    if (d.empty()) throw aopt::error(ec::not_found, "aopt-node: the daemon knows no package '" + package + "'");
+    return d;
+  };
+  fetch.files = [&sys, link, ask_timeout](const std::string& digest) {
+    auto files = ask_registry<file_map>(sys, *link, ask_timeout, "send the package", package_atom::value, digest);
+    if (files.empty()) throw aopt::error(ec::not_found, "aopt-node: the daemon no longer has package " + digest);
+    return files;
+  };
+  auto fns = make_slots(fetch);
+  if (fns.size() != o.devices.size())
+    throw aopt::error(ec::invalid_argument, "aopt-node: one evaluate function per device is needed");
+  std::vector<evaluator_actor> evaluators;
+  for (std::size_t i = 0; i < fns.size(); ++i) {
+    auto info = o.devices[i];
+    info.node = o.name;
+    evaluators.push_back(spawn_evaluator(sys, std::move(fns[i]), info.name()));
+  }
+  const std::string where = o.host + ":" + std::to_string(o.port);
+  bool joined = false;
+  std::string last_failure;
+  {
+    caf::scoped_actor self{sys};
+    while (!(o.stop && o.stop())) {
+      if (!joined) {
+        auto r = sys.middleman().remote_actor<node_registry_actor>(o.host, o.port);
+        if (!r) {
+          const auto why = sys.render(r.error());
+          if (why != last_failure) log("cannot reach the daemon at " + where + ": " + why + "; retrying");
+          last_failure = why;
+          sleep_unless_stopped(o, o.retry);
+          continue;
+        }
+        caf::error err;
+        self->request(*r, ask_timeout, register_atom::value, o.name, o.devices, evaluators)
+            .receive([&](ok_atom) { joined = true; }, [&](caf::error& e) { err = std::move(e); });
+        if (!joined) {
+          const auto why = sys.render(err);
+          if (why != last_failure) log("the daemon at " + where + " refused this node: " + why + "; retrying");
+          last_failure = why;
+          sleep_unless_stopped(o, o.retry);
+          continue;
+        }
+        link->set(*r);
+        last_failure.clear();
+        log("joined the daemon at " + where + " as " + o.name + " with " + std::to_string(o.devices.size()) +
+            " devices");
+      }
+      sleep_unless_stopped(o, o.heartbeat);
+      if (o.stop && o.stop()) break;
+      bool known = false;
+      caf::error err;
+      self->request(link->get(), o.heartbeat * 3, heartbeat_atom::value, o.name)
+          .receive([&](bool k) { known = k; }, [&](caf::error& e) { err = std::move(e); });
+      if (err || !known) {
+        log(err ? "lost the daemon at " + where + ": " + sys.render(err) + "; joining again"
+                : "the daemon no longer knows this node; registering again");
+        joined = false;
+        link->set(node_registry_actor{});
+      }
+    }
+  }
+  log("leaving");
+  link->set(node_registry_actor{});
+  caf::scoped_actor self{sys};
+  for (const auto& e : evaluators) stop_all(self, e);
+}
+
+}  // namespace aopt::actors

@@ -1,0 +1,162 @@
+// aopt-node: a remote evaluator node. It joins an aoptd's node registry (aopt-node --join
+// HOST:PORT), registers its devices and evaluates the daemon's candidates on them until SIGTERM
+// or SIGINT. Packages arrive by content digest and are kept under --state-dir, so a node fetches
+// each operator once (docs/deploy.md).
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include "aopt/actors/node.hpp"
+#include "aopt/common/error.h"
+#include "aopt/common/fs.h"
+#include "aopt/common/log.h"
+#include "aopt/common/tar.h"
+#include "aopt/evaluation/package.h"
+#include "aopt/jobs/daemon_paths.h"
+#include "aopt/jobs/sim_slots.h"
+#include "aopt_sim/profile.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace ev = aopt::evaluation;
+
+std::atomic<bool> stop_requested{false};
+
+void on_signal(int) { stop_requested = true; }
+
+// The packages this node has seen, by id, materialised once per digest under `root`.
+class package_store {
+ public:
+  package_store(fs::path root, aopt::actors::package_fetcher fetch) : root_(std::move(root)), fetch_(std::move(fetch)) {}
+
+  std::shared_ptr<const aopt::jobs::sim_package> get(const std::string& id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = by_id_.find(id); it != by_id_.end()) return it->second;
+    const auto digest = fetch_.digest(id);
+    auto& pkg = by_digest_[digest];
+    if (!pkg) {
+      const fs::path dir = root_ / digest;
+      if (!fs::exists(dir / ".complete")) {
+        const fs::path tmp = root_ / (digest + ".tmp" + std::to_string(::getpid()));
+        fs::remove_all(tmp);
+        aopt::common::write_tree(tmp, fetch_.files(digest));
+        aopt::common::write_text_file_atomic(tmp / ".complete", digest + "\n");
+        fs::remove_all(dir);
+        fs::rename(tmp, dir);
+        aopt::common::logger()->info("package {} ({}) fetched into {}", id, digest.substr(0, 12), dir.string());
+      }
+      pkg = aopt::jobs::make_sim_package(std::make_shared<const ev::op_package>(ev::load_package(dir)));
+    }
+    by_id_[id] = pkg;
+    return pkg;
+  }
+
+ private:
+  std::mutex mu_;
+  fs::path root_;
+  aopt::actors::package_fetcher fetch_;
+  std::map<std::string, std::shared_ptr<const aopt::jobs::sim_package>> by_id_, by_digest_;
+};
+
+std::string default_name() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return "node";
+  return host;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"aopt-node: a remote evaluator node of aoptd (docs/deploy.md)"};
+  std::string join, name = default_name(), profile = "910b4", state_dir, cache_dir, log_level = "info";
+  std::size_t count = 0;
+  std::vector<std::string> device_args, labels;
+  std::uint32_t heartbeat_ms = 1000;
+  bool use_cache = true;
+  app.add_option("--join", join, "The daemon's node address, HOST:PORT ([nodes] listen of aoptd)")->required();
+  app.add_option("--name", name, "This node's name, unique among the daemon's nodes (default: the host name)");
+  app.add_option("--devices", count, "Number of sim devices sim0..simN-1 of --profile (default: 2, or 1 on one core)");
+  app.add_option("--device", device_args, "A device ID[:PROFILE] (repeatable; replaces --devices)");
+  app.add_option("--profile", profile, "Device profile of the --devices (name or .json file)");
+  app.add_option("--label", labels, "A label of every device (repeatable)");
+  app.add_option("--state-dir", state_dir, "Where fetched packages are kept (default: <state>/node)");
+  app.add_option("--cache-dir", cache_dir, "Evaluation cache (default: the user's)");
+  app.add_flag("!--no-cache", use_cache, "Do not use the evaluation result cache");
+  app.add_option("--heartbeat-ms", heartbeat_ms, "Heartbeat period (the daemon loses a node after its heartbeat_timeout_ms)");
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
+  CLI11_PARSE(app, argc, argv);
+  aopt::common::set_log_level(log_level);
+  auto log = aopt::common::logger();
+  try {
+    aopt::actors::node_options o;
+    const auto colon = join.rfind(':');
+    if (colon == std::string::npos) throw aopt::error(aopt::ec::invalid_argument, "--join " + join + ": expected HOST:PORT");
+    o.host = join.substr(0, colon);
+    try {
+      const auto port = std::stoul(join.substr(colon + 1));
+      if (port == 0 || port > 65535) throw std::out_of_range("port");
+      o.port = static_cast<std::uint16_t>(port);
+    } catch (const std::exception&) {
+      throw aopt::error(aopt::ec::invalid_argument, "--join " + join + ": the port must be a number in [1, 65535]");
+    }
+    o.name = name;
+    o.heartbeat = std::chrono::milliseconds(std::max<std::uint32_t>(heartbeat_ms, 50));
+    // Devices: (id, profile source).
+    std::vector<std::pair<std::string, std::string>> devices;
+    if (!device_args.empty()) {
+      for (const auto& d : device_args) {
+        const auto c = d.find(':');
+        devices.emplace_back(d.substr(0, c), c == std::string::npos ? profile : d.substr(c + 1));
+      }
+    } else {
+      if (count == 0) count = aopt::jobs::default_slots();
+      for (std::size_t i = 0; i < count; ++i) devices.emplace_back("sim" + std::to_string(i), profile);
+    }
+    for (const auto& [id, p] : devices) {
+      aopt::protocols::device_info info;
+      info.id = id;
+      info.kind = "sim";
+      try {
+        info.profile = aopt::sim::load_profile(p).name;
+      } catch (const std::exception& e) {
+        throw aopt::error(aopt::ec::invalid_argument, "device " + id + ": profile '" + p + "': " + e.what());
+      }
+      info.labels = labels;
+      o.devices.push_back(std::move(info));
+    }
+    const fs::path root = (state_dir.empty() ? aopt::jobs::default_state_dir() / "node" : fs::path(state_dir)) / "packages";
+    fs::create_directories(root);
+    std::signal(SIGTERM, on_signal);
+    std::signal(SIGINT, on_signal);
+    o.stop = [] { return stop_requested.load(); };
+    o.log = [log](const std::string& line) { log->info("{}", line); };
+    aopt::actors::run_node(o, [&](aopt::actors::package_fetcher fetch) {
+      auto store = std::make_shared<package_store>(root, std::move(fetch));
+      std::vector<aopt::optimize::package_evaluate_fn> fns;
+      for (const auto& [id, p] : devices) {
+        aopt::jobs::slot_options so;
+        so.profile = p;
+        so.slots = 1;
+        so.use_cache = use_cache;
+        so.cache_dir = cache_dir;
+        auto one = aopt::jobs::make_sim_slots([store](const std::string& pkg) { return store->get(pkg); }, so);
+        fns.push_back(std::move(one.front()));
+      }
+      return fns;
+    });
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "aopt-node: " << e.what() << "\n";
+    return 2;
+  }
+}
