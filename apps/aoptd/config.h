@@ -33,7 +33,9 @@ struct daemon_config {
   std::string log_level = "info";  // trace, debug, info, warn, error. Default: info
   // [jobs]
   std::size_t max_running = 2;      // jobs that run at once. Default: 2
-  std::size_t evaluator_slots = 0;  // evaluators shared by the jobs; 0 = 2 (1 on a one-core machine). Default: 0
+  // This host's sim devices (sim0, ...) when there is no [[devices]]; 0 = 2 (1 on a one-core
+  // machine), or none when nodes may join ([nodes] listen). Default: 0
+  std::size_t evaluator_slots = 0;
   std::string profile = "910b4";    // device profile of the sim backend. Default: 910b4
   std::size_t default_budget = 40;  // a job's budget when the client gives none. Default: 40
   std::size_t max_budget = 100000;  // the largest budget a client may ask for. Default: 100000

@@ -79,7 +79,8 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
   // This host's devices: [[devices]], or evaluator_slots sim devices of [jobs] profile. Each
   // device evaluates on its own profile; a job's evaluations go to the devices of its profile.
   auto configured = cfg_.devices;
-  if (configured.empty() && cfg_.nodes_listen.empty()) {
+  // With nodes, this host has devices only when asked for ([[devices]] or evaluator_slots).
+  if (configured.empty() && (cfg_.nodes_listen.empty() || cfg_.evaluator_slots != 0)) {
     const auto n = cfg_.evaluator_slots != 0 ? cfg_.evaluator_slots : jobs::default_slots();
     for (std::size_t i = 0; i < n; ++i) configured.push_back({"sim" + std::to_string(i), "sim", "", {}});
   }

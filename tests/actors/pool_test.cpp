@@ -3,6 +3,8 @@
 // evaluators.
 #include <chrono>
 #include <optional>
+#include <set>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -51,8 +53,10 @@ class pool_test : public deterministic_fixture {
     return out;
   }
 
-  std::uint64_t parallelism(const evaluator_pool_actor& pool) {
-    auto h = self->request(pool, caf::infinite, parallelism_atom::value, std::string());
+  std::uint64_t parallelism(const evaluator_pool_actor& pool) { return parallelism_of(pool, ""); }
+
+  std::uint64_t parallelism_of(const evaluator_pool_actor& pool, const std::string& device_class) {
+    auto h = self->request(pool, caf::infinite, parallelism_atom::value, device_class);
     dispatch_messages();
     std::uint64_t n = 999;
     h.receive([&](std::uint64_t x) { n = x; }, [&](caf::error&) {});
@@ -247,6 +251,177 @@ TEST_F(pool_test, JobsSharingThePoolAreServedInTurn) {
   a.receive([&](std::vector<eval_report_wire>& r) { answered += r.size(); }, [](caf::error&) {});
   b.receive([&](std::vector<eval_report_wire>& r) { answered += r.size(); }, [](caf::error&) {});
   EXPECT_EQ(answered, 6u);
+}
+
+// -- Devices, classes and remote nodes ----------------------------------------------------------
+
+class device_pool_test : public pool_test {
+ protected:
+  // A scripted evaluator for slot number `slot` (its reports' latency is 1000 * slot + round).
+  evaluator_actor scripted(std::size_t slot, script mode) {
+    return track(sys.spawn(scripted_evaluator, slot, mode, log));
+  }
+
+  evaluator_pool_actor device_pool(std::vector<device_evaluator> devices, std::chrono::milliseconds wait = 0ms) {
+    pool_options o;
+    o.timeout = 100ms;
+    o.device_wait = wait;
+    o.listener = [this](const device_event& e) { events.push_back(e); };
+    auto pool = track(spawn_evaluator_pool(sys, std::move(devices), std::move(o)));
+    dispatch_messages();
+    return pool;
+  }
+
+  std::vector<optimize::eval_report> run_batch(const evaluator_pool_actor& pool, const std::string& device_class,
+                                               int n, const std::string& package = "op") {
+    std::vector<eval_request_wire> batch;
+    for (int i = 0; i < n; ++i) {
+      auto m = request_record(i, package + std::to_string(i));
+      m.package = package;
+      batch.push_back(pack(m));
+    }
+    auto h = self->request(pool, caf::infinite, evaluate_atom::value, package, device_class, std::move(batch));
+    dispatch_messages();
+    std::vector<optimize::eval_report> out;
+    h.receive(
+        [&](std::vector<eval_report_wire>& r) {
+          for (const auto& w : r) out.push_back(unpack(w));
+        },
+        [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+    return out;
+  }
+
+  void register_node(const evaluator_pool_actor& pool, const std::string& node, std::vector<std::string> ids,
+                     std::vector<evaluator_actor> handles, const std::string& profile = "910b4") {
+    std::vector<device_info> devices;
+    for (auto& id : ids) devices.push_back({id, "", "sim", profile, {}});
+    auto h = self->request(pool, caf::infinite, register_atom::value, node, devices, handles);
+    dispatch_messages();
+    h.receive([](ok_atom) {}, [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  }
+
+  nlohmann::json devices(const evaluator_pool_actor& pool) {
+    auto h = self->request(pool, caf::infinite, devices_atom::value);
+    dispatch_messages();
+    nlohmann::json out;
+    h.receive([&](std::string& t) { out = nlohmann::json::parse(t); }, [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+    return out;
+  }
+
+  // The scripted evaluator that answered (its latency is 1000 * slot + round).
+  static std::size_t slot_of(const optimize::eval_report& r) { return static_cast<std::size_t>(r.latency_us / 1000); }
+
+  std::vector<device_event> events;
+};
+
+TEST_F(device_pool_test, AJobsRequestsGoOnlyToDevicesOfItsClass) {
+  auto pool = device_pool({{{"d0", "", "sim", "910b4", {}}, scripted(0, script::answer)},
+                           {{"d1", "", "sim", "a2", {}}, scripted(1, script::answer)},
+                           {{"d2", "", "sim", "a2", {}}, scripted(2, script::answer)}});
+  const auto a2 = run_batch(pool, "a2", 6);
+  ASSERT_EQ(a2.size(), 6u);
+  std::set<std::size_t> used;
+  for (const auto& r : a2) {
+    EXPECT_EQ(r.status, "ok");
+    used.insert(slot_of(r));
+  }
+  // Both a2 devices took part, the 910b4 one never did.
+  EXPECT_EQ(used, (std::set<std::size_t>{1, 2}));
+  for (const auto& [slot, proposal] : log->received) EXPECT_NE(slot, 0u) << proposal;
+  // A class nobody serves fails at once when no node may join; "" is served by anyone.
+  const auto none = run_batch(pool, "310p", 2);
+  ASSERT_EQ(none.size(), 2u);
+  EXPECT_EQ(none[0].status, "runtime_error");
+  EXPECT_NE(none[0].diagnostic.find("device class '310p'"), std::string::npos) << none[0].diagnostic;
+  EXPECT_EQ(run_batch(pool, "", 3).size(), 3u);
+}
+
+TEST_F(device_pool_test, ARequestOnALostNodeIsQueuedAgainAndAnsweredOnce) {
+  auto pool = device_pool({}, std::chrono::minutes(1));
+  // Node n1's first device dies on its first request (like a node killed mid-evaluation).
+  register_node(pool, "n1", {"sim0", "sim1"}, {scripted(0, script::die), scripted(1, script::answer)});
+  const auto reports = run_batch(pool, "910b4", 4);
+  ASSERT_EQ(reports.size(), 4u);
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    EXPECT_EQ(reports[i].status, "ok") << i << ": " << reports[i].diagnostic;
+    EXPECT_EQ(reports[i].latency_us, 1000.0 + static_cast<double>(i)) << "answered by n1/sim1, in order";
+  }
+  // Five hand-overs for four requests: the one on the dead device went again.
+  EXPECT_EQ(log->received.size(), 5u);
+  const auto list = devices(pool);
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0]["name"], "n1/sim0");
+  EXPECT_EQ(list[0]["state"], "down");
+  EXPECT_EQ(list[0]["requeued"], 1);
+  EXPECT_EQ(list[0]["evaluations"], 0);
+  EXPECT_EQ(list[1]["name"], "n1/sim1");
+  EXPECT_EQ(list[1]["state"], "idle");
+  EXPECT_EQ(list[1]["evaluations"], 4);
+  bool down_event = false;
+  for (const auto& e : events) down_event |= e.what == device_event::kind::down && e.device.name() == "n1/sim0";
+  EXPECT_TRUE(down_event);
+}
+
+TEST_F(device_pool_test, ANodeDownMovesItsWorkAndARestartedNodeGetsWorkAgain) {
+  auto pool = device_pool({}, std::chrono::minutes(1));
+  register_node(pool, "n1", {"sim0"}, {scripted(0, script::hold)});
+  register_node(pool, "n2", {"sim0"}, {scripted(1, script::answer)});
+  std::vector<eval_request_wire> batch;
+  for (int i = 0; i < 3; ++i) batch.push_back(pack(request_record(i, "p" + std::to_string(i))));
+  auto h = self->request(pool, caf::infinite, evaluate_atom::value, std::string("op"), std::string("910b4"),
+                         std::move(batch));
+  dispatch_messages();
+  ASSERT_EQ(log->held[0].size(), 1u) << "n1 holds p0";
+  // The registry finds n1 silent: its request goes to n2.
+  caf::anon_send(pool, node_down_atom::value, std::string("n1"), std::string("no heartbeat"));
+  dispatch_messages();
+  std::vector<optimize::eval_report> reports;
+  h.receive([&](std::vector<eval_report_wire>& r) { for (const auto& w : r) reports.push_back(unpack(w)); },
+            [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  ASSERT_EQ(reports.size(), 3u);
+  for (const auto& r : reports) EXPECT_EQ(slot_of(r), 1u) << "n2's evaluator answered everything";
+  // n1 restarts and registers again: same device, new evaluator, and it takes work.
+  log->held.clear();
+  register_node(pool, "n1", {"sim0"}, {scripted(2, script::answer)});
+  auto list = devices(pool);
+  EXPECT_EQ(list[0]["name"], "n1/sim0");
+  EXPECT_EQ(list[0]["state"], "idle");
+  const auto again = run_batch(pool, "910b4", 4);
+  std::set<std::size_t> used;
+  for (const auto& r : again) used.insert(slot_of(r));
+  EXPECT_TRUE(used.contains(2)) << "the restarted node evaluates again";
+}
+
+TEST_F(device_pool_test, RequestsWaitForANodeToJoinThenFailAfterTheWait) {
+  auto pool = device_pool({}, 300ms);
+  EXPECT_EQ(parallelism_of(pool, "910b4"), 1u) << "while nodes may join, a job sees one device";
+  std::vector<eval_request_wire> batch{pack(request_record(0, "p0"))};
+  auto h = self->request(pool, caf::infinite, evaluate_atom::value, std::string("op"), std::string("910b4"),
+                         std::move(batch));
+  dispatch_messages();
+  EXPECT_TRUE(log->received.empty());
+  // A node joins within the wait: the request runs there.
+  register_node(pool, "n1", {"sim0"}, {scripted(3, script::answer)});
+  std::vector<optimize::eval_report> reports;
+  h.receive([&](std::vector<eval_report_wire>& r) { for (const auto& w : r) reports.push_back(unpack(w)); },
+            [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].status, "ok");
+  // A class no node has fails once the wait is over (the pool measures it in real time).
+  std::vector<eval_request_wire> other{pack(request_record(0, "q0"))};
+  auto h2 = self->request(pool, caf::infinite, evaluate_atom::value, std::string("op2"), std::string("a2"),
+                          std::move(other));
+  dispatch_messages();
+  std::this_thread::sleep_for(350ms);
+  while (sched.trigger_timeouts() > 0) dispatch_messages();
+  dispatch_messages();
+  std::vector<optimize::eval_report> failed;
+  h2.receive([&](std::vector<eval_report_wire>& r) { for (const auto& w : r) failed.push_back(unpack(w)); },
+             [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].status, "runtime_error");
+  EXPECT_NE(failed[0].diagnostic.find("within 300 ms"), std::string::npos) << failed[0].diagnostic;
+  EXPECT_EQ(log->received.size(), 1u) << "nothing ran the a2 request";
 }
 
 }  // namespace

@@ -139,6 +139,7 @@ class daemon_process {
     bool fresh_cache = false;     // a cache of its own instead of the tests' shared one
     std::string daemon_keys;      // more lines of [daemon] ("key = value\n")
     std::string tables;           // more tables at the end (e.g. "[llm]\n...")
+    int evaluator_slots = 2;      // this host's sim devices (0 with nodes: none)
   };
   daemon_process(fs::path dir, options o) : dir_(std::move(dir)) {
     fs::create_directories(dir_);
@@ -146,7 +147,7 @@ class daemon_process {
     config_ = dir_ / "aoptd.toml";
     std::string text = "[daemon]\nsocket = \"" + socket().string() + "\"\nstate_dir = \"" + (dir_ / "state").string() +
                        "\"\nmetrics_address = \"" + o.metrics_address + "\"\nlog_level = \"info\"\n" + o.daemon_keys + "[jobs]\nmax_running = " + std::to_string(o.max_running) +
-                       "\nevaluator_slots = 2\nlearn = " + (o.learn ? "true" : "false") + "\n"
+                       "\nevaluator_slots = " + std::to_string(o.evaluator_slots) + "\nlearn = " + (o.learn ? "true" : "false") + "\n"
                        "default_budget = 6\ncache_dir = \"" + cache_.string() + "\"\nbank_dir = \"" +
                        (dir_ / "bank").string() + "\"\n" +
                        "[limits]\nmax_body_bytes = 1048576\nmax_header_bytes = 4096\nrequest_timeout_ms = 400\n"
