@@ -1,8 +1,9 @@
 # CAF 0.17.6 as packaged by Debian ships neither a CMake config nor a .pc file.
-# Creates CAF::core and CAF::io.
+# Creates CAF::core, CAF::io and CAF::openssl (the middleman over mutual TLS).
 find_path(CAF_INCLUDE_DIR caf/all.hpp)
 find_library(CAF_CORE_LIBRARY caf_core)
 find_library(CAF_IO_LIBRARY caf_io)
+find_library(CAF_OPENSSL_LIBRARY caf_openssl)
 set(CAF_VERSION "")
 if(CAF_INCLUDE_DIR AND EXISTS "${CAF_INCLUDE_DIR}/caf/config.hpp")
   file(STRINGS "${CAF_INCLUDE_DIR}/caf/config.hpp" _caf_ver REGEX "#define CAF_VERSION [0-9]+")
@@ -26,4 +27,10 @@ if(CAF_FOUND AND NOT TARGET CAF::core)
   set_target_properties(CAF::io PROPERTIES IMPORTED_LOCATION "${CAF_IO_LIBRARY}"
     INTERFACE_INCLUDE_DIRECTORIES "${CAF_INCLUDE_DIR}")
   target_link_libraries(CAF::io INTERFACE CAF::core)
+  if(CAF_OPENSSL_LIBRARY)
+    add_library(CAF::openssl SHARED IMPORTED)
+    set_target_properties(CAF::openssl PROPERTIES IMPORTED_LOCATION "${CAF_OPENSSL_LIBRARY}"
+      INTERFACE_INCLUDE_DIRECTORIES "${CAF_INCLUDE_DIR}")
+    target_link_libraries(CAF::openssl INTERFACE CAF::io)
+  endif()
 endif()

@@ -1,6 +1,8 @@
 #include "aopt/actors/config.hpp"
 
+#include <filesystem>
 #include <string>
+#include <utility>
 
 #include "aopt/common/error.h"
 
@@ -17,6 +19,24 @@ void actor_timeouts::validate() const {
   positive(evaluation, "evaluation");
   positive(engine, "engine");
   positive(job, "job");
+}
+
+void tls_files::check(const std::string& where) const {
+  const std::pair<const char*, const std::string*> files[] = {{"certificate", &certificate}, {"key", &key}, {"ca", &ca}};
+  const bool any = !certificate.empty() || !key.empty() || !ca.empty();
+  if (!any) return;
+  for (const auto& [name, path] : files) {
+    if (path->empty()) {
+      throw aopt::error(ec::invalid_argument, where + ": mutual TLS needs a certificate, its key and the CA that signs "
+                                                      "the peers' certificates; " + name + " is missing");
+    }
+  }
+  for (const auto& [name, path] : files) {
+    std::error_code e;
+    if (!std::filesystem::is_regular_file(*path, e)) {
+      throw aopt::error(ec::invalid_argument, where + ": TLS " + name + " " + *path + ": no such file");
+    }
+  }
 }
 
 }  // namespace aopt::actors

@@ -7,6 +7,7 @@
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
+#include <caf/openssl/all.hpp>
 
 #include "aopt/actors/job_support.hpp"
 #include "aopt/actors/spawn.hpp"
@@ -63,8 +64,15 @@ void run_node(const node_options& o, const node_slot_factory& make_slots) {
   auto log = [&](const std::string& line) {
     if (o.log) o.log(line);
   };
+  o.tls.check("aopt-node --tls-*");
   caf::actor_system_config cfg;
   cfg.load<caf::io::middleman>();
+  if (o.tls.enabled()) {
+    cfg.openssl_certificate = o.tls.certificate;
+    cfg.openssl_key = o.tls.key;
+    cfg.openssl_cafile = o.tls.ca;
+    cfg.load<caf::openssl::manager>();
+  }
   caf::actor_system sys{with_message_types(cfg)};
   auto link = std::make_shared<registry_link>();
   const auto ask_timeout = std::max(o.heartbeat * 5, std::chrono::milliseconds(10000));
@@ -91,30 +99,42 @@ void run_node(const node_options& o, const node_slot_factory& make_slots) {
   const std::string where = o.host + ":" + std::to_string(o.port);
   bool joined = false;
   std::string last_failure;
+  // Failed attempts back off (doubling up to 30 s): a refused node must not keep knocking (over
+  // TLS, each failed handshake disturbs the daemon's other connections: docs/deploy.md).
+  auto backoff = o.retry;
+  auto failed_attempt = [&] {
+    sleep_unless_stopped(o, backoff);
+    backoff = std::min<std::chrono::milliseconds>(backoff * 2, std::max(o.retry, std::chrono::milliseconds(30000)));
+  };
   {
     caf::scoped_actor self{sys};
     while (!(o.stop && o.stop())) {
       if (!joined) {
-        auto r = sys.middleman().remote_actor<node_registry_actor>(o.host, o.port);
+        auto r = o.tls.enabled() ? caf::openssl::remote_actor<node_registry_actor>(sys, o.host, o.port)
+                                 : sys.middleman().remote_actor<node_registry_actor>(o.host, o.port);
         if (!r) {
           const auto why = sys.render(r.error());
           if (why != last_failure) log("cannot reach the daemon at " + where + ": " + why + "; retrying");
           last_failure = why;
-          sleep_unless_stopped(o, o.retry);
+          failed_attempt();
           continue;
         }
         caf::error err;
+        // Known before registering: the daemon may send work as soon as the devices join, and
+        // the evaluators fetch its package through this link.
+        link->set(*r);
         self->request(*r, ask_timeout, register_atom::value, o.name, o.devices, evaluators)
             .receive([&](ok_atom) { joined = true; }, [&](caf::error& e) { err = std::move(e); });
         if (!joined) {
+          link->set(node_registry_actor{});
           const auto why = sys.render(err);
           if (why != last_failure) log("the daemon at " + where + " refused this node: " + why + "; retrying");
           last_failure = why;
-          sleep_unless_stopped(o, o.retry);
+          failed_attempt();
           continue;
         }
-        link->set(*r);
         last_failure.clear();
+        backoff = o.retry;
         log("joined the daemon at " + where + " as " + o.name + " with " + std::to_string(o.devices.size()) +
             " devices");
       }

@@ -12,6 +12,7 @@
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
+#include <caf/openssl/all.hpp>
 
 #include "aopt/actors/convert.hpp"
 #include "aopt/actors/job_support.hpp"
@@ -34,13 +35,19 @@ struct runtime::impl {
   node_registry_actor registry;
   std::optional<std::uint16_t> published_port;
 
-  static caf::actor_system_config& configure(caf::actor_system_config& cfg, bool nodes) {
-    if (nodes) cfg.load<caf::io::middleman>();
+  static caf::actor_system_config& configure(caf::actor_system_config& cfg, const runtime_options& o) {
+    if (o.nodes) cfg.load<caf::io::middleman>();
+    if (o.nodes && o.tls.enabled()) {
+      cfg.openssl_certificate = o.tls.certificate;
+      cfg.openssl_key = o.tls.key;
+      cfg.openssl_cafile = o.tls.ca;
+      cfg.load<caf::openssl::manager>();
+    }
     return with_message_types(cfg);
   }
 
   impl(std::vector<device_slot> devices, runtime_options o)
-      : sys(configure(cfg, o.nodes)), opt(std::move(o)) {
+      : sys(configure(cfg, o)), opt(std::move(o)) {
     std::vector<device_evaluator> pooled;
     for (auto& d : devices) {
       evaluators.push_back(spawn_evaluator(sys, std::move(d.evaluate), d.info.name()));
@@ -62,7 +69,8 @@ struct runtime::impl {
   ~impl() {
     caf::scoped_actor self{sys};
     if (registry) {
-      if (published_port) (void)sys.middleman().unpublish(registry, *published_port);
+      // Over TLS the openssl manager owns the port; the registry's exit closes it.
+      if (published_port && !opt.tls.enabled()) (void)sys.middleman().unpublish(registry, *published_port);
       stop_all(self, registry);
     }
     stop_all(self, scheduler, actors.mutator, actors.diagnoser, actors.retriever, actors.refiner,
@@ -99,6 +107,7 @@ runtime::runtime(std::vector<optimize::package_evaluate_fn> slots, actor_timeout
 
 runtime::runtime(std::vector<device_slot> devices, runtime_options options) {
   options.timeouts.validate();
+  options.tls.check("nodes");
   if (devices.empty() && !options.nodes) {
     throw aopt::error(ec::invalid_argument,
                       "actors: at least one evaluator device is needed (give --slots >= 1, or let nodes join)");
@@ -142,7 +151,9 @@ std::uint16_t runtime::listen_for_nodes(const node_listen_options& options) {
   ro.packages = options.packages;
   ro.listener = impl_->opt.listener;
   impl_->registry = spawn_node_registry(impl_->sys, std::move(ro));
-  auto port = impl_->sys.middleman().publish(impl_->registry, options.port, options.host.c_str(), true);
+  auto port = impl_->opt.tls.enabled()
+                  ? caf::openssl::publish(impl_->registry, options.port, options.host.c_str(), true)
+                  : impl_->sys.middleman().publish(impl_->registry, options.port, options.host.c_str(), true);
   if (!port) {
     caf::scoped_actor self{impl_->sys};
     stop_all(self, impl_->registry);

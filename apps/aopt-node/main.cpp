@@ -94,6 +94,10 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-cache", use_cache, "Do not use the evaluation result cache");
   app.add_option("--heartbeat-ms", heartbeat_ms, "Heartbeat period (the daemon loses a node after its heartbeat_timeout_ms)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
+  std::string tls_cert, tls_key, tls_ca;
+  app.add_option("--tls-cert", tls_cert, "This node's certificate (PEM), when the daemon's nodes speak mutual TLS");
+  app.add_option("--tls-key", tls_key, "The key of --tls-cert (PEM)");
+  app.add_option("--tls-ca", tls_ca, "The CA that signed the daemon's certificate (PEM)");
   CLI11_PARSE(app, argc, argv);
   aopt::common::set_log_level(log_level);
   auto log = aopt::common::logger();
@@ -110,6 +114,7 @@ int main(int argc, char** argv) {
       throw aopt::error(aopt::ec::invalid_argument, "--join " + join + ": the port must be a number in [1, 65535]");
     }
     o.name = name;
+    o.tls = {tls_cert, tls_key, tls_ca};
     o.heartbeat = std::chrono::milliseconds(std::max<std::uint32_t>(heartbeat_ms, 50));
     // Devices: (id, profile source).
     std::vector<std::pair<std::string, std::string>> devices;

@@ -4,6 +4,7 @@
 
 #include <toml++/toml.h>
 
+#include "aopt/actors/config.hpp"
 #include "aopt/config/toml_reader.h"
 
 #include "aopt/common/error.h"
@@ -78,13 +79,22 @@ void read_limits(const toml::table& t, const reader& r, daemon_config& c) {
   }
 }
 
+std::string config_path(const std::string& p, const reader& r) {
+  if (p.empty() || fs::path(p).is_absolute()) return p;
+  return (r.file.parent_path() / p).lexically_normal().string();
+}
+
 void read_nodes(const toml::table& t, const reader& r, daemon_config& c) {
   for (auto&& [k, v] : t) {
     const std::string key(k.str());
     if (key == "listen") c.nodes_listen = r.str(v, key);
     else if (key == "heartbeat_timeout_ms") c.node_heartbeat_timeout_ms = static_cast<std::uint32_t>(r.integer(v, key, 100, big));
     else if (key == "device_wait_ms") c.device_wait_ms = static_cast<std::uint32_t>(r.integer(v, key, 0, big));
-    else r.fail(v, key, "unknown key; [nodes] has listen, heartbeat_timeout_ms, device_wait_ms");
+    else if (key == "tls_certificate") c.nodes_tls_certificate = config_path(r.str(v, key), r);
+    else if (key == "tls_key") c.nodes_tls_key = config_path(r.str(v, key), r);
+    else if (key == "tls_ca") c.nodes_tls_ca = config_path(r.str(v, key), r);
+    else r.fail(v, key, "unknown key; [nodes] has listen, heartbeat_timeout_ms, device_wait_ms, tls_certificate, "
+                        "tls_key, tls_ca");
   }
 }
 
@@ -148,10 +158,15 @@ void daemon_config::validate() const {
     if (colon == std::string::npos || colon + 1 == nodes_listen.size()) {
       invalid("nodes.listen: '" + nodes_listen + "' is not HOST:PORT (\"\" means no nodes)");
     }
-    if (!loopback_host(nodes_listen)) {
+    const bool tls = !nodes_tls_certificate.empty() || !nodes_tls_key.empty() || !nodes_tls_ca.empty();
+    if (!loopback_host(nodes_listen) && !tls) {
       invalid("nodes.listen: '" + nodes_listen + "' is not a loopback address; nodes on other hosts need mutual "
-              "TLS, which this version does not have yet: listen on 127.0.0.1 and reach it through an SSH "
-              "tunnel (docs/deploy.md)");
+              "TLS: set [nodes] tls_certificate, tls_key and tls_ca (docs/deploy.md)");
+    }
+    try {
+      actors::tls_files{nodes_tls_certificate, nodes_tls_key, nodes_tls_ca}.check("nodes");
+    } catch (const error& e) {
+      invalid(e.what());
     }
   }
   if (!metrics_address.empty() && metrics_address.find(':') == std::string::npos) {

@@ -47,9 +47,12 @@ struct daemon_config {
   // of [jobs] profile. Default: empty
   std::vector<device_config> devices;
   // [nodes]: remote evaluator nodes (aopt-node --join HOST:PORT, docs/deploy.md).
-  // Where the node registry listens ("" = no nodes). Loopback only: another address needs mutual
-  // TLS, which this version does not have yet (docs/deploy.md). Default: ""
+  // Where the node registry listens ("" = no nodes). An address other than loopback needs mutual
+  // TLS (the three tls_ keys). Default: ""
   std::string nodes_listen;
+  // Mutual TLS for nodes: this daemon's certificate and key, and the CA whose certificates it
+  // accepts (PEM files, relative to the config file; docs/deploy.md). Default: "" (no TLS)
+  std::string nodes_tls_certificate, nodes_tls_key, nodes_tls_ca;
   std::uint32_t node_heartbeat_timeout_ms = 10000;  // a silent node is lost after. Default: 10000
   // Requests of a profile no device serves wait so long for a node to join. Default: 120000
   std::uint32_t device_wait_ms = 120000;

@@ -103,7 +103,9 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
   ro.role_workers = std::max<std::size_t>(cfg_.max_running, 1);
   ro.nodes = !cfg_.nodes_listen.empty();
   ro.device_wait = std::chrono::milliseconds(cfg_.device_wait_ms);
+  ro.tls = {cfg_.nodes_tls_certificate, cfg_.nodes_tls_key, cfg_.nodes_tls_ca};
   ro.listener = [this](const actors::device_event& e) { on_device_event(e); };
+  const bool ro_tls = ro.tls.enabled();
   runtime_ = std::make_unique<actors::runtime>(std::move(devices), std::move(ro));
   if (!cfg_.nodes_listen.empty()) {
     actors::node_listen_options no;
@@ -121,7 +123,8 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
     };
     const auto port = runtime_->listen_for_nodes(no);
     nodes_address_ = no.host + ":" + std::to_string(port);
-    common::logger()->info("evaluator nodes may join at {} (aopt-node --join {})", nodes_address_, nodes_address_);
+    common::logger()->info("evaluator nodes may join at {} (aopt-node --join {}){}", nodes_address_, nodes_address_,
+                           ro_tls ? " over mutual TLS" : "");
   }
 }
 

@@ -166,6 +166,42 @@ TEST(daemon_config, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(l.llm->model, "m");
 }
 
+TEST(daemon_config, DevicesAndNodes) {
+  temp_dir t;
+  const auto f = t.path / "aoptd.toml";
+  auto expect_error = [&](const std::string& text, const std::string& needle) {
+    common::write_text_file(f, text);
+    try {
+      daemon::read_config(f);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  common::write_text_file(f, "[[devices]]\nid = \"a\"\nprofile = \"a2\"\nlabels = [\"rack1\"]\n"
+                             "[[devices]]\nid = \"b\"\n[nodes]\nlisten = \"127.0.0.1:0\"\nheartbeat_timeout_ms = 500\n");
+  const auto c = daemon::read_config(f);
+  ASSERT_EQ(c.devices.size(), 2u);
+  EXPECT_EQ(c.devices[0].id, "a");
+  EXPECT_EQ(c.devices[0].profile, "a2");
+  EXPECT_EQ(c.devices[0].labels, std::vector<std::string>{"rack1"});
+  EXPECT_EQ(c.devices[1].profile, "");
+  EXPECT_EQ(c.nodes_listen, "127.0.0.1:0");
+  EXPECT_EQ(c.node_heartbeat_timeout_ms, 500u);
+  expect_error("[[devices]]\nid = \"a\"\n[[devices]]\nid = \"a\"\n", "device id 'a' is used twice");
+  expect_error("[[devices]]\nid = \"a\"\nkind = \"npu\"\n", "sim devices only");
+  expect_error("[[devices]]\nid = \"a\"\nprofile = \"nope\"\n", ":3:");
+  expect_error("[nodes]\nlisten = \"10.0.0.5:4000\"\n", "nodes on other hosts need mutual TLS");
+  expect_error("[nodes]\nlisten = \"127.0.0.1\"\n", "is not HOST:PORT");
+  expect_error("[nodes]\nlisten = \"10.0.0.5:4000\"\ntls_certificate = \"c.pem\"\n", "key is missing");
+  // With the three TLS files (relative to the config file), another address is accepted.
+  for (const char* name : {"c.pem", "k.pem", "ca.pem"}) common::write_text_file(t.path / name, "x");
+  common::write_text_file(f, "[nodes]\nlisten = \"10.0.0.5:4000\"\ntls_certificate = \"c.pem\"\n"
+                             "tls_key = \"k.pem\"\ntls_ca = \"ca.pem\"\n");
+  const auto tls = daemon::read_config(f);
+  EXPECT_EQ(tls.nodes_tls_ca, (t.path / "ca.pem").string());
+}
+
 TEST(daemon_job_store, PersistsAcrossReopen) {
   temp_dir t;
   {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <fcntl.h>
 #include <map>
 #include <set>
@@ -238,6 +239,61 @@ TEST(distributed, RefusesBadNodesAndNonLoopbackAddresses) {
   // Woken up, it learns the daemon forgot it and registers again.
   quiet.signal(SIGCONT);
   EXPECT_TRUE(wait_devices_up(d, 2, 30)) << quiet.log();
+}
+
+// Runs a shell command (the openssl command line), true when it exits 0.
+bool sh(const std::string& cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()) == 0; }
+
+// A CA, and a certificate it signs (`name`.crt, `name`.key) in `dir`.
+bool make_ca(const fs::path& dir, const std::string& ca) {
+  return sh("cd " + dir.string() + " && openssl req -x509 -newkey rsa:2048 -nodes -keyout " + ca + ".key -out " + ca +
+            ".crt -days 2 -subj /CN=" + ca);
+}
+bool make_cert(const fs::path& dir, const std::string& name, const std::string& ca) {
+  return sh("cd " + dir.string() + " && openssl req -newkey rsa:2048 -nodes -keyout " + name + ".key -out " + name +
+            ".csr -subj /CN=" + name + " && openssl x509 -req -in " + name + ".csr -CA " + ca + ".crt -CAkey " + ca +
+            ".key -CAcreateserial -out " + name + ".crt -days 2");
+}
+
+TEST(distributed, MutualTlsAdmitsOnlyNodesWhoseCertificateTheCaSigned) {
+  temp_dir t("aopt-dist");
+  const fs::path pki = t.path / "pki";
+  fs::create_directories(pki);
+  ASSERT_TRUE(make_ca(pki, "ca") && make_ca(pki, "other") && make_cert(pki, "daemon", "ca") &&
+              make_cert(pki, "n1", "ca") && make_cert(pki, "rogue", "other"))
+      << "the openssl command line is needed (scripts/install-deps.sh)";
+  auto o = node_daemon_options();
+  o.tables = "[nodes]\nlisten = \"127.0.0.1:0\"\ntls_certificate = \"" + (pki / "daemon.crt").string() +
+             "\"\ntls_key = \"" + (pki / "daemon.key").string() + "\"\ntls_ca = \"" + (pki / "ca.crt").string() + "\"\n";
+  daemon_process d(t.path / "daemon", o);
+  ASSERT_TRUE(d.start()) << d.log();
+  EXPECT_NE(d.log().find("over mutual TLS"), std::string::npos) << d.log();
+  const auto join = nodes_address(d);
+  auto tls = [&](const std::string& name, const std::string& ca) {
+    return std::vector<std::string>{"--tls-cert", (pki / (name + ".crt")).string(), "--tls-key",
+                                    (pki / (name + ".key")).string(), "--tls-ca", (pki / (ca + ".crt")).string()};
+  };
+  node_process good(t.path / "good", "n1"), rogue(t.path / "rogue", "rogue"), plain(t.path / "plain", "plain");
+  rogue.start(join, tls("rogue", "ca"));  // a certificate from another CA
+  plain.start(join);                      // no TLS at all
+  good.start(join, tls("n1", "ca"));
+  ASSERT_TRUE(wait_devices_up(d, 2)) << good.log() << d.log();
+  std::this_thread::sleep_for(1500ms);  // the others keep trying meanwhile
+  const auto list = devices(d);
+  ASSERT_EQ(list.size(), 2u) << list.dump();
+  for (const auto& dev : list) EXPECT_EQ(dev.value("node", ""), "n1");
+  for (auto* n : {&rogue, &plain}) {
+    EXPECT_TRUE(n->alive());
+    EXPECT_NE(n->log().find("cannot reach the daemon"), std::string::npos) << n->log();
+    EXPECT_EQ(n->log().find("joined"), std::string::npos) << n->log();
+    // A failed handshake disturbs CAF 0.17's other TLS connections (docs/deploy.md): the refused
+    // nodes leave before the admitted one gets work.
+    n->kill9();
+  }
+  // The admitted node evaluates.
+  const auto id = submit(d, "budget=4&seed=5");
+  ASSERT_TRUE(wait_final(d, {id}, 600)) << d.log();
+  EXPECT_EQ(get_job(d, id).value("state", ""), "finished") << d.log();
 }
 
 }  // namespace

@@ -31,6 +31,18 @@ enum class spawn_mode { detached, cooperative };
 // may be empty.
 using runner_decorator = std::function<std::unique_ptr<optimize::runner>(optimize::runner& inner)>;
 
+// Mutual TLS between a daemon and its evaluator nodes (CAF's openssl module): each side shows a
+// certificate signed by `ca` and accepts only peers whose certificate `ca` signed. PEM files.
+struct tls_files {
+  std::string certificate;
+  std::string key;
+  std::string ca;
+  bool enabled() const { return !certificate.empty(); }
+  // Throws aopt::error(invalid_argument) naming `where` and the file when one is missing or
+  // not given (all three or none).
+  void check(const std::string& where) const;
+};
+
 // A device of this process: what it is and the function that evaluates on it (blocking).
 struct device_slot {
   protocols::device_info info;

@@ -33,6 +33,7 @@ struct node_options {
   std::chrono::milliseconds retry{1000};        // between attempts to join
   std::function<bool()> stop;                   // polled; true = leave and return
   std::function<void(const std::string& line)> log;  // one line per join, loss, retry
+  tls_files tls;  // the daemon's registry speaks mutual TLS: this node's certificate, key and CA
 };
 
 // Makes the evaluate function of each device (same order as options.devices).

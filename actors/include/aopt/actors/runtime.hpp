@@ -34,6 +34,8 @@ struct runtime_options {
   // one.
   bool nodes = false;
   std::chrono::milliseconds device_wait{std::chrono::minutes(2)};
+  // Nodes join over mutual TLS (required for an address other than loopback).
+  tls_files tls;
   device_listener listener;  // device state changes (metrics); may be empty
 };
 
