@@ -66,6 +66,11 @@ void run_node(const node_options& o, const node_slot_factory& make_slots) {
   };
   o.tls.check("aopt-node --tls-*");
   caf::actor_system_config cfg;
+  // The evaluators are detached (a thread each); the scheduler only runs the middleman's
+  // brokers' clients: one worker that does not spin keeps a node quiet next to its evaluations.
+  cfg.set("scheduler.max-threads", 1);
+  cfg.set("work-stealing.aggressive-poll-attempts", 1);
+  cfg.set("work-stealing.moderate-poll-attempts", 1);
   cfg.load<caf::io::middleman>();
   if (o.tls.enabled()) {
     cfg.openssl_certificate = o.tls.certificate;

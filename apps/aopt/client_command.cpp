@@ -2,6 +2,7 @@
 // talks HTTP/1.1 to aoptd over its Unix socket with libcurl (CURLOPT_UNIX_SOCKET_PATH); the API
 // is docs/api.md. Exit codes: 0 done, 1 the job failed or was cancelled (watch, submit --wait),
 // 2 an error (the daemon's error message is printed).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -252,11 +253,19 @@ command_fn add_jobs_command(CLI::App& app) {
 
 command_fn add_devices_command(CLI::App& app) {
   return listing_command(app, "/v1/devices", [](const nlohmann::json& j) {
-    std::cout << fmt::format("{:<8} {:<5} {:<8} {:<6} {:>11} {:>8}\n", "DEVICE", "KIND", "PROFILE", "STATE", "EVALUATIONS",
-                             "FAILURES");
+    std::size_t width = 6;
+    for (const auto& d : j) width = std::max(width, d.value("name", d.value("id", "")).size());
+    const auto row = [width](std::string_view name, std::string_view kind, std::string_view profile,
+                             std::string_view state, std::string_view queue, std::string_view evals,
+                             std::string_view failures, std::string_view busy) {
+      std::cout << fmt::format("{:<{}} {:<5} {:<8} {:<6} {:>5} {:>11} {:>8} {:>5}\n", name, width, kind, profile, state,
+                               queue, evals, failures, busy);
+    };
+    row("DEVICE", "KIND", "PROFILE", "STATE", "QUEUE", "EVALUATIONS", "FAILURES", "BUSY");
     for (const auto& d : j) {
-      std::cout << fmt::format("{:<8} {:<5} {:<8} {:<6} {:>11} {:>8}\n", d.value("id", ""), d.value("kind", ""),
-                               d.value("profile", ""), d.value("state", ""), d.value("evaluations", 0), d.value("failures", 0));
+      row(d.value("name", d.value("id", "")), d.value("kind", ""), d.value("profile", ""), d.value("state", ""),
+          std::to_string(d.value("queue", 0)), std::to_string(d.value("evaluations", 0)),
+          std::to_string(d.value("failures", 0)), fmt::format("{:.0f}%", 100.0 * d.value("busy_ratio", 0.0)));
     }
   });
 }
