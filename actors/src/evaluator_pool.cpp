@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -435,6 +436,8 @@ caf::typed_response_promise<std::vector<eval_report_msg>> on_batch(pool_pointer 
   b.promise = promise;
   auto& queue = st.queues[package];
   queue.device_class = device_class;
+  // A class is reported from its first batch on (its series exists even if nothing ever waits).
+  st.reported_queues.emplace(device_class, std::numeric_limits<std::size_t>::max());
   for (std::size_t i = 0; i < b.requests.size(); ++i) queue.items.push_back({id, i, 0});
   st.batches.emplace(id, std::move(b));
   dispatch(self);

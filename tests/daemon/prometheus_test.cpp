@@ -4,7 +4,10 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <regex>
@@ -146,8 +149,31 @@ TEST(Prometheus, ScrapesTheDaemonAndEveryDashboardQueryHasData) {
   o.learn = false;
   o.metrics_address = "127.0.0.1:0";
   o.fresh_cache = true;
+  // A remote evaluator node too, so the node panels have data.
+  o.tables = "[nodes]\nlisten = \"127.0.0.1:0\"\n";
   daemon_process d(dir / "d", o);
   ASSERT_TRUE(d.start()) << d.log();
+  const std::string join = request(d.socket(), "GET", "/v1/health").json().value("nodes_listen", "");
+  ASSERT_FALSE(join.empty()) << d.log();
+  const pid_t node = ::fork();
+  if (node == 0) {
+    const int fd = ::open((dir / "node.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    ::dup2(fd, 2);
+    ::execl(AOPT_NODE_BINARY, "aopt-node", "--join", join.c_str(), "--name", "n1", "--devices", "1", "--state-dir",
+            (dir / "node").c_str(), "--cache-dir", (dir / "d" / "cache").c_str(), static_cast<char*>(nullptr));
+    std::_Exit(127);
+  }
+  struct reaper {
+    pid_t pid;
+    ~reaper() {
+      ::kill(pid, SIGKILL);
+      int st = 0;
+      ::waitpid(pid, &st, 0);
+    }
+  } reap{node};
+  for (int i = 0; i < 200 && request(d.socket(), "GET", "/v1/devices").json().size() < 3; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_EQ(request(d.socket(), "GET", "/v1/devices").json().size(), 3u) << d.log();
   std::smatch m;
   const std::string log = d.log();
   ASSERT_TRUE(std::regex_search(log, m, std::regex("metrics on http://([0-9.]+:[0-9]+)/metrics"))) << log;
