@@ -129,6 +129,11 @@ TEST(daemon_config, ExampleFileIsTheDefaults) {
   EXPECT_EQ(c.profile, d.profile);
   EXPECT_EQ(c.socket_group, d.socket_group);
   EXPECT_FALSE(c.llm.has_value());  // the example's [llm] table is commented out
+  EXPECT_TRUE(c.devices.empty());    // the example's [[devices]] are commented out
+  EXPECT_EQ(c.nodes_listen, d.nodes_listen);
+  EXPECT_EQ(c.node_heartbeat_timeout_ms, d.node_heartbeat_timeout_ms);
+  EXPECT_EQ(c.device_wait_ms, d.device_wait_ms);
+  EXPECT_EQ(c.nodes_tls_certificate, d.nodes_tls_certificate);
 }
 
 TEST(daemon_config, ErrorsNameFileLineAndKey) {
