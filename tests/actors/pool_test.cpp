@@ -131,7 +131,7 @@ TEST_F(pool_test, SlowEvaluatorTimesOutAndIsReusedAfterItsPing) {
   ASSERT_TRUE(reports);
   EXPECT_EQ((*reports)[0].status, "timeout");
   EXPECT_FALSE((*reports)[0].ok);
-  EXPECT_NE((*reports)[0].diagnostic.find("evaluator slot 0"), std::string::npos)
+  EXPECT_NE((*reports)[0].diagnostic.find("evaluator slot0"), std::string::npos)
       << (*reports)[0].diagnostic;
   EXPECT_EQ((*reports)[1].status, "ok");
   EXPECT_EQ((*reports)[2].status, "ok");
@@ -159,7 +159,7 @@ TEST_F(pool_test, EvaluatorThatDiesYieldsRuntimeErrorAndTheOthersGoOn) {
   ASSERT_TRUE(reports);
   ASSERT_EQ(reports->size(), 3u);
   EXPECT_EQ((*reports)[0].status, "runtime_error");
-  EXPECT_NE((*reports)[0].diagnostic.find("evaluator slot 0"), std::string::npos);
+  EXPECT_NE((*reports)[0].diagnostic.find("evaluator slot0"), std::string::npos);
   EXPECT_EQ((*reports)[1].status, "ok");
   EXPECT_EQ((*reports)[2].status, "ok");
   EXPECT_EQ(parallelism(pool), 1u);

@@ -139,7 +139,7 @@ TEST_F(routing_test, EvaluatorConvertsAndCatchesExceptions) {
   r = unpack(ask<eval_report_wire>(ev, evaluate_atom::value, pack(m)));
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.status, "runtime_error");
-  EXPECT_NE(r.diagnostic.find("evaluator slot 3"), std::string::npos) << r.diagnostic;
+  EXPECT_NE(r.diagnostic.find("evaluator slot3"), std::string::npos) << r.diagnostic;
   EXPECT_NE(r.diagnostic.find("device on fire"), std::string::npos) << r.diagnostic;
 }
 

@@ -130,6 +130,15 @@ bool wait_ready(pid_t& pid, std::chrono::milliseconds interval, Ready ready) {
 }
 
 // The daemon under test. `dir` must be short (the socket path has a 107-byte limit).
+// SIGKILL to a child, then waits for it; pid becomes -1 (nothing when it is not positive).
+inline void kill_and_reap(pid_t& pid) {
+  if (pid <= 0) return;
+  ::kill(pid, SIGKILL);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  pid = -1;
+}
+
 class daemon_process {
  public:
   struct options {
@@ -188,13 +197,7 @@ class daemon_process {
     int st = 0;
     return ::waitpid(pid_, &st, WNOHANG) == 0;
   }
-  void kill9() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGKILL);
-    int st = 0;
-    ::waitpid(pid_, &st, 0);
-    pid_ = -1;
-  }
+  void kill9() { kill_and_reap(pid_); }
   // SIGTERM; returns the exit status (or -1 after `limit` s, when it is killed) and the seconds taken.
   int terminate(double& seconds, double limit = 30) {
     const auto t0 = std::chrono::steady_clock::now();

@@ -165,11 +165,7 @@ TEST(Prometheus, ScrapesTheDaemonAndEveryDashboardQueryHasData) {
   }
   struct reaper {
     pid_t pid;
-    ~reaper() {
-      ::kill(pid, SIGKILL);
-      int st = 0;
-      ::waitpid(pid, &st, 0);
-    }
+    ~reaper() { kill_and_reap(pid); }
   } reap{node};
   for (int i = 0; i < 200 && request(d.socket(), "GET", "/v1/devices").json().size() < 3; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -110,6 +110,19 @@ TEST(daemon_tar, SeededCorruptionNeverCrashes) {
   EXPECT_GT(refused, 1000);
 }
 
+// Writes `text` as the config file `f`: reading it must fail with a message that holds `needle`
+// and names the file.
+void expect_config_error(const fs::path& f, const std::string& text, const std::string& needle) {
+  common::write_text_file(f, text);
+  try {
+    daemon::read_config(f);
+    ADD_FAILURE() << "accepted: " << text;
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(f.string()), std::string::npos) << e.what();
+  }
+}
+
 TEST(daemon_config, ExampleFileIsTheDefaults) {
   const auto c = daemon::read_config(source_dir() / "config" / "aoptd.example.toml");
   const auto d = daemon::default_config();
@@ -139,16 +152,7 @@ TEST(daemon_config, ExampleFileIsTheDefaults) {
 TEST(daemon_config, ErrorsNameFileLineAndKey) {
   temp_dir t;
   const auto f = t.path / "aoptd.toml";
-  auto expect_error = [&](const std::string& text, const std::string& needle) {
-    common::write_text_file(f, text);
-    try {
-      daemon::read_config(f);
-      ADD_FAILURE() << "accepted: " << text;
-    } catch (const error& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find(f.string()), std::string::npos) << e.what();
-    }
-  };
+  auto expect_error = [&](const std::string& text, const std::string& needle) { expect_config_error(f, text, needle); };
   expect_error("[jobs]\n\nmax_running = \"two\"\n", ":3:15: [jobs] max_running: expected an integer");
   expect_error("[jobs]\nmax_running = 0\n", ":2:15: [jobs] max_running: value 0 is outside [1, 1024]");
   expect_error("[daemon]\nsokcet = \"/tmp/x\"\n", ":2:10: [daemon] sokcet: unknown key");
@@ -174,15 +178,7 @@ TEST(daemon_config, ErrorsNameFileLineAndKey) {
 TEST(daemon_config, DevicesAndNodes) {
   temp_dir t;
   const auto f = t.path / "aoptd.toml";
-  auto expect_error = [&](const std::string& text, const std::string& needle) {
-    common::write_text_file(f, text);
-    try {
-      daemon::read_config(f);
-      ADD_FAILURE() << "accepted: " << text;
-    } catch (const error& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  };
+  auto expect_error = [&](const std::string& text, const std::string& needle) { expect_config_error(f, text, needle); };
   common::write_text_file(f, "[[devices]]\nid = \"a\"\nprofile = \"a2\"\nlabels = [\"rack1\"]\n"
                              "[[devices]]\nid = \"b\"\n[nodes]\nlisten = \"127.0.0.1:0\"\nheartbeat_timeout_ms = 500\n");
   const auto c = daemon::read_config(f);

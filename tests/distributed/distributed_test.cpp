@@ -43,13 +43,7 @@ class node_process {
       std::_Exit(127);
     }
   }
-  void kill9() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGKILL);
-    int st = 0;
-    ::waitpid(pid_, &st, 0);
-    pid_ = -1;
-  }
+  void kill9() { kill_and_reap(pid_); }
   bool alive() const {
     int st = 0;
     return pid_ > 0 && ::waitpid(pid_, &st, WNOHANG) == 0;
