@@ -30,6 +30,8 @@
 #include <vector>
 
 #include <caf/all.hpp>
+
+#include "aopt/common/log.h"
 #include <nlohmann/json.hpp>
 
 #include "aopt/actors/convert.hpp"
@@ -149,6 +151,15 @@ struct pool_state {
   std::uint64_t next_ticket = 1;
   pool_options opt;
   std::map<std::string, std::size_t> reported_queues;  // by class: what the listener was told last
+  // Builders: free or busy (ticket), or lost; the items waiting for one; the items being built.
+  struct builder_slot {
+    evaluator_actor handle;
+    std::uint64_t ticket = 0;  // 0 = free
+    bool lost = false;
+  };
+  std::vector<builder_slot> builders;
+  std::deque<pool_item> build_queue;
+  std::map<std::uint64_t, in_flight_item> building;  // ticket -> (item, builder)
   bool tick_pending = false;                           // a device_wait check is scheduled
 };
 
@@ -360,10 +371,93 @@ void report_queues(pool_pointer self) {
 }
 
 void dispatch_items(pool_pointer self);
+void dispatch_builds(pool_pointer self);
 
 void dispatch(pool_pointer self) {
+  dispatch_builds(self);
   dispatch_items(self);
   report_queues(self);
+}
+
+// Puts an item at the end of its package's device queue.
+void enqueue_for_device(pool_pointer self, const pool_item& item) {
+  auto b = self->state.batches.find(item.batch);
+  if (b == self->state.batches.end()) return;
+  auto& q = self->state.queues[b->second.package];
+  q.device_class = b->second.device_class;
+  q.items.push_back(item);
+}
+
+// Whether a builder of this process should build the items of a class first: there are builders
+// for it and a device of this process (whose cache the builders fill) serves it.
+bool wants_build(const pool_state& st, const std::string& device_class) {
+  if (st.builders.empty() || device_class != st.opt.builder_class) return false;
+  const bool builder_left = std::any_of(st.builders.begin(), st.builders.end(), [](const auto& b) { return !b.lost; });
+  return builder_left && std::any_of(st.slots.begin(), st.slots.end(), [&](const pool_slot& s) {
+           return s.info.node.empty() && s.state != slot_state::lost && serves(s.info, device_class);
+         });
+}
+
+void on_built(pool_pointer self, std::uint64_t ticket, eval_report_msg report) {
+  auto& st = self->state;
+  auto it = st.building.find(ticket);
+  if (it == st.building.end()) return;
+  auto [item, builder] = it->second;
+  st.building.erase(it);
+  st.builders[builder].ticket = 0;
+  std::string status;
+  try {
+    status = unpack(report).status;
+  } catch (const std::exception&) {
+    status.clear();  // unreadable: a device evaluates it
+  }
+  if (status == optimize::built_status || status.empty()) {
+    enqueue_for_device(self, item);
+  } else {
+    finish(self, item, std::move(report));  // it does not build (or its result was cached)
+  }
+  dispatch(self);
+}
+
+void on_build_error(pool_pointer self, std::uint64_t ticket, const caf::error& err) {
+  auto& st = self->state;
+  auto it = st.building.find(ticket);
+  if (it == st.building.end()) return;
+  auto [item, builder] = it->second;
+  st.building.erase(it);
+  // A builder that failed or outlived its timeout is not used again; the device builds the item.
+  st.builders[builder].lost = true;
+  st.builders[builder].ticket = 0;
+  common::logger()->warn("builder {} failed ({}); devices build their candidates themselves", builder,
+                         self->system().render(err));
+  enqueue_for_device(self, item);
+  dispatch(self);
+}
+
+void dispatch_builds(pool_pointer self) {
+  auto& st = self->state;
+  const bool any_builder = std::any_of(st.builders.begin(), st.builders.end(), [](const auto& b) { return !b.lost; });
+  if (!any_builder) {
+    while (!st.build_queue.empty()) {
+      enqueue_for_device(self, st.build_queue.front());
+      st.build_queue.pop_front();
+    }
+    return;
+  }
+  for (std::size_t i = 0; i < st.builders.size() && !st.build_queue.empty(); ++i) {
+    auto& b = st.builders[i];
+    if (b.lost || b.ticket != 0) continue;
+    const auto item = st.build_queue.front();
+    st.build_queue.pop_front();
+    const auto batch = st.batches.find(item.batch);
+    if (batch == st.batches.end()) continue;
+    const auto ticket = st.next_ticket++;
+    b.ticket = ticket;
+    st.building.emplace(ticket, in_flight_item{item, i});
+    self->request(b.handle, st.opt.timeout, evaluate_atom::value, batch->second.requests[item.index])
+        .then([self, ticket](eval_report_msg& r) { on_built(self, ticket, std::move(r)); },
+              [self, ticket](caf::error& e) { on_build_error(self, ticket, e); });
+  }
 }
 
 void dispatch_items(pool_pointer self) {
@@ -434,12 +528,15 @@ caf::typed_response_promise<std::vector<eval_report_msg>> on_batch(pool_pointer 
   b.reports.resize(batch.size());
   b.requests = std::move(batch);
   b.promise = promise;
-  auto& queue = st.queues[package];
-  queue.device_class = device_class;
   // A class is reported from its first batch on (its series exists even if nothing ever waits).
   st.reported_queues.emplace(device_class, std::numeric_limits<std::size_t>::max());
-  for (std::size_t i = 0; i < b.requests.size(); ++i) queue.items.push_back({id, i, 0});
+  const bool build_first = wants_build(st, device_class);
+  const auto n = b.requests.size();
   st.batches.emplace(id, std::move(b));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (build_first) st.build_queue.push_back({id, i, 0});
+    else enqueue_for_device(self, {id, i, 0});
+  }
   dispatch(self);
   return promise;
 }
@@ -509,6 +606,7 @@ std::string devices_json(const pool_state& st) {
 evaluator_pool_actor::behavior_type pool_behavior(pool_pointer self, std::vector<device_evaluator> devices,
                                                   pool_options opt) {
   self->state.opt = std::move(opt);
+  for (auto& b : self->state.opt.builders) self->state.builders.push_back({b, 0, false});
   for (auto& d : devices) add_device(self, std::move(d.info), std::move(d.handle));
   self->set_down_handler([self](caf::down_msg& dm) {
     auto& slots = self->state.slots;

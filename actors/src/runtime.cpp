@@ -30,6 +30,7 @@ struct runtime::impl {
   runtime_options opt;
   std::shared_ptr<job_table> jobs = std::make_shared<job_table>();
   std::vector<evaluator_actor> evaluators;
+  std::vector<evaluator_actor> builders;
   service_actors actors;
   scheduler_actor scheduler;
   node_registry_actor registry;
@@ -57,6 +58,10 @@ struct runtime::impl {
     po.timeout = opt.timeouts.evaluation;
     po.device_wait = opt.nodes ? opt.device_wait : std::chrono::milliseconds(0);
     po.listener = opt.listener;
+    for (std::size_t i = 0; i < opt.builders.size(); ++i)
+      builders.push_back(spawn_evaluator(sys, std::move(opt.builders[i]), "builder" + std::to_string(i)));
+    po.builders = builders;
+    po.builder_class = opt.builder_class;
     actors.pool = spawn_evaluator_pool(sys, std::move(pooled), std::move(po));
     actors.mutator = spawn_mutator(sys, jobs, opt.role_workers);
     actors.diagnoser = spawn_diagnoser(sys, jobs, opt.role_workers);
@@ -76,6 +81,7 @@ struct runtime::impl {
     stop_all(self, scheduler, actors.mutator, actors.diagnoser, actors.retriever, actors.refiner,
              actors.distiller, actors.pool);
     for (const auto& e : evaluators) stop_all(self, e);
+    for (const auto& b : builders) stop_all(self, b);
   }
 };
 

@@ -54,6 +54,7 @@ void read_jobs(const toml::table& t, const reader& r, daemon_config& c) {
     const std::string key(k.str());
     if (key == "max_running") c.max_running = static_cast<std::size_t>(r.integer(v, key, 1, 1024));
     else if (key == "evaluator_slots") c.evaluator_slots = static_cast<std::size_t>(r.integer(v, key, 0, 1024));
+    else if (key == "builders") c.builders = static_cast<std::size_t>(r.integer(v, key, 0, 1024));
     else if (key == "profile") c.profile = profile_setting(v, r, key);
     else if (key == "default_budget") c.default_budget = static_cast<std::size_t>(r.integer(v, key, 1, big));
     else if (key == "max_budget") c.max_budget = static_cast<std::size_t>(r.integer(v, key, 1, big));
@@ -61,7 +62,7 @@ void read_jobs(const toml::table& t, const reader& r, daemon_config& c) {
     else if (key == "cache_dir") c.cache_dir = r.str(v, key);
     else if (key == "bank_dir") c.bank_dir = r.str(v, key);
     else if (key == "learn") c.learn = r.boolean(v, key);
-    else r.fail(v, key, "unknown key; [jobs] has max_running, evaluator_slots, profile, default_budget, max_budget, "
+    else r.fail(v, key, "unknown key; [jobs] has max_running, evaluator_slots, builders, profile, default_budget, max_budget, "
                         "use_cache, cache_dir, bank_dir, learn");
   }
 }

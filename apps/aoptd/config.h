@@ -37,6 +37,10 @@ struct daemon_config {
   // machine), or none when nodes may join ([nodes] listen). Default: 0
   std::size_t evaluator_slots = 0;
   std::string profile = "910b4";    // device profile of the sim backend. Default: 910b4
+  // Builders that compile candidates before a device of this host runs them (jobs of [jobs]
+  // profile): a device then only runs, and a candidate that does not compile never takes a
+  // device. 0 = none (each device compiles what it runs). Default: 0
+  std::size_t builders = 0;
   std::size_t default_budget = 40;  // a job's budget when the client gives none. Default: 40
   std::size_t max_budget = 100000;  // the largest budget a client may ask for. Default: 100000
   bool use_cache = true;            // the evaluation result cache. Default: true

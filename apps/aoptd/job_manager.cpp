@@ -104,6 +104,15 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
   ro.nodes = !cfg_.nodes_listen.empty();
   ro.device_wait = std::chrono::milliseconds(cfg_.device_wait_ms);
   ro.tls = {cfg_.nodes_tls_certificate, cfg_.nodes_tls_key, cfg_.nodes_tls_ca};
+  if (cfg_.builders > 0) {
+    jobs::slot_options bo;
+    bo.profile = cfg_.profile;
+    bo.use_cache = cfg_.use_cache;
+    bo.cache_dir = cfg_.cache_dir;
+    bo.slots = cfg_.builders;
+    ro.builders = jobs::make_sim_builders([this](const std::string& id) { return find_package(id); }, bo);
+    ro.builder_class = sim::load_profile(cfg_.profile).name;
+  }
   ro.listener = [this](const actors::device_event& e) { on_device_event(e); };
   const bool ro_tls = ro.tls.enabled();
   runtime_ = std::make_unique<actors::runtime>(std::move(devices), std::move(ro));

@@ -221,9 +221,7 @@ std::string evaluator::key_of(const candidate& cand) const {
   return common::sha256().field(k).field("case").field(*opts_.only_case).finish_hex();
 }
 
-eval_result evaluator::evaluate(const candidate& cand) {
-  const auto t0 = std::chrono::steady_clock::now();
-  untrusted_ = false;
+eval_result evaluator::start_result(const candidate& cand) const {
   const auto& pkg = cand.package();
   if (opts_.only_case && !pkg.spec.find_case(*opts_.only_case)) {
     std::string names;
@@ -233,13 +231,6 @@ eval_result evaluator::evaluate(const candidate& cand) {
   }
   eval_result r;
   r.key = key_of(cand);
-  if (cache_) {
-    if (auto hit = cache_->get(r.key)) {
-      hit->cached = true;
-      common::logger()->info("cache hit {}", r.key);
-      return *hit;
-    }
-  }
   r.package = pkg.dir.string();
   r.kernel = pkg.spec.kernel;
   r.backend = backend_->name();
@@ -249,7 +240,53 @@ eval_result evaluator::evaluate(const candidate& cand) {
   r.reference = pkg.spec.reference_is_baseline() ? "baseline" : pkg.spec.reference;
   r.warnings = pkg.spec.warnings;
   if (const auto w = isolation_warning(opts_.sandbox); !w.empty()) r.warnings.push_back(w);
+  return r;
+}
 
+std::vector<const case_spec*> evaluator::cases_to_run(const candidate& cand) const {
+  std::vector<const case_spec*> cases;
+  for (const auto& c : cand.package().spec.cases) {
+    if (!opts_.only_case || c.name == *opts_.only_case) cases.push_back(&c);
+  }
+  return cases;
+}
+
+bool evaluator::take_build(const build_result& built, eval_result& r) {
+  r.build = {{"seconds", built.total_seconds},
+             {"host_seconds", built.host_seconds},
+             {"kernel_seconds", built.kernel_seconds},
+             {"parallel_kernel_build", built.speculation_hit},
+             {"host_reused", built.host_reused},
+             {"kernel_reused", built.kernel_reused}};
+  if (built.ok) return true;
+  r.status = built.stage == "signature" ? "runtime_error" : "compile_error";
+  r.diagnostic = built.diagnostic;
+  r.build["stage"] = built.stage;
+  r.build["log"] = built.log.size() > 20000 ? built.log.substr(0, 20000) + "\n[truncated]" : built.log;
+  return false;
+}
+
+void evaluator::store(const eval_result& r) {
+  // A timeout may come from a loaded machine rather than the candidate: never cached, so the
+  // next evaluation of the same candidate runs it again.
+  const bool timed_out = r.status == "timeout" ||
+                         std::any_of(r.cases.begin(), r.cases.end(), [](const case_result& c) { return c.status == "timeout"; });
+  // Nor is a verdict that may come from another process rather than the candidate (a changed
+  // input, a tampered result channel): the next evaluation decides afresh.
+  if (cache_ && !timed_out && !untrusted_) cache_->put(r.key, r);
+}
+
+eval_result evaluator::evaluate(const candidate& cand) {
+  const auto t0 = std::chrono::steady_clock::now();
+  untrusted_ = false;
+  eval_result r = start_result(cand);
+  if (cache_) {
+    if (auto hit = cache_->get(r.key)) {
+      hit->cached = true;
+      common::logger()->info("cache hit {}", r.key);
+      return *hit;
+    }
+  }
   const fs::path work = new_work_dir(r.key.substr(0, 12) + "-");
   last_workdir_ = work;
   try {
@@ -262,13 +299,7 @@ eval_result evaluator::evaluate(const candidate& cand) {
     throw;
   }
   r.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // A timeout may come from a loaded machine rather than the candidate: never cached, so the
-  // next evaluation of the same candidate runs it again.
-  const bool timed_out = r.status == "timeout" ||
-                         std::any_of(r.cases.begin(), r.cases.end(), [](const case_result& c) { return c.status == "timeout"; });
-  // Nor is a verdict that may come from another process rather than the candidate (a changed
-  // input, a tampered result channel): the next evaluation decides afresh.
-  if (cache_ && !timed_out && !untrusted_) cache_->put(r.key, r);
+  store(r);
   if (!opts_.keep_workdir) {
     std::error_code e;
     fs::remove_all(work, e);
@@ -276,27 +307,41 @@ eval_result evaluator::evaluate(const candidate& cand) {
   return r;
 }
 
+std::optional<eval_result> evaluator::prebuild(const candidate& cand) {
+  const auto t0 = std::chrono::steady_clock::now();
+  untrusted_ = false;
+  eval_result r = start_result(cand);
+  if (cache_) {
+    if (auto hit = cache_->get(r.key)) {
+      hit->cached = true;
+      return *hit;
+    }
+  }
+  const fs::path work = new_work_dir(r.key.substr(0, 12) + "-b-");
+  std::optional<eval_result> out;
+  try {
+    const build_result built = backend_->build(cand, work / "build", cases_to_run(cand));
+    if (!take_build(built, r)) {
+      r.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      store(r);
+      out = std::move(r);
+    }
+  } catch (...) {
+    std::error_code e;
+    fs::remove_all(work, e);
+    throw;
+  }
+  std::error_code e;
+  fs::remove_all(work, e);
+  return out;
+}
+
 eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, eval_result r) {
   const auto& pkg = cand.package();
   const auto& spec = pkg.spec;
-  std::vector<const case_spec*> cases;
-  for (const auto& c : spec.cases) {
-    if (!opts_.only_case || c.name == *opts_.only_case) cases.push_back(&c);
-  }
+  const auto cases = cases_to_run(cand);
   const build_result built = backend_->build(cand, work / "build", cases);
-  r.build = {{"seconds", built.total_seconds},
-             {"host_seconds", built.host_seconds},
-             {"kernel_seconds", built.kernel_seconds},
-             {"parallel_kernel_build", built.speculation_hit},
-             {"host_reused", built.host_reused},
-             {"kernel_reused", built.kernel_reused}};
-  if (!built.ok) {
-    r.status = built.stage == "signature" ? "runtime_error" : "compile_error";
-    r.diagnostic = built.diagnostic;
-    r.build["stage"] = built.stage;
-    r.build["log"] = built.log.size() > 20000 ? built.log.substr(0, 20000) + "\n[truncated]" : built.log;
-    return r;
-  }
+  if (!take_build(built, r)) return r;
   r.op_type = built.signature.value("op_type", std::string());
 
   // Reference machinery, prepared lazily.

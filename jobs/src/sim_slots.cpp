@@ -65,7 +65,10 @@ std::shared_ptr<const sim_package> make_sim_package(std::shared_ptr<const ev::op
   return out;
 }
 
-std::vector<optimize::package_evaluate_fn> make_sim_slots(package_lookup lookup, const slot_options& opt) {
+namespace {
+
+// The evaluate functions of make_sim_slots (build_only false) and make_sim_builders (true).
+std::vector<optimize::package_evaluate_fn> make_functions(package_lookup lookup, const slot_options& opt, bool build_only) {
   struct slot_state {
     // (input seed, fresh) -> evaluator; seed 0 = the package's; fresh: no result cache (remeasure)
     std::map<std::pair<std::uint64_t, bool>, std::unique_ptr<ev::evaluator>> by_seed;
@@ -73,7 +76,7 @@ std::vector<optimize::package_evaluate_fn> make_sim_slots(package_lookup lookup,
   std::vector<optimize::package_evaluate_fn> out;
   for (std::size_t s = 0; s < std::max<std::size_t>(1, opt.slots); ++s) {
     auto state = std::make_shared<slot_state>();
-    out.emplace_back([lookup, opt, state](const std::string& package, const optimize::eval_request& req) {
+    out.emplace_back([lookup, opt, state, build_only](const std::string& package, const optimize::eval_request& req) {
       const auto pkg = lookup(package);
       if (!pkg) {
         throw error(ec::not_found, fmt::format("evaluator: no package '{}' is registered (its job was removed?)", package));
@@ -101,12 +104,29 @@ std::vector<optimize::package_evaluate_fn> make_sim_slots(package_lookup lookup,
       cand.info().stage = req.stage;
       cand.info().round = req.round;
       cand.info().proposal = req.proposal;
-      auto report = to_report(e->evaluate(cand));
+      optimize::eval_report report;
+      if (!build_only) {
+        report = to_report(e->evaluate(cand));
+      } else if (auto final_result = e->prebuild(cand)) {
+        report = to_report(*final_result);
+      } else {
+        report.status = std::string(optimize::built_status);
+      }
       report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       return report;
     });
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<optimize::package_evaluate_fn> make_sim_slots(package_lookup lookup, const slot_options& opt) {
+  return make_functions(std::move(lookup), opt, false);
+}
+
+std::vector<optimize::package_evaluate_fn> make_sim_builders(package_lookup lookup, const slot_options& opt) {
+  return make_functions(std::move(lookup), opt, true);
 }
 
 std::vector<optimize::evaluate_fn> make_sim_slots(std::shared_ptr<const ev::op_package> pkg, const slot_options& opt) {

@@ -424,5 +424,50 @@ TEST_F(device_pool_test, RequestsWaitForANodeToJoinThenFailAfterTheWait) {
   EXPECT_EQ(log->received.size(), 1u) << "nothing ran the a2 request";
 }
 
+// A builder: "built" for every request but those whose proposal starts with "bad" (a compile
+// error, final). Records what it built.
+evaluator_actor::behavior_type scripted_builder(evaluator_actor::pointer, std::shared_ptr<std::vector<std::string>> built) {
+  return {
+      [built](evaluate_atom, const eval_request_wire& w) {
+        const auto m = unpack(w);
+        built->push_back(m.proposal);
+        optimize::eval_report r;
+        r.status = m.proposal.starts_with("bad") ? "compile_error" : std::string(optimize::built_status);
+        r.diagnostic = r.status == "compile_error" ? "error: scripted" : "";
+        return pack(r);
+      },
+      [](ping_atom) { return ping_atom::value; },
+  };
+}
+
+TEST_F(device_pool_test, BuildersBuildFirstAndACandidateThatDoesNotCompileNeverTakesADevice) {
+  auto built = std::make_shared<std::vector<std::string>>();
+  pool_options o;
+  o.timeout = 100ms;
+  o.builders = {track(sys.spawn(scripted_builder, built))};
+  o.builder_class = "910b4";
+  auto pool = track(spawn_evaluator_pool(sys, {{{"d0", "", "sim", "910b4", {}}, scripted(0, script::answer)}}, o));
+  dispatch_messages();
+  std::vector<eval_request_wire> batch;
+  for (const char* p : {"p0", "bad1", "p2"}) batch.push_back(pack(request_record(static_cast<int>(batch.size()), p)));
+  auto h = self->request(pool, caf::infinite, evaluate_atom::value, std::string("op"), std::string("910b4"), batch);
+  dispatch_messages();
+  std::vector<optimize::eval_report> reports;
+  h.receive([&](std::vector<eval_report_wire>& r) { for (const auto& w : r) reports.push_back(unpack(w)); },
+            [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+  ASSERT_EQ(reports.size(), 3u);
+  EXPECT_EQ(*built, (std::vector<std::string>{"p0", "bad1", "p2"})) << "every request was built first";
+  EXPECT_EQ(reports[0].status, "ok");
+  EXPECT_EQ(reports[1].status, "compile_error") << "the builder's answer is final";
+  EXPECT_EQ(reports[2].status, "ok");
+  std::vector<std::string> ran;
+  for (const auto& [slot, proposal] : log->received) ran.push_back(proposal);
+  EXPECT_EQ(ran, (std::vector<std::string>{"p0", "p2"})) << "the device ran only what built";
+  // Another class (no builder for it) goes to a device directly.
+  auto other = run_batch(pool, "", 1);
+  EXPECT_EQ(built->size(), 3u);
+  EXPECT_EQ(other.size(), 1u);
+}
+
 }  // namespace
 }  // namespace aopt::actors::test

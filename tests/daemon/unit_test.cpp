@@ -131,6 +131,7 @@ TEST(daemon_config, ExampleFileIsTheDefaults) {
   EXPECT_EQ(c.metrics_address, d.metrics_address);
   EXPECT_EQ(c.max_running, d.max_running);
   EXPECT_EQ(c.evaluator_slots, d.evaluator_slots);
+  EXPECT_EQ(c.builders, d.builders);
   EXPECT_EQ(c.default_budget, d.default_budget);
   EXPECT_EQ(c.max_budget, d.max_budget);
   EXPECT_EQ(c.max_body_bytes, d.max_body_bytes);

@@ -290,5 +290,29 @@ TEST(distributed, MutualTlsAdmitsOnlyNodesWhoseCertificateTheCaSigned) {
   EXPECT_EQ(get_job(d, id).value("state", ""), "finished") << d.log();
 }
 
+TEST(distributed, BuildersCompileSoTheDeviceOnlyRuns) {
+  temp_dir t("aopt-dist");
+  daemon_process::options o;
+  o.fresh_cache = true;  // nothing built before
+  o.evaluator_slots = 1;
+  // An artifact cache of its own too (the daemon inherits the variable): nothing reused by chance.
+  ::setenv("AOPT_ARTIFACT_CACHE", (t.path / "artifacts").c_str(), 1);
+  daemon_process d(t.path / "daemon", o);
+  d.set_jobs_key("builders", "2");
+  ASSERT_TRUE(d.start()) << d.log();
+  const auto id = submit(d, "budget=4&seed=11");
+  ASSERT_TRUE(wait_final(d, {id}, 600)) << d.log();
+  ASSERT_EQ(get_job(d, id).value("state", ""), "finished") << d.log();
+  const auto report = request(d.socket(), "GET", "/v1/jobs/" + id + "/report.json");
+  ASSERT_EQ(report.status, 200);
+  const auto j = report.json();
+  // The base was built by a builder: the device found its host executable and kernels in the
+  // host's artifact cache and compiled nothing.
+  const auto& build = j.at("result").at("base").at("result").at("build");
+  EXPECT_TRUE(build.value("host_reused", false)) << build.dump();
+  EXPECT_TRUE(build.value("kernel_reused", false)) << build.dump();
+  EXPECT_EQ(j.at("result").at("base").value("device", ""), "sim0");
+}
+
 }  // namespace
 }  // namespace aopt::testing

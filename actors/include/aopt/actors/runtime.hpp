@@ -37,6 +37,10 @@ struct runtime_options {
   // Nodes join over mutual TLS (required for an address other than loopback).
   tls_files tls;
   device_listener listener;  // device state changes (metrics); may be empty
+  // Builders (jobs::make_sim_builders): requests of `builder_class` that this process's devices
+  // run are built first by a free builder, so a device only runs (evaluator pool). Empty: none.
+  std::vector<optimize::package_evaluate_fn> builders;
+  std::string builder_class;
 };
 
 // Where remote evaluator nodes connect (docs/deploy.md).

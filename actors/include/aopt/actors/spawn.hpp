@@ -88,6 +88,12 @@ struct pool_options {
   // they fail at once.
   std::chrono::milliseconds device_wait{0};
   device_listener listener;  // may be empty
+  // Builders (the Builder half of MetaSchedule's Builder/Runner split): a request of
+  // `builder_class` that a device of this process will run is first built by a free builder
+  // (its artifacts land in this host's cache, so the device compiles nothing); a candidate that
+  // does not build is answered by the builder and never takes a device. Empty: devices build.
+  std::vector<protocols::evaluator_actor> builders;
+  std::string builder_class;
 };
 
 // The pool over `evaluators` (cooperative: it only routes): devices "slot<N>" that serve any

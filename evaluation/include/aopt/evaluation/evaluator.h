@@ -45,6 +45,12 @@ class evaluator {
   evaluator(eval_options opts, std::unique_ptr<backend> be);
 
   eval_result evaluate(const candidate& cand);
+  // A builder's half of an evaluation: builds the candidate without running it, so that its host
+  // executable and kernels land in the artifact cache and the evaluation that follows (on a
+  // device) compiles nothing. Returns the final result when there is one already: the candidate
+  // does not build (stored in the result cache as evaluate would), or the result cache has it;
+  // nullopt when it built and is to be run.
+  std::optional<eval_result> prebuild(const candidate& cand);
   std::string key_of(const candidate& cand) const;
   const eval_options& options() const { return opts_; }
   backend& get_backend() { return *backend_; }
@@ -55,6 +61,13 @@ class evaluator {
   std::uint64_t seed_for(const op_package& pkg) const;
   std::filesystem::path new_work_dir(const std::string& prefix);
   eval_result run_cases(const candidate& cand, const std::filesystem::path& work, eval_result r);
+  // The result's identity (key, package, backend, seed, ...), before anything runs.
+  eval_result start_result(const candidate& cand) const;
+  std::vector<const case_spec*> cases_to_run(const candidate& cand) const;
+  // Fills `r` from a build; false (r is final: compile_error or runtime_error) when it failed.
+  static bool take_build(const build_result& built, eval_result& r);
+  // Stores a final result unless a timeout or an untrusted channel may have made it.
+  void store(const eval_result& r);
 
   eval_options opts_;
   std::unique_ptr<backend> backend_;

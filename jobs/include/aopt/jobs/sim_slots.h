@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "aopt/evaluation/evaluator.h"
@@ -49,6 +50,12 @@ using package_lookup = std::function<std::shared_ptr<const sim_package>(const st
 // from the package are replaced) on opt.backend. Each slot owns its evaluators (one per input seed
 // used, and one without the result cache for "remeasure" requests).
 std::vector<optimize::package_evaluate_fn> make_sim_slots(package_lookup lookup, const slot_options& opt);
+// Builders (opt.slots of them): each builds a candidate without running it (evaluator::prebuild),
+// so that its artifacts are in this host's artifact cache when a device of this host runs it.
+// The report is final when the candidate does not build (or its result is cached); otherwise its
+// status is optimize::built_status and a device is to run it. Remeasure requests never take a
+// cached result.
+std::vector<optimize::package_evaluate_fn> make_sim_builders(package_lookup lookup, const slot_options& opt);
 // The same for one package (the command line's jobs).
 std::vector<optimize::evaluate_fn> make_sim_slots(std::shared_ptr<const evaluation::op_package> pkg,
                                                   const slot_options& opt);

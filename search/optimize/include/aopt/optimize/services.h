@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -72,6 +73,10 @@ struct eval_report {
   // noise profile); otherwise the one deterministic latency.
   std::vector<double> samples() const;
 };
+
+// The status of a builder's report (jobs::make_sim_builders): the candidate built and its
+// artifacts wait in the host's cache; a device is still to run it. Never a search's answer.
+inline constexpr std::string_view built_status = "built";
 
 // Evaluates candidates (the Evaluator role).
 class runner {
