@@ -276,17 +276,21 @@ void evaluator::store(const eval_result& r) {
   if (cache_ && !timed_out && !untrusted_) cache_->put(r.key, r);
 }
 
+std::optional<eval_result> evaluator::from_cache(const std::string& key) {
+  if (!cache_) return std::nullopt;
+  auto hit = cache_->get(key);
+  if (hit) {
+    hit->cached = true;
+    common::logger()->info("cache hit {}", key);
+  }
+  return hit;
+}
+
 eval_result evaluator::evaluate(const candidate& cand) {
   const auto t0 = std::chrono::steady_clock::now();
   untrusted_ = false;
   eval_result r = start_result(cand);
-  if (cache_) {
-    if (auto hit = cache_->get(r.key)) {
-      hit->cached = true;
-      common::logger()->info("cache hit {}", r.key);
-      return *hit;
-    }
-  }
+  if (auto hit = from_cache(r.key)) return *hit;
   const fs::path work = new_work_dir(r.key.substr(0, 12) + "-");
   last_workdir_ = work;
   try {
@@ -311,12 +315,7 @@ std::optional<eval_result> evaluator::prebuild(const candidate& cand) {
   const auto t0 = std::chrono::steady_clock::now();
   untrusted_ = false;
   eval_result r = start_result(cand);
-  if (cache_) {
-    if (auto hit = cache_->get(r.key)) {
-      hit->cached = true;
-      return *hit;
-    }
-  }
+  if (auto hit = from_cache(r.key)) return hit;
   const fs::path work = new_work_dir(r.key.substr(0, 12) + "-b-");
   std::optional<eval_result> out;
   try {

@@ -15,6 +15,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -130,6 +132,20 @@ bool wait_ready(pid_t& pid, std::chrono::milliseconds interval, Ready ready) {
 }
 
 // The daemon under test. `dir` must be short (the socket path has a 107-byte limit).
+// A TCP port on 127.0.0.1 that was free a moment ago.
+inline int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t n = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
+  const int port = ntohs(a.sin_port);
+  ::close(fd);
+  return port;
+}
+
 // SIGKILL to a child, then waits for it; pid becomes -1 (nothing when it is not positive).
 inline void kill_and_reap(pid_t& pid) {
   if (pid <= 0) return;

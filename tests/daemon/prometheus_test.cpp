@@ -24,19 +24,6 @@ using nlohmann::json;
 
 namespace {
 
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t n = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
-  const int port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
-}
-
 // GET http://127.0.0.1:port/target; the body ("" when it fails).
 std::string http_get(int port, const std::string& target) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);

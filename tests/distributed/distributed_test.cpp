@@ -100,6 +100,18 @@ std::vector<nlohmann::json> points(const daemon_process& d, const std::string& i
   return out;
 }
 
+// Starts the nodes (two devices each), waits until all their devices are up, submits a job with
+// `query`; its id, or "" (with a failure) when the nodes did not join.
+std::string join_and_submit(const daemon_process& d, std::vector<node_process*> nodes, const std::string& join,
+                            const std::string& query) {
+  for (auto* n : nodes) n->start(join);
+  if (!wait_devices_up(d, 2 * nodes.size())) {
+    ADD_FAILURE() << "the nodes did not join: " << d.log();
+    return {};
+  }
+  return submit(d, query);
+}
+
 TEST(distributed, ThreeNodesRunTwoJobsOverEveryDevice) {
   temp_dir t("aopt-dist");
   daemon_process d(t.path / "daemon", node_daemon_options());
@@ -144,11 +156,8 @@ TEST(distributed, ANodeKilledMidJobLosesNothingAndARestartedNodeGetsWorkAgain) {
   ASSERT_TRUE(d.start()) << d.log();
   const auto join = nodes_address(d);
   node_process n1(t.path / "n1", "n1"), n2(t.path / "n2", "n2");
-  n1.start(join);
-  n2.start(join);
-  ASSERT_TRUE(wait_devices_up(d, 4)) << d.log();
   // A fresh seed so that the evaluations are not all answered from the cache at once.
-  const auto id = submit(d, "budget=12&seed=" + std::to_string(::getpid() % 1000 + 100));
+  const auto id = join_and_submit(d, {&n1, &n2}, join, "budget=12&seed=" + std::to_string(::getpid() % 1000 + 100));
   ASSERT_FALSE(id.empty());
   // Kill n1 while one of its devices evaluates.
   bool killed_busy = false;
@@ -312,6 +321,30 @@ TEST(distributed, BuildersCompileSoTheDeviceOnlyRuns) {
   EXPECT_TRUE(build.value("host_reused", false)) << build.dump();
   EXPECT_TRUE(build.value("kernel_reused", false)) << build.dump();
   EXPECT_EQ(j.at("result").at("base").value("device", ""), "sim0");
+}
+
+TEST(distributed, ADaemonKilledWithNodesJoinedResumesItsJobAndTheNodesJoinAgain) {
+  temp_dir t("aopt-dist");
+  auto o = node_daemon_options();
+  const auto join = "127.0.0.1:" + std::to_string(free_port());  // the same address after the restart
+  o.tables = "[nodes]\nlisten = \"" + join + "\"\nheartbeat_timeout_ms = 3000\n";
+  daemon_process d(t.path / "daemon", o);
+  ASSERT_TRUE(d.start()) << d.log();
+  node_process n1(t.path / "n1", "n1"), n2(t.path / "n2", "n2");
+  const auto id = join_and_submit(d, {&n1, &n2}, join, "budget=10&seed=" + std::to_string(::getpid() % 1000 + 3000));
+  ASSERT_FALSE(id.empty());
+  const auto end = std::chrono::steady_clock::now() + 300s;
+  while (std::chrono::steady_clock::now() < end && points(d, id).size() < 3) std::this_thread::sleep_for(50ms);
+  ASSERT_GE(points(d, id).size(), 3u) << d.log();
+  d.kill9();
+  ASSERT_TRUE(d.start()) << d.log();
+  // The nodes notice the loss (a heartbeat fails), join the new daemon, and the job resumes.
+  ASSERT_TRUE(wait_devices_up(d, 4, 90)) << n1.log() << n2.log();
+  ASSERT_TRUE(wait_final(d, {id}, 900)) << d.log();
+  const auto j = get_job(d, id);
+  EXPECT_EQ(j.value("state", ""), "finished") << j.dump() << d.log();
+  EXPECT_EQ(j.value("evaluations", 0), 10) << "journaled evaluations answered the replay; none lost, none twice";
+  EXPECT_NE(n1.log().find("joining again"), std::string::npos) << n1.log();
 }
 
 }  // namespace

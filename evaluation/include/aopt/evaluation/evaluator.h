@@ -66,6 +66,8 @@ class evaluator {
   std::vector<const case_spec*> cases_to_run(const candidate& cand) const;
   // Fills `r` from a build; false (r is final: compile_error or runtime_error) when it failed.
   static bool take_build(const build_result& built, eval_result& r);
+  // The result cache's result for `key` (marked cached), if any.
+  std::optional<eval_result> from_cache(const std::string& key);
   // Stores a final result unless a timeout or an untrusted channel may have made it.
   void store(const eval_result& r);
 
