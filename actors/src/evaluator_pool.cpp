@@ -199,13 +199,15 @@ void finish(pool_pointer self, const pool_item& item, eval_report_msg report) {
 
 void dispatch(pool_pointer self);
 
-// Puts an item back at the head of its package's queue.
-void requeue(pool_pointer self, pool_item item) {
+// Puts an item in its package's device queue: at the end, or at the head (`first`: a request
+// that was in flight on a lost node goes before the others).
+void enqueue_for_device(pool_pointer self, const pool_item& item, bool first = false) {
   auto b = self->state.batches.find(item.batch);
   if (b == self->state.batches.end()) return;
   auto& q = self->state.queues[b->second.package];
   q.device_class = b->second.device_class;
-  q.items.push_front(item);
+  if (first) q.items.push_front(item);
+  else q.items.push_back(item);
 }
 
 // Takes a slot out of service. The item it works on is queued again for another device when
@@ -223,7 +225,7 @@ void lose_slot(pool_pointer self, std::size_t slot, const std::string& why) {
       if (!s.info.node.empty() && item.attempts < max_requeues) {
         ++item.attempts;
         ++s.requeued;
-        requeue(self, item);
+        enqueue_for_device(self, item, true);
       } else {
         finish(self, item, pack(failure_report("runtime_error", "evaluator " + s.info.name() + " " + why)));
       }
@@ -347,26 +349,17 @@ void report_queues(pool_pointer self) {
   if (!st.opt.listener) return;
   std::map<std::string, std::size_t> now;
   for (const auto& [_, q] : st.queues) now[q.device_class] += q.items.size();
+  // Every class that had a batch is in reported_queues (on_batch), so no class is missed.
   for (auto& [cls, n] : st.reported_queues) {
     const auto it = now.find(cls);
     const std::size_t v = it == now.end() ? 0 : it->second;
-    if (v != n) {
-      device_event e;
-      e.what = device_event::kind::queue;
-      e.device.profile = cls;
-      e.queued = v;
-      st.opt.listener(e);
-      n = v;
-    }
-  }
-  for (const auto& [cls, n] : now) {
-    if (st.reported_queues.contains(cls)) continue;
-    st.reported_queues[cls] = n;
+    if (v == n) continue;
     device_event e;
     e.what = device_event::kind::queue;
     e.device.profile = cls;
-    e.queued = n;
+    e.queued = v;
     st.opt.listener(e);
+    n = v;
   }
 }
 
@@ -377,15 +370,6 @@ void dispatch(pool_pointer self) {
   dispatch_builds(self);
   dispatch_items(self);
   report_queues(self);
-}
-
-// Puts an item at the end of its package's device queue.
-void enqueue_for_device(pool_pointer self, const pool_item& item) {
-  auto b = self->state.batches.find(item.batch);
-  if (b == self->state.batches.end()) return;
-  auto& q = self->state.queues[b->second.package];
-  q.device_class = b->second.device_class;
-  q.items.push_back(item);
 }
 
 // Whether a builder of this process should build the items of a class first: there are builders

@@ -103,16 +103,9 @@ int main(int argc, char** argv) {
   auto log = aopt::common::logger();
   try {
     aopt::actors::node_options o;
-    const auto colon = join.rfind(':');
-    if (colon == std::string::npos) throw aopt::error(aopt::ec::invalid_argument, "--join " + join + ": expected HOST:PORT");
-    o.host = join.substr(0, colon);
-    try {
-      const auto port = std::stoul(join.substr(colon + 1));
-      if (port == 0 || port > 65535) throw std::out_of_range("port");
-      o.port = static_cast<std::uint16_t>(port);
-    } catch (const std::exception&) {
-      throw aopt::error(aopt::ec::invalid_argument, "--join " + join + ": the port must be a number in [1, 65535]");
-    }
+    const auto address = aopt::actors::parse_host_port(join, "--join", false);
+    o.host = address.host;
+    o.port = address.port;
     o.name = name;
     o.tls = {tls_cert, tls_key, tls_ca};
     o.heartbeat = std::chrono::milliseconds(std::max<std::uint32_t>(heartbeat_ms, 50));

@@ -128,8 +128,7 @@ void read_devices(const toml::node& n, const reader& r, daemon_config& c) {
   }
 }
 
-bool loopback_host(const std::string& address) {
-  const auto host = address.substr(0, address.rfind(':'));
+bool loopback_host(const std::string& host) {
   return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]";
 }
 
@@ -155,12 +154,14 @@ void daemon_config::validate() const {
   if (max_header_bytes < 256) invalid("max_header_bytes: must be >= 256");
   if (request_timeout_ms < 10) invalid("request_timeout_ms: must be >= 10");
   if (!nodes_listen.empty()) {
-    const auto colon = nodes_listen.rfind(':');
-    if (colon == std::string::npos || colon + 1 == nodes_listen.size()) {
-      invalid("nodes.listen: '" + nodes_listen + "' is not HOST:PORT (\"\" means no nodes)");
+    actors::host_port address;
+    try {
+      address = actors::parse_host_port(nodes_listen, "nodes.listen", true);
+    } catch (const error& e) {
+      invalid(std::string(e.what()) + " (\"\" means no nodes)");
     }
     const bool tls = !nodes_tls_certificate.empty() || !nodes_tls_key.empty() || !nodes_tls_ca.empty();
-    if (!loopback_host(nodes_listen) && !tls) {
+    if (!loopback_host(address.host) && !tls) {
       invalid("nodes.listen: '" + nodes_listen + "' is not a loopback address; nodes on other hosts need mutual "
               "TLS: set [nodes] tls_certificate, tls_key and tls_ca (docs/deploy.md)");
     }

@@ -118,13 +118,9 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
   runtime_ = std::make_unique<actors::runtime>(std::move(devices), std::move(ro));
   if (!cfg_.nodes_listen.empty()) {
     actors::node_listen_options no;
-    const auto colon = cfg_.nodes_listen.rfind(':');
-    no.host = cfg_.nodes_listen.substr(0, colon);
-    try {
-      no.port = static_cast<std::uint16_t>(std::stoul(cfg_.nodes_listen.substr(colon + 1)));
-    } catch (const std::exception&) {
-      throw error(ec::invalid_argument, "nodes.listen: '" + cfg_.nodes_listen + "' has no port number");
-    }
+    const auto address = actors::parse_host_port(cfg_.nodes_listen, "nodes.listen", true);  // validate() checked it
+    no.host = address.host;
+    no.port = address.port;
     no.heartbeat_timeout = std::chrono::milliseconds(cfg_.node_heartbeat_timeout_ms);
     no.packages = [this](const std::string& id) -> std::optional<optimize::file_map> {
       if (!find_package(id)) return std::nullopt;  // only the packages of running jobs

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -42,6 +43,15 @@ struct tls_files {
   // not given (all three or none).
   void check(const std::string& where) const;
 };
+
+// A node registry's address, "HOST:PORT" ([nodes] listen, aopt-node --join).
+struct host_port {
+  std::string host;
+  std::uint16_t port = 0;
+};
+// Throws aopt::error(invalid_argument) "`what`: 'TEXT' ..." when it is not HOST:PORT with a port in
+// [0, 65535] ([1, 65535] unless `any_port`: 0 asks for any free port).
+host_port parse_host_port(const std::string& text, const std::string& what, bool any_port);
 
 // A device of this process: what it is and the function that evaluates on it (blocking).
 struct device_slot {
