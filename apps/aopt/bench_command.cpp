@@ -3,11 +3,15 @@
 // <op>/baseline is optimized, <op>/expert, when present, seeds the experience bank and makes the
 // operator "seeded"). Prints the paper's table, writes per-operator JSON, the table and plots.
 // Resumable: a (operator, method) result already in --out with the same settings is reused.
+// A suite of real operators (examples/real-ops) keeps only <op>/aopt.json (our cases) and a
+// sources.json naming each operator's directory under --sources (sources the project does not
+// hold: e.g. the public cann-ops tree).
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -17,6 +21,7 @@
 #include "aopt/bench/metrics.h"
 #include "aopt/bench/plots.h"
 #include "aopt/common/error.h"
+#include "aopt/common/json.h"
 #include "aopt/optimize/report.h"
 #include "aopt/storage/experience_bank.h"
 #include "commands.h"
@@ -41,6 +46,7 @@ struct bench_args {
   std::size_t jobs = 0;
   bool no_cache = false;
   std::string cache_dir;
+  std::string sources;
   bool fresh = false;
   bool stored_only = false;
   rewind_options rewind;
@@ -48,11 +54,29 @@ struct bench_args {
 
 struct suite_op {
   std::string name;
-  fs::path package;  // <op>/baseline, or <op> itself when it has no baseline/ dir
+  fs::path package;  // <op>/baseline, or the operator's directory under --sources
   std::optional<fs::path> expert;
+  fs::path spec;     // <op>/aopt.json of a real-operator suite (empty: the package's own)
 };
 
-std::vector<suite_op> discover(const fs::path& suite, const std::vector<std::string>& only) {
+// sources.json of a real-operator suite: {"operators": {"<op>": "<dir under --sources>", ...}}.
+std::map<std::string, std::string> read_sources(const fs::path& suite) {
+  const fs::path file = suite / "sources.json";
+  const auto j = common::read_json_file(file);
+  std::map<std::string, std::string> out;
+  if (!j.is_object() || !j.contains("operators") || !j["operators"].is_object()) {
+    throw error(ec::invalid_spec, file.string() + ": expected {\"operators\": {\"<op>\": \"<directory under --sources>\"}}");
+  }
+  for (const auto& [k, v] : j["operators"].items()) {
+    if (!v.is_string() || v.get<std::string>().empty() || v.get<std::string>().find("..") != std::string::npos) {
+      throw error(ec::invalid_spec, file.string() + ": operators." + k + ": expected a relative directory such as \"math/" + k + "\"");
+    }
+    out[k] = v.get<std::string>();
+  }
+  return out;
+}
+
+std::vector<suite_op> discover(const fs::path& suite, const std::vector<std::string>& only, const std::string& sources) {
   std::vector<suite_op> out;
   std::set<std::string> wanted(only.begin(), only.end());
   std::vector<fs::path> dirs;
@@ -63,19 +87,40 @@ std::vector<suite_op> discover(const fs::path& suite, const std::vector<std::str
   for (const auto& d : dirs) {
     const std::string name = d.filename().string();
     if (!only.empty() && wanted.count(name) == 0) continue;
-    if (!fs::is_directory(d / "baseline")) continue;  // the suite's layout: <op>/baseline
-    suite_op op{name, d / "baseline", std::nullopt};
+    suite_op op{name, d / "baseline", std::nullopt, {}};
+    if (!fs::is_directory(d / "baseline")) {
+      if (!fs::is_regular_file(d / "aopt.json") || !fs::is_regular_file(suite / "sources.json")) continue;
+      // A real operator: our aopt.json, the sources elsewhere.
+      if (sources.empty()) {
+        throw error(ec::invalid_argument, fmt::format("{}: a suite of real operators (sources.json); pass --sources DIR, the "
+                                                      "tree its operators' directories are under (e.g. cann-ops' src/)",
+                                                      suite.string()));
+      }
+      const auto dirs_of = read_sources(suite);
+      const auto it = dirs_of.find(name);
+      if (it == dirs_of.end()) {
+        throw error(ec::invalid_spec, fmt::format("{}: no entry for operator {}; add \"{}\": \"<directory under --sources>\"",
+                                                  (suite / "sources.json").string(), name, name));
+      }
+      op.package = fs::path(sources) / it->second;
+      op.spec = d / "aopt.json";
+      if (!fs::is_directory(op.package)) {
+        throw error(ec::not_found, fmt::format("operator {}: {} is not a directory; --sources must be the tree that holds {}",
+                                               name, op.package.string(), it->second));
+      }
+    }
     if (fs::is_directory(d / "expert")) op.expert = d / "expert";
     out.push_back(std::move(op));
     wanted.erase(name);  // what is left was not found
   }
   if (!wanted.empty()) {
-    throw error(ec::invalid_argument, fmt::format("--ops: no operator {} with a baseline/ directory in {}",
+    throw error(ec::invalid_argument, fmt::format("--ops: no operator {} with a baseline/ directory (or aopt.json and a sources.json entry) in {}",
                                                   *wanted.begin(), suite.string()));
   }
   if (out.empty()) {
     throw error(ec::invalid_argument,
-                fmt::format("{}: no operator found (expected <op>/baseline/ directories, as in examples/ops)", suite.string()));
+                fmt::format("{}: no operator found (expected <op>/baseline/ directories, as in examples/ops, or <op>/aopt.json "
+                                            "with a sources.json, as in examples/real-ops)", suite.string()));
   }
   return out;
 }
@@ -100,7 +145,7 @@ int run(bench_args& a, const std::string& argv_line) {
       methods.push_back(*pm);
     }
   }
-  const auto ops = discover(a.suite, a.ops);
+  const auto ops = discover(a.suite, a.ops, a.sources);
   const fs::path out(a.out);
   fs::create_directories(out / "ops");
 
@@ -111,8 +156,14 @@ int run(bench_args& a, const std::string& argv_line) {
     storage::experience_bank bank(bank_path);
     if (bank.count() == 0 && !a.stored_only) {
       std::vector<std::string> seeds;
-      for (const auto& op : discover(a.suite, {})) {
+      for (const auto& op : discover(a.suite, {}, a.sources)) {
         if (op.expert) seeds.push_back(op.expert->string());
+      }
+      if (seeds.empty()) {
+        std::cout << fmt::format("warning: {} has no expert kernel to build an experience bank from and the bank {} is "
+                                 "empty: Stage II retrieves nothing; pass --bank DIR with tuples (e.g. aopt bank --bank DIR "
+                                 "import examples/bank/experts.jsonl)\n",
+                                 a.suite, bank_path.string());
       }
       std::cout << fmt::format("building the experience bank in {} by rewinding {} expert seed(s)\n", bank_path.string(),
                                seeds.size());
@@ -137,7 +188,7 @@ int run(bench_args& a, const std::string& argv_line) {
   std::vector<bench::operator_record> records;
   std::size_t missing = 0;  // (operator, method) pairs without a stored result (--stored-only)
   for (const auto& op : ops) {
-    auto pkg = std::make_shared<const ev::op_package>(ev::load_package(op.package));
+    auto pkg = std::make_shared<const ev::op_package>(ev::load_package(op.package, {op.spec, {}}));
     const auto base = load_files(*pkg);
     slot_options so;
     so.profile = a.profile;
@@ -250,6 +301,10 @@ command_fn add_bench_command(CLI::App& app, const std::string& argv_line) {
   app.add_option("--rewind-attempts", a->rewind.attempts, "Rewind evaluations per expert at most (default 8)");
   app.add_flag("--no-cache", a->no_cache, "Do not use the evaluation result cache");
   app.add_option("--cache-dir", a->cache_dir, "Evaluation cache directory (default: the user's cache)");
+  app.add_option("--sources", a->sources,
+                 "Where the operators of a real-operator suite live (SUITE_DIR/sources.json names each one's directory "
+                 "under it; e.g. cann-ops' src/ for examples/real-ops)")
+      ->check(CLI::ExistingDirectory);
   app.add_flag("--fresh", a->fresh, "Ignore results stored in --out by an earlier run");
   app.add_flag("--stored-only", a->stored_only, "Run nothing: tabulate the results stored in --out (a partial table says so)");
   return [a, argv_line]() { return run(*a, argv_line); };

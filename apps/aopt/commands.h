@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "aopt/common/subprocess.h"
+#include "aopt/evaluation/package.h"
 
 namespace aopt::app {
 
@@ -19,6 +20,15 @@ struct run_limit_options {
   common::sandbox_limits limits() const;  // wall S, CPU 2S+1, address space
 };
 void add_run_limit_options(CLI::App& app, run_limit_options& o);
+
+// `--spec FILE` and `--timed-shape SHAPE` of the commands that load a package (eval, optimize,
+// submit): the cases from another aopt.json, the timed case at another shape.
+struct package_args {
+  std::string spec;
+  std::string timed_shape;
+  evaluation::package_options options() const;  // throws invalid_argument for a bad shape
+};
+void add_package_options(CLI::App& app, package_args& a);
 
 // `aopt eval OP_DIR ...`: compile, check and time one operator package.
 command_fn add_eval_command(CLI::App& app);

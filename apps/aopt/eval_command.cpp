@@ -31,6 +31,7 @@ struct eval_args {
   bool keep_workdir = false;
   bool no_sandbox = false;
   run_limit_options run;
+  package_args package;
 };
 
 void print_human(const ev::eval_result& r, const std::string& workdir) {
@@ -117,6 +118,21 @@ void add_run_limit_options(CLI::App& app, run_limit_options& o) {
   app.add_option("--memory-limit", o.memory_mib, "address-space limit per run, MiB")->check(CLI::Range(64, 1 << 22));
 }
 
+evaluation::package_options package_args::options() const {
+  evaluation::package_options o;
+  o.spec_file = spec;
+  if (!timed_shape.empty()) o.timed_shape = evaluation::parse_shape_text(timed_shape, "--timed-shape");
+  return o;
+}
+
+void add_package_options(CLI::App& app, package_args& a) {
+  app.add_option("--spec", a.spec, "aopt.json to use instead of the package's own (its cases, tolerances and reference)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--timed-shape", a.timed_shape,
+                 "run the timed case at this shape, e.g. 64x32768 (its tensors of the main shape, broadcast operands "
+                 "along; aopt.json key \"timed_shape\")");
+}
+
 command_fn add_eval_command(CLI::App& app) {
   auto a = std::make_shared<eval_args>();
   app.add_option("OP_DIR", a->op_dir, "operator package directory (op_host/, op_kernel/, aopt.json here or in the parent)")
@@ -134,6 +150,7 @@ command_fn add_eval_command(CLI::App& app) {
   app.add_flag("--no-sandbox", a->no_sandbox,
                "run compilers and the operator without namespaces (resource limits only; also AOPT_SANDBOX=0)");
   add_run_limit_options(app, a->run);
+  add_package_options(app, a->package);
   return [a]() -> int {
     ev::eval_options o;
     o.backend = a->backend;
@@ -150,7 +167,7 @@ command_fn add_eval_command(CLI::App& app) {
     if (a->no_sandbox) o.sandbox.isolate = false;
     o.limits = a->run.limits();
     try {
-      auto pkg = std::make_shared<const ev::op_package>(ev::load_package(a->op_dir));
+      auto pkg = std::make_shared<const ev::op_package>(ev::load_package(a->op_dir, a->package.options()));
       ev::check_case_memory(pkg->spec, o.limits.address_space_bytes);
       ev::evaluator e(o);
       ev::candidate cand(pkg);

@@ -45,6 +45,7 @@ struct optimize_args {
   bool quiet = false;
   bool json = false;
   std::string command;
+  package_args package;
 };
 
 void write_text(const fs::path& p, const std::string& text) {
@@ -62,7 +63,7 @@ int run(optimize_args& a, const std::string& argv_line) {
     evaluation::load_cann_profile(a.cann_config);  // a bad profile is a usage error before any work
   }
   const auto t0 = std::chrono::steady_clock::now();
-  auto pkg = std::make_shared<const ev::op_package>(ev::load_package(a.op_dir));
+  auto pkg = std::make_shared<const ev::op_package>(ev::load_package(a.op_dir, a.package.options()));
   // Default output: aopt-out/<operator> (the suite's <op>/baseline is named after <op>).
   std::string name = pkg->dir.filename().string();
   if (name == "baseline" || name == "expert") name = pkg->dir.parent_path().filename().string();
@@ -161,6 +162,7 @@ command_fn add_optimize_command(CLI::App& app, const std::string& argv_line) {
   app.add_option("-j,--jobs", a->jobs, "Evaluator slots (default 2, 1 on a one-core machine)");
   app.add_flag("--no-cache", a->no_cache, "Do not use the evaluation result cache");
   app.add_option("--cache-dir", a->cache_dir, "Evaluation cache directory (default: the user's cache)");
+  add_package_options(app, a->package);
   app.add_flag("--no-learn", a->no_learn, "Do not store accepted kernel changes in the bank");
   app.add_flag("--no-stage1", [a](std::int64_t) { a->cfg.stage1 = false; }, "Stage II only");
   app.add_flag("--no-stage2", [a](std::int64_t) { a->cfg.stage2 = false; }, "Stage I only");

@@ -52,6 +52,13 @@ class cann_backend final : public backend {
     cand.materialize(project);
     const auto& pkg = cand.package();
     fs::copy_file(pkg.spec_file, project / "aopt.json", fs::copy_options::overwrite_existing);
+    if (!pkg.spec.timed_shape.empty()) {  // --timed-shape: the project's spec says it too
+      auto j = common::read_json_file(project / "aopt.json");
+      if (j.is_object()) {  // an aopt.json (msOpST cases are a list)
+        j["timed_shape"] = pkg.spec.timed_shape;
+        common::write_json_file(project / "aopt.json", j);
+      }
+    }
     fs::create_directories(dir / "install");
 
     const auto vars = vars_for(dir, pkg.spec.kernel);

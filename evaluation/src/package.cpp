@@ -120,7 +120,7 @@ fs::path find_msopst(const fs::path& dir) {
   return found.empty() ? fs::path() : found.front();
 }
 
-op_package load_package_unchecked(const fs::path& op_dir_in) {
+op_package load_package_unchecked(const fs::path& op_dir_in, const package_options& options) {
   std::error_code e;
   const fs::path op_dir = fs::weakly_canonical(fs::absolute(op_dir_in), e);
   if (!fs::is_directory(op_dir)) {
@@ -145,11 +145,14 @@ op_package load_package_unchecked(const fs::path& op_dir_in) {
   }
   // aopt.json in OP_DIR, else its parent (a suite puts baseline/ and expert/ beside one aopt.json).
   fs::path spec_file;
-  for (const fs::path& cand : {op_dir / "aopt.json", op_dir.parent_path() / "aopt.json"}) {
-    if (fs::is_regular_file(cand)) {
-      spec_file = cand;
-      break;
+  if (!options.spec_file.empty()) {
+    spec_file = fs::absolute(options.spec_file).lexically_normal();
+    if (!fs::is_regular_file(spec_file)) {
+      throw error(ec::not_found, options.spec_file.string() + ": no such file; --spec takes an aopt.json (docs/evaluation.md)");
     }
+  }
+  for (const fs::path& cand : {op_dir / "aopt.json", op_dir.parent_path() / "aopt.json"}) {
+    if (spec_file.empty() && fs::is_regular_file(cand)) spec_file = cand;
   }
   const fs::path host_dir = op_dir / "op_host";
   const fs::path kernel_dir = op_dir / "op_kernel";
@@ -235,6 +238,9 @@ op_package load_package_unchecked(const fs::path& op_dir_in) {
     pkg.spec = parse_msopst_cases(common::read_text_file(st, max_spec_file_bytes), st, kernel_hint);
     pkg.spec_file = st;
   }
+  if (!options.timed_shape.empty()) {
+    set_timed_shape(pkg.spec, options.timed_shape, "--timed-shape (" + pkg.spec_file.string() + ")");
+  }
   pkg.source_files();  // the size and readability checks, now rather than at the first evaluation
   for (const auto& w : pkg.spec.warnings) common::logger()->warn("{}", w);
   return pkg;
@@ -242,9 +248,9 @@ op_package load_package_unchecked(const fs::path& op_dir_in) {
 
 }  // namespace
 
-op_package load_package(const fs::path& op_dir_in) {
+op_package load_package(const fs::path& op_dir_in, const package_options& options) {
   try {
-    return load_package_unchecked(op_dir_in);
+    return load_package_unchecked(op_dir_in, options);
   } catch (const fs::filesystem_error& e) {
     throw_fs_error(e);
   }

@@ -100,6 +100,7 @@ nlohmann::json op_spec::to_json() const {
   j["kernel"] = kernel;
   j["reference"] = reference_is_baseline() ? "baseline" : fs::path(reference).filename().string();
   if (seed) j["seed"] = *seed;
+  if (!timed_shape.empty()) j["timed_shape"] = timed_shape;
   nlohmann::json tol = nlohmann::json::object();
   for (const auto& [t, e] : tolerance.per_dtype) tol[dtype_name(t)] = {{"rtol", e.rtol}, {"atol", e.atol}};
   tol["max_mismatch_ratio"] = tolerance.max_mismatch_ratio;
@@ -233,7 +234,7 @@ class spec_reader {
     spec.source = doc_.file;
     const ojson& root = doc_.value;
     need_object(root, "", "(top level)");
-    warn_unknown(root, "", "", {"kernel", "cases", "tolerance", "reference", "seed", "description", "version"},
+    warn_unknown(root, "", "", {"kernel", "cases", "tolerance", "reference", "seed", "description", "version", "timed_shape"},
                  spec.warnings);
     if (root.contains("version")) {
       const auto& v = root["version"];
@@ -378,6 +379,17 @@ class spec_reader {
       fail("/cases", "cases", "missing timed case: no case has \"timed\": true",
            "mark the case whose latency should be measured with \"timed\": true");
     }
+    if (root.contains("timed_shape")) {
+      const auto& v = root["timed_shape"];
+      constexpr const char* fix = "write the timed case's shape as a list of positive integers, e.g. [64, 32768]";
+      if (!v.is_array() || v.empty()) fail("/timed_shape", "timed_shape", "expected a non-empty list, found " + v.dump(), fix);
+      std::vector<std::int64_t> shape;
+      for (const auto& d : v) {
+        if (!d.is_number_integer() || d.get<std::int64_t>() < 1) fail("/timed_shape", "timed_shape", "dimension " + d.dump() + " is not a positive integer", fix);
+        shape.push_back(d.get<std::int64_t>());
+      }
+      set_timed_shape(spec, shape, doc_.where("/timed_shape") + ": field 'timed_shape'");
+    }
     return spec;
   }
 
@@ -408,6 +420,81 @@ op_spec parse_op_spec(const std::string& text, const fs::path& file) {
 
 op_spec load_op_spec(const fs::path& file) {
   return parse_op_spec(common::read_text_file(file, max_spec_file_bytes), file);
+}
+
+void set_timed_shape(op_spec& spec, const std::vector<std::int64_t>& shape, const std::string& origin) {
+  const auto bad = [&](const std::string& problem, const std::string& fix) {
+    throw error(ec::invalid_spec, origin + ": " + problem + "; " + fix);
+  };
+  if (shape.empty()) bad("the shape is empty", "give at least one dimension, e.g. 64x32768");
+  for (auto d : shape) {
+    if (d < 1) bad("dimension " + std::to_string(d) + " is below 1", "give positive dimensions, e.g. 64x32768");
+  }
+  if (const auto p = shape_problem(shape); !p.empty()) bad(p, "give a smaller shape");
+  const auto timed = std::find_if(spec.cases.begin(), spec.cases.end(), [](const case_spec& c) { return c.timed; });
+  if (timed == spec.cases.end()) bad("the spec has no timed case", "mark one case \"timed\": true");
+  // The timed case's main shape: its largest input tensor's (the first of the largest).
+  const std::vector<std::int64_t>* main = nullptr;
+  for (const auto& in : timed->inputs) {
+    for (const auto& t : in.tensors) {
+      if (main == nullptr || t.numel() > tensor_spec{*main, t.type, {}}.numel()) main = &t.shape;
+    }
+  }
+  if (main == nullptr) bad("the timed case '" + timed->name + "' has no input to scale", "scale a case with inputs");
+  const std::vector<std::int64_t> from = *main;
+  // A tensor's new shape, or nullopt when it keeps its own.
+  const auto scaled = [&](const std::vector<std::int64_t>& s) -> std::optional<std::vector<std::int64_t>> {
+    if (s == from) return shape;
+    if (s.size() != from.size() || from.size() != shape.size()) return std::nullopt;
+    std::vector<std::int64_t> out(s.size());
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      if (s[k] == from[k]) out[k] = shape[k];
+      else if (s[k] == 1) out[k] = 1;
+      else return std::nullopt;
+    }
+    return out;
+  };
+  for (auto& in : timed->inputs) {
+    for (std::size_t k = 0; k < in.tensors.size(); ++k) {
+      auto& t = in.tensors[k];
+      const auto to = scaled(t.shape);
+      if (!to) continue;
+      if (!t.values.empty()) {
+        bad("input '" + in.name + "' of the timed case '" + timed->name + "' has given values",
+            "scale a case whose inputs are generated, or write the shapes in aopt.json");
+      }
+      t.shape = *to;
+    }
+  }
+  for (auto& o : timed->outputs) {
+    if (!o.shape) continue;
+    if (const auto to = scaled(*o.shape)) o.shape = *to;
+  }
+  spec.timed_shape = shape;
+  spec.warnings.push_back(origin + ": the timed case '" + timed->name + "' runs at " + shape_text(shape) + " (written " +
+                          shape_text(from) + ")");
+}
+
+std::vector<std::int64_t> parse_shape_text(const std::string& text, const std::string& what) {
+  const auto bad = [&]() -> std::vector<std::int64_t> {
+    throw error(ec::invalid_argument, what + " '" + shown(text) + "': not a shape; write the dimensions as 64x32768 or 64,32768");
+  };
+  std::string t;
+  for (char c : text) {
+    if (c != ' ' && c != '[' && c != ']') t += c;
+  }
+  std::vector<std::int64_t> out;
+  std::size_t i = 0;
+  while (i <= t.size()) {
+    std::size_t j = t.find_first_of("x,", i);
+    if (j == std::string::npos) j = t.size();
+    const std::string d = t.substr(i, j - i);
+    if (d.empty() || d.size() > 18 || d.find_first_not_of("0123456789") != std::string::npos) return bad();
+    out.push_back(std::stoll(d));
+    if (out.back() < 1) return bad();
+    i = j + 1;
+  }
+  return out;
 }
 
 std::uint64_t case_bytes_limit(std::uint64_t address_space_bytes) { return address_space_bytes / 2; }

@@ -2,6 +2,8 @@
 // watch (until the job ends), job, fetch, and cancel of a finished job (an error, exit 1 or 2).
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "../support/aopt_process.h"
 #include "daemon_process.h"
 
@@ -61,6 +63,32 @@ TEST(daemon_client, SubmitWatchFetchThroughTheAoptBinary) {
   const auto nobody = run_aopt({"jobs", "--socket", (t.path / "none.sock").string()}, 60);
   EXPECT_EQ(nobody.exit_code, 2) << nobody.out << nobody.err;
   EXPECT_NE(nobody.err.find("none.sock"), std::string::npos) << nobody.err;
+}
+
+// `aopt submit --timed-shape` carries the shape in the uploaded aopt.json: the job's evaluations
+// (on any device, a node's included) run the timed case at that shape.
+TEST(daemon_client, SubmitWithTimedShape) {
+  temp_dir t("aoptd-ts");
+  daemon_process d(t.path);
+  ASSERT_TRUE(d.start()) << d.log();
+  const std::string sock = d.socket().string();
+  const std::string pkg = (source_dir() / "examples" / "ops" / "abs" / "baseline").string();
+  const auto bad = run_aopt({"submit", pkg, "--timed-shape", "0x3", "--socket", sock}, 60);
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("--timed-shape"), std::string::npos) << bad.err;
+
+  const auto sub = run_aopt({"submit", pkg, "--timed-shape", "3x4096", "--budget", "1", "--wait", "--socket", sock}, 600);
+  ASSERT_EQ(sub.exit_code, 0) << sub.out << sub.err << d.log();
+  const std::string id = last_line(sub.out);
+  const fs::path out = t.path / "out";
+  ASSERT_EQ(run_aopt({"fetch", id, "--out", out.string(), "--socket", sock}, 60).exit_code, 0);
+  std::ifstream in(out / "report.json");
+  const auto rep = nlohmann::json::parse(in);
+  std::size_t timed_elements = 0;
+  for (const auto& c : rep["result"]["base"]["result"]["cases"]) {
+    if (c.value("timed", false)) timed_elements = c["outputs"].at(0).value("elements", std::size_t{0});
+  }
+  EXPECT_EQ(timed_elements, 3u * 4096u) << rep["result"]["base"]["result"].dump().substr(0, 3000);
 }
 
 }  // namespace

@@ -65,4 +65,48 @@ TEST(AoptBench, EveryMethodRunsAndTheTableIsWritten) {
   fs::remove_all(root);
 }
 
+// A suite of real operators keeps only our aopt.json per operator and a sources.json; the
+// sources come from --sources (here the examples' own packages stand in for cann-ops' tree).
+// `aopt eval --spec` and `--timed-shape` are the same mechanism for one operator.
+TEST(AoptBench, RealOperatorSuiteTakesItsSourcesFromElsewhere) {
+  const fs::path root = fs::temp_directory_path() / ("aopt-bench-real-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const std::string src = AOPT_TEST_SOURCE_DIR;
+  const fs::path suite = root / "suite", out = root / "out", bank = root / "bank", cache = root / "cache";
+  fs::create_directories(suite / "abs");
+  std::ofstream(suite / "abs" / "aopt.json") << R"({"kernel": "abs_custom", "cases": [
+    {"name": "ours", "timed": true, "inputs": {"x": {"shape": [96, 1000], "dtype": "float16", "range": [-3, 3]}}},
+    {"name": "odd", "inputs": {"x": {"shape": [5, 77], "dtype": "float16", "range": [-3, 3]}}}]})";
+  std::ofstream(suite / "sources.json") << R"({"operators": {"abs": "abs/baseline"}})";
+  ASSERT_EQ(aopt({"bank", "--bank", bank.string(), "import", src + "/examples/bank/experts.jsonl"}).exit_code, 0);
+
+  const auto no_sources = aopt({"bench", suite.string(), "--out", out.string(), "--bank", bank.string()});
+  EXPECT_EQ(no_sources.exit_code, 2) << no_sources.out << no_sources.err;
+  EXPECT_NE(no_sources.err.find("--sources"), std::string::npos) << no_sources.err;
+
+  const auto o = aopt({"bench", suite.string(), "--sources", src + "/examples/ops", "--methods", "aopt", "--budget", "3",
+                       "--out", out.string(), "--bank", bank.string(), "--cache-dir", cache.string()});
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  std::ifstream in(out / "ops" / "abs.aopt.json");
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["result"]["base"]["result"]["timed_case"], "ours") << j["result"]["base"].dump().substr(0, 2000);
+
+  // One operator: the same spec with --spec, then its timed case at another shape.
+  const auto e1 = aopt({"eval", src + "/examples/ops/abs/baseline", "--spec", (suite / "abs" / "aopt.json").string(), "--json",
+                        "--cache-dir", cache.string()});
+  ASSERT_EQ(e1.exit_code, 0) << e1.err;
+  const auto r1 = nlohmann::json::parse(e1.out);
+  EXPECT_EQ(r1["timed_case"], "ours");
+  const auto e2 = aopt({"eval", src + "/examples/ops/abs/baseline", "--spec", (suite / "abs" / "aopt.json").string(), "--json",
+                        "--timed-shape", "1536x1000", "--cache-dir", cache.string()});
+  ASSERT_EQ(e2.exit_code, 0) << e2.err;
+  const auto r2 = nlohmann::json::parse(e2.out);
+  EXPECT_EQ(r2["status"], "ok");
+  EXPECT_GT(r2["latency_us"].get<double>(), 1.2 * r1["latency_us"].get<double>()) << "16x the data must take longer";
+  const auto bad = aopt({"eval", src + "/examples/ops/abs/baseline", "--timed-shape", "384x", "--cache-dir", cache.string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--timed-shape"), std::string::npos) << bad.err;
+  fs::remove_all(root);
+}
+
 }  // namespace

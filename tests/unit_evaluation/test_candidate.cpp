@@ -132,3 +132,20 @@ TEST(Package, ASuiteOperatorDirectoryNamesItsPackages) {
   }
   fs::remove_all(d);
 }
+
+// --spec: another aopt.json wins over the package's own; --timed-shape scales its timed case.
+TEST_F(CandidateTest, SpecAndTimedShapeOptions) {
+  const fs::path other = dir_ / "elsewhere" / "aopt.json";
+  fs::create_directories(other.parent_path());
+  std::ofstream(other) << R"({"kernel": "my_op", "cases": [{"name": "big", "timed": true,
+      "inputs": {"x": {"shape": [16], "dtype": "float32"}}}]})";
+  const auto p = ev::load_package(dir_ / "pkg", {other, {}});
+  EXPECT_EQ(p.spec_file, other);
+  EXPECT_EQ(p.spec.cases.at(0).name, "big");
+  const auto q = ev::load_package(dir_ / "pkg", {{}, {2, 8}});
+  EXPECT_EQ(q.spec_file, dir_ / "aopt.json");
+  EXPECT_EQ(q.spec.cases.at(0).inputs.at(0).tensors.at(0).shape, (std::vector<std::int64_t>{2, 8}));
+  EXPECT_NE(ev::candidate(std::make_shared<const ev::op_package>(q)).key("sim", "910b4", 1, "tc"),
+            ev::candidate(pkg_).key("sim", "910b4", 1, "tc"));
+  EXPECT_THROW(ev::load_package(dir_ / "pkg", {dir_ / "missing.json", {}}), aopt::error);
+}

@@ -1,11 +1,14 @@
 // aopt.json validation: one test per malformed field, each asserting file, line and field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "aopt/common/error.h"
 #include "aopt/evaluation/spec.h"
+
+#include <nlohmann/json.hpp>
 
 namespace ev = aopt::evaluation;
 namespace fs = std::filesystem;
@@ -186,4 +189,96 @@ TEST(Spec, CanonicalJsonIgnoresFormatting) {
   for (std::size_t p; (p = t.find("\n")) != std::string::npos;) t.replace(p, 1, " ");
   const auto b = ev::parse_op_spec(t, "b.json");
   EXPECT_EQ(a.to_json().dump(), b.to_json().dump());
+}
+
+// --timed-shape / "timed_shape": the timed case's main-shape tensors take the new shape,
+// broadcast operands keep their 1s, other tensors (a scalar) keep theirs; other cases untouched.
+TEST(Spec, TimedShapeScalesTheTimedCaseOnly) {
+  const std::string text = R"({"kernel": "k", "cases": [
+    {"name": "perf", "timed": true, "inputs": {
+       "x": {"shape": [8, 64], "dtype": "float16"}, "bias": {"shape": [1, 64], "dtype": "float16"},
+       "s": {"shape": [1], "dtype": "float16"}, "idx": {"shape": [5, 3], "dtype": "int32"}},
+     "outputs": {"y": {"shape": [8, 64]}}},
+    {"name": "tail", "inputs": {"x": {"shape": [3, 7], "dtype": "float16"}, "bias": {"shape": [1, 7], "dtype": "float16"},
+       "s": {"shape": [1], "dtype": "float16"}, "idx": {"shape": [5, 3], "dtype": "int32"}}}]})";
+  auto s = ev::parse_op_spec(text, "pkg/aopt.json");
+  const auto before = s.to_json();
+  ev::set_timed_shape(s, {64, 32768}, "--timed-shape");
+  const auto& perf = s.cases[0];
+  EXPECT_EQ(perf.inputs[0].tensors[0].shape, (std::vector<std::int64_t>{64, 32768}));
+  EXPECT_EQ(perf.inputs[1].tensors[0].shape, (std::vector<std::int64_t>{1, 32768}));
+  EXPECT_EQ(perf.inputs[2].tensors[0].shape, (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(perf.inputs[3].tensors[0].shape, (std::vector<std::int64_t>{5, 3}));
+  ASSERT_TRUE(perf.outputs.at(0).shape.has_value());
+  EXPECT_EQ(*perf.outputs[0].shape, (std::vector<std::int64_t>{64, 32768}));
+  EXPECT_EQ(s.cases[1].inputs[0].tensors[0].shape, (std::vector<std::int64_t>{3, 7}));
+  EXPECT_EQ(s.timed_shape, (std::vector<std::int64_t>{64, 32768}));
+  EXPECT_NE(s.to_json(), before);  // the candidate key sees the new shape
+  ASSERT_FALSE(s.warnings.empty());
+  EXPECT_NE(s.warnings.back().find("[8,64]"), std::string::npos) << s.warnings.back();
+
+  // The same through the file's key, with its line in errors.
+  const std::string keyed = R"({"kernel": "k", "timed_shape": [4, 1024],
+    "cases": [{"name": "perf", "timed": true, "inputs": {"x": {"shape": [8, 64], "dtype": "float16"}}}]})";
+  EXPECT_EQ(ev::parse_op_spec(keyed, "pkg/aopt.json").cases[0].inputs[0].tensors[0].shape,
+            (std::vector<std::int64_t>{4, 1024}));
+  const std::string bad = R"({"kernel": "k",
+    "timed_shape": [4, 0],
+    "cases": [{"name": "perf", "timed": true, "inputs": {"x": {"shape": [8, 64], "dtype": "float16"}}}]})";
+  expect_error(bad, 2, "timed_shape", "not a positive integer");
+}
+
+TEST(Spec, TimedShapeRefusesGivenValuesAndHugeShapes) {
+  const std::string text = R"({"kernel": "k", "cases": [{"name": "perf", "timed": true,
+    "inputs": {"x": {"shape": [2], "dtype": "float16"}}}]})";
+  auto s = ev::parse_op_spec(text, "pkg/aopt.json");
+  s.cases[0].inputs[0].tensors[0].values = {1.0, 2.0};  // msOpST "value"
+  EXPECT_THROW(ev::set_timed_shape(s, {4}, "--timed-shape"), aopt::error);
+  s.cases[0].inputs[0].tensors[0].values.clear();
+  try {
+    ev::set_timed_shape(s, {1 << 21, 1 << 21}, "--timed-shape");
+    FAIL() << "a shape over 2^40 elements must be refused";
+  } catch (const aopt::error& e) {
+    EXPECT_NE(std::string(e.what()).find("--timed-shape"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Spec, ShapeTextForms) {
+  EXPECT_EQ(ev::parse_shape_text("64x32768", "--timed-shape"), (std::vector<std::int64_t>{64, 32768}));
+  EXPECT_EQ(ev::parse_shape_text("64,32768", "--timed-shape"), (std::vector<std::int64_t>{64, 32768}));
+  EXPECT_EQ(ev::parse_shape_text("[2, 3, 4]", "--timed-shape"), (std::vector<std::int64_t>{2, 3, 4}));
+  EXPECT_EQ(ev::parse_shape_text("1048576", "--timed-shape"), (std::vector<std::int64_t>{1048576}));
+  for (const char* bad : {"", "x", "64x", "64xx2", "-4x2", "0x8", "64*8", "99999999999999999999"}) {
+    try {
+      ev::parse_shape_text(bad, "--timed-shape");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const aopt::error& e) {
+      EXPECT_NE(std::string(e.what()).find("--timed-shape"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// The real-operator bench's data (examples/real-ops): every spec is valid, has a timed case of
+// at least 64k elements (worth optimizing) and an entry in sources.json, and every entry a spec.
+TEST(Spec, RealOperatorSuiteDataIsComplete) {
+  const fs::path dir = fs::path(AOPT_TEST_SOURCE_DIR) / "examples" / "real-ops";
+  std::ifstream in(dir / "sources.json");
+  const auto sources = nlohmann::json::parse(in).at("operators");
+  std::size_t specs = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (!e.is_directory()) continue;
+    const std::string op = e.path().filename().string();
+    SCOPED_TRACE(op);
+    const auto s = ev::load_op_spec(e.path() / "aopt.json");
+    EXPECT_TRUE(s.warnings.empty()) << s.warnings.front();
+    const auto* timed = &s.cases.front();
+    for (const auto& c : s.cases) if (c.timed) timed = &c;
+    std::int64_t largest = 0;
+    for (const auto& i : timed->inputs) largest = std::max(largest, i.tensors.at(0).numel());
+    EXPECT_GE(largest, 65536);
+    EXPECT_TRUE(sources.contains(op)) << "no sources.json entry";
+    ++specs;
+  }
+  EXPECT_EQ(specs, sources.size()) << "a sources.json entry without a spec directory";
+  EXPECT_GE(specs, 30u);
 }

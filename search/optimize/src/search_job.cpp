@@ -60,8 +60,9 @@ bool search_job::start(const file_map& base) {
     std::snprintf(us, sizeof us, "%.2f", res_.base_us);
     const std::string w = std::string("the timed case runs ") + us + " us, under " + std::to_string(static_cast<int>(small_case_us)) +
                           " us: mostly the kernel's launch and head cost, so a change of the kernel's body can hardly "
-                          "show; give the operator a larger timed case (a case of aopt.json with \"timed\": true, "
-                          "docs/evaluation.md) before spending the budget";
+                          "show; give the operator a larger timed case before spending the budget: --timed-shape 64x32768 "
+                          "(or aopt.json \"timed_shape\"), or a case of aopt.json with \"timed\": true "
+                          "(docs/evaluation.md)";
     res_.warnings.push_back(w);
     say("warning", w);
   }

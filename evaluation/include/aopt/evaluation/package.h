@@ -34,9 +34,19 @@ struct op_package {
   std::vector<std::string> source_files() const;
 };
 
-// Loads OP_DIR: detects the layout, finds aopt.json in OP_DIR or its parent (or msOpST cases
-// under tests/st/), validates it and the source files (source_files()). Throws aopt::error with
-// file/line/what to do; never a std::filesystem or nlohmann exception.
-op_package load_package(const std::filesystem::path& op_dir);
+// What a user may say about a package besides its files.
+struct package_options {
+  // An aopt.json to use instead of the package's own (`--spec`): cases and tolerances kept apart
+  // from sources the user does not own (e.g. the real-operator bench's specs).
+  std::filesystem::path spec_file;
+  // The timed case at this shape (`--timed-shape`; see set_timed_shape). Empty: as the spec says.
+  std::vector<std::int64_t> timed_shape;
+};
+
+// Loads OP_DIR: detects the layout, finds aopt.json (options.spec_file, else OP_DIR's, else its
+// parent's, else msOpST cases under tests/st/), validates it and the source files
+// (source_files()), then scales the timed case when options.timed_shape says so. Throws
+// aopt::error with file/line/what to do; never a std::filesystem or nlohmann exception.
+op_package load_package(const std::filesystem::path& op_dir, const package_options& options = {});
 
 }  // namespace aopt::evaluation

@@ -68,6 +68,7 @@ struct op_spec {
   tolerance_spec tolerance;
   std::string reference = "baseline";    // "baseline" or an absolute path to a .cpp file
   std::optional<std::uint64_t> seed;     // default input seed
+  std::vector<std::int64_t> timed_shape; // the timed case was scaled to this shape (empty: as written)
   std::filesystem::path source;          // aopt.json (or the msOpST file) it came from
   std::vector<std::string> warnings;     // unknown keys etc., each with file:line
 
@@ -81,6 +82,18 @@ struct op_spec {
 // Throws aopt::error(invalid_spec) / (parse_error) with "file:line:col: field: problem; fix".
 op_spec parse_op_spec(const std::string& text, const std::filesystem::path& file);
 op_spec load_op_spec(const std::filesystem::path& file);
+
+// The timed case at another shape (aopt.json "timed_shape", `--timed-shape`): every tensor of the
+// timed case shaped like its largest input, and every output override of that shape, takes
+// `shape`; a tensor of the same rank whose dimensions are that shape's or 1 (a broadcast
+// operand) keeps its 1s and takes the rest; every other tensor (a scalar, an index) keeps its
+// shape. Records `shape` in spec.timed_shape. Throws aopt::error(invalid_spec) naming `origin`
+// for an empty shape, a dimension below 1, more than max_tensor_elements, or a tensor to scale
+// that has given values.
+void set_timed_shape(op_spec& spec, const std::vector<std::int64_t>& shape, const std::string& origin);
+// "64x32768", "64,32768" or "[64, 32768]" -> {64, 32768}. Throws aopt::error(invalid_argument)
+// naming `what` (e.g. "--timed-shape") with what to write instead.
+std::vector<std::int64_t> parse_shape_text(const std::string& text, const std::string& what);
 
 // The bytes one case's tensors may take together (inputs plus the outputs whose shape the case
 // gives): half the run's address-space limit, the rest left to the emulator and the check.
