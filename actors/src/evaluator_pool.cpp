@@ -130,6 +130,8 @@ struct pool_batch {
   std::string package;
   std::string device_class;
   std::vector<eval_request_msg> requests;
+  std::vector<std::string> stages;  // each request's stage (for the listener), read once on arrival
+  std::vector<std::string> pins;    // each request's device ("" = any device of the class)
   std::vector<eval_report_msg> reports;
   std::size_t remaining = 0;
   caf::typed_response_promise<std::vector<eval_report_msg>> promise;
@@ -260,10 +262,7 @@ void on_report(pool_pointer self, std::uint64_t ticket, eval_report_msg report) 
     e.device = s.info;
     const auto& b = self->state.batches.at(item.batch);
     e.package = b.package;
-    try {
-      e.stage = unpack(b.requests[item.index]).stage;
-    } catch (const std::exception&) {
-    }
+    e.stage = b.stages[item.index];
     e.report = &*r;
     self->state.opt.listener(e);
   }
@@ -313,17 +312,32 @@ void on_error(pool_pointer self, std::uint64_t ticket, const caf::error& err) {
 
 // The next item a device of profile `profile` can take, taking the packages in turn after the
 // one served last.
+// A request pinned to a device waits for that device while it is up; pinned to a device that is
+// down or unknown, it goes to any device of its class.
+bool may_take(const pool_state& st, const pool_item& item, const protocols::device_info& device) {
+  const auto b = st.batches.find(item.batch);
+  if (b == st.batches.end()) return true;
+  const std::string& pin = b->second.pins[item.index];
+  if (pin.empty() || pin == device.name()) return true;
+  return std::none_of(st.slots.begin(), st.slots.end(),
+                      [&](const pool_slot& s) { return s.state != slot_state::lost && s.info.name() == pin; });
+}
+
 std::optional<pool_item> pop_for(pool_state& st, const protocols::device_info& device) {
   if (st.queues.empty()) return std::nullopt;
   auto start = st.queues.upper_bound(st.last_served);
   if (start == st.queues.end()) start = st.queues.begin();
   auto it = start;
   do {
-    if (serves(device, it->second.device_class)) {
-      auto item = it->second.items.front();
-      it->second.items.pop_front();
+    auto& items = it->second.items;
+    const auto take = serves(device, it->second.device_class)
+                          ? std::find_if(items.begin(), items.end(), [&](const pool_item& i) { return may_take(st, i, device); })
+                          : items.end();
+    if (take != items.end()) {
+      auto item = *take;
+      items.erase(take);
       st.last_served = it->first;
-      if (it->second.items.empty()) st.queues.erase(it);
+      if (items.empty()) st.queues.erase(it);
       return item;
     }
     if (++it == st.queues.end()) it = st.queues.begin();
@@ -511,6 +525,16 @@ caf::typed_response_promise<std::vector<eval_report_msg>> on_batch(pool_pointer 
   b.remaining = batch.size();
   b.reports.resize(batch.size());
   b.requests = std::move(batch);
+  for (const auto& r : b.requests) {
+    try {
+      const auto req = unpack(r);
+      b.stages.push_back(req.stage);
+      b.pins.push_back(req.device);
+    } catch (const std::exception&) {  // the evaluator reports it; the pool routes it anywhere
+      b.stages.emplace_back();
+      b.pins.emplace_back();
+    }
+  }
   b.promise = promise;
   // A class is reported from its first batch on (its series exists even if nothing ever waits).
   st.reported_queues.emplace(device_class, std::numeric_limits<std::size_t>::max());

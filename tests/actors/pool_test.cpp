@@ -272,12 +272,15 @@ class device_pool_test : public pool_test {
     return pool;
   }
 
+  // `pins[i]`, when given, is the device request i must run on.
   std::vector<optimize::eval_report> run_batch(const evaluator_pool_actor& pool, const std::string& device_class,
-                                               int n, const std::string& package = "op") {
+                                               int n, const std::string& package = "op",
+                                               const std::vector<std::string>& pins = {}) {
     std::vector<eval_request_wire> batch;
     for (int i = 0; i < n; ++i) {
       auto m = request_record(i, package + std::to_string(i));
       m.package = package;
+      if (static_cast<std::size_t>(i) < pins.size()) m.device = pins[static_cast<std::size_t>(i)];
       batch.push_back(pack(m));
     }
     auto h = self->request(pool, caf::infinite, evaluate_atom::value, package, device_class, std::move(batch));
@@ -334,6 +337,30 @@ TEST_F(device_pool_test, AJobsRequestsGoOnlyToDevicesOfItsClass) {
   EXPECT_EQ(none[0].status, "runtime_error");
   EXPECT_NE(none[0].diagnostic.find("device class '310p'"), std::string::npos) << none[0].diagnostic;
   EXPECT_EQ(run_batch(pool, "", 3).size(), 3u);
+}
+
+// A request that names a device (a noisy backend's confirming measurements) runs there, even
+// while other devices of the class are free; one naming a device that is down or unknown runs
+// anywhere.
+TEST_F(device_pool_test, APinnedRequestRunsOnItsDevice) {
+  auto pool = device_pool({{{"d0", "", "sim", "910b4", {}}, scripted(0, script::answer)},
+                           {{"d1", "", "sim", "910b4", {}}, scripted(1, script::answer)},
+                           {{"d2", "", "sim", "910b4", {}}, scripted(2, script::answer)}});
+  const auto pinned = run_batch(pool, "910b4", 4, "op", {"d2", "d2", "", "d2"});
+  ASSERT_EQ(pinned.size(), 4u);
+  EXPECT_EQ(slot_of(pinned[0]), 2u);
+  EXPECT_EQ(slot_of(pinned[1]), 2u);
+  EXPECT_EQ(slot_of(pinned[3]), 2u);
+  EXPECT_NE(slot_of(pinned[2]), 2u) << "the unpinned request took a free device";
+  for (const auto& r : pinned) EXPECT_EQ(r.status, "ok") << r.diagnostic;
+  const auto anywhere = run_batch(pool, "910b4", 3, "op", {"nosuch", "nosuch", "nosuch"});
+  ASSERT_EQ(anywhere.size(), 3u);
+  std::set<std::size_t> used;
+  for (const auto& r : anywhere) {
+    EXPECT_EQ(r.status, "ok") << r.diagnostic;
+    used.insert(slot_of(r));
+  }
+  EXPECT_GT(used.size(), 1u) << "an unknown device pins nothing";
 }
 
 TEST_F(device_pool_test, ARequestOnALostNodeIsQueuedAgainAndAnsweredOnce) {

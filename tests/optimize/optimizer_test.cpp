@@ -404,6 +404,43 @@ namespace {
 
 // A timed case of a few microseconds is mostly launch: the job says so before it spends its
 // budget (report.json "warnings", a progress event), and says nothing for a case worth optimizing.
+// A noisy backend (repeated timings) confirms an acceptance by measuring champion and challenger
+// again, both on the device that measured the challenger: devices of one class still differ.
+TEST(Optimizer, ConfirmingMeasurementsRunOnTheChallengersDevice) {
+  fake_device dev;
+  std::mutex mu;
+  std::vector<std::string> remeasured_on;  // the device each "remeasure" request named
+  std::atomic<int> calls{0};
+  auto noisy = [&](const eval_request& r) {
+    auto out = dev(r);
+    const int k = calls++;
+    out.device = r.device.empty() ? "dev" + std::to_string(k % 3) : r.device;
+    const double l = out.latency_us;
+    if (out.ok) out.result = {{"measurement", {{"samples_us", {l * 0.999, l, l * 1.001, l * 0.9995, l * 1.0005}}}}};
+    if (r.stage == "remeasure") {
+      std::lock_guard<std::mutex> lock(mu);
+      remeasured_on.push_back(r.device);
+    }
+    return out;
+  };
+  offline_engine eng(engine_cfg(7));
+  local_services svc(eng, {barrier_tuple()}, {noisy, noisy});
+  optimizer_config cfg;
+  cfg.budget = 12;
+  const auto r = run_optimizer(base_files(), svc, cfg);
+  ASSERT_FALSE(r.changes.empty());
+  ASSERT_FALSE(remeasured_on.empty());
+  ASSERT_EQ(remeasured_on.size() % 2, 0u) << "champion and challenger, in pairs";
+  for (std::size_t i = 0; i < remeasured_on.size(); i += 2) {
+    EXPECT_FALSE(remeasured_on[i].empty()) << "pair " << i / 2 << " named no device";
+    EXPECT_EQ(remeasured_on[i], remeasured_on[i + 1]) << "pair " << i / 2;
+  }
+  const auto j = to_json(eval_request{{}, "remeasure", 1, "p", std::nullopt, {}, "n1/sim0"});
+  eval_request back;
+  from_json(j, back);
+  EXPECT_EQ(back.device, "n1/sim0");
+}
+
 TEST(Optimizer, WarnsWhenTheTimedCaseIsMostlyLaunch) {
   auto run = [](double latency_us) {
     offline_engine eng(engine_cfg(1));

@@ -10,7 +10,7 @@ job::job(const services& svc, const baseline_config& cfg, const progress_fn& pro
 std::vector<std::optional<std::size_t>> job::submit(const std::vector<candidate>& batch) {
   std::vector<optimize::eval_request> requests;
   requests.reserve(batch.size());
-  for (const auto& c : batch) requests.push_back({c.files, c.stage, static_cast<int>(c.round), c.proposal, std::nullopt, {}});
+  for (const auto& c : batch) requests.push_back({c.files, c.stage, static_cast<int>(c.round), c.proposal, std::nullopt, {}, {}});
   const auto answers = sj_.evaluate(requests);
   std::vector<std::optional<std::size_t>> out(batch.size());
   for (std::size_t i = 0; i < batch.size(); ++i) {

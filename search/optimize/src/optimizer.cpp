@@ -118,7 +118,7 @@ std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tili
     std::vector<eval_request> reqs;
     for (const auto& p : ps) {
       reqs.push_back({merged(start, p.files), stage, static_cast<int>(round),
-                      label + (p.description.empty() ? p.op : p.description), std::nullopt, {}});
+                      label + (p.description.empty() ? p.op : p.description), std::nullopt, {}, {}});
     }
     const auto got = j.evaluate(reqs);
     std::vector<stage1::eval_outcome> out;
@@ -320,7 +320,7 @@ void stage2_round(job& j, const services& svc, const optimizer_config& cfg, std:
     if (fresh.size() > n) fresh.resize(n);
     std::vector<eval_request> reqs;
     for (const auto& r : fresh) {
-      reqs.push_back({merged(j.res.best_files, r.files), "kernel", static_cast<int>(round), r.title, std::nullopt, {}});
+      reqs.push_back({merged(j.res.best_files, r.files), "kernel", static_cast<int>(round), r.title, std::nullopt, {}, {}});
     }
     const auto got = j.evaluate(reqs);
     // The best improvement of the batch is kept.

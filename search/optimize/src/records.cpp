@@ -47,7 +47,7 @@ file_map files_from_json(const json& j) {
 json to_json(const eval_request& r) {
   json seed = r.input_seed ? json(*r.input_seed) : json();
   return {{"package", r.package},   {"files", files_to_json(r.files)}, {"stage", r.stage},
-          {"round", r.round},       {"proposal", r.proposal}, {"input_seed", seed}};
+          {"round", r.round},       {"proposal", r.proposal}, {"input_seed", seed}, {"device", r.device}};
 }
 
 void from_json(const json& j, eval_request& r) {
@@ -58,6 +58,7 @@ void from_json(const json& j, eval_request& r) {
   r.proposal = j.at("proposal").get<std::string>();
   const auto& seed = j.at("input_seed");
   r.input_seed = seed.is_null() ? std::nullopt : std::optional<std::uint64_t>(seed.get<std::uint64_t>());
+  r.device = j.value("device", std::string());  // journals written before requests named a device
 }
 
 // latency_us is null when nothing was measured (0): a failed candidate shows no latency, and one

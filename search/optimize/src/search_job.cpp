@@ -39,7 +39,7 @@ bool search_job::start(const file_map& base) {
   res_.base_files = base;
   res_.best_files = base;
   say("stage", "evaluating the base");
-  const auto got = evaluate({{base, "base", 0, "base", std::nullopt, {}}});
+  const auto got = evaluate({{base, "base", 0, "base", std::nullopt, {}, {}}});
   if (!got.at(0)) throw aopt::error(ec::invalid_argument, "search job: a budget of 0 cannot evaluate the base");
   const entry& b = entries_.at(got[0]->entry);
   res_.base = b.report;
@@ -154,11 +154,13 @@ bool search_job::offer(const answer& a, const std::string& title, const std::str
   };
   if (!beats()) return false;
   if (champion.size() > 1 || challenger.size() > 1) {
-    // Confirmed before it is believed: the champion measured again, then the challenger (one
-    // after the other on the same device), each new set pooled with the old. Outside the budget.
+    // Confirmed before it is believed: the champion measured again, then the challenger, both
+    // on the device that measured the challenger (devices of one class still differ), each new
+    // set pooled with the old. Outside the budget.
     for (const auto* who : {&cur, &e}) {
       auto got = svc_.runner.evaluate({eval_request{who->files, "remeasure", static_cast<int>(who->round),
-                                             "measured again to confirm an acceptance: " + who->proposal, std::nullopt, {}}});
+                                             "measured again to confirm an acceptance: " + who->proposal, std::nullopt, {},
+                                             e.report.device}});
       if (got.size() != 1 || !got.front().ok) {
         say("stage", "not accepted (" + e.stage + "): a confirming measurement failed");
         return false;
@@ -201,7 +203,7 @@ void search_job::verify() {
   while (accepted_.size() > 1) {
     const entry& e = entries_[accepted_.back()];
     const eval_request req{e.files, "verify", static_cast<int>(e.round), "verification on fresh inputs: " + e.proposal,
-                           rules_.verify_seed, {}};
+                           rules_.verify_seed, {}, {}};
     auto got = svc_.runner.evaluate({req});
     if (got.size() != 1) {
       throw aopt::error(ec::internal, "services::evaluate returned " + std::to_string(got.size()) +

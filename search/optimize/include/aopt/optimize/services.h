@@ -45,6 +45,10 @@ struct eval_request {
   // The operator the candidate belongs to (a job's package id): the evaluator's base package
   // when one evaluator serves several jobs. Empty for an evaluator of one package.
   std::string package;
+  // Run on this device (its name as reports give it, "sim1" or "node/npu0"): a noisy backend's
+  // confirming measurements of champion and challenger go to the device that measured the
+  // challenger. Empty, or a device that is down or unknown: any device of the job's class.
+  std::string device;
 };
 
 // What came back. `ok` only for a candidate that passed every case (the timed one included),
