@@ -18,6 +18,7 @@ void add_vector_motifs(std::vector<std::unique_ptr<motif>>& v);    // vectorize_
 void add_mask_motifs(std::vector<std::unique_ptr<motif>>& v);      // counter_mode_mask
 void add_core_motifs(std::vector<std::unique_ptr<motif>>& v);      // stream_core_cap
 void add_sync_motifs(std::vector<std::unique_ptr<motif>>& v);      // enque_pipe_all, div_to_reciprocal
+void add_compute_motifs(std::vector<std::unique_ptr<motif>>& v);   // sigmoid_gate_direct
 
 // A motif described by constant strings; subclasses implement match/apply.
 class basic_motif : public motif {
@@ -117,4 +118,25 @@ std::vector<call_info> call_statements(const source_file& f, int body);
 bool dead_after(const source_file& f, const std::string& name, std::size_t from);
 // Whether `s` is a plain operand: identifiers, member access, literals (no operators).
 bool simple_operand(std::string_view s);
+}  // namespace aopt::motifs::detail
+
+namespace aopt::motifs::detail {
+// Adjacent statements of every compound of kernel file `f`: for each compound, its direct
+// statements as calls (nullopt for anything else), so motifs can look at neighbours.
+struct statement_run {
+  int body = -1;
+  std::vector<std::optional<call_info>> calls;
+};
+std::vector<statement_run> statement_runs(const source_file& f);
+// `PipeBarrier<pipe>()` as a statement.
+bool is_pipe_barrier(const std::optional<call_info>& c, std::string_view pipe);
+// The value of a numeric literal spelled `1`, `-1.702`, `1.0f`, `2e-3`, `static_cast<T>(1)`,
+// `(T)1`, `T(1)` (whitespace-free), or nullopt.
+std::optional<double> literal_value(const std::string& s);
+// The value of scalar operand `r` of file f: a literal (as literal_value), or a local variable
+// of the function holding `r` declared with such a literal and never assigned again.
+std::optional<double> scalar_value(const source_file& f, range r);
+// Element type of a LocalTensor variable as its declaration spells it ("LocalTensor<DTYPE_X> x"
+// -> "DTYPE_X"; macros are not expanded), or "".
+std::string declared_element_type(const source_file& f, const std::string& name);
 }  // namespace aopt::motifs::detail

@@ -1,8 +1,6 @@
 // Kernel motifs on adjacent statements of a stage function: a full-pipeline barrier before a
 // queue hand-off (enque_pipe_all) and a reciprocal computed as a division of a tensor of ones
 // (div_to_reciprocal).
-#include <regex>
-
 #include "motifs_impl.h"
 
 namespace aopt::motifs::detail {
@@ -10,35 +8,6 @@ namespace {
 
 using search::bottleneck_class;
 
-// The call statement that is the whole of statement node `stmt`, if any.
-std::optional<call_info> call_of_statement(const source_file& f, const std::vector<call_info>& calls, int stmt) {
-  for (const auto& c : calls) {
-    if (f.statement_of(c.node) == stmt && f.statement_range(stmt) == c.statement) return c;
-  }
-  return std::nullopt;
-}
-
-// Adjacent statements of every compound of kernel file `f`: for each compound, its direct
-// statements as calls (nullopt for anything else), so motifs can look at neighbours.
-struct statement_run {
-  int body = -1;
-  std::vector<std::optional<call_info>> calls;
-};
-std::vector<statement_run> statement_runs(const source_file& f) {
-  std::vector<statement_run> out;
-  for (int body : f.find(node_kind::compound)) {
-    const auto calls = call_statements(f, body);
-    if (calls.empty()) continue;
-    statement_run run{body, {}};
-    for (int st : f.statements(body)) run.calls.push_back(call_of_statement(f, calls, st));
-    out.push_back(std::move(run));
-  }
-  return out;
-}
-
-bool is_pipe_barrier(const std::optional<call_info>& c, std::string_view pipe) {
-  return c && c->callee == "PipeBarrier" && c->template_args.size() == 1 && c->template_args[0] == pipe && c->args.empty();
-}
 bool is_enque(const std::optional<call_info>& c) { return c && c->callee == "EnQue" && c->args.size() == 1 && !c->object().empty(); }
 
 // ---- enque_pipe_all ------------------------------------------------------------------------------
@@ -88,10 +57,7 @@ class enque_pipe_all final : public basic_motif {
 // ---- div_to_reciprocal -----------------------------------------------------------------------------
 
 // `1`, `1.0f`, `static_cast<T>(1)`, `(T)1`, `T(1)` (whitespace-free).
-bool is_one(const std::string& s) {
-  static const std::regex re(R"(^(static_cast<\w+>\(|\(\w+\)\(?|\w+\()?\(?1(\.0*)?[fF]?\)*$)");
-  return std::regex_match(s, re);
-}
+bool is_one(const std::string& s) { return literal_value(s) == 1.0; }
 
 struct reciprocal_div {
   range span;          // Duplicate statement through Div statement

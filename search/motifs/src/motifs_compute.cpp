@@ -1,0 +1,238 @@
+// Compute motifs: algebraically cheaper forms of elementwise chains that cut vector passes over
+// UB (sigmoid_gate_direct).
+#include <cmath>
+
+#include "motifs_impl.h"
+
+namespace aopt::motifs::detail {
+namespace {
+
+using search::bottleneck_class;
+
+// ---- sigmoid_gate_direct --------------------------------------------------------------------------
+//
+// x * sigmoid(-k * x) = x / (1 + exp(k * x)) computed the "stable" way, on |x| with the sign
+// restored by min(x, 0):
+//   Abs(t, x, n); Muls(y, t, k, n); Exp(y, y, n); Adds(y, y, 1, n);
+//   Mins(x, x, 0, n) (anywhere after Abs, before Add); Div(y, t, y, n); Add(y, y, x, n)
+// (PIPE_V barriers anywhere between). Identity: with h(x) = x / (1 + exp(k x)),
+// h(-a) = h(a) - a, so h(x) = h(|x|) + min(x, 0) for every k. The direct form
+//   Muls(y, x, k, n); Exp(y, y, n); Adds(y, y, 1, n); Div(y, x, y, n)
+// makes 4 passes instead of 7 and needs no temporary. Where exp(k x) overflows (to inf) the
+// direct form returns x / inf = 0 while the true value is x exp(-k x) with |k x| above the
+// overflow threshold L (11.09 in fp16, 88.7 in fp32): at most (L / |k|) e^-L, i.e. 1.7e-4 for
+// fp16 when |k| >= 1 and below 1e-30 for fp32 when |k| >= 1e-6. The motif therefore needs a
+// known |k| >= 1, or fp32 tensors (declared LocalTensor<float>) and a k not known to be tiny.
+
+struct gate_chain {
+  range span;                     // first statement through the last
+  std::string x, t, y, k, one, n; // operand spellings (t: the temporary, or "" when unknown)
+  bool barriers = false;          // PIPE_V barriers in the span (the rewrite keeps the style)
+};
+
+// The calls of `run` from index i on, skipping PIPE_V barriers; stops at any other statement.
+std::vector<std::size_t> calls_from(const statement_run& run, std::size_t i, std::size_t want, bool& barriers) {
+  std::vector<std::size_t> out;
+  for (std::size_t j = i; j < run.calls.size() && out.size() < want; ++j) {
+    if (!run.calls[j]) break;
+    if (is_pipe_barrier(run.calls[j], "PIPE_V")) {
+      if (!out.empty()) barriers = true;
+      continue;
+    }
+    out.push_back(j);
+  }
+  return out;
+}
+
+bool count_form(const std::optional<call_info>& c, const char* callee, std::size_t args) {
+  return c && c->callee == callee && c->args.size() == args && c->template_args.empty() && (c->qualifier.empty() || c->qualifier == "AscendC::");
+}
+
+// Whether the coefficient k keeps the direct form within tolerance (see above).
+bool safe_coefficient(const source_file& f, range k, const std::string& y) {
+  const auto v = scalar_value(f, k);
+  if (v && std::fabs(*v) >= 1.0) return true;
+  return declared_element_type(f, base_name(y)) == "float" && (!v || std::fabs(*v) >= 1e-6);
+}
+
+// The stable form starting at call index i of `run`.
+std::optional<gate_chain> as_stable_gate(const source_file& f, const statement_run& run, std::size_t i) {
+  bool bar = false;
+  const auto idx = calls_from(run, i, 7, bar);
+  if (idx.size() != 7) return std::nullopt;
+  auto at = [&](std::size_t q) -> const std::optional<call_info>& { return run.calls[idx[q]]; };
+  auto a = [&](std::size_t q, std::size_t arg) { return norm(f, at(q)->args[arg]); };
+  if (!count_form(at(0), "Abs", 3)) return std::nullopt;
+  const std::string t = a(0, 0), x = a(0, 1), n = a(0, 2);
+  if (!simple_operand(t) || !simple_operand(x) || base_name(t) == base_name(x)) return std::nullopt;
+  // The Mins(x, x, 0, n) may sit at any position 1..5 of the chain; the rest keep their order.
+  std::size_t mins = 0;
+  for (std::size_t q = 1; q < 6; ++q) {
+    if (count_form(at(q), "Mins", 4) && a(q, 0) == x && a(q, 1) == x && a(q, 3) == n && scalar_value(f, at(q)->args[2]) == 0.0) mins = q;
+  }
+  if (mins == 0) return std::nullopt;
+  std::vector<std::size_t> rest;
+  for (std::size_t q = 1; q < 7; ++q) {
+    if (q != mins) rest.push_back(q);
+  }
+  const auto& muls = at(rest[0]);
+  const auto& ex = at(rest[1]);
+  const auto& adds = at(rest[2]);
+  const auto& div = at(rest[3]);
+  const auto& add = at(rest[4]);
+  if (!count_form(muls, "Muls", 4) || !count_form(ex, "Exp", 3) || !count_form(adds, "Adds", 4) || !count_form(div, "Div", 4) ||
+      !count_form(add, "Add", 4)) {
+    return std::nullopt;
+  }
+  const std::string y = norm(f, muls->args[0]);
+  if (!simple_operand(y) || base_name(y) == base_name(x) || base_name(y) == base_name(t)) return std::nullopt;
+  if (norm(f, muls->args[1]) != t || norm(f, muls->args[3]) != n) return std::nullopt;
+  if (norm(f, ex->args[0]) != y || norm(f, ex->args[1]) != y || norm(f, ex->args[2]) != n) return std::nullopt;
+  if (norm(f, adds->args[0]) != y || norm(f, adds->args[1]) != y || norm(f, adds->args[3]) != n) return std::nullopt;
+  if (scalar_value(f, adds->args[2]) != 1.0) return std::nullopt;
+  if (norm(f, div->args[0]) != y || norm(f, div->args[1]) != t || norm(f, div->args[2]) != y || norm(f, div->args[3]) != n) return std::nullopt;
+  const std::string s1 = norm(f, add->args[1]), s2 = norm(f, add->args[2]);
+  if (norm(f, add->args[0]) != y || !((s1 == y && s2 == x) || (s1 == x && s2 == y)) || norm(f, add->args[3]) != n) return std::nullopt;
+  // The direct form leaves x unchanged (not min(x, 0)) and t unwritten: both must be dead.
+  const std::size_t end = add->statement.end;
+  if (!dead_after(f, base_name(x), end) || !dead_after(f, base_name(t), end)) return std::nullopt;
+  if (!safe_coefficient(f, muls->args[2], y)) return std::nullopt;
+  return gate_chain{{at(0)->statement.begin, end}, arg_text(f, *at(0), 1), arg_text(f, *at(0), 0), arg_text(f, *muls, 0),
+                    arg_text(f, *muls, 2), arg_text(f, *adds, 2), arg_text(f, *at(0), 2), bar};
+}
+
+// A LocalTensor local of the function holding byte `pos`, declared before it from its own buffer
+// (`q.Get<T>()` / `q.AllocTensor<T>()`, no other local of the function from the same q) and
+// named nowhere else in the function: a temporary the inverse may use.
+std::string unused_temporary(const source_file& f, std::size_t pos, const std::string& elem) {
+  range fn{0, 0};
+  for (const auto& n : f.nodes()) {
+    if ((n.kind == node_kind::function || n.kind == node_kind::method) && n.r.contains(pos)) fn = n.r;
+  }
+  if (fn.empty()) return {};
+  for (const auto& c : f.calls()) {
+    if ((c.callee != "Get" && c.callee != "AllocTensor") || !fn.contains(c.r.begin) || c.r.begin > pos || c.object().empty()) continue;
+    const int decl = f.enclosing(c.node, node_kind::var_decl);
+    if (decl < 0 || declared_element_type(f, f.at(decl).name) != elem) continue;
+    const std::string& name = f.at(decl).name;
+    std::size_t uses = 0, same_buffer = 0;
+    for (const auto& [id, p] : identifiers(f.text(), fn.begin, fn.end)) uses += id == name;
+    for (const auto& o : f.calls()) {
+      if (fn.contains(o.r.begin) && (o.callee == "Get" || o.callee == "AllocTensor") && o.object() == c.object()) ++same_buffer;
+    }
+    if (uses == 1 && same_buffer == 1) return name;
+  }
+  return {};
+}
+
+// The direct form at call index i of `run`: Muls(y, x, k, n); Exp(y, y, n); Adds(d, y, 1, n);
+// Div(y, x, d, n) with d = y or a temporary d, x dead afterwards (the stable form clobbers it
+// with min(x, 0)). The temporary of the stable form: d when it is not y (dead afterwards), else
+// an unused local tensor of the function.
+std::optional<gate_chain> as_direct_gate(const source_file& f, const statement_run& run, std::size_t i) {
+  bool bar = false;
+  const auto idx = calls_from(run, i, 4, bar);
+  if (idx.size() != 4) return std::nullopt;
+  const auto& muls = run.calls[idx[0]];
+  const auto& ex = run.calls[idx[1]];
+  const auto& adds = run.calls[idx[2]];
+  const auto& div = run.calls[idx[3]];
+  if (!count_form(muls, "Muls", 4) || !count_form(ex, "Exp", 3) || !count_form(adds, "Adds", 4) || !count_form(div, "Div", 4)) {
+    return std::nullopt;
+  }
+  const std::string y = norm(f, muls->args[0]), x = norm(f, muls->args[1]), n = norm(f, muls->args[3]);
+  if (!simple_operand(y) || !simple_operand(x) || base_name(x) == base_name(y)) return std::nullopt;
+  if (norm(f, ex->args[0]) != y || norm(f, ex->args[1]) != y || norm(f, ex->args[2]) != n) return std::nullopt;
+  const std::string d = norm(f, adds->args[0]);
+  if (norm(f, adds->args[1]) != y || norm(f, adds->args[3]) != n || scalar_value(f, adds->args[2]) != 1.0) return std::nullopt;
+  if (norm(f, div->args[0]) != y || norm(f, div->args[1]) != x || norm(f, div->args[2]) != d || norm(f, div->args[3]) != n) return std::nullopt;
+  const std::size_t end = div->statement.end;
+  const std::string elem = declared_element_type(f, base_name(x));
+  if (elem.empty() || declared_element_type(f, base_name(y)) != elem || !dead_after(f, base_name(x), end)) return std::nullopt;
+  std::string t;
+  if (d != y) {
+    if (!simple_operand(d) || base_name(d) == base_name(x) || declared_element_type(f, base_name(d)) != elem ||
+        !dead_after(f, base_name(d), end)) {
+      return std::nullopt;
+    }
+    t = arg_text(f, *adds, 0);
+  } else {
+    t = unused_temporary(f, muls->statement.begin, elem);
+    if (t.empty()) return std::nullopt;
+  }
+  if (!safe_coefficient(f, muls->args[2], y)) return std::nullopt;
+  return gate_chain{{muls->statement.begin, end}, arg_text(f, *muls, 1), t, arg_text(f, *muls, 0), arg_text(f, *muls, 2),
+                    arg_text(f, *adds, 2), arg_text(f, *muls, 3), bar};
+}
+
+std::string join_statements(const source_file& f, std::size_t at, const std::vector<std::string>& calls, bool barriers) {
+  const std::string p = f.api_prefix(), ind = f.indent_at(at);
+  std::string out;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (i > 0) out += "\n" + ind + (barriers ? p + "PipeBarrier<PIPE_V>();\n" + ind : "");
+    out += p + calls[i] + ";";
+  }
+  return out;
+}
+
+class sigmoid_gate_direct final : public basic_motif {
+ public:
+  sigmoid_gate_direct()
+      : basic_motif("sigmoid_gate_direct", "Compute x * sigmoid(a * x) directly instead of on |x| with the sign restored",
+                    "x / (1 + exp(k * x)) written in the overflow-safe form Abs(t, x), Muls(y, t, k), Exp, Adds(y, y, 1), "
+                    "Div(y, t, y) plus Mins(x, x, 0) and Add(y, y, x) makes seven vector passes over UB, two of them "
+                    "in place; the direct form Muls(y, x, k), Exp, Adds, Div makes four and frees the temporary. Exact "
+                    "identity (h(-a) = h(a) - a); where exp overflows the direct form returns 0 for a value below "
+                    "2e-4 (needs |k| >= 1, or fp32 tensors). Applies when x and the temporary are dead afterwards. "
+                    "Inverse: the direct form becomes the stable form on a temporary (the Adds destination when it "
+                    "is not y, else an unused local tensor), clobbering x with min(x, 0).",
+                    bottleneck_class::vector_bound) {}
+
+  std::vector<site> match(const source_set& src) const override {
+    std::vector<site> out;
+    for (const auto& path : kernel_paths(src, "Exp")) {
+      auto f = src.get(path);
+      for (const auto& run : statement_runs(*f)) {
+        for (std::size_t i = 0; i < run.calls.size(); ++i) {
+          if (auto g = as_stable_gate(*f, run, i)) out.push_back(make_site(path, g->span, true, false, "stable gate on |" + g->x + "| -> direct " + g->y + " = x / (1 + exp(k x))"));
+          if (auto g = as_direct_gate(*f, run, i)) out.push_back(make_site(path, g->span, false, true, "direct gate " + g->y + " -> stable form on " + g->t));
+        }
+      }
+    }
+    return out;
+  }
+
+  outcome apply(const source_set& src, const site& s, direction d) const override {
+    auto cur = refind(src, s);
+    if (!cur || (d == direction::forward ? !cur->forward : !cur->inverse)) {
+      return outcome::fail(d == direction::forward ? "no stable sigmoid-gate chain at this site" : "no direct sigmoid gate with a temporary at this site");
+    }
+    auto f = src.get(s.path);
+    for (const auto& run : statement_runs(*f)) {
+      for (std::size_t i = 0; i < run.calls.size(); ++i) {
+        auto g = d == direction::forward ? as_stable_gate(*f, run, i) : as_direct_gate(*f, run, i);
+        if (!g || !(g->span == s.anchor)) continue;
+        const std::string &x = g->x, &t = g->t, &y = g->y, &k = g->k, &one = g->one, &n = g->n;
+        std::vector<std::string> calls;
+        if (d == direction::forward) {
+          calls = {"Muls(" + y + ", " + x + ", " + k + ", " + n + ")", "Exp(" + y + ", " + y + ", " + n + ")",
+                   "Adds(" + y + ", " + y + ", " + one + ", " + n + ")", "Div(" + y + ", " + x + ", " + y + ", " + n + ")"};
+        } else {
+          const std::string zero = "static_cast<" + declared_element_type(*f, base_name(x)) + ">(0)";
+          calls = {"Abs(" + t + ", " + x + ", " + n + ")",          "Muls(" + y + ", " + t + ", " + k + ", " + n + ")",
+                   "Exp(" + y + ", " + y + ", " + n + ")",          "Adds(" + y + ", " + y + ", " + one + ", " + n + ")",
+                   "Mins(" + x + ", " + x + ", " + zero + ", " + n + ")", "Div(" + y + ", " + t + ", " + y + ", " + n + ")",
+                   "Add(" + y + ", " + y + ", " + x + ", " + n + ")"};
+        }
+        return outcome::success({{s.path, s.anchor, join_statements(*f, s.anchor.begin, calls, g->barriers)}});
+      }
+    }
+    return outcome::fail("the statements changed");
+  }
+};
+
+}  // namespace
+
+void add_compute_motifs(std::vector<std::unique_ptr<motif>>& v) { v.push_back(std::make_unique<sigmoid_gate_direct>()); }
+
+}  // namespace aopt::motifs::detail
