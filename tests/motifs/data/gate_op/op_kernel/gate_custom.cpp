@@ -1,12 +1,11 @@
-// Fixture (sigmoid_gate_direct): y = x * sigmoid(1.5 x) in the overflow-safe form, on |x| with
-// the sign restored by min(x, 0): seven vector passes per tile and a temporary tile.
+// Fixture (sigmoid_gate_direct): fp32 y = x * sigmoid(1.5 x) in the overflow-safe form, on |x|
+// with the sign restored by min(x, 0): seven vector passes per tile and a temporary tile.
 #include "kernel_operator.h"
 
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;
 
-template <typename T>
 class KernelGate {
 public:
     __aicore__ inline KernelGate() {}
@@ -14,11 +13,11 @@ public:
     {
         coreLength_ = coreLength;
         tileLength_ = tileLength;
-        xGm_.SetGlobalBuffer((__gm__ T*)x + GetBlockIdx() * coreLength, coreLength);
-        yGm_.SetGlobalBuffer((__gm__ T*)y + GetBlockIdx() * coreLength, coreLength);
-        pipe_.InitBuffer(xQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-        pipe_.InitBuffer(yQueue_, BUFFER_NUM, tileLength_ * sizeof(T));
-        pipe_.InitBuffer(absBuf_, tileLength_ * sizeof(T));
+        xGm_.SetGlobalBuffer((__gm__ float*)x + GetBlockIdx() * coreLength, coreLength);
+        yGm_.SetGlobalBuffer((__gm__ float*)y + GetBlockIdx() * coreLength, coreLength);
+        pipe_.InitBuffer(xQueue_, BUFFER_NUM, tileLength_ * sizeof(float));
+        pipe_.InitBuffer(yQueue_, BUFFER_NUM, tileLength_ * sizeof(float));
+        pipe_.InitBuffer(absBuf_, tileLength_ * sizeof(float));
     }
 
     __aicore__ inline void Process()
@@ -35,18 +34,18 @@ public:
 private:
     __aicore__ inline void CopyIn(uint32_t progress, uint32_t count)
     {
-        LocalTensor<T> xLocal = xQueue_.AllocTensor<T>();
+        LocalTensor<float> xLocal = xQueue_.AllocTensor<float>();
         DataCopy(xLocal, xGm_[progress * tileLength_], count);
         xQueue_.EnQue(xLocal);
     }
 
     __aicore__ inline void Compute(uint32_t count)
     {
-        LocalTensor<T> xLocal = xQueue_.DeQue<T>();
-        LocalTensor<T> yLocal = yQueue_.AllocTensor<T>();
-        LocalTensor<T> absX = absBuf_.Get<T>();
-        T slope = -1.5;
-        T zero = 0;
+        LocalTensor<float> xLocal = xQueue_.DeQue<float>();
+        LocalTensor<float> yLocal = yQueue_.AllocTensor<float>();
+        LocalTensor<float> absX = absBuf_.Get<float>();
+        float slope = -1.5f;
+        float zero = 0;
         Abs(absX, xLocal, count);
         PipeBarrier<PIPE_V>();
         Mins(xLocal, xLocal, zero, count);
@@ -55,7 +54,7 @@ private:
         PipeBarrier<PIPE_V>();
         Exp(yLocal, yLocal, count);
         PipeBarrier<PIPE_V>();
-        Adds(yLocal, yLocal, static_cast<T>(1), count);
+        Adds(yLocal, yLocal, static_cast<float>(1), count);
         PipeBarrier<PIPE_V>();
         Div(yLocal, absX, yLocal, count);
         PipeBarrier<PIPE_V>();
@@ -66,7 +65,7 @@ private:
 
     __aicore__ inline void CopyOut(uint32_t progress, uint32_t count)
     {
-        LocalTensor<T> yLocal = yQueue_.DeQue<T>();
+        LocalTensor<float> yLocal = yQueue_.DeQue<float>();
         DataCopy(yGm_[progress * tileLength_], yLocal, count);
         yQueue_.FreeTensor(yLocal);
     }
@@ -75,8 +74,8 @@ private:
     TQue<TPosition::VECIN, BUFFER_NUM> xQueue_;
     TQue<TPosition::VECOUT, BUFFER_NUM> yQueue_;
     TBuf<TPosition::VECCALC> absBuf_;
-    GlobalTensor<T> xGm_;
-    GlobalTensor<T> yGm_;
+    GlobalTensor<float> xGm_;
+    GlobalTensor<float> yGm_;
     uint32_t coreLength_ = 0;
     uint32_t tileLength_ = 0;
 };
@@ -84,7 +83,7 @@ private:
 extern "C" __global__ __aicore__ void gate_custom(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
 {
     GET_TILING_DATA(tilingData, tiling);
-    KernelGate<DTYPE_X> op;
+    KernelGate op;
     op.Init(x, y, tilingData.coreLength, tilingData.tileLength);
     op.Process();
 }
