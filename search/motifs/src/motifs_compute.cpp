@@ -1,5 +1,6 @@
-// Compute motifs: algebraically cheaper forms of elementwise chains that cut vector passes over
-// UB (sigmoid_gate_direct).
+// Compute motifs: cheaper forms of elementwise chains on UB: an algebraically cheaper chain
+// (sigmoid_gate_direct) and an in-place operand moved into a dead temporary (inplace_to_dead_temp).
+#include <algorithm>
 #include <cmath>
 
 #include "motifs_impl.h"
@@ -236,8 +237,174 @@ class sigmoid_gate_direct final : public basic_motif {
   }
 };
 
+// ---- inplace_to_dead_temp -------------------------------------------------------------------------
+//
+// An in-place single-source vector op Op(a, a, ...) whose result is read by one later statement
+// C (the first to name a after it) pays a bank-conflict cycle per repeat on sim (reading and
+// writing the same bank). When another tile t of the same element type is dead from C on (its
+// last read is before C), Op can write t instead: Op(t, a, ...) moves down to just before C (a
+// is not named in between) and C reads t. Results are bit-identical (same operations on the same
+// values). Measured on cann-ops fast_gelu (Mins(x, x, 0) -> Mins(tmp, x, 0) after the Div that
+// last reads tmp): 11.38 -> 10.94 us, simulated.
+
+bool single_source_op(const std::optional<call_info>& c) {
+  if (!c || c->statement.empty() || !c->template_args.empty() || (!c->qualifier.empty() && c->qualifier != "AscendC::")) return false;
+  const vec_op_shape* op = vector_op(c->callee);
+  if (!op || op->srcs != std::vector<int>{1} || c->callee == "Cast") return false;
+  return c->args.size() == 3 || c->args.size() == 4;
+}
+
+// The only argument of c spelled `name` (a source, not the destination), or -1.
+int only_source_arg(const source_file& f, const call_info& c, const std::string& name) {
+  int at = -1;
+  for (std::size_t k = 0; k < c.args.size(); ++k) {
+    if (f.mentions(c.args[k], name)) {
+      if (at >= 0 || norm(f, c.args[k]) != name) return -1;
+      at = static_cast<int>(k);
+    }
+  }
+  const vec_op_shape* op = vector_op(c.callee);
+  if (at <= 0 || !op || std::find(op->srcs.begin(), op->srcs.end(), at) == op->srcs.end()) return -1;
+  return at;
+}
+
+struct temp_reuse {
+  std::size_t op = 0, reader = 0;  // indices into the run
+  std::string a, t;                // the in-place tile and the dead tile that takes the result
+  int reader_arg = -1;
+};
+
+// A LocalTensor local of the function, of element type `elem`, other than `a`, named in the run
+// before index `before` with the same count as the op (so it holds at least that many elements)
+// and dead from the start of statement `from` on.
+std::string dead_tile(const source_file& f, const statement_run& run, std::size_t before, const std::string& a, const std::string& elem,
+                      const std::string& count, std::size_t from) {
+  std::vector<std::string> seen;
+  for (std::size_t k = 0; k < before; ++k) {
+    const auto& c = run.calls[k];
+    if (!c || !vector_op(c->callee) || c->args.size() < 3 || norm(f, c->args.back()) != count) continue;
+    for (const auto& arg : c->args) {
+      const std::string v = norm(f, arg);
+      if (v == a || !simple_operand(v) || v.find('.') != std::string::npos || declared_element_type(f, v) != elem) continue;
+      if (std::find(seen.begin(), seen.end(), v) == seen.end()) seen.push_back(v);
+    }
+  }
+  for (const auto& v : seen) {
+    if (dead_after(f, v, from)) return v;
+  }
+  return {};
+}
+
+std::optional<temp_reuse> as_temp_reuse(const source_file& f, const statement_run& run, std::size_t i) {
+  const auto& op = run.calls[i];
+  if (!single_source_op(op)) return std::nullopt;
+  const std::string a = norm(f, op->args[0]);
+  if (a != norm(f, op->args[1]) || a != base_name(a) || !simple_operand(a) || a.find('.') != std::string::npos) return std::nullopt;
+  const std::string elem = declared_element_type(f, a);
+  if (elem.empty()) return std::nullopt;
+  // The first later statement naming a: a vector op reading it once as a source. Only call
+  // statements in between (straight-line code).
+  for (std::size_t j = i + 1; j < run.calls.size(); ++j) {
+    const auto& c = run.calls[j];
+    if (!c) return std::nullopt;
+    if (!f.mentions(c->statement, a)) continue;
+    const int arg = only_source_arg(f, *c, a);
+    if (arg < 0 || !dead_after(f, a, c->statement.end)) return std::nullopt;
+    const std::string t = dead_tile(f, run, i, a, elem, norm(f, op->args.back()), c->statement.begin);
+    if (t.empty() || f.mentions(c->statement, t)) return std::nullopt;
+    return temp_reuse{i, j, a, t, arg};
+  }
+  return std::nullopt;
+}
+
+// The optimized form: Op(t, a, ...) then (a PIPE_V barrier optional) C reading t, t and a dead
+// after C: back to Op(a, a, ...) and C reading a, in place.
+std::optional<temp_reuse> as_temp_use(const source_file& f, const statement_run& run, std::size_t i) {
+  const auto& op = run.calls[i];
+  if (!single_source_op(op)) return std::nullopt;
+  const std::string t = norm(f, op->args[0]), a = norm(f, op->args[1]);
+  if (t == a || t != base_name(t) || a != base_name(a) || !simple_operand(t) || !simple_operand(a)) return std::nullopt;
+  if (t.find('.') != std::string::npos || a.find('.') != std::string::npos) return std::nullopt;
+  if (declared_element_type(f, t).empty() || declared_element_type(f, t) != declared_element_type(f, a)) return std::nullopt;
+  std::size_t j = i + 1;
+  if (j < run.calls.size() && is_pipe_barrier(run.calls[j], "PIPE_V")) ++j;
+  if (j >= run.calls.size() || !run.calls[j]) return std::nullopt;
+  const auto& c = *run.calls[j];
+  const int arg = only_source_arg(f, c, t);
+  if (arg < 0 || f.mentions(c.statement, a) || !dead_after(f, t, c.statement.end) || !dead_after(f, a, c.statement.end)) return std::nullopt;
+  return temp_reuse{i, j, a, t, arg};
+}
+
+class inplace_to_dead_temp final : public basic_motif {
+ public:
+  inplace_to_dead_temp()
+      : basic_motif("inplace_to_dead_temp", "Write an in-place vector op into a dead temporary next to its reader",
+                    "An in-place single-source vector op Op(a, a, ...) reads and writes the same UB bank: one extra "
+                    "cycle per repeat. When a tile t of the same type is dead by the time the result is read, "
+                    "Op(t, a, ...) moves to just before its reader, which reads t: the same values, no in-place "
+                    "operand. Applies when a is dead after the reader and t was used with the same count. Inverse: "
+                    "Op(t, a, ...) right before its only reader goes back in place, Op(a, a, ...), the reader "
+                    "reading a.",
+                    bottleneck_class::vector_bound, false) {}
+
+  std::vector<site> match(const source_set& src) const override {
+    std::vector<site> out;
+    for (const auto& path : kernel_paths(src)) {
+      auto f = src.get(path);
+      for (const auto& run : statement_runs(*f)) {
+        for (std::size_t i = 0; i < run.calls.size(); ++i) {
+          if (auto r = as_temp_reuse(*f, run, i)) {
+            out.push_back(make_site(path, run.calls[i]->statement, true, false, run.calls[i]->callee + "(" + r->a + ", " + r->a + ") -> " + r->t));
+          }
+          if (auto r = as_temp_use(*f, run, i)) {
+            out.push_back(make_site(path, run.calls[i]->statement, false, true, run.calls[i]->callee + "(" + r->t + ", " + r->a + ") -> in place"));
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  outcome apply(const source_set& src, const site& s, direction d) const override {
+    auto cur = refind(src, s);
+    if (!cur || (d == direction::forward ? !cur->forward : !cur->inverse)) {
+      return outcome::fail(d == direction::forward ? "no in-place op with a dead temporary here" : "no op writing a temporary read once here");
+    }
+    auto f = src.get(s.path);
+    for (const auto& run : statement_runs(*f)) {
+      for (std::size_t i = 0; i < run.calls.size(); ++i) {
+        if (!run.calls[i] || !(run.calls[i]->statement == s.anchor)) continue;
+        const auto r = d == direction::forward ? as_temp_reuse(*f, run, i) : as_temp_use(*f, run, i);
+        if (!r) continue;
+        const call_info& op = *run.calls[r->op];
+        const call_info& reader = *run.calls[r->reader];
+        const std::string to = d == direction::forward ? r->t : r->a;
+        std::vector<text_edit> edits{{s.path, reader.args[static_cast<std::size_t>(r->reader_arg)], to}};
+        // Adjacent (a PIPE_V barrier at most between): rename in place; else move the op down.
+        bool adjacent = true;
+        for (std::size_t k = r->op + 1; k < r->reader; ++k) adjacent = adjacent && is_pipe_barrier(run.calls[k], "PIPE_V");
+        if (adjacent) {
+          edits.push_back({s.path, op.args[0], to});
+        } else {
+          std::string moved = std::string(f->text_of({op.statement.begin, op.args[0].begin})) + to + std::string(f->text_of({op.args[0].end, op.statement.end}));
+          bool barriers = false;
+          for (const auto& c : run.calls) barriers = barriers || is_pipe_barrier(c, "PIPE_V");
+          if (barriers) moved += "\n" + f->indent_at(reader.r.begin) + f->api_prefix() + "PipeBarrier<PIPE_V>();";
+          edits.push_back(delete_statement(*f, op.statement));
+          edits.push_back(insert_before_statement(*f, reader.statement, moved));
+        }
+        return outcome::success(std::move(edits));
+      }
+    }
+    return outcome::fail("the statements changed");
+  }
+};
+
 }  // namespace
 
-void add_compute_motifs(std::vector<std::unique_ptr<motif>>& v) { v.push_back(std::make_unique<sigmoid_gate_direct>()); }
+void add_compute_motifs(std::vector<std::unique_ptr<motif>>& v) {
+  v.push_back(std::make_unique<sigmoid_gate_direct>());
+  v.push_back(std::make_unique<inplace_to_dead_temp>());
+}
 
 }  // namespace aopt::motifs::detail

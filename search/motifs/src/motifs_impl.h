@@ -18,7 +18,7 @@ void add_vector_motifs(std::vector<std::unique_ptr<motif>>& v);    // vectorize_
 void add_mask_motifs(std::vector<std::unique_ptr<motif>>& v);      // counter_mode_mask
 void add_core_motifs(std::vector<std::unique_ptr<motif>>& v);      // stream_core_cap
 void add_sync_motifs(std::vector<std::unique_ptr<motif>>& v);      // enque_pipe_all, div_to_reciprocal
-void add_compute_motifs(std::vector<std::unique_ptr<motif>>& v);   // sigmoid_gate_direct
+void add_compute_motifs(std::vector<std::unique_ptr<motif>>& v);   // sigmoid_gate_direct, inplace_to_dead_temp
 
 // A motif described by constant strings; subclasses implement match/apply.
 class basic_motif : public motif {
