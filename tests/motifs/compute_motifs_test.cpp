@@ -1,4 +1,4 @@
-// sigmoid_gate_direct on whole operator packages: the exact site, forward and inverse as minimal
+// sigmoid_gate_direct and inplace_to_dead_temp on whole operator packages: the exact site, forward and inverse as minimal
 // edits, round trip, compiling output, a renamed + reformatted fp32 copy (data/gate_op_renamed),
 // no site without the pattern, the guards (one fixture line edited each), and the scalar
 // literal evaluator the guards rest on.
@@ -68,6 +68,8 @@ TEST(ComputeMotifs, SigmoidGateNoSiteWithoutThePattern) {
   EXPECT_TRUE(m->match(none_op).empty());
   EXPECT_TRUE(m->match(none_kernel).empty());
   EXPECT_TRUE(m->match(sync_op).empty());
+  EXPECT_TRUE(find_motif("inplace_to_dead_temp")->match(none_op).empty());
+  EXPECT_TRUE(find_motif("inplace_to_dead_temp")->match(none_kernel).empty());
 }
 
 file_set replaced(file_set files, const std::string& path, const std::string& from, const std::string& to) {
@@ -162,6 +164,72 @@ TEST(ComputeMotifs, SigmoidGateInverseGuards) {
   EXPECT_EQ(count_sites(replaced(w, kernel, "        yQueue_.EnQue(yLocal);\n", "        Abs(absX, yLocal, count);\n        yQueue_.EnQue(yLocal);\n"),
                         direction::inverse),
             0u);
+}
+
+// ---- inplace_to_dead_temp ----
+
+const expectation reuse = {
+    "inplace_to_dead_temp",
+    "Maxs(zLocal, zLocal, zero, count);",
+    kernel,
+    "        Abs(den, xLocal, count);\n        PipeBarrier<PIPE_V>();\n        Adds(den, den, one, count);\n        PipeBarrier<PIPE_V>();\n"
+    "        Div(yLocal, xLocal, den, count);\n        PipeBarrier<PIPE_V>();\n        Maxs(den, zLocal, zero, count);\n"
+    "        PipeBarrier<PIPE_V>();\n        Add(yLocal, yLocal, den, count);\n        yQueue_.EnQue(yLocal);",
+    "        Maxs(zLocal, zLocal, zero, count);\n        PipeBarrier<PIPE_V>();\n        Add(yLocal, yLocal, zLocal, count);",
+};
+
+TEST(ComputeMotifs, InplaceToDeadTempRoundTripAndCompiles) {
+  const motif* m = find_motif(reuse.id);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->bottleneck(), search::bottleneck_class::vector_bound);
+  trip t;
+  check_round_trip(*m, load_op("reuse_op"), t, true, reuse);
+  if (HasFailure()) return;
+  std::string log;
+  EXPECT_TRUE(compiles(t.y, kernel, log)) << "forward output:\n" << t.y.at(kernel) << "\n" << log;
+  EXPECT_TRUE(compiles(t.z, kernel, log)) << "inverse output:\n" << t.z.at(kernel) << "\n" << log;
+}
+
+TEST(ComputeMotifs, InplaceToDeadTempOnTheGateFixtures) {
+  // The stable gate's Mins(x, x, 0): |x| is dead once the Div has read it (qualified calls, no
+  // barriers in the renamed copy; the reader's operand order kept).
+  source_set r(load_op("gate_op_renamed"), tiling_parser());
+  const auto sites = sites_for(*find_motif(reuse.id), r, direction::forward);
+  ASSERT_EQ(sites.size(), 1u);
+  applied y = apply_site(*find_motif(reuse.id), r, sites[0], direction::forward);
+  ASSERT_TRUE(y.ok) << y.reason;
+  EXPECT_NE(y.files.at(kernel).find("    AscendC::Mins(m, v, 0.0f, len);\n    AscendC::Add(g, m, g, len);"), std::string::npos) << y.diff;
+  std::string log;
+  EXPECT_TRUE(compiles(y.files, kernel, log)) << y.diff << "\n" << log;
+}
+
+TEST(ComputeMotifs, InplaceToDeadTempGuards) {
+  const file_set x = load_op("reuse_op");
+  const std::string tail = "        yQueue_.EnQue(yLocal);\n";
+  auto sites = [](const file_set& files) {
+    source_set src(files, tiling_parser());
+    return sites_for(*find_motif(reuse.id), src, direction::forward);
+  };
+  ASSERT_EQ(sites(x).size(), 1u);
+  // z read again after its reader: the in-place result is still needed there.
+  EXPECT_EQ(sites(replaced(x, kernel, tail, "        Mul(yLocal, yLocal, zLocal, count);\n" + tail)).size(), 0u);
+  // den read after the reader: the other dead tile of the same type (xLocal) takes the result.
+  {
+    const auto s = sites(replaced(x, kernel, tail, "        Mul(yLocal, yLocal, den, count);\n" + tail));
+    ASSERT_EQ(s.size(), 1u);
+    EXPECT_NE(s[0].summary.find("-> xLocal"), std::string::npos) << s[0].summary;
+  }
+  // Tiles seen only with another element count may be smaller: not candidates.
+  EXPECT_EQ(sites(replaced(x, kernel, "Abs(den, xLocal, count);", "Abs(den, xLocal, count / 2);")).size(), 0u);
+  // A statement that is not a call between the op and its reader (not straight-line calls).
+  EXPECT_EQ(sites(replaced(x, kernel, "        Div(yLocal, xLocal, den, count);\n", "        Div(yLocal, xLocal, den, count);\n        count = count + 0;\n")).size(), 0u);
+  // The next statement naming z writes it: no reader to redirect.
+  EXPECT_EQ(sites(replaced(x, kernel, "Add(yLocal, yLocal, zLocal, count);", "Adds(zLocal, zLocal, one, count);")).size(), 0u);
+  // Inverse: only when the temporary is read once, right after, and dead afterwards.
+  source_set sy(x, tiling_parser());
+  const file_set y = apply_site(*find_motif(reuse.id), sy, sites(x)[0], direction::forward).files;
+  source_set s2(replaced(y, kernel, tail, "        Mul(yLocal, yLocal, den, count);\n" + tail), tiling_parser());
+  EXPECT_TRUE(sites_for(*find_motif(reuse.id), s2, direction::inverse).empty());
 }
 
 TEST(ComputeMotifs, ScalarLiterals) {

@@ -391,6 +391,10 @@ class inplace_to_dead_temp final : public basic_motif {
           for (const auto& c : run.calls) barriers = barriers || is_pipe_barrier(c, "PIPE_V");
           if (barriers) moved += "\n" + f->indent_at(reader.r.begin) + f->api_prefix() + "PipeBarrier<PIPE_V>();";
           edits.push_back(delete_statement(*f, op.statement));
+          // A PIPE_V barrier right after the op, with another (or nothing) before it, served only
+          // the op: it goes too (the one before still orders the neighbours).
+          const bool before = r->op == 0 || is_pipe_barrier(run.calls[r->op - 1], "PIPE_V");
+          if (before && is_pipe_barrier(run.calls[r->op + 1], "PIPE_V")) edits.push_back(delete_statement(*f, run.calls[r->op + 1]->statement));
           edits.push_back(insert_before_statement(*f, reader.statement, moved));
         }
         return outcome::success(std::move(edits));
