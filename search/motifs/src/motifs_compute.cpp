@@ -196,15 +196,10 @@ class sigmoid_gate_direct final : public basic_motif {
 
   std::vector<site> match(const source_set& src) const override {
     std::vector<site> out;
-    for (const auto& path : kernel_paths(src, "Exp")) {
-      auto f = src.get(path);
-      for (const auto& run : statement_runs(*f)) {
-        for (std::size_t i = 0; i < run.calls.size(); ++i) {
-          if (auto g = as_stable_gate(*f, run, i)) out.push_back(make_site(path, g->span, true, false, "stable gate on |" + g->x + "| -> direct " + g->y + " = x / (1 + exp(k x))"));
-          if (auto g = as_direct_gate(*f, run, i)) out.push_back(make_site(path, g->span, false, true, "direct gate " + g->y + " -> stable form on " + g->t));
-        }
-      }
-    }
+    visit_kernel_run_statements(src, "Exp", [&](const std::string& path, const source_file& f, const statement_run& run, std::size_t i) {
+      if (auto g = as_stable_gate(f, run, i)) out.push_back(make_site(path, g->span, true, false, "stable gate on |" + g->x + "| -> direct " + g->y + " = x / (1 + exp(k x))"));
+      if (auto g = as_direct_gate(f, run, i)) out.push_back(make_site(path, g->span, false, true, "direct gate " + g->y + " -> stable form on " + g->t));
+    });
     return out;
   }
 
@@ -214,26 +209,26 @@ class sigmoid_gate_direct final : public basic_motif {
       return outcome::fail(d == direction::forward ? "no stable sigmoid-gate chain at this site" : "no direct sigmoid gate with a temporary at this site");
     }
     auto f = src.get(s.path);
-    for (const auto& run : statement_runs(*f)) {
-      for (std::size_t i = 0; i < run.calls.size(); ++i) {
-        auto g = d == direction::forward ? as_stable_gate(*f, run, i) : as_direct_gate(*f, run, i);
-        if (!g || !(g->span == s.anchor)) continue;
-        const std::string &x = g->x, &t = g->t, &y = g->y, &k = g->k, &one = g->one, &n = g->n;
-        std::vector<std::string> calls;
-        if (d == direction::forward) {
-          calls = {"Muls(" + t + ", " + x + ", " + k + ", " + n + ")", "Exp(" + y + ", " + t + ", " + n + ")",
-                   "Adds(" + t + ", " + y + ", " + one + ", " + n + ")", "Div(" + y + ", " + x + ", " + t + ", " + n + ")"};
-        } else {
-          const std::string zero = "static_cast<" + declared_element_type(*f, base_name(x)) + ">(0)";
-          calls = {"Abs(" + t + ", " + x + ", " + n + ")",          "Muls(" + y + ", " + t + ", " + k + ", " + n + ")",
-                   "Exp(" + y + ", " + y + ", " + n + ")",          "Adds(" + y + ", " + y + ", " + one + ", " + n + ")",
-                   "Mins(" + x + ", " + x + ", " + zero + ", " + n + ")", "Div(" + y + ", " + t + ", " + y + ", " + n + ")",
-                   "Add(" + y + ", " + y + ", " + x + ", " + n + ")"};
-        }
-        return outcome::success({{s.path, s.anchor, join_statements(*f, s.anchor.begin, calls, g->barriers)}});
+    outcome done = outcome::fail("the statements changed");
+    visit_run_statements(statement_runs(*f), [&](const statement_run& run, std::size_t i) {
+      auto g = d == direction::forward ? as_stable_gate(*f, run, i) : as_direct_gate(*f, run, i);
+      if (!g || !(g->span == s.anchor)) return false;
+      const std::string &x = g->x, &t = g->t, &y = g->y, &k = g->k, &one = g->one, &n = g->n;
+      std::vector<std::string> calls;
+      if (d == direction::forward) {
+        calls = {"Muls(" + t + ", " + x + ", " + k + ", " + n + ")", "Exp(" + y + ", " + t + ", " + n + ")",
+                 "Adds(" + t + ", " + y + ", " + one + ", " + n + ")", "Div(" + y + ", " + x + ", " + t + ", " + n + ")"};
+      } else {
+        const std::string zero = "static_cast<" + declared_element_type(*f, base_name(x)) + ">(0)";
+        calls = {"Abs(" + t + ", " + x + ", " + n + ")",          "Muls(" + y + ", " + t + ", " + k + ", " + n + ")",
+                 "Exp(" + y + ", " + y + ", " + n + ")",          "Adds(" + y + ", " + y + ", " + one + ", " + n + ")",
+                 "Mins(" + x + ", " + x + ", " + zero + ", " + n + ")", "Div(" + y + ", " + t + ", " + y + ", " + n + ")",
+                 "Add(" + y + ", " + y + ", " + x + ", " + n + ")"};
       }
-    }
-    return outcome::fail("the statements changed");
+      done = outcome::success({{s.path, s.anchor, join_statements(*f, s.anchor.begin, calls, g->barriers)}});
+      return true;
+    });
+    return done;
   }
 };
 
@@ -349,19 +344,14 @@ class inplace_to_dead_temp final : public basic_motif {
 
   std::vector<site> match(const source_set& src) const override {
     std::vector<site> out;
-    for (const auto& path : kernel_paths(src)) {
-      auto f = src.get(path);
-      for (const auto& run : statement_runs(*f)) {
-        for (std::size_t i = 0; i < run.calls.size(); ++i) {
-          if (auto r = as_temp_reuse(*f, run, i)) {
-            out.push_back(make_site(path, run.calls[i]->statement, true, false, run.calls[i]->callee + "(" + r->a + ", " + r->a + ") -> " + r->t));
-          }
-          if (auto r = as_temp_use(*f, run, i)) {
-            out.push_back(make_site(path, run.calls[i]->statement, false, true, run.calls[i]->callee + "(" + r->t + ", " + r->a + ") -> in place"));
-          }
-        }
+    visit_kernel_run_statements(src, {}, [&](const std::string& path, const source_file& f, const statement_run& run, std::size_t i) {
+      if (auto r = as_temp_reuse(f, run, i)) {
+        out.push_back(make_site(path, run.calls[i]->statement, true, false, run.calls[i]->callee + "(" + r->a + ", " + r->a + ") -> " + r->t));
       }
-    }
+      if (auto r = as_temp_use(f, run, i)) {
+        out.push_back(make_site(path, run.calls[i]->statement, false, true, run.calls[i]->callee + "(" + r->t + ", " + r->a + ") -> in place"));
+      }
+    });
     return out;
   }
 
@@ -371,36 +361,36 @@ class inplace_to_dead_temp final : public basic_motif {
       return outcome::fail(d == direction::forward ? "no in-place op with a dead temporary here" : "no op writing a temporary read once here");
     }
     auto f = src.get(s.path);
-    for (const auto& run : statement_runs(*f)) {
-      for (std::size_t i = 0; i < run.calls.size(); ++i) {
-        if (!run.calls[i] || !(run.calls[i]->statement == s.anchor)) continue;
-        const auto r = d == direction::forward ? as_temp_reuse(*f, run, i) : as_temp_use(*f, run, i);
-        if (!r) continue;
-        const call_info& op = *run.calls[r->op];
-        const call_info& reader = *run.calls[r->reader];
-        const std::string to = d == direction::forward ? r->t : r->a;
-        std::vector<text_edit> edits{{s.path, reader.args[static_cast<std::size_t>(r->reader_arg)], to}};
-        // Adjacent (a PIPE_V barrier at most between): rename in place; else move the op down.
-        bool adjacent = true;
-        for (std::size_t k = r->op + 1; k < r->reader; ++k) adjacent = adjacent && is_pipe_barrier(run.calls[k], "PIPE_V");
-        if (adjacent) {
-          edits.push_back({s.path, op.args[0], to});
-        } else {
-          std::string moved = std::string(f->text_of({op.statement.begin, op.args[0].begin})) + to + std::string(f->text_of({op.args[0].end, op.statement.end}));
-          bool barriers = false;
-          for (const auto& c : run.calls) barriers = barriers || is_pipe_barrier(c, "PIPE_V");
-          if (barriers) moved += "\n" + f->indent_at(reader.r.begin) + f->api_prefix() + "PipeBarrier<PIPE_V>();";
-          edits.push_back(delete_statement(*f, op.statement));
-          // A PIPE_V barrier right after the op, with another (or nothing) before it, served only
-          // the op: it goes too (the one before still orders the neighbours).
-          const bool before = r->op == 0 || is_pipe_barrier(run.calls[r->op - 1], "PIPE_V");
-          if (before && is_pipe_barrier(run.calls[r->op + 1], "PIPE_V")) edits.push_back(delete_statement(*f, run.calls[r->op + 1]->statement));
-          edits.push_back(insert_before_statement(*f, reader.statement, moved));
-        }
-        return outcome::success(std::move(edits));
+    outcome done = outcome::fail("the statements changed");
+    visit_run_statements(statement_runs(*f), [&](const statement_run& run, std::size_t i) {
+      if (!run.calls[i] || !(run.calls[i]->statement == s.anchor)) return false;
+      const auto r = d == direction::forward ? as_temp_reuse(*f, run, i) : as_temp_use(*f, run, i);
+      if (!r) return false;
+      const call_info& op = *run.calls[r->op];
+      const call_info& reader = *run.calls[r->reader];
+      const std::string to = d == direction::forward ? r->t : r->a;
+      std::vector<text_edit> edits{{s.path, reader.args[static_cast<std::size_t>(r->reader_arg)], to}};
+      // Adjacent (a PIPE_V barrier at most between): rename in place; else move the op down.
+      bool adjacent = true;
+      for (std::size_t k = r->op + 1; k < r->reader; ++k) adjacent = adjacent && is_pipe_barrier(run.calls[k], "PIPE_V");
+      if (adjacent) {
+        edits.push_back({s.path, op.args[0], to});
+      } else {
+        std::string moved = std::string(f->text_of({op.statement.begin, op.args[0].begin})) + to + std::string(f->text_of({op.args[0].end, op.statement.end}));
+        bool barriers = false;
+        for (const auto& c : run.calls) barriers = barriers || is_pipe_barrier(c, "PIPE_V");
+        if (barriers) moved += "\n" + f->indent_at(reader.r.begin) + f->api_prefix() + "PipeBarrier<PIPE_V>();";
+        edits.push_back(delete_statement(*f, op.statement));
+        // A PIPE_V barrier right after the op, with another (or nothing) before it, served only
+        // the op: it goes too (the one before still orders the neighbours).
+        const bool before = r->op == 0 || is_pipe_barrier(run.calls[r->op - 1], "PIPE_V");
+        if (before && is_pipe_barrier(run.calls[r->op + 1], "PIPE_V")) edits.push_back(delete_statement(*f, run.calls[r->op + 1]->statement));
+        edits.push_back(insert_before_statement(*f, reader.statement, moved));
       }
-    }
-    return outcome::fail("the statements changed");
+      done = outcome::success(std::move(edits));
+      return true;
+    });
+    return done;
   }
 };
 

@@ -128,6 +128,27 @@ struct statement_run {
   std::vector<std::optional<call_info>> calls;
 };
 std::vector<statement_run> statement_runs(const source_file& f);
+// fn(run, i) for every statement i of every run, in order, until fn returns true (then true).
+template <typename Fn>
+bool visit_run_statements(const std::vector<statement_run>& runs, Fn&& fn) {
+  for (const auto& run : runs) {
+    for (std::size_t i = 0; i < run.calls.size(); ++i) {
+      if (fn(run, i)) return true;
+    }
+  }
+  return false;
+}
+// fn(path, file, run, i) for every run statement of every kernel file (containing `needle`).
+template <typename Fn>
+void visit_kernel_run_statements(const source_set& src, std::string_view needle, Fn&& fn) {
+  for (const auto& path : kernel_paths(src, needle)) {
+    auto f = src.get(path);
+    visit_run_statements(statement_runs(*f), [&](const statement_run& run, std::size_t i) {
+      fn(path, *f, run, i);
+      return false;
+    });
+  }
+}
 // `PipeBarrier<pipe>()` as a statement.
 bool is_pipe_barrier(const std::optional<call_info>& c, std::string_view pipe);
 // The value of a numeric literal spelled `1`, `-1.702`, `1.0f`, `2e-3`, `static_cast<T>(1)`,

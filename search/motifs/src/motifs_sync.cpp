@@ -24,21 +24,16 @@ class enque_pipe_all final : public basic_motif {
 
   std::vector<site> match(const source_set& src) const override {
     std::vector<site> out;
-    for (const auto& path : kernel_paths(src, "EnQue")) {
-      auto f = src.get(path);
-      for (const auto& run : statement_runs(*f)) {
-        for (std::size_t i = 0; i + 1 < run.calls.size(); ++i) {
-          const auto& a = run.calls[i];
-          const auto& b = run.calls[i + 1];
-          if (!is_enque(b)) continue;
-          if (is_pipe_barrier(a, "PIPE_ALL")) {
-            out.push_back(make_site(path, a->statement, true, false, "remove the PIPE_ALL barrier before " + b->object() + ".EnQue"));
-          } else if (a && vector_op(a->callee) != nullptr) {
-            out.push_back(make_site(path, b->statement, false, true, "PIPE_ALL barrier before " + b->object() + ".EnQue"));
-          }
-        }
+    visit_kernel_run_statements(src, "EnQue", [&](const std::string& path, const source_file&, const statement_run& run, std::size_t i) {
+      if (i + 1 >= run.calls.size() || !is_enque(run.calls[i + 1])) return;
+      const auto& a = run.calls[i];
+      const auto& b = run.calls[i + 1];
+      if (is_pipe_barrier(a, "PIPE_ALL")) {
+        out.push_back(make_site(path, a->statement, true, false, "remove the PIPE_ALL barrier before " + b->object() + ".EnQue"));
+      } else if (a && vector_op(a->callee) != nullptr) {
+        out.push_back(make_site(path, b->statement, false, true, "PIPE_ALL barrier before " + b->object() + ".EnQue"));
       }
-    }
+    });
     return out;
   }
 
@@ -94,15 +89,10 @@ class div_to_reciprocal final : public basic_motif {
 
   std::vector<site> match(const source_set& src) const override {
     std::vector<site> out;
-    for (const auto& path : kernel_paths(src)) {
-      auto f = src.get(path);
-      for (const auto& run : statement_runs(*f)) {
-        for (std::size_t i = 0; i < run.calls.size(); ++i) {
-          if (auto r = as_reciprocal_div(*f, run, i)) out.push_back(make_site(path, r->span, true, false, "Duplicate(1) + Div -> Reciprocal(" + r->dst + ", ...)"));
-          if (inverse_ok(*f, run.calls[i])) out.push_back(make_site(path, run.calls[i]->statement, false, true, "Reciprocal -> Duplicate(1) + Div"));
-        }
-      }
-    }
+    visit_kernel_run_statements(src, {}, [&](const std::string& path, const source_file& f, const statement_run& run, std::size_t i) {
+      if (auto r = as_reciprocal_div(f, run, i)) out.push_back(make_site(path, r->span, true, false, "Duplicate(1) + Div -> Reciprocal(" + r->dst + ", ...)"));
+      if (inverse_ok(f, run.calls[i])) out.push_back(make_site(path, run.calls[i]->statement, false, true, "Reciprocal -> Duplicate(1) + Div"));
+    });
     return out;
   }
 
