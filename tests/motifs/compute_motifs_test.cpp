@@ -72,14 +72,6 @@ TEST(ComputeMotifs, SigmoidGateNoSiteWithoutThePattern) {
   EXPECT_TRUE(find_motif("inplace_to_dead_temp")->match(none_kernel).empty());
 }
 
-file_set replaced(file_set files, const std::string& path, const std::string& from, const std::string& to) {
-  auto& text = files.at(path);
-  const auto pos = text.find(from);
-  if (pos == std::string::npos) throw std::runtime_error("fixture text '" + from + "' not found in " + path);
-  text.replace(pos, from.size(), to);
-  return files;
-}
-
 file_set replaced_all(file_set files, const std::string& path, const std::string& from, const std::string& to) {
   auto& text = files.at(path);
   std::size_t n = 0;
