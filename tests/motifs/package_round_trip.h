@@ -82,6 +82,16 @@ inline bool compiles(const file_set& files, const std::string& path, std::string
   return rc == 0;
 }
 
+// `files` with the first occurrence of `from` in `path` replaced by `to` (a guard test's one-line
+// edit of a fixture); throws when the fixture does not contain `from`.
+inline file_set replaced(file_set files, const std::string& path, const std::string& from, const std::string& to) {
+  auto& text = files.at(path);
+  const auto pos = text.find(from);
+  if (pos == std::string::npos) throw std::runtime_error("fixture text '" + from + "' not found in " + path);
+  text.replace(pos, from.size(), to);
+  return files;
+}
+
 inline bool same_modulo_whitespace(const file_set& a, const file_set& b) {
   if (a.size() != b.size()) return false;
   for (const auto& [p, text] : a) {

@@ -69,14 +69,6 @@ TEST(SyncMotifs, NoSiteWithoutThePattern) {
   }
 }
 
-file_set replaced(file_set files, const std::string& path, const std::string& from, const std::string& to) {
-  auto& text = files.at(path);
-  const auto pos = text.find(from);
-  if (pos == std::string::npos) throw std::runtime_error("fixture text '" + from + "' not found in " + path);
-  text.replace(pos, from.size(), to);
-  return files;
-}
-
 std::size_t count_sites(const std::string& id, const file_set& files, direction d) {
   source_set src(files, tiling_parser());
   return sites_for(*find_motif(id), src, d).size();

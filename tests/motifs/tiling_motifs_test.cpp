@@ -71,14 +71,6 @@ TEST(TilingMotifs, NoSiteWithoutThePattern) {
   }
 }
 
-file_set with_replaced(file_set files, const std::string& path, const std::string& from, const std::string& to) {
-  auto& text = files.at(path);
-  const auto pos = text.find(from);
-  if (pos == std::string::npos) throw std::runtime_error("fixture text '" + from + "' not found in " + path);
-  text.replace(pos, from.size(), to);
-  return files;
-}
-
 TEST(TilingMotifs, GuardsRejectUnsafeSites) {
   const file_set x = load_op("tiling_op");
   const std::string kernel = "op_kernel/scale_add_custom.cpp";
@@ -91,22 +83,22 @@ TEST(TilingMotifs, GuardsRejectUnsafeSites) {
   }
   // counter_mode_mask: a main call with a partial mask per repeat is not a full-repeat split.
   {
-    source_set src(with_replaced(x, kernel, "ONE_REPEAT_BYTE_SIZE / sizeof(T);", "32;"), tiling_parser());
+    source_set src(replaced(x, kernel, "ONE_REPEAT_BYTE_SIZE / sizeof(T);", "32;"), tiling_parser());
     EXPECT_TRUE(find_motif("counter_mode_mask")->match(src).empty());
   }
   // counter_mode_mask: a tail that does not start where the full repeats end.
   {
-    source_set src(with_replaced(x, kernel, "zLocal[count / perRepeat * perRepeat]", "zLocal[count / perRepeat]"), tiling_parser());
+    source_set src(replaced(x, kernel, "zLocal[count / perRepeat * perRepeat]", "zLocal[count / perRepeat]"), tiling_parser());
     EXPECT_TRUE(find_motif("counter_mode_mask")->match(src).empty());
   }
   // tail_balance: the offset is not the block index times the per-core share.
   {
-    source_set src(with_replaced(x, kernel, "blockIdx * unitsPerCore;", "blockIdx * unitLength;"), tiling_parser());
+    source_set src(replaced(x, kernel, "blockIdx * unitsPerCore;", "blockIdx * unitLength;"), tiling_parser());
     EXPECT_TRUE(find_motif("tail_balance")->match(src).empty());
   }
   // tile_size: a UB size that never reaches the tiling data is not a tile size.
   {
-    source_set src(with_replaced(x, "op_host/scale_add_custom.cpp", "tiling.set_tileLength(static_cast<uint32_t>(tileLength));", ""),
+    source_set src(replaced(x, "op_host/scale_add_custom.cpp", "tiling.set_tileLength(static_cast<uint32_t>(tileLength));", ""),
                    tiling_parser());
     EXPECT_TRUE(find_motif("tile_size")->match(src).empty());
   }

@@ -1,5 +1,8 @@
 #include <cstring>
 
+#include <algorithm>
+#include <regex>
+
 #include "motifs_impl.h"
 
 namespace aopt::motifs::detail {
@@ -188,6 +191,94 @@ bool simple_operand(std::string_view s) {
     if (!(is_ident_char(c) || c == '.' || c == ':' || c == ' ')) return false;
   }
   return !s.empty();
+}
+
+namespace {
+// The call statement that is the whole of statement node `stmt`, if any.
+std::optional<call_info> call_of_statement(const source_file& f, const std::vector<call_info>& calls, int stmt) {
+  for (const auto& c : calls) {
+    if (f.statement_of(c.node) == stmt && f.statement_range(stmt) == c.statement) return c;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::vector<statement_run> statement_runs(const source_file& f) {
+  std::vector<statement_run> out;
+  for (int body : f.find(node_kind::compound)) {
+    const auto calls = call_statements(f, body);
+    if (calls.empty()) continue;
+    statement_run run{body, {}};
+    for (int st : f.statements(body)) run.calls.push_back(call_of_statement(f, calls, st));
+    out.push_back(std::move(run));
+  }
+  return out;
+}
+
+bool is_pipe_barrier(const std::optional<call_info>& c, std::string_view pipe) {
+  return c && c->callee == "PipeBarrier" && c->template_args.size() == 1 && c->template_args[0] == pipe && c->args.empty();
+}
+
+std::optional<double> literal_value(const std::string& s) {
+  static const std::regex re(R"(^(static_cast<\w+>\(|\(\w+\)\(?|\w+\()?\(?(-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?)[fF]?\)*$)");
+  std::smatch m;
+  if (!std::regex_match(s, m, re)) return std::nullopt;
+  // Parentheses must balance: `(1` or `T(1))` are not literals.
+  if (std::count(s.begin(), s.end(), '(') != std::count(s.begin(), s.end(), ')')) return std::nullopt;
+  return std::stod(m[2].str());
+}
+
+namespace {
+// Whether identifier `name` is assigned (=, op=, ++, --) in [from, to) of f.
+bool assigned_in(const source_file& f, const std::string& name, std::size_t from, std::size_t to) {
+  const std::string& t = f.text();
+  for (const auto& [id, pos] : identifiers(t, from, to)) {
+    if (id != name) continue;
+    std::size_t k = skip_space(t, pos + id.size());
+    if (k + 1 < t.size() && ((t[k] == '+' && t[k + 1] == '+') || (t[k] == '-' && t[k + 1] == '-'))) return true;
+    if (k < t.size() && std::string("+-*/%&|^").find(t[k]) != std::string::npos && k + 1 < t.size() && t[k + 1] == '=') return true;
+    if (k < t.size() && t[k] == '=' && (k + 1 >= t.size() || t[k + 1] != '=')) return true;
+    const std::size_t b = pos >= 2 ? pos - 2 : 0;
+    if (pos >= 2 && ((t[b] == '+' && t[b + 1] == '+') || (t[b] == '-' && t[b + 1] == '-'))) return true;
+  }
+  return false;
+}
+}  // namespace
+
+std::optional<double> scalar_value(const source_file& f, range r) {
+  const std::string s = norm(f, r);
+  if (auto v = literal_value(s)) return v;
+  if (s.empty() || !std::all_of(s.begin(), s.end(), is_ident_char)) return std::nullopt;
+  range fn{0, 0};
+  for (const auto& n : f.nodes()) {
+    if ((n.kind == node_kind::function || n.kind == node_kind::method) && n.r.contains(r.begin)) fn = n.r;
+  }
+  if (fn.empty()) return std::nullopt;
+  for (std::size_t i = 0; i < f.nodes().size(); ++i) {
+    const node& n = f.nodes()[i];
+    if (n.kind != node_kind::var_decl || n.name != s || !fn.contains(n.r.begin) || n.r.begin > r.begin || n.children.empty()) continue;
+    const range init = f.at(n.children.back()).r;
+    if (init.begin < n.r.begin || assigned_in(f, s, init.end, fn.end)) return std::nullopt;
+    return literal_value(norm(f, init));
+  }
+  return std::nullopt;
+}
+
+std::string declared_element_type(const source_file& f, const std::string& name) {
+  for (const auto& n : f.nodes()) {
+    if ((n.kind != node_kind::var_decl && n.kind != node_kind::parm_decl) || n.name != name) continue;
+    const std::string t = squeeze(f.text_of(n.r));
+    const auto at = t.find("LocalTensor<");
+    if (at == std::string::npos) return {};
+    const std::size_t open = at + std::string_view("LocalTensor").size();
+    int depth = 0;
+    for (std::size_t i = open; i < t.size(); ++i) {
+      depth += t[i] == '<' ? 1 : t[i] == '>' ? -1 : 0;
+      if (depth == 0) return t.substr(open + 1, i - open - 1);
+    }
+    return {};
+  }
+  return {};
 }
 
 }  // namespace aopt::motifs::detail

@@ -16,6 +16,7 @@ const std::vector<std::unique_ptr<motif>>& all_motifs() {
     detail::add_mask_motifs(v);
     detail::add_core_motifs(v);
     detail::add_sync_motifs(v);
+    detail::add_compute_motifs(v);
     return v;
   }();
   return list;

@@ -18,6 +18,7 @@ void add_vector_motifs(std::vector<std::unique_ptr<motif>>& v);    // vectorize_
 void add_mask_motifs(std::vector<std::unique_ptr<motif>>& v);      // counter_mode_mask
 void add_core_motifs(std::vector<std::unique_ptr<motif>>& v);      // stream_core_cap
 void add_sync_motifs(std::vector<std::unique_ptr<motif>>& v);      // enque_pipe_all, div_to_reciprocal
+void add_compute_motifs(std::vector<std::unique_ptr<motif>>& v);   // sigmoid_gate_direct, inplace_to_dead_temp
 
 // A motif described by constant strings; subclasses implement match/apply.
 class basic_motif : public motif {
@@ -117,4 +118,46 @@ std::vector<call_info> call_statements(const source_file& f, int body);
 bool dead_after(const source_file& f, const std::string& name, std::size_t from);
 // Whether `s` is a plain operand: identifiers, member access, literals (no operators).
 bool simple_operand(std::string_view s);
+}  // namespace aopt::motifs::detail
+
+namespace aopt::motifs::detail {
+// Adjacent statements of every compound of kernel file `f`: for each compound, its direct
+// statements as calls (nullopt for anything else), so motifs can look at neighbours.
+struct statement_run {
+  int body = -1;
+  std::vector<std::optional<call_info>> calls;
+};
+std::vector<statement_run> statement_runs(const source_file& f);
+// fn(run, i) for every statement i of every run, in order, until fn returns true (then true).
+template <typename Fn>
+bool visit_run_statements(const std::vector<statement_run>& runs, Fn&& fn) {
+  for (const auto& run : runs) {
+    for (std::size_t i = 0; i < run.calls.size(); ++i) {
+      if (fn(run, i)) return true;
+    }
+  }
+  return false;
+}
+// fn(path, file, run, i) for every run statement of every kernel file (containing `needle`).
+template <typename Fn>
+void visit_kernel_run_statements(const source_set& src, std::string_view needle, Fn&& fn) {
+  for (const auto& path : kernel_paths(src, needle)) {
+    auto f = src.get(path);
+    visit_run_statements(statement_runs(*f), [&](const statement_run& run, std::size_t i) {
+      fn(path, *f, run, i);
+      return false;
+    });
+  }
+}
+// `PipeBarrier<pipe>()` as a statement.
+bool is_pipe_barrier(const std::optional<call_info>& c, std::string_view pipe);
+// The value of a numeric literal spelled `1`, `-1.702`, `1.0f`, `2e-3`, `static_cast<T>(1)`,
+// `(T)1`, `T(1)` (whitespace-free), or nullopt.
+std::optional<double> literal_value(const std::string& s);
+// The value of scalar operand `r` of file f: a literal (as literal_value), or a local variable
+// of the function holding `r` declared with such a literal and never assigned again.
+std::optional<double> scalar_value(const source_file& f, range r);
+// Element type of a LocalTensor variable as its declaration spells it ("LocalTensor<DTYPE_X> x"
+// -> "DTYPE_X"; macros are not expanded), or "".
+std::string declared_element_type(const source_file& f, const std::string& name);
 }  // namespace aopt::motifs::detail

@@ -1,8 +1,6 @@
 // Kernel motifs on adjacent statements of a stage function: a full-pipeline barrier before a
 // queue hand-off (enque_pipe_all) and a reciprocal computed as a division of a tensor of ones
 // (div_to_reciprocal).
-#include <regex>
-
 #include "motifs_impl.h"
 
 namespace aopt::motifs::detail {
@@ -10,35 +8,6 @@ namespace {
 
 using search::bottleneck_class;
 
-// The call statement that is the whole of statement node `stmt`, if any.
-std::optional<call_info> call_of_statement(const source_file& f, const std::vector<call_info>& calls, int stmt) {
-  for (const auto& c : calls) {
-    if (f.statement_of(c.node) == stmt && f.statement_range(stmt) == c.statement) return c;
-  }
-  return std::nullopt;
-}
-
-// Adjacent statements of every compound of kernel file `f`: for each compound, its direct
-// statements as calls (nullopt for anything else), so motifs can look at neighbours.
-struct statement_run {
-  int body = -1;
-  std::vector<std::optional<call_info>> calls;
-};
-std::vector<statement_run> statement_runs(const source_file& f) {
-  std::vector<statement_run> out;
-  for (int body : f.find(node_kind::compound)) {
-    const auto calls = call_statements(f, body);
-    if (calls.empty()) continue;
-    statement_run run{body, {}};
-    for (int st : f.statements(body)) run.calls.push_back(call_of_statement(f, calls, st));
-    out.push_back(std::move(run));
-  }
-  return out;
-}
-
-bool is_pipe_barrier(const std::optional<call_info>& c, std::string_view pipe) {
-  return c && c->callee == "PipeBarrier" && c->template_args.size() == 1 && c->template_args[0] == pipe && c->args.empty();
-}
 bool is_enque(const std::optional<call_info>& c) { return c && c->callee == "EnQue" && c->args.size() == 1 && !c->object().empty(); }
 
 // ---- enque_pipe_all ------------------------------------------------------------------------------
@@ -55,21 +24,16 @@ class enque_pipe_all final : public basic_motif {
 
   std::vector<site> match(const source_set& src) const override {
     std::vector<site> out;
-    for (const auto& path : kernel_paths(src, "EnQue")) {
-      auto f = src.get(path);
-      for (const auto& run : statement_runs(*f)) {
-        for (std::size_t i = 0; i + 1 < run.calls.size(); ++i) {
-          const auto& a = run.calls[i];
-          const auto& b = run.calls[i + 1];
-          if (!is_enque(b)) continue;
-          if (is_pipe_barrier(a, "PIPE_ALL")) {
-            out.push_back(make_site(path, a->statement, true, false, "remove the PIPE_ALL barrier before " + b->object() + ".EnQue"));
-          } else if (a && vector_op(a->callee) != nullptr) {
-            out.push_back(make_site(path, b->statement, false, true, "PIPE_ALL barrier before " + b->object() + ".EnQue"));
-          }
-        }
+    visit_kernel_run_statements(src, "EnQue", [&](const std::string& path, const source_file&, const statement_run& run, std::size_t i) {
+      if (i + 1 >= run.calls.size() || !is_enque(run.calls[i + 1])) return;
+      const auto& a = run.calls[i];
+      const auto& b = run.calls[i + 1];
+      if (is_pipe_barrier(a, "PIPE_ALL")) {
+        out.push_back(make_site(path, a->statement, true, false, "remove the PIPE_ALL barrier before " + b->object() + ".EnQue"));
+      } else if (a && vector_op(a->callee) != nullptr) {
+        out.push_back(make_site(path, b->statement, false, true, "PIPE_ALL barrier before " + b->object() + ".EnQue"));
       }
-    }
+    });
     return out;
   }
 
@@ -88,10 +52,7 @@ class enque_pipe_all final : public basic_motif {
 // ---- div_to_reciprocal -----------------------------------------------------------------------------
 
 // `1`, `1.0f`, `static_cast<T>(1)`, `(T)1`, `T(1)` (whitespace-free).
-bool is_one(const std::string& s) {
-  static const std::regex re(R"(^(static_cast<\w+>\(|\(\w+\)\(?|\w+\()?\(?1(\.0*)?[fF]?\)*$)");
-  return std::regex_match(s, re);
-}
+bool is_one(const std::string& s) { return literal_value(s) == 1.0; }
 
 struct reciprocal_div {
   range span;          // Duplicate statement through Div statement
@@ -128,15 +89,10 @@ class div_to_reciprocal final : public basic_motif {
 
   std::vector<site> match(const source_set& src) const override {
     std::vector<site> out;
-    for (const auto& path : kernel_paths(src)) {
-      auto f = src.get(path);
-      for (const auto& run : statement_runs(*f)) {
-        for (std::size_t i = 0; i < run.calls.size(); ++i) {
-          if (auto r = as_reciprocal_div(*f, run, i)) out.push_back(make_site(path, r->span, true, false, "Duplicate(1) + Div -> Reciprocal(" + r->dst + ", ...)"));
-          if (inverse_ok(*f, run.calls[i])) out.push_back(make_site(path, run.calls[i]->statement, false, true, "Reciprocal -> Duplicate(1) + Div"));
-        }
-      }
-    }
+    visit_kernel_run_statements(src, {}, [&](const std::string& path, const source_file& f, const statement_run& run, std::size_t i) {
+      if (auto r = as_reciprocal_div(f, run, i)) out.push_back(make_site(path, r->span, true, false, "Duplicate(1) + Div -> Reciprocal(" + r->dst + ", ...)"));
+      if (inverse_ok(f, run.calls[i])) out.push_back(make_site(path, run.calls[i]->statement, false, true, "Reciprocal -> Duplicate(1) + Div"));
+    });
     return out;
   }
 
