@@ -59,7 +59,14 @@ std::string candidate::key(const std::string& backend, const std::string& profil
     h.field(d);
   }
   h.field(base_->spec.to_json().dump());
-  if (!base_->spec.reference_is_baseline()) h.field(common::sha256_file_hex(base_->spec.reference));
+  if (!base_->spec.reference_is_baseline()) {
+    h.field(common::sha256_file_hex(base_->spec.reference));
+  } else {
+    // Checked against the base package's own outputs: the same files under another base are
+    // another check (a package evaluated alone is its own reference and always matches).
+    h.field("baseline");
+    h.field(candidate(base_).hash_of(base_->source_files()));
+  }
   h.field(backend);
   h.field(profile_id);
   h.field(std::to_string(seed));

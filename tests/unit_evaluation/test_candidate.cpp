@@ -78,6 +78,22 @@ TEST_F(CandidateTest, KeyDependsOnContentBackendProfileSeed) {
   EXPECT_EQ(k0, same.key("sim", "910b4", 1, "tc"));
 }
 
+// With the baseline as reference, the same files checked against another base are another
+// evaluation: a hand-edited package evaluated alone (its own reference, error 0) must not answer
+// for the same files as a candidate of the original operator.
+TEST_F(CandidateTest, KeyNamesTheBaselineItIsCheckedAgainst) {
+  ev::candidate edited(pkg_);
+  edited.replace("op_kernel/my_op.cpp", "// kernel, edited\n");
+  const fs::path copy = dir_ / "copy";
+  fs::create_directories(copy);
+  fs::copy(dir_ / "pkg", copy / "pkg", fs::copy_options::recursive);
+  std::ofstream(copy / "pkg" / "op_kernel" / "my_op.cpp") << "// kernel, edited\n";
+  fs::copy_file(dir_ / "aopt.json", copy / "aopt.json");
+  const auto alone = std::make_shared<const ev::op_package>(ev::load_package(copy / "pkg"));
+  ASSERT_EQ(ev::candidate(alone).file_hashes(), edited.file_hashes()) << "same files";
+  EXPECT_NE(ev::candidate(alone).key("sim", "910b4", 1, "tc"), edited.key("sim", "910b4", 1, "tc"));
+}
+
 TEST_F(CandidateTest, RejectsPathsOutsideTheSources) {
   ev::candidate c(pkg_);
   EXPECT_THROW(c.replace("../evil.cpp", "x"), aopt::error);
