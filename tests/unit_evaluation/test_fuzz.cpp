@@ -150,6 +150,7 @@ TEST_F(Fuzz, MissingScriptAndEndlessLoop) {
 TEST_F(Fuzz, MissingInterpreterOrNumpySaysWhatToInstall) {
   write("tests/st/fuzz.py", "def f():\n    return {}\n");
   const auto rs = requests("f");
+  const std::string real = ev::fuzz_python();
   const char* old = std::getenv("AOPT_PYTHON");
   const std::string saved = old ? old : "";
   ::setenv("AOPT_PYTHON", (dir_ / "no-such-python3").c_str(), 1);
@@ -159,7 +160,7 @@ TEST_F(Fuzz, MissingInterpreterOrNumpySaysWhatToInstall) {
   EXPECT_NE(e.find("AOPT_PYTHON"), std::string::npos) << e;
   // An interpreter whose `import numpy` fails.
   const fs::path fake = dir_ / "py" / "bin" / "python3";
-  write("py/bin/python3", "#!/bin/sh\nshift 3\ncode=\"import sys; sys.modules['numpy'] = None\n$1\"\nshift\nexec " + ev::fuzz_python() +
+  write("py/bin/python3", "#!/bin/sh\nshift 3\ncode=\"import sys; sys.modules['numpy'] = None\n$1\"\nshift\nexec " + real +
                               " -I -B -c \"$code\" \"$@\"\n");
   fs::permissions(fake, fs::perms::owner_all);
   ::setenv("AOPT_PYTHON", fake.c_str(), 1);
@@ -178,6 +179,8 @@ TEST(FuzzPython, PrefersAoptPythonThenDebians) {
   ::setenv("AOPT_PYTHON", "sh", 1);
   EXPECT_TRUE(fs::path(ev::fuzz_python()).is_absolute()) << "a name is looked up in PATH: " << ev::fuzz_python();
   ::unsetenv("AOPT_PYTHON");
-  if (fs::exists("/usr/bin/python3")) EXPECT_EQ(ev::fuzz_python(), "/usr/bin/python3");
+  if (fs::exists("/usr/bin/python3")) {
+    EXPECT_EQ(ev::fuzz_python(), "/usr/bin/python3");
+  }
   if (old) ::setenv("AOPT_PYTHON", saved.c_str(), 1);
 }
