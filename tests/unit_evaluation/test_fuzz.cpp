@@ -99,6 +99,9 @@ TEST_F(Fuzz, TheParsedCasesCarryTheValues) {
   write("tests/st/helper.py", "def width():\n    return 2\n");
   const auto rs = requests("rows");
   const auto out = ev::run_msopst_fuzz(rs, case_file(), dir_);
+  ev::fuzz_run_options unisolated;  // --no-sandbox: limits only, the same data
+  unisolated.isolate = false;
+  EXPECT_EQ(ev::run_msopst_fuzz(rs, case_file(), dir_, unisolated).at(0).calls, out.at(0).calls);
   std::ifstream in(case_file());
   const std::string text((std::istreambuf_iterator<char>(in)), {});
   const auto spec = ev::parse_msopst_cases(text, case_file(), "x", out);
