@@ -167,7 +167,9 @@ command_fn add_eval_command(CLI::App& app) {
     if (a->no_sandbox) o.sandbox.isolate = false;
     o.limits = a->run.limits();
     try {
-      auto pkg = std::make_shared<const ev::op_package>(ev::load_package(a->op_dir, a->package.options()));
+      auto package_options = a->package.options();
+      package_options.isolate = o.sandbox.isolate;
+      auto pkg = std::make_shared<const ev::op_package>(ev::load_package(a->op_dir, package_options));
       ev::check_case_memory(pkg->spec, o.limits.address_space_bytes);
       ev::evaluator e(o);
       ev::candidate cand(pkg);

@@ -8,6 +8,7 @@
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
 #include "aopt/common/log.h"
+#include "aopt/evaluation/fuzz.h"
 
 namespace aopt::evaluation {
 
@@ -235,7 +236,11 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
                                      ", and no msOpST case file under tests/st/; write an aopt.json with the cases "
                                      "(see docs/evaluation.md)");
     }
-    pkg.spec = parse_msopst_cases(common::read_text_file(st, max_spec_file_bytes), st, kernel_hint);
+    const std::string text = common::read_text_file(st, max_spec_file_bytes);
+    fuzz_run_options fuzz_options;
+    fuzz_options.isolate = options.isolate;
+    const auto fuzz = run_msopst_fuzz(msopst_fuzz_requests(text, st), st, op_dir, fuzz_options);
+    pkg.spec = parse_msopst_cases(text, st, kernel_hint, fuzz);
     pkg.spec_file = st;
   }
   if (!options.timed_shape.empty()) {

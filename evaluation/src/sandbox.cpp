@@ -126,6 +126,12 @@ common::isolation run_isolation(const sandbox_policy& p, const std::vector<fs::p
   return iso;
 }
 
+common::isolation script_isolation(const sandbox_policy& p, const std::vector<fs::path>& read_only) {
+  auto iso = base(p, std::uint64_t(64) << 20, 64, {});
+  for (const auto& r : read_only) iso.mounts.push_back({mount_entry::kind::read_only, real_path(r), "", 0, false});
+  return iso;
+}
+
 std::string isolation_warning(const sandbox_policy& p) {
   if (!p.isolate) return {};
   const auto& s = common::probe_isolation();

@@ -564,35 +564,77 @@ bool is_literal(const nlohmann::ordered_json& v) {
   return std::all_of(v.begin(), v.end(), [](const auto& e) { return is_literal(e); });
 }
 
-op_spec read_msopst(const std::string& text, const fs::path& file, const std::string& kernel) {
+bool is_fuzz_field(const nlohmann::ordered_json& v) { return v.is_string() && v.get<std::string>() == "fuzz"; }
+
+// A case is a fuzz case when it names a fuzz_impl or leaves a field to one.
+bool is_fuzz_case(const nlohmann::ordered_json& c) {
+  if (c.contains("fuzz_impl")) return true;
+  auto any = [](const nlohmann::ordered_json& list, std::initializer_list<const char*> keys) {
+    if (!list.is_array()) return false;
+    return std::any_of(list.begin(), list.end(), [&](const auto& e) {
+      return e.is_object() && std::any_of(keys.begin(), keys.end(), [&](const char* k) { return e.contains(k) && is_fuzz_field(e[k]); });
+    });
+  };
+  return any(c.value("input_desc", nlohmann::ordered_json()), {"shape", "value"}) ||
+         any(c.value("output_desc", nlohmann::ordered_json()), {"shape"}) || any(c.value("attr", nlohmann::ordered_json()), {"value"});
+}
+
+// Case `c` with one fuzz call's fields written in; `fail(message)` for a field that does not fit.
+template <class Fail>
+nlohmann::ordered_json merge_fuzz_call(const nlohmann::ordered_json& c, const nlohmann::ordered_json& call, Fail&& fail) {
+  nlohmann::ordered_json merged = c;
+  if (!call.is_object()) fail("returned a " + std::string(call.type_name()) + ", not a dict with input_desc, attr and output_desc");
+  struct section {
+    const char* key;
+    std::set<std::string> fields;
+  };
+  const section sections[] = {{"input_desc", {"shape", "value"}}, {"attr", {"value"}}, {"output_desc", {"shape"}}};
+  for (const auto& [key, value] : call.items()) {
+    const auto* sec = std::find_if(std::begin(sections), std::end(sections), [&](const section& s) { return key == s.key; });
+    if (sec == std::end(sections)) fail("returned key '" + key + "'; the dict may hold input_desc, attr and output_desc");
+    if (!value.is_object()) fail("returned " + key + " as a " + value.type_name() + "; it must be a dict by name");
+    auto& list = merged[key];
+    for (const auto& [name, fields] : value.items()) {
+      auto entry = std::find_if(list.begin(), list.end(), [&](const auto& e) { return e.is_object() && e.value("name", std::string()) == name; });
+      if (entry == list.end()) {
+        std::string names;
+        for (const auto& e : list) names += (names.empty() ? "" : ", ") + e.value("name", std::string("?"));
+        fail("returned " + key + " '" + name + "', which the case does not have (its " + key + ": " + (names.empty() ? "none" : names) + ")");
+      }
+      if (!fields.is_object()) fail("returned " + key + " '" + name + "' as a " + fields.type_name() + "; it must be a dict");
+      for (const auto& [field, v] : fields.items()) {
+        if (!sec->fields.count(field)) fail("returned field '" + field + "' for " + key + " '" + name + "' (allowed: " + (key == std::string("input_desc") ? "shape, value" : key == std::string("attr") ? "value" : "shape") + ")");
+        (*entry)[field] = v;
+      }
+    }
+  }
+  for (const auto& sec : sections) {
+    if (!merged.contains(sec.key) || !merged[sec.key].is_array()) continue;
+    for (const auto& e : merged[sec.key]) {
+      for (const auto& f : sec.fields) {
+        if (e.is_object() && e.contains(f) && is_fuzz_field(e[f])) {
+          fail("returned no " + f + " for " + sec.key + " '" + e.value("name", std::string("?")) + "' (the case leaves it to the function)");
+        }
+      }
+    }
+  }
+  return merged;
+}
+
+op_spec read_msopst(const std::string& text, const fs::path& file, const std::string& kernel, const msopst_fuzz_outputs& fuzz) {
   const json_doc doc = common::parse_json_doc(text, file);
+  std::string context;  // names the fuzz call a case came from
   auto fail = [&](const std::string& ptr, const std::string& msg) -> void {
-    throw error(ec::invalid_spec, doc.where(ptr) + ": msOpST case file: " + msg);
+    throw error(ec::invalid_spec, doc.where(ptr) + ": msOpST case file: " + context + msg);
   };
   op_spec spec;
   spec.kernel = kernel;
   spec.source = file;
   const auto& root = doc.value;
   if (!root.is_array() || root.empty()) fail("", "expected a non-empty list of test cases");
-  for (std::size_t ci = 0; ci < root.size(); ++ci) {
-    const std::string cptr = "/" + std::to_string(ci);
-    const auto& c = root[ci];
-    if (!c.is_object()) fail(cptr, "case " + std::to_string(ci) + " is not an object");
-    if (!c.contains("case_name") || !c["case_name"].is_string()) fail(cptr, "case " + std::to_string(ci) + ": missing string 'case_name'");
-    if (!c.contains("input_desc") || !c["input_desc"].is_array()) fail(cptr, "case " + std::to_string(ci) + ": missing list 'input_desc'");
-    const std::string base = c["case_name"].get<std::string>();
-    if (const auto p = name_problem(base); !p.empty()) fail(cptr + "/case_name", "case_name: " + p + "; " + name_fix);
+  // One case object (read from the file or filled in by a fuzz call) into spec.cases.
+  auto add_case = [&](const nlohmann::ordered_json& c, const std::string& base, const std::string& cptr, bool from_fuzz) {
     const auto& ins = c["input_desc"];
-    // Fuzz cases (shapes and values from the case's fuzz_impl script) cannot be read without
-    // running that script: skipped with a warning.
-    const bool fuzz = c.contains("fuzz_impl") || std::any_of(ins.begin(), ins.end(), [](const auto& in) {
-                        return in.is_object() && in.contains("shape") && in["shape"].is_string();
-                      });
-    if (fuzz) {
-      spec.warnings.push_back(doc.where(cptr) + ": case " + base + " is a fuzz case (its shapes come from " +
-                              c.value("fuzz_impl", std::string("a fuzz script")) + "): skipped; add an aopt.json with concrete shapes");
-      continue;
-    }
     // Columns: `type` may be a string or a list (one case per entry, index-aligned across inputs).
     std::size_t columns = 1;
     for (const auto& in : ins) {
@@ -620,12 +662,17 @@ op_spec read_msopst(const std::string& text, const fs::path& file, const std::st
         const auto dt = msopst_dtype(tname);
         if (!dt) fail(iptr + "/type", "unknown dtype \"" + tname + "\" (known: float16/fp16/half, float/float32/fp32, bfloat16/bf16, int8..int64, uint8..uint64, bool)");
         t.type = *dt;
+        if (from_fuzz && in.contains("value") && !is_literal(in["value"])) fail(iptr + "/value", "input '" + is.name + "': the value is not a number, boolean or nested list of them");
         const auto* value = in.contains("value") && is_literal(in["value"]) ? &in["value"] : nullptr;
         if (value != nullptr && value->is_array()) {
           // The data decides the shape (msOpST builds the tensor from the value).
           std::vector<std::int64_t> vshape;
           flatten_values(*value, t.values, vshape, 0);
           t.shape = vshape;
+          if (from_fuzz && in.contains("shape") && in["shape"].is_array() && in["shape"] != nlohmann::ordered_json(vshape)) {
+            fail(iptr + "/shape", "input '" + is.name + "': shape " + in["shape"].dump() + " but a value of shape " + shape_text(vshape));
+          }
+          if (t.numel() != static_cast<std::int64_t>(t.values.size())) fail(iptr + "/value", "input '" + is.name + "': the value's nested lists are ragged (not all rows of one length)");
         } else if (in.contains("shape") && in["shape"].is_array()) {
           const auto& sh = in["shape"];
           const auto& shape = (!sh.empty() && sh[0].is_array()) ? sh[std::min(col, sh.size() - 1)] : sh;
@@ -662,12 +709,14 @@ op_spec read_msopst(const std::string& text, const fs::path& file, const std::st
           if (!o.is_object()) continue;
           output_spec os;
           os.name = o.contains("name") && o["name"].is_string() ? o["name"].get<std::string>() : "y" + std::to_string(oi);
-          if (const auto p = name_problem(os.name); !p.empty()) fail(cptr + "/output_desc/" + std::to_string(oi) + "/name", "name: " + p + "; " + name_fix);
+          const std::string optr = cptr + "/output_desc/" + std::to_string(oi);
+          if (const auto p = name_problem(os.name); !p.empty()) fail(optr + "/name", "name: " + p + "; " + name_fix);
           if (o.contains("shape") && o["shape"].is_array() && !o["shape"].empty() && o["shape"][0].is_number_integer()) {
             std::vector<std::int64_t> s;
             for (const auto& d : o["shape"]) s.push_back(d.get<std::int64_t>());
             if (std::all_of(s.begin(), s.end(), [](std::int64_t d) { return d > 0; }) && shape_problem(s).empty()) os.shape = s;
           }
+          if (from_fuzz && o.contains("shape") && !os.shape) fail(optr + "/shape", "output '" + os.name + "': shape " + o["shape"].dump() + " is not a list of positive integers");
           if (o.contains("type")) {
             const auto& ty = o["type"];
             std::string tname = ty.is_string() ? ty.get<std::string>()
@@ -684,6 +733,36 @@ op_spec read_msopst(const std::string& text, const fs::path& file, const std::st
       }
       spec.cases.push_back(std::move(cs));
     }
+  };
+  for (std::size_t ci = 0; ci < root.size(); ++ci) {
+    const std::string cptr = "/" + std::to_string(ci);
+    const auto& c = root[ci];
+    if (!c.is_object()) fail(cptr, "case " + std::to_string(ci) + " is not an object");
+    if (!c.contains("case_name") || !c["case_name"].is_string()) fail(cptr, "case " + std::to_string(ci) + ": missing string 'case_name'");
+    if (!c.contains("input_desc") || !c["input_desc"].is_array()) fail(cptr, "case " + std::to_string(ci) + ": missing list 'input_desc'");
+    const std::string base = c["case_name"].get<std::string>();
+    if (const auto p = name_problem(base); !p.empty()) fail(cptr + "/case_name", "case_name: " + p + "; " + name_fix);
+    if (!is_fuzz_case(c)) {
+      add_case(c, base, cptr, false);
+      continue;
+    }
+    // A fuzz case: its fields come from the calls of its fuzz_impl function (run by package
+    // loading, evaluation/fuzz.h); without them it is skipped.
+    const auto it = fuzz.find(ci);
+    if (it == fuzz.end()) {
+      spec.warnings.push_back(doc.where(cptr) + ": case " + base + " is a fuzz case (its shapes come from " +
+                              c.value("fuzz_impl", std::string("a fuzz script")) + "), not run: skipped; add an aopt.json with concrete shapes");
+      continue;
+    }
+    const auto& calls = it->second.calls;
+    for (std::size_t k = 0; k < calls.size(); ++k) {
+      context = "case " + base + ": " + it->second.origin + (calls.size() > 1 ? ", call " + std::to_string(k + 1) + " of " + std::to_string(calls.size()) : "") + ": ";
+      const auto merged = merge_fuzz_call(c, calls[k], [&](const std::string& m) { fail(cptr, m); });
+      add_case(merged, calls.size() == 1 ? base : base + "_fuzz" + std::to_string(k + 1), cptr, true);
+    }
+    context.clear();
+    spec.warnings.push_back(doc.where(cptr) + ": case " + base + ": " + std::to_string(calls.size()) + " case" +
+                            (calls.size() == 1 ? "" : "s") + " from " + it->second.origin);
   }
   if (spec.cases.empty()) fail("", "no case with concrete shapes (fuzz cases are skipped); add an aopt.json beside op_host/");
   spec.cases.front().timed = true;
@@ -694,8 +773,56 @@ op_spec read_msopst(const std::string& text, const fs::path& file, const std::st
 
 }  // namespace
 
-op_spec parse_msopst_cases(const std::string& text, const fs::path& file, const std::string& kernel) {
-  return converting_json_errors(file, [&] { return read_msopst(text, file, kernel); });
+std::string msopst_fuzz_request::origin() const {
+  return script.filename().string() + ":" + function + " (numpy seed " + std::to_string(seed) + ")";
+}
+
+std::vector<msopst_fuzz_request> msopst_fuzz_requests(const std::string& text, const fs::path& file) {
+  std::vector<msopst_fuzz_request> out;
+  const json_doc doc = common::parse_json_doc(text, file);
+  if (!doc.value.is_array()) return out;  // parse_msopst_cases says what is wrong
+  const fs::path dir = fs::absolute(file).lexically_normal().parent_path();
+  for (std::size_t ci = 0; ci < doc.value.size(); ++ci) {
+    const auto& c = doc.value[ci];
+    if (!c.is_object() || !is_fuzz_case(c)) continue;
+    const std::string cptr = "/" + std::to_string(ci);
+    msopst_fuzz_request r;
+    r.index = ci;
+    r.case_name = c.contains("case_name") && c["case_name"].is_string() ? c["case_name"].get<std::string>() : "#" + std::to_string(ci);
+    r.where = doc.where(cptr);
+    r.seed = ci + 1;
+    auto fail = [&](const std::string& ptr, const std::string& msg) {
+      throw error(ec::invalid_spec, doc.where(ptr) + ": msOpST case file: case " + r.case_name + ": " + msg);
+    };
+    if (!c.contains("fuzz_impl")) fail(cptr, "has \"fuzz\" fields but no \"fuzz_impl\"; name the function that fills them in, e.g. \"fuzz_impl\": \"fuzz.py:fuzz_branch_001\", or write concrete values");
+    const auto& impl = c["fuzz_impl"];
+    const std::string text_impl = impl.is_string() ? impl.get<std::string>() : std::string();
+    const auto colon = text_impl.rfind(':');
+    const std::string script = colon == std::string::npos ? "" : text_impl.substr(0, colon);
+    r.function = colon == std::string::npos ? "" : text_impl.substr(colon + 1);
+    const fs::path sp = fs::path(script).lexically_normal();
+    const bool script_ok = !script.empty() && sp.extension() == ".py" && sp.is_relative() && !sp.empty() && *sp.begin() != "..";
+    const bool function_ok = !r.function.empty() && r.function.size() <= max_name_bytes && (std::isalpha(static_cast<unsigned char>(r.function[0])) || r.function[0] == '_') &&
+                             std::all_of(r.function.begin(), r.function.end(), [](unsigned char ch) { return std::isalnum(ch) || ch == '_'; });
+    if (!script_ok || !function_ok) {
+      fail(cptr + "/fuzz_impl", "fuzz_impl " + impl.dump() + " is not \"SCRIPT.py:FUNCTION\" with SCRIPT a path inside " + dir.string() + " and FUNCTION a Python name; write e.g. \"fuzz.py:fuzz_branch_001\"");
+    }
+    r.script = dir / sp;
+    if (c.contains("fuzz_case_num")) {
+      const auto& n = c["fuzz_case_num"];
+      if (!n.is_number_integer() || n.get<std::int64_t>() < 1 || n.get<std::int64_t>() > max_fuzz_case_num) {
+        fail(cptr + "/fuzz_case_num", "fuzz_case_num " + n.dump() + " is not a whole number from 1 to " + std::to_string(max_fuzz_case_num) + "; write how many cases to make");
+      }
+      r.count = static_cast<std::uint32_t>(n.get<std::int64_t>());
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+op_spec parse_msopst_cases(const std::string& text, const fs::path& file, const std::string& kernel,
+                           const msopst_fuzz_outputs& fuzz) {
+  return converting_json_errors(file, [&] { return read_msopst(text, file, kernel, fuzz); });
 }
 
 }  // namespace aopt::evaluation

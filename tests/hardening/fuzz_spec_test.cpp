@@ -191,6 +191,15 @@ void run_one(const std::string& text, bool msopst, const fs::path& file, outcome
   try {
     const ev::op_spec s = msopst ? ev::parse_msopst_cases(text, file, "add_custom") : ev::parse_op_spec(text, file);
     (void)s.to_json().dump();  // the candidate key
+    if (msopst) {
+      try {
+        (void)ev::msopst_fuzz_requests(text, file);  // what load_package runs before parsing
+      } catch (const aopt::error& e) {
+        if (e.code() != aopt::ec::invalid_spec || std::string(e.what()).find(file.string()) == std::string::npos) {
+          out.failures.push_back(std::string("msopst_fuzz_requests: ") + e.what());
+        }
+      }
+    }
     try {
       ev::check_case_memory(s, std::uint64_t(8) << 30);
     } catch (const aopt::error& e) {

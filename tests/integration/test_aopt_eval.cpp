@@ -129,6 +129,38 @@ TEST_F(AoptEval, HumanOutputLabelsSimulatedLatency) {
   EXPECT_NE(o.out.find("headroom"), std::string::npos) << o.out;
 }
 
+// A package of ours whose msOpST file has a fuzz case (tests/st/add_fuzz.py draws the row count
+// and both operands with numpy): the real binary runs the function, and the two calls become two
+// evaluated cases with the drawn shapes; a second load draws the same data (same key: cached).
+TEST_F(AoptEval, MsOpStFuzzCasesAreRunSeeded) {
+  const std::string pkg = std::string(AOPT_TEST_SOURCE_DIR) + "/tests/integration/packages/fuzz_cases";
+  const auto first = aopt({pkg, "--json", "--cache-dir", cache_.string()});
+  if (first.err.find("has no numpy") != std::string::npos || first.err.find("cannot run the Python interpreter") != std::string::npos) {
+    GTEST_SKIP() << "no python3 with numpy (install python3-numpy: scripts/install-deps.sh): " << first.err;
+  }
+  ASSERT_TRUE(first.ok()) << first.describe() << "\n" << first.err;
+  const auto r = nlohmann::json::parse(first.out);
+  EXPECT_EQ(r.value("status", ""), "ok") << r.dump(2);
+  ASSERT_EQ(r["cases"].size(), 3u) << r.dump(2);
+  EXPECT_EQ(r["cases"][0]["name"], "Test_AddCustom_fixed");
+  EXPECT_EQ(r["cases"][0]["outputs"][0]["elements"], 256);
+  std::vector<int> elements;
+  for (int k : {1, 2}) {
+    const auto& c = r["cases"][k];
+    EXPECT_EQ(c["name"], "Test_AddCustom_fuzz_fuzz" + std::to_string(k));
+    EXPECT_EQ(c.value("status", ""), "ok") << c.dump(2);
+    elements.push_back(c["outputs"][0]["elements"].get<int>());
+    EXPECT_EQ(elements.back() % 48, 0) << "rows x 48 (fuzz_shapes.py)";
+    EXPECT_GE(elements.back(), 3 * 48);
+    EXPECT_LE(elements.back(), 8 * 48);
+  }
+  EXPECT_NE(elements[0], elements[1]) << "two calls of one seeded generator (seed 2: 3 and 7 rows)";
+  EXPECT_NE(r["warnings"].dump().find("2 cases from add_fuzz.py:random_rows (numpy seed 2)"), std::string::npos) << r["warnings"].dump();
+  const auto again = eval_json("tests/integration/packages/fuzz_cases", {}, 0);
+  EXPECT_EQ(again.value("key", ""), r.value("key", "")) << "the same inputs again";
+  EXPECT_TRUE(again.value("cached", false));
+}
+
 TEST_F(AoptEval, BadSpecIsAClearErrorNotACrash) {
   const auto o = aopt({std::string(AOPT_TEST_SOURCE_DIR) + "/tests/integration/packages", "--no-cache"});
   EXPECT_EQ(o.exit_code, 2);

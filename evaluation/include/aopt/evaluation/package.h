@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "aopt/evaluation/sandbox.h"
 #include "aopt/evaluation/spec.h"
 
 namespace aopt::evaluation {
@@ -41,10 +42,13 @@ struct package_options {
   std::filesystem::path spec_file;
   // The timed case at this shape (`--timed-shape`; see set_timed_shape). Empty: as the spec says.
   std::vector<std::int64_t> timed_shape;
+  // Run an msOpST file's fuzz functions (evaluation/fuzz.h) in their own namespaces; false
+  // (--no-sandbox, AOPT_SANDBOX=0): resource limits only.
+  bool isolate = isolation_default();
 };
 
 // Loads OP_DIR: detects the layout, finds aopt.json (options.spec_file, else OP_DIR's, else its
-// parent's, else msOpST cases under tests/st/), validates it and the source files
+// parent's, else msOpST cases under tests/st/, running their fuzz functions), validates it and the source files
 // (source_files()), then scales the timed case when options.timed_shape says so. Throws
 // aopt::error with file/line/what to do; never a std::filesystem or nlohmann exception.
 op_package load_package(const std::filesystem::path& op_dir, const package_options& options = {});

@@ -36,6 +36,9 @@ common::isolation compile_isolation(const sandbox_policy& p, const std::filesyst
 common::isolation run_isolation(const sandbox_policy& p, const std::vector<std::filesystem::path>& read_only,
                                 const std::filesystem::path& run_dir,
                                 const std::vector<std::filesystem::path>& files_in_run_dir);
+// A user script that only reads (an msOpST fuzz function, evaluation/fuzz.h): the system
+// directories and `read_only` read-only, a private /tmp, no toolchain, nothing else writable.
+common::isolation script_isolation(const sandbox_policy& p, const std::vector<std::filesystem::path>& read_only);
 // True when `path` is `dir` or below it (both absolute and normalised; compared as text).
 bool path_under(const std::string& path, const std::string& dir);
 // The warning every result carries when isolation was asked for and this machine cannot give it

@@ -102,9 +102,40 @@ std::uint64_t case_bytes_limit(std::uint64_t address_space_bytes);
 // case's tensors exceed case_bytes_limit(address_space_bytes); call before anything is allocated.
 void check_case_memory(const op_spec& spec, std::uint64_t address_space_bytes);
 
+// msOpST fuzz cases: a case with "fuzz_impl": "fuzz.py:function" (and "fuzz" in place of
+// shapes, values and attribute values) whose fields a Python function fills in; see
+// evaluation/fuzz.h for running it and docs/evaluation.md, "Package", for the format.
+struct msopst_fuzz_request {
+  std::size_t index = 0;               // the case's position in the file
+  std::string case_name;
+  std::string where;                   // "file:line:col" of the case
+  std::filesystem::path script;        // absolute (the case file's directory / "fuzz.py")
+  std::string function;
+  std::uint32_t count = 1;             // fuzz_case_num: calls, one case each
+  std::uint64_t seed = 1;              // numpy's seed for this case's calls
+  std::string origin() const;          // "fuzz.py:function (numpy seed 3)"
+};
+inline constexpr std::uint32_t max_fuzz_case_num = 100;
+// The fuzz cases of an msOpST file, in file order (none: an empty list). Pure: reads the text
+// only. Case i's seed is i + 1. Throws aopt::error(invalid_spec) naming file, line and case for a
+// malformed fuzz_impl (not "file.py:function", a path leaving the file's directory), a
+// fuzz_case_num outside 1..max_fuzz_case_num, or "fuzz" fields without fuzz_impl.
+std::vector<msopst_fuzz_request> msopst_fuzz_requests(const std::string& text, const std::filesystem::path& file);
+
+// What one fuzz case's function returned, a dict per call: {"input_desc": {name: {"shape",
+// "value"}}, "attr": {name: {"value"}}, "output_desc": {name: {"shape"}}}.
+struct msopst_fuzz_output {
+  std::string origin;                  // msopst_fuzz_request::origin()
+  std::vector<nlohmann::ordered_json> calls;
+};
+using msopst_fuzz_outputs = std::map<std::size_t, msopst_fuzz_output>;  // by case index
+
 // msOpST test-case JSON (a list of {case_name, op, input_desc, output_desc, attr, ...}). Entries
-// whose `type` lists several dtypes expand to one case per column. The first case is timed.
+// whose `type` lists several dtypes expand to one case per column. A fuzz case takes its fields
+// from `fuzz` (one case per call, named <case>_fuzz<k> when there are several; an error names
+// file, case and function when a call's fields do not fit the case) and is skipped with a
+// warning when `fuzz` lacks it. The first case is timed.
 op_spec parse_msopst_cases(const std::string& text, const std::filesystem::path& file,
-                           const std::string& kernel);
+                           const std::string& kernel, const msopst_fuzz_outputs& fuzz = {});
 
 }  // namespace aopt::evaluation
