@@ -310,8 +310,6 @@ void on_error(pool_pointer self, std::uint64_t ticket, const caf::error& err) {
   dispatch(self);
 }
 
-// The next item a device of profile `profile` can take, taking the packages in turn after the
-// one served last.
 // A request pinned to a device waits for that device while it is up; pinned to a device that is
 // down or unknown, it goes to any device of its class.
 bool may_take(const pool_state& st, const pool_item& item, const protocols::device_info& device) {
@@ -323,6 +321,8 @@ bool may_take(const pool_state& st, const pool_item& item, const protocols::devi
                       [&](const pool_slot& s) { return s.state != slot_state::lost && s.info.name() == pin; });
 }
 
+// The next item a device of profile `profile` can take, taking the packages in turn after the
+// one served last.
 std::optional<pool_item> pop_for(pool_state& st, const protocols::device_info& device) {
   if (st.queues.empty()) return std::nullopt;
   auto start = st.queues.upper_bound(st.last_served);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -79,6 +80,7 @@ std::map<std::string, std::string> read_sources(const fs::path& suite) {
 std::vector<suite_op> discover(const fs::path& suite, const std::vector<std::string>& only, const std::string& sources) {
   std::vector<suite_op> out;
   std::set<std::string> wanted(only.begin(), only.end());
+  std::optional<std::map<std::string, std::string>> dirs_of;  // sources.json, read when first needed
   std::vector<fs::path> dirs;
   for (const auto& e : fs::directory_iterator(suite)) {
     if (e.is_directory()) dirs.push_back(e.path());
@@ -96,9 +98,9 @@ std::vector<suite_op> discover(const fs::path& suite, const std::vector<std::str
                                                       "tree its operators' directories are under (e.g. cann-ops' src/)",
                                                       suite.string()));
       }
-      const auto dirs_of = read_sources(suite);
-      const auto it = dirs_of.find(name);
-      if (it == dirs_of.end()) {
+      if (!dirs_of) dirs_of = read_sources(suite);
+      const auto it = dirs_of->find(name);
+      if (it == dirs_of->end()) {
         throw error(ec::invalid_spec, fmt::format("{}: no entry for operator {}; add \"{}\": \"<directory under --sources>\"",
                                                   (suite / "sources.json").string(), name, name));
       }
