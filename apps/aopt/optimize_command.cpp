@@ -127,9 +127,9 @@ int run(optimize_args& a, const std::string& argv_line) {
   } else {
     std::cout << fmt::format(
         "{}: {:.2f} us -> {:.2f} us ({}, {}): speedup {:.3f}x, {} accepted change(s), {} evaluation(s) "
-        "({} failed), stopped: {}{}\n",
+        "({} failed; {} tiling variant(s) screened out, no budget), stopped: {}{}\n",
         name, res.base_us, res.best_us, latency_kind, device, res.speedup, res.changes.size(),
-        res.evaluations, res.failures, res.stop_reason,
+        res.evaluations, res.failures, res.screened, res.stop_reason,
         res.verification ? (res.verification->ok ? "; verified on fresh inputs" : "; FRESH-INPUT CHECK FAILED") : "");
     if (outcome.engine_usage.is_object() && outcome.engine_usage.contains("client")) {
       std::cout << usage_line(outcome.engine_usage) << "\n";
@@ -168,6 +168,8 @@ command_fn add_optimize_command(CLI::App& app, const std::string& argv_line) {
   app.add_flag("--no-stage2", [a](std::int64_t) { a->cfg.stage2 = false; }, "Stage I only");
   app.add_flag("--no-cotune", [a](std::int64_t) { a->cfg.cotune = false; },
                "Do not retune the tiling for a kernel rewrite that ran out of UB");
+  app.add_flag("--no-screen", [a](std::int64_t) { a->cfg.screen = false; },
+               "Evaluate every Stage I variant, without screening its tiling first (docs/stage1.md, \"Feasible Stage I\")");
   app.add_flag("--no-verify", [a](std::int64_t) { a->cfg.verify = false; }, "Skip the fresh-input check of the winner");
   app.add_flag("-q,--quiet", a->quiet, "No progress output");
   app.add_flag("--json", a->json, "Print report.json to stdout");

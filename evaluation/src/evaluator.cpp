@@ -172,6 +172,60 @@ void store_reference(const fs::path& root, const std::string& key, const std::ve
   }
 }
 
+// A case's run request: its inputs (generated, or from the artifact cache) in OpDef order, then
+// any the OpDef does not list; its outputs' declarations. Shared by evaluations and screens.
+struct prepared_run {
+  run_spec rs;
+  double in_bytes = 0;
+  std::vector<std::pair<fs::path, std::uint64_t>> input_hashes;  // file, content hash
+  std::vector<std::string> input_keys;
+};
+
+prepared_run prepare_run(const case_spec& c, const nlohmann::json& signature, std::size_t col, const fs::path& run_dir,
+                       std::uint64_t seed, const fs::path& artifact_root) {
+  fs::create_directories(run_dir);
+  run_spec rs;
+  rs.column = col;
+  rs.attrs = c.attrs;
+  rs.timing = true;
+  double in_bytes = 0;
+  std::vector<std::pair<fs::path, std::uint64_t>> input_hashes;
+  std::vector<std::string> input_keys;
+  // Inputs in OpDef order, then any the OpDef does not list.
+  std::vector<const input_spec*> ordered;
+  for (const auto& si : signature.value("inputs", nlohmann::json::array())) {
+    for (const auto& i : c.inputs) {
+      if (i.name == si.value("name", std::string())) ordered.push_back(&i);
+    }
+  }
+  for (const auto& i : c.inputs) {
+    if (std::find(ordered.begin(), ordered.end(), &i) == ordered.end()) ordered.push_back(&i);
+  }
+  for (const auto* i : ordered) {
+    run_input ri;
+    ri.name = i->name;
+    ri.is_list = i->is_list;
+    for (std::size_t k = 0; k < i->tensors.size(); ++k) {
+      const auto& ts = i->tensors[k];
+      tensor_file tf;
+      tf.name = i->name;
+      tf.type = ts.type;
+      tf.shape = ts.shape;
+      const fs::path local =
+          run_dir / (i->is_list ? "in_" + i->name + "_" + std::to_string(k) + ".bin" : "in_" + i->name + ".bin");
+      std::uint64_t hash = 0;
+      tf.file = provide_input(ts, seed, c.name, i->name, k, artifact_root, local, hash);
+      in_bytes += static_cast<double>(ts.numel()) * static_cast<double>(dtype_size(ts.type));
+      input_hashes.emplace_back(tf.file, hash);
+      input_keys.push_back(input_key(ts, seed, c.name, i->name, k));
+      ri.tensors.push_back(tf);
+    }
+    rs.inputs.push_back(ri);
+  }
+  rs.outputs = output_decls(signature, col, c);
+  return {std::move(rs), in_bytes, std::move(input_hashes), std::move(input_keys)};
+}
+
 }  // namespace
 
 evaluator::evaluator(eval_options opts) : evaluator(opts, make_backend(opts)) {}
@@ -335,6 +389,72 @@ std::optional<eval_result> evaluator::prebuild(const candidate& cand) {
   return out;
 }
 
+nlohmann::json evaluator::screen(const candidate& cand) {
+  nlohmann::json out = {{"status", "ok"}, {"diagnostic", ""}, {"cases", nlohmann::json::array()}};
+  if (backend_->name() != "sim") {
+    out["status"] = "unsupported";
+    out["diagnostic"] = "the " + backend_->name() + " backend does not screen tilings";
+    return out;
+  }
+  eval_result r = start_result(cand);
+  const fs::path work = new_work_dir(r.key.substr(0, 12) + "-s-");
+  try {
+    const auto cases = cases_to_run(cand);
+    const build_result built = backend_->build(cand, work / "build", cases);
+    if (!take_build(built, r)) {
+      out["status"] = r.status;
+      out["diagnostic"] = r.diagnostic;
+    }
+    for (std::size_t k = 0; built.ok && k < cases.size(); ++k) {
+      const case_spec c = align_case(*cases[k], built.signature);
+      std::string why;
+      const auto column = select_column(built.signature, c, why);
+      if (!column) {
+        out["status"] = "tiling_error";
+        out["diagnostic"] = "case '" + c.name + "': " + why;
+        break;
+      }
+      auto prepared = prepare_run(c, built.signature, *column, work / "run" / c.name, r.seed, artifact_root_);
+      prepared.rs.screen = true;
+      prepared.rs.timing = false;
+      const auto rr = backend_->run(built, prepared.rs, work / "run" / c.name, opts_.limits);
+      if (rr.status != "ok") {
+        out["status"] = rr.status;
+        out["diagnostic"] = "case '" + c.name + "': " + rr.diagnostic;
+        break;
+      }
+      const auto til = rr.harness.value("tiling", nlohmann::json::object());
+      std::uint64_t elements = 0;
+      std::size_t elem_bytes = 0;
+      for (const auto& in : prepared.rs.inputs) {
+        for (const auto& t : in.tensors) {
+          std::uint64_t n = 1;
+          for (auto d : t.shape) n *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
+          if (n > elements) {
+            elements = n;
+            elem_bytes = dtype_size(t.type);
+          }
+        }
+      }
+      out["cases"].push_back({{"name", c.name},
+                              {"block_dim", til.value("block_dim", 0)},
+                              {"tiling_key", til.value("tiling_key", std::int64_t{0})},
+                              {"workspace_bytes", til.value("workspace_bytes", std::uint64_t{0})},
+                              {"words", til.value("words", nlohmann::json::array())},
+                              {"core_count", til.value("core_count", 0)},
+                              {"elements", elements},
+                              {"elem_bytes", elem_bytes}});
+    }
+  } catch (...) {
+    std::error_code e;
+    fs::remove_all(work, e);
+    throw;
+  }
+  std::error_code e;
+  if (!opts_.keep_workdir) fs::remove_all(work, e);
+  return out;
+}
+
 eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, eval_result r) {
   const auto& pkg = cand.package();
   const auto& spec = pkg.spec;
@@ -400,46 +520,7 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
       continue;
     }
     const fs::path run_dir = work / "run" / c.name;
-    fs::create_directories(run_dir);
-    run_spec rs;
-    rs.column = *column;
-    rs.attrs = c.attrs;
-    rs.timing = true;
-    double in_bytes = 0;
-    std::vector<std::pair<fs::path, std::uint64_t>> input_hashes;
-    std::vector<std::string> input_keys;
-    // Inputs in OpDef order, then any the OpDef does not list.
-    std::vector<const input_spec*> ordered;
-    for (const auto& si : built.signature.value("inputs", nlohmann::json::array())) {
-      for (const auto& i : c.inputs) {
-        if (i.name == si.value("name", std::string())) ordered.push_back(&i);
-      }
-    }
-    for (const auto& i : c.inputs) {
-      if (std::find(ordered.begin(), ordered.end(), &i) == ordered.end()) ordered.push_back(&i);
-    }
-    for (const auto* i : ordered) {
-      run_input ri;
-      ri.name = i->name;
-      ri.is_list = i->is_list;
-      for (std::size_t k = 0; k < i->tensors.size(); ++k) {
-        const auto& ts = i->tensors[k];
-        tensor_file tf;
-        tf.name = i->name;
-        tf.type = ts.type;
-        tf.shape = ts.shape;
-        const fs::path local =
-            run_dir / (i->is_list ? "in_" + i->name + "_" + std::to_string(k) + ".bin" : "in_" + i->name + ".bin");
-        std::uint64_t hash = 0;
-        tf.file = provide_input(ts, r.seed, c.name, i->name, k, artifact_root_, local, hash);
-        in_bytes += static_cast<double>(ts.numel()) * static_cast<double>(dtype_size(ts.type));
-        input_hashes.emplace_back(tf.file, hash);
-        input_keys.push_back(input_key(ts, r.seed, c.name, i->name, k));
-        ri.tensors.push_back(tf);
-      }
-      rs.inputs.push_back(ri);
-    }
-    rs.outputs = output_decls(built.signature, *column, c);
+    auto [rs, in_bytes, input_hashes, input_keys] = prepare_run(c, built.signature, *column, run_dir, r.seed, artifact_root_);
     auto lap = [last = std::chrono::steady_clock::now()]() mutable {
       const auto now = std::chrono::steady_clock::now();
       const double d = std::chrono::duration<double>(now - last).count();

@@ -801,6 +801,7 @@ class sim_backend final : public backend {
     }
     rj["attrs"] = spec.attrs;
     rj["timing"] = spec.timing;
+    if (spec.screen) rj["screen"] = true;
     common::write_json_file(run_dir / "run.json", rj);
     std::error_code e;
     fs::remove(run_dir / "result.json", e);

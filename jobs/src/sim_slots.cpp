@@ -105,7 +105,12 @@ std::vector<optimize::package_evaluate_fn> make_functions(package_lookup lookup,
       cand.info().round = req.round;
       cand.info().proposal = req.proposal;
       optimize::eval_report report;
-      if (!build_only) {
+      if (req.stage == "screen" && !build_only) {
+        report.result = e->screen(cand);
+        report.status = report.result.value("status", std::string());
+        report.diagnostic = report.result.value("diagnostic", std::string());
+        report.ok = report.status == "ok";
+      } else if (!build_only) {
         report = to_report(e->evaluate(cand));
       } else if (auto final_result = e->prebuild(cand)) {
         report = to_report(*final_result);

@@ -217,6 +217,7 @@ class runner {
   json timing_ = nullptr;
   std::uint32_t ub_bytes_ = 0;
   bool tiled_ = false;
+  bool screen_ = false;  // "screen": true: the tiling ran, the kernel does not
   // Seconds per step (read_inputs, tiling, emulate, timing, write_outputs): result.json "phases".
   json phases_ = json::object();
   std::chrono::steady_clock::time_point lap_ = std::chrono::steady_clock::now();
@@ -719,6 +720,18 @@ void runner::write_result() {
                               {"workspace_bytes", workspace_bytes_},
                               {"tiling_bytes", tiling_bytes_}}
                        : json(nullptr);
+  if (tiled_ && screen_) {
+    // The tiling data as little-endian 32-bit words (a struct of uint32 fields: one word each).
+    json words = json::array();
+    const auto* bytes = static_cast<const unsigned char*>(op_.raw_tiling.GetData());
+    for (std::size_t at = 0; at + 4 <= tiling_bytes_; at += 4) {
+      words.push_back(static_cast<std::uint32_t>(bytes[at]) | static_cast<std::uint32_t>(bytes[at + 1]) << 8 |
+                      static_cast<std::uint32_t>(bytes[at + 2]) << 16 | static_cast<std::uint32_t>(bytes[at + 3]) << 24);
+    }
+    r["tiling"]["words"] = std::move(words);
+    r["tiling"]["core_count"] = profile_.aiv_cores;
+    r["outputs"] = json::array();
+  }
   if (result_fd_ >= 0) {
     write_frame(r);
     return;
@@ -746,7 +759,7 @@ void runner::write_frame(const json& r) {
   const std::string body = r.dump();
   line("AOPT-RESULT 1 " + secret + "\n" + std::to_string(body.size()) + "\n");
   line(body);
-  if (status_ == "ok") {
+  if (status_ == "ok" && !screen_) {
     // The same items, in the same order, as the result's "outputs" (write_result).
     auto item = [&](const tensor_item& t) {
       const std::size_t bytes = t.gm == nullptr ? 0 : static_cast<std::size_t>(numel(t.shape)) * elem_bytes(t.dtype);
@@ -786,6 +799,13 @@ int runner::run() {
   } catch (const tiling_failure& e) {
     status_ = "tiling_error";
     message_ = e.what();
+    write_result();
+    return 0;
+  }
+  // A screen (docs/harness-protocol.md, "Screening a tiling"): the tiling's facts only; no GM,
+  // no kernel, no outputs.
+  if (req_.value("screen", false)) {
+    screen_ = true;
     write_result();
     return 0;
   }

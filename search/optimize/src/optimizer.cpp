@@ -10,6 +10,7 @@
 
 #include "aopt/common/error.h"
 #include "aopt/motifs/edit.h"
+#include "aopt/stage1/feasibility.h"
 #include "aopt/stage1/loop.h"
 
 namespace aopt::optimize {
@@ -93,13 +94,69 @@ std::string motif_of(const search::kernel_rewrite& rw) {
 search::experience distill_change(const accepted_change& c, const search::diagnosis& d, const std::string& op,
                                   const eval_report& r, const std::string& motif);
 
+// A screen's report (a request of stage "screen") as Stage I's feasibility check reads it.
+stage1::screen_outcome screen_of(const eval_report& r) {
+  stage1::screen_outcome s;
+  s.status = r.status;
+  s.diagnostic = r.diagnostic;
+  s.ok = r.ok;
+  for (const auto& c : r.result.value("cases", nlohmann::json::array())) {
+    stage1::tiling_facts f;
+    f.case_name = c.value("name", std::string());
+    f.block_dim = c.value("block_dim", std::int64_t{0});
+    f.tiling_key = c.value("tiling_key", std::int64_t{0});
+    f.words = c.value("words", std::vector<std::int64_t>{});
+    f.elements = c.value("elements", std::int64_t{0});
+    f.elem_bytes = c.value("elem_bytes", std::int64_t{0});
+    s.cases.push_back(std::move(f));
+  }
+  return s;
+}
+
+// Feasible Stage I: screens `start` (the variants' base, which passed) and returns the screener
+// of its variants; empty when the runner cannot screen (another backend) or the base's screen
+// failed. Screens go to the runner directly: they spend no budget.
+stage1::screener make_screener(job& j, const services& svc, const file_map& start, int round) {
+  auto request = [round](file_map files) { return eval_request{std::move(files), "screen", round, "screen", std::nullopt, {}}; };
+  const auto base = svc.runner.evaluate({request(start)});
+  if (base.size() != 1 || !base.front().ok) {
+    if (base.size() == 1 && base.front().status != "unsupported") {
+      j.say("stage", "Stage I: no feasibility screen (the base's tiling screen failed: " + base.front().status + ")");
+    }
+    return {};
+  }
+  const auto facts = screen_of(base.front());
+  std::int64_t cores = 0;
+  for (const auto& c : base.front().result.value("cases", nlohmann::json::array())) {
+    cores = std::max(cores, c.value("core_count", std::int64_t{0}));
+  }
+  stage1::device_limits limits;
+  if (cores > 0) limits.core_count = cores;
+  auto check = std::make_shared<stage1::feasibility_screen>(facts.cases, limits);
+  return [&j, &svc, start, request, check](const std::vector<stage1::tiling_proposal>& ps) {
+    std::vector<eval_request> reqs;
+    for (const auto& p : ps) reqs.push_back(request(merged(start, p.files)));
+    const auto got = svc.runner.evaluate(reqs);
+    std::vector<std::optional<std::string>> why;
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      why.push_back(i < got.size() ? check->check(screen_of(got[i])) : std::optional<std::string>("no screen report"));
+      if (why.back()) {
+        ++j.res.screened;
+        j.say("stage", "screened out (no budget): " + (ps[i].description.empty() ? ps[i].op : ps[i].description) + ": " +
+                           *why.back());
+      }
+    }
+    return why;
+  };
+}
+
 // One Stage I run of the job: tiling variants of `start` (the files the template was synthesized
 // from), evaluated as candidates of `stage`, each described as `label` + its change. `history`
 // must already hold the template's base. Returns the run and the answers by files key.
 std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tiling_search(
     job& j, const services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round, const file_map& start,
     const stage1::tiling_template& t, stage1::stage1_history& history, std::optional<stage1::tiling_proposal> first,
-    const std::string& stage, const std::string& label) {
+    const std::string& stage, const std::string& label, bool screen) {
   std::map<std::string, search_job::answer> answers;  // files key -> its answer
   auto propose = [&svc, &first](const stage1::tiling_template& tt, const stage1::stage1_history& h,
                                 std::size_t k) -> search::outcome<std::vector<stage1::tiling_proposal>> {
@@ -140,7 +197,8 @@ std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tili
   sc.proposals_per_step = n;
   sc.budget = j.remaining();
   sc.evaluate_base = false;
-  auto sr = stage1::run_stage1(t, propose, batch, sc, history);
+  const stage1::screener screener = screen ? make_screener(j, svc, start, static_cast<int>(round)) : stage1::screener{};
+  auto sr = stage1::run_stage1(t, propose, batch, sc, history, screener);
   return {std::move(sr), std::move(answers)};
 }
 
@@ -173,7 +231,7 @@ void cotune_round(job& j, const services& svc, const optimizer_config& cfg, std:
   j.say("stage", "round " + std::to_string(round + 1) + ": Stage I co-tunes the tiling of a kernel rewrite that ran out of UB (" +
                      p.rewrite.title + ")");
   const std::string label = "co-tuning '" + p.rewrite.title + "': ";
-  const auto [sr, answers] = tiling_search(j, svc, cfg, n, round, start, t, history, std::nullopt, "kernel", label);
+  const auto [sr, answers] = tiling_search(j, svc, cfg, n, round, start, t, history, std::nullopt, "kernel", label, false);
   sum.stage1_stop = "co-tuning a rewrite: " + sr.stop_reason;
   if (!sr.best || *sr.best == t.base()) return;
   auto it = answers.find(files_key(files_of_best(sr, t, start)));
@@ -236,7 +294,7 @@ void stage1_round(job& j, const services& svc, const optimizer_config& cfg, std:
   j.say("stage", "round " + std::to_string(round + 1) + ": Stage I (tiling, " + std::to_string(t.tunables.size()) +
                      " tunables in " + t.function_name + ")");
   const file_map start = j.res.best_files;
-  const auto [sr, answers] = tiling_search(j, svc, cfg, n, round, start, t, history, std::move(revisit), "tiling", "");
+  const auto [sr, answers] = tiling_search(j, svc, cfg, n, round, start, t, history, std::move(revisit), "tiling", "", cfg.screen);
   sum.stage1_stop = sr.stop_reason;
   j.stage1_memory_.emplace(start_key, std::move(history));
   if (sr.best && sr.best != t.base()) {

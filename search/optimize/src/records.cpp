@@ -150,6 +150,7 @@ json to_json(const optimizer_config& c) {
           {"stage2", c.stage2},
           {"unguided_fallback", c.unguided_fallback},
           {"cotune", c.cotune},
+          {"screen", c.screen},
           {"min_gain", c.min_gain},
           {"verify", c.verify},
           {"verify_seed", c.verify_seed}};
@@ -167,6 +168,7 @@ void from_json(const json& j, optimizer_config& c) {
   c.stage2 = j.at("stage2").get<bool>();
   c.unguided_fallback = j.at("unguided_fallback").get<bool>();
   c.cotune = j.at("cotune").get<bool>();
+  c.screen = j.value("screen", true);  // records written before the screen existed
   c.min_gain = j.at("min_gain").get<double>();
   c.verify = j.at("verify").get<bool>();
   c.verify_seed = j.at("verify_seed").get<std::uint64_t>();

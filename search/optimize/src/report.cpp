@@ -89,6 +89,7 @@ nlohmann::json to_json(const optimize_result& r) {
           {"evaluations", r.evaluations},
           {"memo_hits", r.memo_hits},
           {"failures", r.failures},
+          {"screened", r.screened},
           {"suspects", r.suspects},
           {"stop_reason", r.stop_reason},
           {"warnings", r.warnings},

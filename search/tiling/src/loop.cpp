@@ -27,7 +27,7 @@ stage1_result run_stage1(const tiling_template& tmpl, search::engine& engine, co
 }
 
 stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, const batch_evaluator& evaluate,
-                         const stage1_config& cfg, stage1_history& history) {
+                         const stage1_config& cfg, stage1_history& history, const screener& screen) {
   cfg.validate();
   stage1_result res;
   auto consider = [&](const stage1_trial& t) {
@@ -49,8 +49,9 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
     res.best_description = tmpl.describe_change(e->values);
     break;
   }
-  // Evaluates the proposals the history does not know (as one batch) and records every trial.
-  auto run_step = [&](std::vector<tiling_proposal> ps, std::size_t step) {
+  // Evaluates the proposals the history does not know (as one batch) and records every trial;
+  // returns how many the screener rejected.
+  auto run_step = [&](std::vector<tiling_proposal> ps, std::size_t step) -> std::size_t {
     std::vector<tiling_proposal> fresh;
     std::vector<std::size_t> fresh_at;  // index in ps
     std::vector<stage1_trial> trials(ps.size());
@@ -80,6 +81,30 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
       fresh_at.push_back(i);
       used[i] = true;
     }
+    std::size_t rejected = 0;
+    if (screen && !fresh.empty()) {
+      const auto why = screen(fresh);
+      if (why.size() != fresh.size()) {
+        throw aopt::error(ec::internal, "run_stage1: the screener returned " + std::to_string(why.size()) +
+                                            " verdicts for " + std::to_string(fresh.size()) + " proposals");
+      }
+      std::vector<tiling_proposal> kept;
+      std::vector<std::size_t> kept_at;
+      for (std::size_t j = 0; j < fresh.size(); ++j) {
+        if (!why[j]) {
+          kept.push_back(std::move(fresh[j]));
+          kept_at.push_back(fresh_at[j]);
+          continue;
+        }
+        auto& t = trials[fresh_at[j]];
+        t.outcome = eval_outcome{false, 0, "screened", *why[j], true};
+        ++res.screened;
+        ++rejected;
+        history.record(fresh[j], t.outcome);
+      }
+      fresh = std::move(kept);
+      fresh_at = std::move(kept_at);
+    }
     std::vector<eval_outcome> outcomes;
     if (!fresh.empty()) outcomes = evaluate(fresh);
     if (outcomes.size() != fresh.size()) {
@@ -107,6 +132,7 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
     for (std::size_t i = 0; i < ps.size(); ++i) {
       if (used[i]) res.trials.push_back(trials[i]);
     }
+    return rejected;
   };
 
   if (cfg.evaluate_base && !history.evaluated(base) && res.evaluations < cfg.budget) {
@@ -123,18 +149,26 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
       res.stop_reason = "budget exhausted";
       break;
     }
-    const std::size_t n = std::min(cfg.proposals_per_step, cfg.budget - res.evaluations);
-    auto proposals = propose(tmpl, history, n);
+    std::size_t n = std::min(cfg.proposals_per_step, cfg.budget - res.evaluations);
     ++res.steps_run;
-    if (!proposals.ok()) {
-      res.stop_reason = "engine: " + proposals.reason();
-      break;
+    bool stop = false;
+    // A step asks again for as many proposals as the screener rejected, up to screen_refills times.
+    for (std::size_t ask = 0; n > 0 && ask <= (screen ? cfg.screen_refills : 0); ++ask) {
+      auto proposals = propose(tmpl, history, n);
+      if (!proposals.ok()) {
+        res.stop_reason = "engine: " + proposals.reason();
+        stop = ask == 0;
+        break;
+      }
+      if (proposals.value().empty()) {
+        res.stop_reason = "engine: no new variant left to propose";
+        stop = ask == 0;
+        break;
+      }
+      n = std::min(run_step(std::move(proposals.value()), step), cfg.budget - res.evaluations);
     }
-    if (proposals.value().empty()) {
-      res.stop_reason = "engine: no new variant left to propose";
-      break;
-    }
-    run_step(std::move(proposals.value()), step);
+    if (stop) break;
+    if (res.stop_reason != "steps done" && !stop) res.stop_reason = "steps done";
   }
   if (res.stop_reason == "steps done" && res.evaluations >= cfg.budget) res.stop_reason = "budget exhausted";
   res.improved = res.best && res.base_latency_us && res.best_latency_us < *res.base_latency_us;

@@ -13,13 +13,48 @@ namespace aopt::stage1 {
 void stage1_history::record(const tiling_proposal& p, const eval_outcome& o) {
   entries_.push_back({p.values, o, p.op, p.description});
   by_hash_[hash_assignment(p.values)].push_back(entries_.size() - 1);
-  if (!o.ok && p.parent && p.changed.size() == 1) {
-    const entry* parent = lookup(*p.parent);
-    if (parent != nullptr && parent->outcome.ok) {
-      const std::size_t i = p.changed.front();
-      if (i < p.values.size()) tabu_.insert({i, p.values[i]});
-    }
+  if (!p.parent || p.changed.empty() || p.changed.size() > 2) return;
+  const entry* parent = lookup(*p.parent);
+  if (parent == nullptr || !parent->outcome.ok) return;
+  for (std::size_t i : p.changed) {
+    if (i >= p.values.size()) return;
   }
+  // A (tunable, value) changed in two failures and in no passing variant is tabu as well (the
+  // failures of joint moves point at it, e.g. a block count that never splits the tensor evenly).
+  for (std::size_t i : p.changed) {
+    auto& [failed, passed] = seen_[{i, p.values[i]}];
+    (o.ok ? passed : failed) += 1;
+    if (failed >= 2 && passed == 0) tabu_.insert({i, p.values[i]});
+  }
+  const std::size_t a = p.changed.front();
+  if (!o.ok && p.changed.size() == 1) {
+    tabu_.insert({a, p.values[a]});
+    fragile_.insert(a);
+    return;
+  }
+  if (p.changed.size() != 2) return;
+  const std::size_t b = p.changed.back();
+  if (!o.ok) {
+    tabu_pairs_.insert({{a, p.values[a]}, {b, p.values[b]}});
+  } else if (fragile(a) || fragile(b)) {
+    partners_[a].insert(b);
+    partners_[b].insert(a);
+  }
+}
+
+bool stage1_history::tabu_pair(const assignment& values, const assignment& base) const {
+  for (const auto& [x, y] : tabu_pairs_) {
+    if (x.first >= values.size() || y.first >= values.size() || x.first >= base.size() || y.first >= base.size()) continue;
+    if (values[x.first] != x.second || values[y.first] != y.second) continue;
+    if (values[x.first] != base[x.first] || values[y.first] != base[y.first]) return true;
+  }
+  return false;
+}
+
+std::vector<std::size_t> stage1_history::partners(std::size_t tunable) const {
+  const auto it = partners_.find(tunable);
+  if (it == partners_.end()) return {};
+  return {it->second.begin(), it->second.end()};
 }
 
 const stage1_history::entry* stage1_history::lookup(const assignment& values) const {
@@ -308,6 +343,7 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
     for (std::size_t i = 0; i < p.values.size(); ++i) {
       if (p.values[i] != base[i] && history.tabu(i, p.values[i])) return;
     }
+    if (history.tabu_pair(p.values, base)) return;
     for (std::size_t i = 0; i < p.values.size(); ++i) {
       if (p.values[i] != (*p.parent)[i]) p.changed.push_back(i);
     }
@@ -346,15 +382,23 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
       p.parent = base;
     } else {
       const assignment& parent = parents[uniform_index(rng_, parents.size())];
-      const std::size_t k = (mutable_.size() >= 2 && uniform_unit(rng_) < cfg_.two_change_rate) ? 2 : 1;
+      const bool coin = mutable_.size() >= 2 && uniform_unit(rng_) < cfg_.two_change_rate;
       const std::size_t first = mutable_[uniform_index(rng_, mutable_.size())];
+      // A fragile tunable (its single moves failed) moves jointly, with a partner when one is known.
+      const bool joint = mutable_.size() >= 2 && history.fragile(first);
+      const std::size_t k = (joint || coin) ? 2 : 1;
       p.values = step(parent, first);
       if (k == 2) {
+        std::vector<std::size_t> partners;
+        for (std::size_t u : history.partners(first)) {
+          if (u != first && std::find(mutable_.begin(), mutable_.end(), u) != mutable_.end()) partners.push_back(u);
+        }
         std::size_t second = first;
+        if (joint && !partners.empty() && uniform_unit(rng_) < 0.75) second = partners[uniform_index(rng_, partners.size())];
         while (second == first) second = mutable_[uniform_index(rng_, mutable_.size())];
         p.values = step(p.values, second);
       }
-      p.op = "mutate";
+      p.op = joint ? "joint" : "mutate";
       p.parent = parent;
     }
     admit(std::move(p));

@@ -60,6 +60,8 @@ struct run_spec {
   std::vector<run_output_decl> outputs;
   nlohmann::json attrs = nlohmann::json::object();
   bool timing = true;
+  // Run the tiling only and report its facts (harness "screen": no GM, no kernel, no outputs).
+  bool screen = false;
 };
 
 struct run_result {

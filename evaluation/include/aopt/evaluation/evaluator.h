@@ -51,6 +51,14 @@ class evaluator {
   // does not build (stored in the result cache as evaluate would), or the result cache has it;
   // nullopt when it built and is to be run.
   std::optional<eval_result> prebuild(const candidate& cand);
+  // A screen (docs/evaluation.md, "Screening a tiling"): builds the candidate (its artifacts land
+  // in the artifact cache, so its evaluation compiles nothing more) and runs only the host tiling
+  // of every case, sandboxed like a run: no GM, no kernel, no reference. Never cached. Returns
+  // {"status" (ok, compile_error, tiling_error, runtime_error, ...; "unsupported" on a backend
+  // other than sim), "diagnostic", "cases": [{"name", "block_dim", "tiling_key",
+  // "workspace_bytes", "words" (the tiling data as little-endian 32-bit words), "core_count"
+  // (the device's vector cores), "elements" and "elem_bytes" (of the case's largest input)}]}.
+  nlohmann::json screen(const candidate& cand);
   std::string key_of(const candidate& cand) const;
   const eval_options& options() const { return opts_; }
   backend& get_backend() { return *backend_; }

@@ -39,6 +39,10 @@ struct optimizer_config {
   // Stage I: the tiling is tuned for the rewritten operator (from the failing base, its
   // neighbours first) and a passing pair is accepted as one change. Default: true
   bool cotune = true;
+  // Feasible Stage I: screen each tiling variant (its host tiling alone, a request of stage
+  // "screen") against what the base's tiling kept (stage1/feasibility.h) before it costs an
+  // evaluation; a rejected variant spends no budget and joins the negative history. Default: true
+  bool screen = true;
   // A candidate replaces the best only when latency < best * (1 - min_gain). Default: 0.001
   double min_gain = 0.001;
   // Re-check the final best on freshly generated inputs (a new seed): one evaluation outside
@@ -117,6 +121,7 @@ struct optimize_result {
   std::size_t evaluations = 0;       // budget spent
   std::size_t memo_hits = 0;
   std::size_t failures = 0;
+  std::size_t screened = 0;          // Stage I variants the feasibility screen rejected (no budget)
   std::size_t suspects = 0;
   std::string stop_reason;           // "budget exhausted", "rounds done", "base failed: ...", ...
   // What the user should know about the job's own setup, e.g. a timed case too small for any

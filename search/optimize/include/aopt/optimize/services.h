@@ -36,7 +36,9 @@ using search::file_map;  // relative path ("op_kernel/add_custom.cpp") -> conten
 struct eval_request {
   file_map files;
   std::string stage;     // "base", "tiling", "kernel", "verify", "random", ...; "remeasure":
-                         // measured again, never answered from the result cache
+                         // measured again, never answered from the result cache; "screen": only
+                         // the host tiling of every case runs (no kernel): the report's `result`
+                         // is the screen (evaluation::evaluator::screen), `ok` when every case tiled
   int round = 0;
   std::string proposal;  // one line: what this candidate changes
   // Input seed override: "verify" requests use a fresh seed so the winner is checked on inputs

@@ -23,6 +23,11 @@ using evaluator = std::function<eval_outcome(const tiling_proposal&)>;
 // proposal, in order. An outcome with `memo` set was answered without spending budget.
 using batch_evaluator = std::function<std::vector<eval_outcome>(const std::vector<tiling_proposal>&)>;
 
+// Screens a step's new proposals before they cost budget (Feasible Stage I, feasibility.h): for
+// each proposal, why it would fail, or nullopt to evaluate it. A screened-out proposal joins the
+// history as a failure with status "screened" (no budget spent), so the mutator learns from it.
+using screener = std::function<std::vector<std::optional<std::string>>(const std::vector<tiling_proposal>&)>;
+
 struct stage1_config {
   std::size_t steps = 8;               // U: proposal rounds. Default: 8
   std::size_t proposals_per_step = 4;  // variants asked of the engine per step. Default: 4
@@ -30,6 +35,9 @@ struct stage1_config {
   // Evaluate the base assignment first when the history does not hold it (one budget unit).
   // Default: true
   bool evaluate_base = true;
+  // With a screener: how many times a step asks the engine again for the proposals it screened
+  // out (so a step still evaluates proposals_per_step variants). Default: 3
+  std::size_t screen_refills = 3;
   void validate() const;  // throws aopt::error(invalid_argument) naming the field
 };
 
@@ -55,6 +63,7 @@ struct stage1_result {
   std::size_t evaluations = 0;         // budget spent
   std::size_t cache_hits = 0;
   std::size_t failures = 0;
+  std::size_t screened = 0;            // proposals the screener rejected (no budget spent)
   std::size_t steps_run = 0;
   std::vector<stage1_trial> trials;    // in order
   std::string stop_reason;             // "budget exhausted", "steps done", "engine: ..."
@@ -70,6 +79,6 @@ stage1_result run_stage1(const tiling_template& tmpl, search::engine& engine, co
 using proposer = std::function<search::outcome<std::vector<tiling_proposal>>(
     const tiling_template&, const stage1_history&, std::size_t)>;
 stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, const batch_evaluator& evaluate,
-                         const stage1_config& cfg, stage1_history& history);
+                         const stage1_config& cfg, stage1_history& history, const screener& screen = {});
 
 }  // namespace aopt::stage1

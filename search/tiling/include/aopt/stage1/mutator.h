@@ -55,14 +55,23 @@ class stage1_history {
     std::string description;
   };
 
-  // Records an evaluation. A failure whose proposal changed exactly one tunable from a passing
-  // parent also makes that (tunable, value) pair tabu for later proposals.
+  // Records an evaluation (or a screen's rejection). A failure whose proposal changed exactly one
+  // tunable from a passing parent makes that (tunable, value) tabu and the tunable fragile (it
+  // does not move alone); one that changed exactly two makes the two (tunable, value) together
+  // tabu, and a (tunable, value) changed in two such failures and in no passing proposal is tabu. A passing proposal that changed two tunables, one of them fragile, makes them partners:
+  // the mutator moves a fragile tunable together with a partner (a block count with the length
+  // it must keep aligned).
   void record(const tiling_proposal& p, const eval_outcome& o);
   const entry* lookup(const assignment& values) const;
   bool evaluated(const assignment& values) const { return lookup(values) != nullptr; }
   // Passing entries, fastest first (ties: earliest first), at most k.
   std::vector<const entry*> best(std::size_t k) const;
   bool tabu(std::size_t tunable, std::int64_t value) const { return tabu_.count({tunable, value}) > 0; }
+  // True when `values` holds both values of a pair made tabu together, one of them changed from `base`.
+  bool tabu_pair(const assignment& values, const assignment& base) const;
+  bool fragile(std::size_t tunable) const { return fragile_.count(tunable) > 0; }
+  // Tunables that passed when changed together with `tunable` (see record).
+  std::vector<std::size_t> partners(std::size_t tunable) const;
   const std::vector<entry>& entries() const { return entries_; }
   std::vector<const entry*> failures() const;  // the negative history, in order
   std::size_t size() const { return entries_.size(); }
@@ -71,6 +80,11 @@ class stage1_history {
   std::vector<entry> entries_;
   std::map<std::uint64_t, std::vector<std::size_t>> by_hash_;
   std::set<std::pair<std::size_t, std::int64_t>> tabu_;
+  using setting = std::pair<std::size_t, std::int64_t>;  // (tunable, value)
+  std::set<std::pair<setting, setting>> tabu_pairs_;
+  std::set<std::size_t> fragile_;
+  std::map<std::size_t, std::set<std::size_t>> partners_;
+  std::map<setting, std::pair<std::size_t, std::size_t>> seen_;  // (failed, passed) changes from passing parents
 };
 
 // A feasibility rule that needs no evaluation: returns why `values` is infeasible, or nullopt.

@@ -1,0 +1,179 @@
+#include "aopt/stage1/feasibility.h"
+
+#include <utility>
+
+#include "aopt/common/error.h"
+
+namespace aopt::stage1 {
+
+namespace {
+
+constexpr std::int64_t block_bytes = 32;     // DataCopy's granule
+constexpr std::int64_t length_bytes = 256;   // a word this long (in elements' bytes) is a length
+constexpr std::int64_t max_count = 64;       // a word in [2, max_count] that is no length is a count
+
+constexpr int q_block_dim = -1;
+constexpr int q_elements = -2;
+
+std::optional<std::int64_t> quantity(const tiling_facts& f, int q) {
+  if (q == q_block_dim) return f.block_dim;
+  if (q == q_elements) return f.elements;
+  if (q >= 0 && static_cast<std::size_t>(q) < f.words.size()) return f.words[static_cast<std::size_t>(q)];
+  return std::nullopt;
+}
+
+std::string name_of(int q) {
+  if (q == q_block_dim) return "block dim";
+  if (q == q_elements) return "element count";
+  return "tiling word " + std::to_string(q);
+}
+
+bool is_length(std::int64_t w, std::int64_t esize) { return w > 0 && w * esize >= length_bytes; }
+
+// Divides `length` into `pieces` pieces of whole 32-byte blocks (each split in two as well when
+// split == 2).
+bool shares(std::int64_t length, std::int64_t pieces, std::int64_t split, std::int64_t esize) {
+  if (pieces <= 0 || length % pieces != 0) return false;
+  const std::int64_t piece = length / pieces;
+  if (piece % split != 0) return false;
+  return (piece / split) * esize % block_bytes == 0;
+}
+
+// A per-core length times the block dim that spans the tensor (at least half of it, at most all).
+bool covers(std::int64_t span, std::int64_t elements) { return span <= elements && 2 * span >= elements; }
+// What a variant must keep of it: every core a nonzero share, none past the tensor.
+bool within(std::int64_t span, std::int64_t elements) { return span > 0 && span <= elements; }
+
+}  // namespace
+
+feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, device_limits limits)
+    : base_(base), limits_(limits) {
+  using K = invariant::kind;
+  for (std::size_t c = 0; c < base_.size(); ++c) {
+    const auto& f = base_[c];
+    const std::int64_t esize = f.elem_bytes > 0 ? f.elem_bytes : 1;
+    std::vector<int> counts;
+    if (f.block_dim >= 2) counts.push_back(q_block_dim);
+    if (f.block_dim != 0) invariants_.push_back({K::nonzero, c, q_block_dim, {}, 1});
+    for (std::size_t i = 0; i < f.words.size(); ++i) {
+      const int q = static_cast<int>(i);
+      const std::int64_t w = f.words[i];
+      if (w <= f.elements) invariants_.push_back({K::bound, c, q, {}, 1});
+      if (covers(f.block_dim * w, f.elements)) invariants_.push_back({K::cover, c, q, {q_block_dim}, 1});
+      if (is_length(w, esize)) {
+        if (w * esize % block_bytes == 0) invariants_.push_back({K::granule, c, q, {}, 1});
+      } else if (w >= 2 && w <= max_count) {
+        // A count: kernels divide by it (a length or a remainder may well become 0).
+        invariants_.push_back({K::nonzero, c, q, {}, 1});
+        counts.push_back(q);
+      }
+    }
+    std::vector<std::vector<int>> divisor_sets;
+    for (std::size_t a = 0; a < counts.size(); ++a) {
+      divisor_sets.push_back({counts[a]});
+      for (std::size_t b = a + 1; b < counts.size(); ++b) divisor_sets.push_back({counts[a], counts[b]});
+    }
+    // The tensor split by block counts, tile counts and alignments: what unaligned kernels assume.
+    for (int l : {q_elements}) {
+      const std::int64_t length = *quantity(f, l);
+      for (const auto& ds : divisor_sets) {
+        std::int64_t pieces = 1;
+        for (int d : ds) pieces *= *quantity(f, d);
+        if (!shares(length, pieces, 1, esize)) continue;
+        invariants_.push_back({K::share, c, l, ds, shares(length, pieces, 2, esize) ? 2 : 1});
+      }
+    }
+  }
+}
+
+std::optional<std::string> feasibility_screen::check(const screen_outcome& v) const {
+  if (!v.ok) return "its tiling fails (" + v.status + "): " + v.diagnostic;
+  if (v.cases.size() != base_.size()) {
+    return "its screen reports " + std::to_string(v.cases.size()) + " case(s), the base's " + std::to_string(base_.size());
+  }
+  for (std::size_t c = 0; c < v.cases.size(); ++c) {
+    const auto& f = v.cases[c];
+    if (f.block_dim < 1 || f.block_dim > limits_.core_count) {
+      return "case '" + f.case_name + "': block dim " + std::to_string(f.block_dim) + " is outside 1.." +
+             std::to_string(limits_.core_count) + " (the device's cores)";
+    }
+    if (f.words.size() != base_[c].words.size()) {
+      return "case '" + f.case_name + "': the tiling data has " + std::to_string(f.words.size()) + " words, the base's " +
+             std::to_string(base_[c].words.size());
+    }
+  }
+  using K = invariant::kind;
+  for (const auto& inv : invariants_) {
+    const auto& f = v.cases[inv.case_index];
+    const auto& b = base_[inv.case_index];
+    const std::string where = "case '" + f.case_name + "': ";
+    const std::int64_t value = *quantity(f, inv.length);
+    const std::int64_t esize = f.elem_bytes > 0 ? f.elem_bytes : 1;
+    switch (inv.what) {
+      case K::nonzero:
+        if (value == 0) return where + name_of(inv.length) + " is 0 (the base's was " + std::to_string(*quantity(b, inv.length)) + ")";
+        break;
+      case K::bound:
+        if (value > f.elements) {
+          return where + name_of(inv.length) + " = " + std::to_string(value) + " exceeds the " + std::to_string(f.elements) +
+                 " elements of the input (the base's was " + std::to_string(*quantity(b, inv.length)) + ")";
+        }
+        break;
+      case K::granule:
+        if (value * esize % block_bytes != 0) {
+          return where + name_of(inv.length) + " = " + std::to_string(value) + " is " + std::to_string(value * esize) +
+                 " bytes, not a multiple of 32 (the base's " + std::to_string(*quantity(b, inv.length)) + " was)";
+        }
+        break;
+      case K::cover:
+        if (!within(f.block_dim * value, f.elements)) {
+          return where + "block dim x " + name_of(inv.length) + " = " + std::to_string(f.block_dim) + " x " +
+                 std::to_string(value) + " is 0 or passes the " + std::to_string(f.elements) +
+                 " elements (the base's " + std::to_string(b.block_dim) + " x " + std::to_string(*quantity(b, inv.length)) +
+                 " spanned them)";
+        }
+        break;
+      case K::share: {
+        std::int64_t pieces = 1;
+        std::int64_t base_pieces = 1;
+        std::string names;
+        for (int d : inv.divisors) {
+          pieces *= *quantity(f, d);
+          base_pieces *= *quantity(b, d);
+          names += (names.empty() ? "" : " x ") + name_of(d);
+        }
+        if (!shares(value, pieces, inv.split, esize)) {
+          return where + names + " = " + std::to_string(pieces) + " does not divide the " + name_of(inv.length) + " " +
+                 std::to_string(value) + " into pieces of whole 32-byte blocks" + (inv.split == 2 ? " (split in two)" : "") +
+                 "; the base's " + std::to_string(base_pieces) + " did";
+        }
+        break;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> feasibility_screen::describe() const {
+  std::vector<std::string> out;
+  using K = invariant::kind;
+  for (const auto& inv : invariants_) {
+    std::string s = "case '" + base_[inv.case_index].case_name + "': ";
+    switch (inv.what) {
+      case K::nonzero: s += name_of(inv.length) + " != 0"; break;
+      case K::bound: s += name_of(inv.length) + " <= element count"; break;
+      case K::granule: s += name_of(inv.length) + " in whole 32-byte blocks"; break;
+      case K::cover: s += "0 < block dim x " + name_of(inv.length) + " <= element count"; break;
+      case K::share: {
+        std::string names;
+        for (int d : inv.divisors) names += (names.empty() ? "" : " x ") + name_of(d);
+        s += names + " divides the " + name_of(inv.length) + " into whole 32-byte blocks" + (inv.split == 2 ? ", split in two" : "");
+        break;
+      }
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace aopt::stage1

@@ -1,0 +1,301 @@
+// Feasible Stage I (stage1/feasibility.h): the invariants a variant's tiling must keep of the
+// base's, on tilings computed by fixture tiling functions written in the idioms of real
+// operators (BLOCK_DIM/TILE_NUM constants, ALIGN_NUM from the dtype size, a per-core length and
+// a remainder, the tiling passed to the kernel's Init), each with a model of what its fixed
+// kernel needs; the history's joint tabu and partners; the loop's screening.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aopt/stage1/feasibility.h"
+#include "aopt/stage1/loop.h"
+#include "aopt/stage1/mutator.h"
+
+namespace aopt::stage1 {
+namespace {
+
+struct fixture_case {
+  std::string name;
+  std::int64_t elements;
+  std::int64_t elem_bytes;
+};
+
+const std::vector<fixture_case> kCases = {{"perf", 64 * 32768, 2}, {"mid", 24 * 4096, 2}, {"small", 8 * 2048, 2}};
+
+// Fixture A, an element-wise add: the host sets BLOCK_DIM cores and TILE_NUM tiles,
+//   context->SetBlockDim(BLOCK_DIM); tiling.set_totalLength(total); tiling.set_tileNum(TILE_NUM);
+// and the kernel's Init computes tileLength = totalLength / GetBlockNum() / tileNum / BUFFER_NUM
+// (BUFFER_NUM = 2) and copies tileLength elements per DataCopy.
+tiling_facts add_tiling(const fixture_case& c, std::int64_t block_dim, std::int64_t tile_num) {
+  return {c.name, block_dim, 0, {c.elements, tile_num}, c.elements, c.elem_bytes};
+}
+bool add_kernel_runs(const fixture_case& c, std::int64_t block_dim, std::int64_t tile_num) {
+  const std::int64_t pieces = block_dim * tile_num * 2;
+  if (c.elements % pieces != 0) return false;  // elements past the last tile are never written
+  return (c.elements / pieces) * c.elem_bytes % 32 == 0;  // DataCopy moves whole 32-byte blocks
+}
+
+screen_outcome screen_add(std::int64_t block_dim, std::int64_t tile_num) {
+  screen_outcome s{true, "ok", "", {}};
+  for (const auto& c : kCases) s.cases.push_back(add_tiling(c, block_dim, tile_num));
+  return s;
+}
+
+feasibility_screen add_screen() {
+  std::vector<tiling_facts> base;
+  for (const auto& c : kCases) base.push_back(add_tiling(c, 8, 8));
+  return feasibility_screen(base, device_limits{40, 196608});
+}
+
+TEST(Feasibility, AdmitsExactlyTheAddVariantsItsKernelRuns) {
+  const auto screen = add_screen();
+  EXPECT_GT(screen.invariant_count(), 0u);
+  std::size_t admitted = 0, rejected = 0;
+  for (std::int64_t bd = 1; bd <= 40; ++bd) {
+    for (std::int64_t tn = 8; tn <= 32; ++tn) {
+      bool runs = true;
+      for (const auto& c : kCases) runs = runs && add_kernel_runs(c, bd, tn);
+      const auto why = screen.check(screen_add(bd, tn));
+      EXPECT_EQ(!why.has_value(), runs) << "BLOCK_DIM=" << bd << " TILE_NUM=" << tn << ": " << why.value_or("admitted");
+      (why ? rejected : admitted) += 1;
+    }
+  }
+  // Both verdicts occur: most of the grid breaks the kernel's alignment (as on unalign_add).
+  EXPECT_GT(admitted, 5u);
+  EXPECT_GT(rejected, admitted);
+}
+
+TEST(Feasibility, ReasonNamesTheCaseAndTheBrokenShare) {
+  const auto why = add_screen().check(screen_add(6, 8));
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("case 'perf'"), std::string::npos) << *why;
+  EXPECT_NE(why->find("block dim"), std::string::npos) << *why;
+  EXPECT_NE(why->find("32-byte"), std::string::npos) << *why;
+}
+
+TEST(Feasibility, BlockDimBeyondTheCoresAndFailedTilingsAreRejected) {
+  const auto screen = add_screen();
+  EXPECT_TRUE(screen.check(screen_add(64, 8)));  // divides everything, but 40 cores
+  screen_outcome failed{false, "tiling_error", "the tiling function returned failure", {}};
+  const auto why = screen.check(failed);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("tiling_error"), std::string::npos);
+}
+
+// Fixture B, in the style of a clip/gelu operator's host code:
+//   ALIGN_NUM = BLOCK_SIZE / sizeOfDataType;  tiling_size = ub / BLOCK_SIZE / 2 / NUM (then / 8 * 8);
+//   block_size = tiling_size * ALIGN_NUM;     aivNum = min(cores, total / block_size), at least 1;
+//   core_size = total / aivNum / (ALIGN_NUM * CORE_ALIGN) * (ALIGN_NUM * CORE_ALIGN);
+//   core_remain = total - aivNum * core_size  (uint32: wraps when core_size * aivNum > total)
+// The kernel's Init takes ALIGN_NUM, block_size, core_size and core_remain; it divides by
+// ALIGN_NUM and copies block_size-element tiles from core_size * GetBlockIdx().
+struct clip_params {
+  std::int64_t block_size = 32;  // BLOCK_SIZE
+  std::int64_t num = 2;          // NUM
+  std::int64_t core_align = 8;   // CORE_ALIGN
+  std::int64_t cores = 40;       // aivNum before the cap
+};
+
+tiling_facts clip_tiling(const fixture_case& c, const clip_params& p) {
+  const std::int64_t ub = 196608;
+  const std::int64_t align_num = p.block_size / c.elem_bytes;
+  std::int64_t tiling_size = ub / p.block_size / 2 / p.num;
+  tiling_size = tiling_size <= 8 ? tiling_size : tiling_size / 8 * 8;
+  const std::int64_t block_size = tiling_size * align_num;
+  std::int64_t aiv = block_size == 0 ? p.cores : std::min(p.cores, c.elements / block_size);
+  aiv = std::max<std::int64_t>(aiv, 1);
+  const std::int64_t unit = align_num * p.core_align;
+  const std::int64_t core_size = unit == 0 ? 0 : c.elements / aiv / unit * unit;
+  const auto core_remain = static_cast<std::uint32_t>(c.elements - aiv * core_size);
+  return {c.name, aiv, 0, {c.elements, 0, align_num, tiling_size, block_size, aiv, core_size, core_remain},
+          c.elements, c.elem_bytes};
+}
+
+screen_outcome screen_clip(const clip_params& p, const std::vector<fixture_case>& cases) {
+  screen_outcome s{true, "ok", "", {}};
+  for (const auto& c : cases) s.cases.push_back(clip_tiling(c, p));
+  return s;
+}
+
+const std::vector<fixture_case> kClipCases = {{"perf", 64 * 32768, 2}, {"tail", 37 * 1001, 4}, {"small", 15, 2}};
+
+TEST(Feasibility, ClipVariantsThatKeepTheLayoutPass) {
+  std::vector<tiling_facts> base;
+  for (const auto& c : kClipCases) base.push_back(clip_tiling(c, {}));
+  const feasibility_screen screen(base, device_limits{40, 196608});
+  EXPECT_FALSE(screen.check(screen_clip({}, kClipCases))) << "the base itself";
+  for (std::int64_t cores : {1, 8, 20, 24, 39}) {
+    clip_params p;
+    p.cores = cores;
+    EXPECT_FALSE(screen.check(screen_clip(p, kClipCases))) << "cores " << cores << ": "
+                                                           << screen.check(screen_clip(p, kClipCases)).value_or("");
+  }
+  clip_params bigger;
+  bigger.block_size = 64;  // 32 elements per block in fp16: still whole blocks
+  EXPECT_FALSE(screen.check(screen_clip(bigger, kClipCases))) << screen.check(screen_clip(bigger, kClipCases)).value_or("");
+}
+
+TEST(Feasibility, ClipVariantsTheKernelCannotRunAreRejected) {
+  std::vector<tiling_facts> base;
+  for (const auto& c : kClipCases) base.push_back(clip_tiling(c, {}));
+  const feasibility_screen screen(base, device_limits{40, 196608});
+  clip_params zero;
+  zero.block_size = 1;  // ALIGN_NUM = 1 / 2 = 0: the kernel divides by it
+  const auto z = screen.check(screen_clip(zero, kClipCases));
+  ASSERT_TRUE(z);
+  EXPECT_NE(z->find("is 0"), std::string::npos) << *z;
+}
+
+// What fixture B's kernel needs: ALIGN_NUM and the tile nonzero, two queues of two tiles in UB,
+// tiles and tails (multiples of ALIGN_NUM) in whole 32-byte blocks, every core a nonzero share
+// and the shares within the tensor (else the remainder wraps and the last core reads past it).
+bool clip_kernel_runs(const fixture_case& c, const clip_params& p) {
+  const auto f = clip_tiling(c, p);
+  const std::int64_t align_num = f.words[2], block_size = f.words[4], aiv = f.words[5], core_size = f.words[6];
+  if (align_num == 0 || block_size == 0) return false;
+  if (2 * 2 * block_size * c.elem_bytes > 196608) return false;
+  if (block_size * c.elem_bytes % 32 != 0 || align_num * c.elem_bytes % 32 != 0) return false;
+  if (aiv > 1 && core_size == 0) return false;
+  return core_size * aiv <= c.elements;
+}
+
+TEST(Feasibility, EveryClipVariantTheScreenAdmitsRuns) {
+  std::vector<tiling_facts> base;
+  for (const auto& c : kClipCases) base.push_back(clip_tiling(c, {}));
+  const feasibility_screen screen(base, device_limits{40, 196608});
+  std::size_t admitted = 0, rejected = 0, runs = 0;
+  for (std::int64_t bs : {32, 64, 128, 256, 512}) {
+    for (std::int64_t num = 2; num <= 13; ++num) {
+      for (std::int64_t ca = 8; ca <= 40; ++ca) {
+        for (std::int64_t cores : {1, 5, 20, 37, 40}) {
+          const clip_params p{bs, num, ca, cores};
+          bool ok = true;
+          for (const auto& c : kClipCases) ok = ok && clip_kernel_runs(c, p);
+          runs += ok;
+          const auto why = screen.check(screen_clip(p, kClipCases));
+          if (!why) {
+            ++admitted;
+            EXPECT_TRUE(ok) << "admitted but the kernel cannot run it: BLOCK_SIZE=" << bs << " NUM=" << num
+                            << " CORE_ALIGN=" << ca << " cores=" << cores;
+          } else {
+            ++rejected;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(admitted, runs / 4) << "the screen rejects most of what runs";
+  EXPECT_GT(rejected, 0u);
+}
+
+TEST(Feasibility, AWrappedRemainderIsOutOfBounds) {
+  // A tiling whose per-core length times the block dim passes the tensor: the unsigned
+  // remainder wraps around to ~4e9, which the base's never did.
+  const fixture_case c{"perf", 4096, 2};
+  const tiling_facts base{"perf", 4, 0, {4096, 1024, 0}, 4096, 2};
+  const feasibility_screen screen({base}, device_limits{40, 196608});
+  screen_outcome v{true, "ok", "", {tiling_facts{"perf", 4, 0, {4096, 1040, 4294967232}, 4096, 2}}};
+  const auto why = screen.check(v);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("passes the 4096 elements"), std::string::npos) << *why;
+  (void)c;
+}
+
+// --- the history learns joint moves --------------------------------------------------------
+
+tiling_proposal proposal(assignment values, assignment parent) {
+  tiling_proposal p;
+  p.values = std::move(values);
+  p.parent = std::move(parent);
+  for (std::size_t i = 0; i < p.values.size(); ++i) {
+    if (p.values[i] != (*p.parent)[i]) p.changed.push_back(i);
+  }
+  return p;
+}
+
+TEST(FeasibilityHistory, TwoChangeFailureIsTabuTogetherAndSingleFailureMakesFragile) {
+  stage1_history h;
+  const assignment base = {8, 8, 2};
+  h.record(proposal(base, base), eval_outcome{true, 10, "ok", "", false});
+  h.record(proposal({12, 8, 2}, base), eval_outcome{false, 0, "screened", "x", true});
+  EXPECT_TRUE(h.tabu(0, 12));
+  EXPECT_TRUE(h.fragile(0));
+  EXPECT_FALSE(h.fragile(1));
+  h.record(proposal({16, 12, 2}, base), eval_outcome{false, 0, "precision_error", "", false});
+  EXPECT_FALSE(h.tabu(0, 16));
+  EXPECT_FALSE(h.tabu(1, 12));
+  EXPECT_TRUE(h.tabu_pair({16, 12, 4}, base));
+  EXPECT_FALSE(h.tabu_pair({16, 8, 2}, base));
+  EXPECT_FALSE(h.tabu_pair({8, 12, 2}, base));
+  // A passing joint move of the fragile tunable with another makes them partners.
+  h.record(proposal({16, 16, 2}, base), eval_outcome{true, 9, "ok", "", false});
+  EXPECT_EQ(h.partners(0), (std::vector<std::size_t>{1}));
+  EXPECT_EQ(h.partners(1), (std::vector<std::size_t>{0}));
+  EXPECT_TRUE(h.partners(2).empty());
+}
+
+// --- the loop screens before it spends budget ------------------------------------------------
+
+TEST(FeasibilityLoop, ScreenedProposalsSpendNoBudgetAndJoinTheHistory) {
+  tiling_template t;  // values only: the loop never instantiates files when proposals carry them
+  std::int64_t next = 1;
+  auto propose = [&](const tiling_template&, const stage1_history&, std::size_t n)
+      -> search::outcome<std::vector<tiling_proposal>> {
+    std::vector<tiling_proposal> out;
+    for (std::size_t i = 0; i < n; ++i) {
+      tiling_proposal p;
+      p.values = {next++};
+      p.files = {{"op_host/x.cpp", "v" + std::to_string(p.values[0])}};
+      p.op = "mutate";
+      out.push_back(p);
+    }
+    return out;
+  };
+  std::size_t evaluated = 0;
+  auto evaluate = [&](const std::vector<tiling_proposal>& ps) {
+    std::vector<eval_outcome> out;
+    for (const auto& p : ps) {
+      ++evaluated;
+      // What the screen predicts: odd values fail.
+      out.push_back(p.values[0] % 2 == 0 ? eval_outcome{true, 100.0 / static_cast<double>(p.values[0]), "ok", "", false}
+                                          : eval_outcome{false, 0, "precision_error", "", false});
+    }
+    return out;
+  };
+  auto screen = [](const std::vector<tiling_proposal>& ps) {
+    std::vector<std::optional<std::string>> why;
+    for (const auto& p : ps) {
+      why.push_back(p.values[0] % 2 == 0 ? std::nullopt : std::optional<std::string>("odd"));
+    }
+    return why;
+  };
+  stage1_config cfg;
+  cfg.steps = 3;
+  cfg.proposals_per_step = 4;
+  cfg.budget = 10;
+  cfg.evaluate_base = false;
+  stage1_history with;
+  const auto r = run_stage1(t, propose, evaluate, cfg, with, screen);
+  EXPECT_EQ(r.failures, 0u);
+  EXPECT_EQ(r.evaluations, evaluated);
+  EXPECT_EQ(r.evaluations, 10u);  // refills keep the steps full until the budget is spent
+  EXPECT_GT(r.screened, 0u);
+  std::size_t screened_entries = 0;
+  for (const auto& e : with.entries()) screened_entries += e.outcome.status == "screened";
+  EXPECT_EQ(screened_entries, r.screened);
+  // Without the screen the same proposals fail on the budget.
+  next = 1;
+  evaluated = 0;
+  stage1_history without;
+  const auto r0 = run_stage1(t, propose, evaluate, cfg, without);
+  EXPECT_EQ(r0.evaluations, 10u);
+  EXPECT_EQ(r0.failures, 5u);
+  EXPECT_EQ(r0.screened, 0u);
+}
+
+}  // namespace
+}  // namespace aopt::stage1
