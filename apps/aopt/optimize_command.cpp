@@ -144,6 +144,7 @@ int run(optimize_args& a, const std::string& argv_line) {
 
 command_fn add_optimize_command(CLI::App& app, const std::string& argv_line) {
   auto a = std::make_shared<optimize_args>();
+  a->cfg.screen = true;  // the command line screens Stage I variants unless --no-screen
   app.add_option("OP_DIR", a->op_dir, "Operator package (e.g. examples/ops/add_custom)")->required()->check(CLI::ExistingDirectory);
   app.add_option("--out", a->out_dir, "Where to write the optimized package and reports (default aopt-out/<name>)");
   app.add_option("--budget", a->cfg.budget, "Evaluations, failures included (default 40)");

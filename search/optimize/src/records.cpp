@@ -168,7 +168,7 @@ void from_json(const json& j, optimizer_config& c) {
   c.stage2 = j.at("stage2").get<bool>();
   c.unguided_fallback = j.at("unguided_fallback").get<bool>();
   c.cotune = j.at("cotune").get<bool>();
-  c.screen = j.value("screen", true);  // records written before the screen existed
+  c.screen = j.value("screen", false);  // records written before the screen existed
   c.min_gain = j.at("min_gain").get<double>();
   c.verify = j.at("verify").get<bool>();
   c.verify_seed = j.at("verify_seed").get<std::uint64_t>();

@@ -41,8 +41,10 @@ struct optimizer_config {
   bool cotune = true;
   // Feasible Stage I: screen each tiling variant (its host tiling alone, a request of stage
   // "screen") against what the base's tiling kept (stage1/feasibility.h) before it costs an
-  // evaluation; a rejected variant spends no budget and joins the negative history. Default: true
-  bool screen = true;
+  // evaluation; a rejected variant spends no budget and joins the negative history. The runner's
+  // slots must answer screen requests (jobs::make_sim_slots do; `aopt optimize` turns it on).
+  // Default: false
+  bool screen = false;
   // A candidate replaces the best only when latency < best * (1 - min_gain). Default: 0.001
   double min_gain = 0.001;
   // Re-check the final best on freshly generated inputs (a new seed): one evaluation outside
