@@ -117,7 +117,7 @@ stage1::screen_outcome screen_of(const eval_report& r) {
 // of its variants; empty when the runner cannot screen (another backend) or the base's screen
 // failed. Screens go to the runner directly: they spend no budget.
 stage1::screener make_screener(job& j, const services& svc, const file_map& start, int round) {
-  auto request = [round](file_map files) { return eval_request{std::move(files), "screen", round, "screen", std::nullopt, {}}; };
+  auto request = [round](file_map files) { return eval_request{std::move(files), "screen", round, "screen", std::nullopt, {}, {}}; };
   const auto base = svc.runner.evaluate({request(start)});
   if (base.size() != 1 || !base.front().ok) {
     if (base.size() == 1 && base.front().status != "unsupported") {
