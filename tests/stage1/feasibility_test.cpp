@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "aopt/stage1/feasibility.h"
 #include "aopt/stage1/loop.h"
 #include "aopt/stage1/mutator.h"
+#include "aopt/stage1/tiling_template.h"
 
 namespace aopt::stage1 {
 namespace {
@@ -295,6 +297,149 @@ TEST(FeasibilityLoop, ScreenedProposalsSpendNoBudgetAndJoinTheHistory) {
   EXPECT_EQ(r0.evaluations, 10u);
   EXPECT_EQ(r0.failures, 5u);
   EXPECT_EQ(r0.screened, 0u);
+}
+
+// --- probes: each tunable alone, screened before the first step ------------------------------
+
+TEST(FeasibilityProbe, LaddersStayInTheirDomainsAndSkipTheWrittenValue) {
+  const device_limits dev{40, 196608};
+  tunable count;  // a block count written as a constant: a range that counts cores
+  count.name = "BLOCK_DIM";
+  count.value = 8;
+  count.dom = domain{domain_kind::range, 1, 0, false, {}};
+  EXPECT_EQ(probe_ladder(count, dev, 16), (std::vector<std::int64_t>{7, 9, 16, 4, 32, 2, 40, 20}));
+  EXPECT_EQ(probe_ladder(count, dev, 3), (std::vector<std::int64_t>{7, 9, 16}));
+  tunable align;
+  align.value = 64;
+  align.dom = domain{domain_kind::pow2, 32, 512, false, {}};
+  EXPECT_EQ(probe_ladder(align, dev, 16), (std::vector<std::int64_t>{128, 32, 256, 512}));
+  tunable cores;  // "all cores" (0, the platform query) probes counts below the device's
+  cores.value = 0;
+  cores.dom = domain{domain_kind::cores, 1, 0, false, {}};
+  EXPECT_EQ(probe_ladder(cores, dev, 16), (std::vector<std::int64_t>{39, 20, 10}));
+  cores.value = 10;  // a written count probes "all cores" too
+  EXPECT_EQ(probe_ladder(cores, dev, 16), (std::vector<std::int64_t>{9, 11, 20, 5, 0, 2}));
+  tunable flag;
+  flag.value = 1;
+  flag.dom = domain{domain_kind::choices, 0, 0, false, {0, 1, 2}};
+  EXPECT_EQ(probe_ladder(flag, dev, 16), (std::vector<std::int64_t>{0, 2}));
+}
+
+TEST(FeasibilityProbe, HistoryKeepsThePassingValuesOnlyWhenOneFailed) {
+  stage1_history h;
+  h.record_probe(0, 8, 16, true);
+  h.record_probe(0, 8, 32, true);
+  EXPECT_FALSE(h.allowed(0));  // every probe passed: the domain stands
+  EXPECT_TRUE(h.probed());
+  h.record_probe(0, 8, 9, false);
+  h.record_probe(0, 8, 4, true);
+  ASSERT_TRUE(h.allowed(0));
+  EXPECT_EQ(*h.allowed(0), (std::vector<std::int64_t>{4, 8, 16, 32}));
+  EXPECT_TRUE(h.tabu(0, 9));
+  EXPECT_FALSE(h.tabu(0, 16));
+  EXPECT_FALSE(h.fragile(0));  // a probe is not an evaluation: the tunable still moves alone
+  EXPECT_FALSE(h.evaluated({9}));
+  EXPECT_FALSE(h.allowed(1));
+}
+
+// Fixture: a tiling function in the idiom of element-wise operators whose kernel needs aligned
+// copies (constants for the cores and the tiles, the total length in the tiling data).
+const char* kAlignedAdd = R"(#include "aligned_add_tiling.h"
+namespace optiling {
+const uint32_t BLOCK_DIM = 8;
+const uint32_t TILE_NUM = 8;
+static ge::graphStatus TilingFunc(gert::TilingContext *context)
+{
+    TilingData tiling;
+    uint32_t totalLength = context->GetInputShape(0)->GetOriginShape().GetShapeSize();
+    context->SetBlockDim(BLOCK_DIM);
+    tiling.set_totalLength(totalLength);
+    tiling.set_tileNum(TILE_NUM);
+    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
+    context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
+    return ge::GRAPH_SUCCESS;
+}
+}
+)";
+
+TEST(FeasibilityProbe, LoopProbesOnceAndTheMutatorKeepsToTheKeptValues) {
+  synthesis_input in;
+  in.host_files.push_back({"op_host/aligned_add.cpp", kAlignedAdd});
+  const auto syn = synthesize(in);
+  ASSERT_TRUE(syn.tmpl) << syn.error->reason;
+  const tiling_template& t = *syn.tmpl;
+  const auto bd = t.find("BLOCK_DIM");
+  const auto tn = t.find("TILE_NUM");
+  ASSERT_TRUE(bd && tn);
+  EXPECT_EQ(t.tunables[*bd].kind, tunable_kind::block_dim);  // SetBlockDim's constant counts cores
+  const assignment base = t.base();
+  // The fixture kernel's rule (add_kernel_runs over the three cases), by the screen's model.
+  auto runs = [&](const assignment& v) {
+    bool ok = true;
+    for (const auto& c : kCases) ok = ok && add_kernel_runs(c, v[*bd], v[*tn]);
+    return ok;
+  };
+  std::size_t screens = 0;
+  std::vector<std::string> notes;
+  auto screen = [&](const std::vector<tiling_proposal>& ps) {
+    std::vector<std::optional<std::string>> why;
+    for (const auto& p : ps) {
+      ++screens;
+      EXPECT_FALSE(p.files.empty());
+      why.push_back(runs(p.values) ? std::nullopt : std::optional<std::string>("misaligned"));
+    }
+    return why;
+  };
+  mutator m(t, mutator_config{}, 7);
+  std::cout << "seed 7" << std::endl;
+  auto propose = [&](const tiling_template&, const stage1_history& h, std::size_t n)
+      -> search::outcome<std::vector<tiling_proposal>> { return m.propose(h, n); };
+  std::size_t failed = 0;
+  auto evaluate = [&](const std::vector<tiling_proposal>& ps) {
+    std::vector<eval_outcome> out;
+    for (const auto& p : ps) {
+      const bool ok = runs(p.values);
+      failed += !ok;
+      out.push_back(ok ? eval_outcome{true, 100.0 / static_cast<double>(p.values[*bd] + p.values[*tn]), "ok", "", false}
+                       : eval_outcome{false, 0, "precision_error", "", false});
+    }
+    return out;
+  };
+  stage1_history h;
+  h.record(tiling_proposal{base, {}, "base", "base", std::nullopt, {}}, eval_outcome{true, 10, "ok", "", false});
+  stage1_config cfg;
+  cfg.steps = 6;
+  cfg.proposals_per_step = 4;
+  cfg.budget = 12;
+  cfg.evaluate_base = false;
+  cfg.note = [&](const std::string& line) { notes.push_back(line); };
+  const auto r = run_stage1(t, propose, evaluate, cfg, h, screen);
+  EXPECT_GT(r.probed, 0u);
+  EXPECT_GE(screens, r.probed);
+  ASSERT_TRUE(h.allowed(*bd));  // 7 and 9 break the alignment
+  const std::vector<std::int64_t> kept = *h.allowed(*bd);
+  for (auto v : kept) {
+    assignment a = base;
+    a[*bd] = v;
+    EXPECT_TRUE(runs(a)) << v;
+  }
+  EXPECT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes.front().find("BLOCK_DIM: "), std::string::npos) << notes.front();
+  // Every proposal the mutator made moved BLOCK_DIM only among the kept values, so no evaluation
+  // failed, and the budget was spent, not given up.
+  for (const auto& e : h.entries()) {
+    if (e.values[*bd] != base[*bd]) {
+      EXPECT_NE(std::find(kept.begin(), kept.end(), e.values[*bd]), kept.end()) << e.description;
+    }
+  }
+  EXPECT_EQ(failed, 0u);
+  EXPECT_EQ(r.evaluations, 12u) << r.stop_reason << "; " << notes.front() << "; " << notes.back() << "; screened " << r.screened;
+  // A second run on the same history does not probe again.
+  const std::size_t before = screens;
+  cfg.budget = 1;
+  const auto r2 = run_stage1(t, propose, evaluate, cfg, h, screen);
+  EXPECT_EQ(r2.probed, 0u);
+  EXPECT_LE(screens - before, 4u * (cfg.screen_refills + 1));
 }
 
 }  // namespace

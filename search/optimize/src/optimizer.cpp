@@ -115,8 +115,10 @@ stage1::screen_outcome screen_of(const eval_report& r) {
 
 // Feasible Stage I: screens `start` (the variants' base, which passed) and returns the screener
 // of its variants; empty when the runner cannot screen (another backend) or the base's screen
-// failed. Screens go to the runner directly: they spend no budget.
-stage1::screener make_screener(job& j, const services& svc, const file_map& start, int round) {
+// failed; `limits` gets the device's core count the base's screen reports. Screens go to the
+// runner directly: they spend no budget.
+stage1::screener make_screener(job& j, const services& svc, const file_map& start, int round,
+                               stage1::device_limits& limits) {
   auto request = [round](file_map files) { return eval_request{std::move(files), "screen", round, "screen", std::nullopt, {}, {}}; };
   const auto base = svc.runner.evaluate({request(start)});
   if (base.size() != 1 || !base.front().ok) {
@@ -130,7 +132,6 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
   for (const auto& c : base.front().result.value("cases", nlohmann::json::array())) {
     cores = std::max(cores, c.value("core_count", std::int64_t{0}));
   }
-  stage1::device_limits limits;
   if (cores > 0) limits.core_count = cores;
   auto check = std::make_shared<stage1::feasibility_screen>(facts.cases, limits);
   return [&j, &svc, start, request, check](const std::vector<stage1::tiling_proposal>& ps) {
@@ -197,7 +198,9 @@ std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tili
   sc.proposals_per_step = n;
   sc.budget = j.remaining();
   sc.evaluate_base = false;
-  const stage1::screener screener = screen ? make_screener(j, svc, start, static_cast<int>(round)) : stage1::screener{};
+  sc.note = [&j](const std::string& line) { j.say("stage", "Stage I probe: " + line); };
+  const stage1::screener screener =
+      screen ? make_screener(j, svc, start, static_cast<int>(round), sc.limits) : stage1::screener{};
   auto sr = stage1::run_stage1(t, propose, batch, sc, history, screener);
   return {std::move(sr), std::move(answers)};
 }

@@ -1,6 +1,7 @@
 #include "aopt/stage1/loop.h"
 
 #include <algorithm>
+#include <map>
 
 #include "aopt/common/error.h"
 
@@ -134,6 +135,60 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
     }
     return rejected;
   };
+
+  // Probes the tunables one at a time (no budget): the screen says which values of each keep the
+  // tiling within what the kernel relies on.
+  auto probe = [&]() {
+    std::vector<tiling_proposal> ps;
+    for (std::size_t i = 0; i < tmpl.tunables.size(); ++i) {
+      const auto& t = tmpl.tunables[i];
+      if (t.kind == tunable_kind::key) continue;
+      for (std::int64_t v : probe_ladder(t, cfg.limits, cfg.probes_per_tunable)) {
+        if (ps.size() >= cfg.max_probes) break;
+        tiling_proposal p;
+        p.values = base;
+        p.values[i] = v;
+        if (history.evaluated(p.values) || tmpl.check(p.values, cfg.limits)) continue;
+        p.op = "probe";
+        p.parent = base;
+        p.changed = {i};
+        p.description = tmpl.describe_change(p.values);
+        p.files = tmpl.instantiate(p.values);
+        ps.push_back(std::move(p));
+      }
+    }
+    if (ps.empty()) return;
+    const auto why = screen(ps);
+    if (why.size() != ps.size()) {
+      throw aopt::error(ec::internal, "run_stage1: the screener returned " + std::to_string(why.size()) +
+                                          " verdicts for " + std::to_string(ps.size()) + " probes");
+    }
+    std::map<std::size_t, std::pair<std::vector<std::int64_t>, std::size_t>> by_tunable;  // kept, tried
+    for (std::size_t j = 0; j < ps.size(); ++j) {
+      const std::size_t i = ps[j].changed.front();
+      history.record_probe(i, base[i], ps[j].values[i], !why[j]);
+      auto& [kept, tried] = by_tunable[i];
+      ++tried;
+      if (!why[j]) kept.push_back(ps[j].values[i]);
+      if (why[j]) ++res.screened;
+    }
+    res.probed += ps.size();
+    if (!cfg.note) return;
+    for (const auto& [i, kt] : by_tunable) {
+      const auto& [kept, tried] = kt;
+      std::string line = tmpl.tunables[i].name + ": " + std::to_string(kept.size()) + " of " + std::to_string(tried) +
+                         " probed values keep the tiling feasible";
+      if (!kept.empty()) {
+        line += " (";
+        for (std::size_t k = 0; k < kept.size(); ++k) line += (k ? ", " : "") + std::to_string(kept[k]);
+        line += ")";
+      }
+      if (kept.size() < tried) line += "; it moves only among those and its written " + std::to_string(base[i]);
+      cfg.note(line);
+    }
+  };
+  const auto* base_entry = history.lookup(base);
+  if (screen && cfg.probes_per_tunable > 0 && !history.probed() && base_entry != nullptr && base_entry->outcome.ok) probe();
 
   if (cfg.evaluate_base && !history.evaluated(base) && res.evaluations < cfg.budget) {
     tiling_proposal p;

@@ -77,6 +77,23 @@ std::vector<const stage1_history::entry*> stage1_history::best(std::size_t k) co
   return ok;
 }
 
+void stage1_history::record_probe(std::size_t tunable, std::int64_t base_value, std::int64_t value, bool passed) {
+  auto& r = probes_[tunable];
+  r.passed.insert(base_value);
+  if (passed) {
+    r.passed.insert(value);
+  } else {
+    ++r.failed;
+    tabu_.insert({tunable, value});
+  }
+}
+
+std::optional<std::vector<std::int64_t>> stage1_history::allowed(std::size_t tunable) const {
+  const auto it = probes_.find(tunable);
+  if (it == probes_.end() || it->second.failed == 0) return std::nullopt;
+  return std::vector<std::int64_t>(it->second.passed.begin(), it->second.passed.end());
+}
+
 std::vector<const stage1_history::entry*> stage1_history::failures() const {
   std::vector<const entry*> out;
   for (const auto& e : entries_) {
@@ -297,8 +314,65 @@ std::int64_t mutator::sample(const tunable& t) {
   return t.value;
 }
 
+std::vector<std::int64_t> probe_ladder(const tunable& t, const device_limits& limits, std::size_t max) {
+  const domain& d = t.dom;
+  const std::int64_t v = t.value;
+  std::vector<std::int64_t> cand;
+  switch (d.kind) {
+    case domain_kind::choices:
+      cand = d.choices;
+      break;
+    case domain_kind::pow2:
+    case domain_kind::log_range: {
+      const std::int64_t g = d.kind == domain_kind::log_range ? granule_of(v) : 1;
+      auto snap = [&](std::int64_t x) { return d.kind == domain_kind::pow2 ? floor_pow2(x) : round_to(x, g); };
+      if (v == 0) {
+        for (int k = 0; k < 4; ++k) cand.push_back(snap(std::max<std::int64_t>(1, d.lo) << k));
+        break;
+      }
+      for (std::int64_t f : {2, 4, 8}) {
+        cand.push_back(snap(v * f));
+        if (v / f > 0) cand.push_back(snap(v / f));
+      }
+      if (d.allow_zero) cand.push_back(0);
+      break;
+    }
+    case domain_kind::range:
+    case domain_kind::cores: {
+      const std::int64_t c = limits.core_count;
+      const std::int64_t cur = (d.kind == domain_kind::cores && v == 0) ? c : v;
+      const bool counts_cores = d.kind == domain_kind::cores || (d.hi == 0 && d.lo >= 1);
+      cand = {cur - 1, cur + 1, cur * 2, cur / 2, cur * 4, cur / 4};
+      if (counts_cores) {
+        cand.push_back(d.kind == domain_kind::cores ? 0 : c);
+        cand.push_back(c / 2);
+      }
+      break;
+    }
+  }
+  const std::int64_t hi = std::max(d.lo, resolved_hi(d, limits));
+  std::vector<std::int64_t> out;
+  for (std::int64_t x : cand) {
+    if (d.kind == domain_kind::cores && x >= limits.core_count) x = 0;  // "all cores" is the platform query
+    const bool inside = (x == 0 && (d.allow_zero || d.kind == domain_kind::cores)) ||
+                        d.kind == domain_kind::choices || (x >= d.lo && x <= hi && x >= 1);
+    if (!inside || x == v || std::find(out.begin(), out.end(), x) != out.end()) continue;
+    out.push_back(x);
+    if (out.size() >= max) break;
+  }
+  return out;
+}
+
 assignment mutator::step(const assignment& parent, std::size_t i) {
   assignment child = parent;
+  if (const auto r = restricted_.find(i); r != restricted_.end()) {
+    std::vector<std::int64_t> others;
+    for (std::int64_t x : r->second) {
+      if (x != parent.at(i)) others.push_back(x);
+    }
+    if (!others.empty()) child.at(i) = others[uniform_index(rng_, others.size())];
+    return child;
+  }
   child.at(i) = move(tmpl_.tunables.at(i), parent.at(i));
   return child;
 }
@@ -313,7 +387,10 @@ assignment mutator::crossover(const assignment& a, const assignment& b) {
 
 assignment mutator::restart() {
   assignment child = tmpl_.base();
-  for (std::size_t i : mutable_) child[i] = sample(tmpl_.tunables[i]);
+  for (std::size_t i : mutable_) {
+    const auto r = restricted_.find(i);
+    child[i] = r == restricted_.end() ? sample(tmpl_.tunables[i]) : r->second[uniform_index(rng_, r->second.size())];
+  }
   return child;
 }
 
@@ -328,6 +405,10 @@ std::optional<std::string> mutator::infeasible(const assignment& values) const {
 std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std::size_t n) {
   std::vector<tiling_proposal> out;
   if (mutable_.empty() || n == 0) return out;
+  restricted_.clear();
+  for (std::size_t i : mutable_) {
+    if (auto a = history.allowed(i)) restricted_[i] = std::move(*a);
+  }
   const assignment base = tmpl_.base();
   std::vector<assignment> parents;
   for (const auto* e : history.best(cfg_.population)) {

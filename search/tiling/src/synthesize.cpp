@@ -369,7 +369,7 @@ std::pair<tunable_kind, domain> classify_constant(const std::string& name, std::
   if (contains_any(up, {"ALIGN", "BLOCK_BYTES", "BLOCK_SIZE", "BLOCKBYTES", "BLOCK_LEN", "GRANULE", "BLK"})) {
     return {tunable_kind::alignment, alignment_domain(v)};
   }
-  if (contains_any(up, {"CORE"})) {
+  if (contains_any(up, {"CORE", "BLOCK_DIM", "BLOCKDIM"})) {  // a count of cores (SetBlockDim's argument)
     domain d;
     d.kind = domain_kind::range;
     d.lo = 1;

@@ -38,6 +38,16 @@ struct stage1_config {
   // With a screener: how many times a step asks the engine again for the proposals it screened
   // out (so a step still evaluates proposals_per_step variants). Default: 3
   std::size_t screen_refills = 3;
+  // With a screener, before the first step: each tunable is probed, changed alone from the base
+  // to at most `probes_per_tunable` values of its probe_ladder (at most `max_probes` in all), and
+  // the screen's verdicts recorded (stage1_history::record_probe): a tunable with a failing probe
+  // then moves only among the values that passed. Probes spend no budget. Once per history.
+  // Defaults: 8 and 48; 0 turns probing off.
+  std::size_t probes_per_tunable = 8;
+  std::size_t max_probes = 48;
+  device_limits limits;  // the device the ladders' core counts come from
+  // Says what the probes found, one line per probed tunable (nullptr: silent).
+  std::function<void(const std::string&)> note;
   void validate() const;  // throws aopt::error(invalid_argument) naming the field
 };
 
@@ -64,6 +74,7 @@ struct stage1_result {
   std::size_t cache_hits = 0;
   std::size_t failures = 0;
   std::size_t screened = 0;            // proposals the screener rejected (no budget spent)
+  std::size_t probed = 0;              // probes screened (no budget spent), rejected ones in `screened`
   std::size_t steps_run = 0;
   std::vector<stage1_trial> trials;    // in order
   std::string stop_reason;             // "budget exhausted", "steps done", "engine: ..."

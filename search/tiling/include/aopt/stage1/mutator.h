@@ -76,6 +76,16 @@ class stage1_history {
   std::vector<const entry*> failures() const;  // the negative history, in order
   std::size_t size() const { return entries_.size(); }
 
+  // Probes (Feasible Stage I, loop.h): `value` of `tunable`, changed alone from the base (whose
+  // value is `base_value`), passed or failed the tiling screen. A failing probe makes the value
+  // tabu. Probes are not evaluations: `evaluated` does not see them.
+  void record_probe(std::size_t tunable, std::int64_t base_value, std::int64_t value, bool passed);
+  bool probed() const { return !probes_.empty(); }
+  // The values a probed tunable may take, ascending (the base's and every passing probe), when at
+  // least one of its probes failed; nullopt when it was not probed or every probe passed (its
+  // domain stands: nothing says its other values break the tiling).
+  std::optional<std::vector<std::int64_t>> allowed(std::size_t tunable) const;
+
  private:
   std::vector<entry> entries_;
   std::map<std::uint64_t, std::vector<std::size_t>> by_hash_;
@@ -85,7 +95,18 @@ class stage1_history {
   std::set<std::size_t> fragile_;
   std::map<std::size_t, std::set<std::size_t>> partners_;
   std::map<setting, std::pair<std::size_t, std::size_t>> seen_;  // (failed, passed) changes from passing parents
+  struct probe_record {
+    std::set<std::int64_t> passed;  // the base's value included
+    std::size_t failed = 0;
+  };
+  std::map<std::size_t, probe_record> probes_;
 };
+
+// The values Feasible Stage I probes for `t` (changed alone from its written value), at most
+// `max`, nearest first: one step each way, then the value doubled and halved, four times and a
+// quarter, the device's core count and half of it for a count of cores; every one inside the
+// domain, none equal to the written value.
+std::vector<std::int64_t> probe_ladder(const tunable& t, const device_limits& limits, std::size_t max);
 
 // A feasibility rule that needs no evaluation: returns why `values` is infeasible, or nullopt.
 using feasibility_rule = std::function<std::optional<std::string>(const tiling_template&, const assignment&)>;
@@ -138,6 +159,9 @@ class mutator {
  private:
   std::int64_t move(const tunable& t, std::int64_t v);
   std::int64_t sample(const tunable& t);
+  // Tunables whose probes found values that break the tiling: they move only among the values
+  // the probes kept (stage1_history::allowed), refreshed from the history by every propose.
+  std::map<std::size_t, std::vector<std::int64_t>> restricted_;
 
   tiling_template tmpl_;  // a copy: callers re-synthesize templates; the mutator outlives each
   mutator_config cfg_;
