@@ -442,6 +442,7 @@ nlohmann::json evaluator::screen(const candidate& cand) {
                               {"workspace_bytes", til.value("workspace_bytes", std::uint64_t{0})},
                               {"words", til.value("words", nlohmann::json::array())},
                               {"core_count", til.value("core_count", 0)},
+                              {"ub_capacity", til.value("ub_capacity", std::int64_t{0})},
                               {"elements", elements},
                               {"elem_bytes", elem_bytes}});
     }

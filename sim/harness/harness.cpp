@@ -730,6 +730,7 @@ void runner::write_result() {
     }
     r["tiling"]["words"] = std::move(words);
     r["tiling"]["core_count"] = profile_.aiv_cores;
+    r["tiling"]["ub_capacity"] = profile_.ub_bytes;
     r["outputs"] = json::array();
   }
   if (result_fd_ >= 0) {

@@ -71,6 +71,32 @@ TEST(Feasibility, AdmitsExactlyTheAddVariantsItsKernelRuns) {
   EXPECT_GT(rejected, admitted);
 }
 
+TEST(Feasibility, TilesThatOutgrowTheUbAreRejectedWhenTheBaseUseIsKnown) {
+  // The add fixture's kernel holds three queues of two tiles of elements / (8 x 8 x 2) fp16
+  // elements: 16384 elements a tile at the perf case, 196608 bytes of UB: all of it.
+  std::vector<tiling_facts> base;
+  for (const auto& c : kCases) {
+    auto f = add_tiling(c, 8, 8);
+    f.ub_bytes = c.elements / (8 * 8 * 2) * c.elem_bytes * 6;
+    base.push_back(f);
+  }
+  const feasibility_screen screen(base, device_limits{40, 196608});
+  // Fewer cores or fewer tiles: bigger tiles, past the UB at the perf case.
+  const auto four = screen.check(screen_add(4, 8));
+  ASSERT_TRUE(four);
+  EXPECT_NE(four->find("bytes of UB"), std::string::npos) << *four;
+  EXPECT_NE(four->find("case 'perf'"), std::string::npos) << *four;
+  EXPECT_TRUE(screen.check(screen_add(8, 4)));
+  // Smaller tiles always fit; the same tiles split differently fit too.
+  EXPECT_FALSE(screen.check(screen_add(16, 8)));
+  EXPECT_FALSE(screen.check(screen_add(16, 4)));
+  // Without the base's UB use there is no such invariant: the same variant passes.
+  EXPECT_FALSE(add_screen().check(screen_add(4, 8)));
+  bool described = false;
+  for (const auto& line : screen.describe()) described = described || line.find("fit the UB") != std::string::npos;
+  EXPECT_TRUE(described);
+}
+
 TEST(Feasibility, ReasonNamesTheCaseAndTheBrokenShare) {
   const auto why = add_screen().check(screen_add(6, 8));
   ASSERT_TRUE(why);

@@ -127,12 +127,24 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
     }
     return {};
   }
-  const auto facts = screen_of(base.front());
-  std::int64_t cores = 0;
+  auto facts = screen_of(base.front());
+  // The UB each case's kernel used, from the evaluation of `start` (the job's best), by case name.
+  if (j.best_files() == start) {
+    for (const auto& c : j.best().report.result.value("cases", nlohmann::json::array())) {
+      for (auto& f : facts.cases) {
+        if (f.case_name == c.value("name", std::string()) && c.contains("ub_bytes") && c["ub_bytes"].is_number()) {
+          f.ub_bytes = c["ub_bytes"].get<std::int64_t>();
+        }
+      }
+    }
+  }
+  std::int64_t cores = 0, ub = 0;
   for (const auto& c : base.front().result.value("cases", nlohmann::json::array())) {
     cores = std::max(cores, c.value("core_count", std::int64_t{0}));
+    ub = std::max(ub, c.value("ub_capacity", std::int64_t{0}));
   }
   if (cores > 0) limits.core_count = cores;
+  if (ub > 0) limits.ub_bytes = ub;
   auto check = std::make_shared<stage1::feasibility_screen>(facts.cases, limits);
   return [&j, &svc, start, request, check](const std::vector<stage1::tiling_proposal>& ps) {
     std::vector<eval_request> reqs;

@@ -73,6 +73,13 @@ feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, de
       divisor_sets.push_back({counts[a]});
       for (std::size_t b = a + 1; b < counts.size(); ++b) divisor_sets.push_back({counts[a], counts[b]});
     }
+    // A kernel that tiles by a count word (elements / block dim / tiles) holds a tile in UB: its
+    // UB use grows with the tile. Needs the base's UB use, and a block dim besides the word.
+    if (f.ub_bytes > 0 && f.block_dim >= 1) {
+      for (int q : counts) {
+        if (q != q_block_dim) invariants_.push_back({K::ub, c, q_elements, {q_block_dim, q}, 1});
+      }
+    }
     // The tensor split by block counts, tile counts and alignments: what unaligned kernels assume.
     for (int l : {q_elements}) {
       const std::int64_t length = *quantity(f, l);
@@ -133,6 +140,22 @@ std::optional<std::string> feasibility_screen::check(const screen_outcome& v) co
                  " spanned them)";
         }
         break;
+      case K::ub: {
+        const std::int64_t pieces = f.block_dim * *quantity(f, inv.divisors.back());
+        const std::int64_t base_pieces = b.block_dim * *quantity(b, inv.divisors.back());
+        if (pieces <= 0 || base_pieces <= 0 || b.elements <= 0) break;
+        // Bytes of UB a piece of the variant needs, scaled from the base's use at its piece.
+        const double growth = (static_cast<double>(value) / static_cast<double>(pieces)) /
+                              (static_cast<double>(b.elements) / static_cast<double>(base_pieces));
+        const double need = growth * static_cast<double>(b.ub_bytes);
+        if (growth > 1.0 && need > static_cast<double>(limits_.ub_bytes)) {
+          return where + "block dim x " + name_of(inv.divisors.back()) + " = " + std::to_string(pieces) + " makes tiles of " +
+                 std::to_string(value / pieces) + " elements; at the base's " + std::to_string(b.elements / base_pieces) +
+                 " the kernel used " + std::to_string(b.ub_bytes) + " bytes of UB, so these need about " +
+                 std::to_string(static_cast<std::int64_t>(need)) + ", over the " + std::to_string(limits_.ub_bytes) + " it has";
+        }
+        break;
+      }
       case K::share: {
         std::int64_t pieces = 1;
         std::int64_t base_pieces = 1;
@@ -164,6 +187,10 @@ std::vector<std::string> feasibility_screen::describe() const {
       case K::bound: s += name_of(inv.length) + " <= element count"; break;
       case K::granule: s += name_of(inv.length) + " in whole 32-byte blocks"; break;
       case K::cover: s += "0 < block dim x " + name_of(inv.length) + " <= element count"; break;
+      case K::ub:
+        s += "tiles of element count / (block dim x " + name_of(inv.divisors.back()) + ") fit the UB (the base used " +
+             std::to_string(base_[inv.case_index].ub_bytes) + " bytes)";
+        break;
       case K::share: {
         std::string names;
         for (int d : inv.divisors) names += (names.empty() ? "" : " x ") + name_of(d);

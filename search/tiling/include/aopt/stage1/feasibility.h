@@ -42,6 +42,9 @@ struct tiling_facts {
   std::vector<std::int64_t> words;  // tiling data, little-endian 32-bit words
   std::int64_t elements = 0;        // element count of the case's largest input
   std::int64_t elem_bytes = 0;      // its element size
+  // The UB the kernel used in this case (the base's evaluation: a screen runs no kernel); 0 when
+  // unknown. With it the screen rejects a variant whose pieces grow past what the UB holds.
+  std::int64_t ub_bytes = 0;
 };
 
 // A variant's screen: the tiling's facts per case, or why the tiling itself failed.
@@ -63,7 +66,9 @@ class feasibility_screen {
   std::vector<std::string> describe() const;
 
   struct invariant {
-    enum class kind : std::uint8_t { nonzero, bound, granule, cover, share };
+    // ub: the element count split by the block dim and a count word (the kernel's tile) grows
+    // by no more than the UB the base left free: base UB use x growth <= the device's UB.
+    enum class kind : std::uint8_t { nonzero, bound, granule, cover, share, ub };
     kind what = kind::nonzero;
     std::size_t case_index = 0;
     int length = -1;                  // quantity: -1 = block dim, -2 = element count, i >= 0 = word i
