@@ -266,6 +266,24 @@ TEST(FeasibilityHistory, TwoChangeFailureIsTabuTogetherAndSingleFailureMakesFrag
   EXPECT_TRUE(h.partners(2).empty());
 }
 
+TEST(FeasibilityHistory, ANewStartInheritsTheTabuValuesByName) {
+  stage1_history old;
+  const assignment base = {8, 8, 2};
+  old.record(proposal(base, base), eval_outcome{true, 10, "ok", "", false});
+  old.record(proposal({12, 8, 2}, base), eval_outcome{false, 0, "runtime_error", "x", false});  // tunable 0 = 12 tabu
+  old.record(proposal({8, 8, 4}, base), eval_outcome{false, 0, "runtime_error", "x", false});   // tunable 2 = 4 tabu
+  old.record(proposal({8, 16, 2}, base), eval_outcome{false, 0, "runtime_error", "x", false});  // tunable 1 = 16 tabu
+  ASSERT_TRUE(old.tabu(0, 12) && old.tabu(2, 4) && old.tabu(1, 16));
+  // The new template: old 0 is new 1, old 1 is gone, old 2 is new 0 and its base is already 4.
+  stage1_history fresh;
+  fresh.inherit_tabu(old, {std::size_t{1}, std::nullopt, std::size_t{0}}, {4, 16});
+  EXPECT_TRUE(fresh.tabu(1, 12));
+  EXPECT_FALSE(fresh.tabu(0, 4));   // the new base's own value
+  EXPECT_FALSE(fresh.tabu(1, 16));  // old tunable 1 maps nowhere
+  EXPECT_FALSE(fresh.tabu(0, 12));
+  EXPECT_EQ(fresh.size(), 0u);      // no evaluations come along
+}
+
 // --- the loop screens before it spends budget ------------------------------------------------
 
 TEST(FeasibilityLoop, ScreenedProposalsSpendNoBudgetAndJoinTheHistory) {

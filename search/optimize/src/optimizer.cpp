@@ -35,6 +35,7 @@ struct job : search_job {
   // synthesized from: reused when the next round starts from the same files, so the mutator
   // does not propose again what it already tried.
   std::optional<std::pair<std::string, stage1::stage1_history>> stage1_memory_;
+  std::vector<std::string> stage1_memory_names_;  // its template's tunables, in order
   // The operator's own tiling (tunable name -> value, from the first template) and whether a
   // kernel change was accepted since the last Stage I round: the tiling tuned for the old kernel
   // need not suit the new one, so the next round also measures the original values.
@@ -283,7 +284,15 @@ void stage1_round(job& j, const services& svc, const optimizer_config& cfg, std:
   }
   const std::string start_key = files_key(j.res.best_files);
   stage1::stage1_history history;
-  if (j.stage1_memory_ && j.stage1_memory_->first == start_key) history = std::move(j.stage1_memory_->second);
+  if (j.stage1_memory_ && j.stage1_memory_->first == start_key) {
+    history = std::move(j.stage1_memory_->second);
+  } else if (j.stage1_memory_ && !j.kernel_changed_) {
+    // A tiling change was accepted: the new start keeps what broke variants of the old one (the
+    // same kernel; a value that failed there by its name fails here as well, most likely).
+    std::vector<std::optional<std::size_t>> index;
+    for (const auto& name : j.stage1_memory_names_) index.push_back(t.find(name));
+    history.inherit_tabu(j.stage1_memory_->second, index, t.base());
+  }
   j.stage1_memory_.reset();
   // The template's base values are the current best: seed the history with its evaluation.
   if (!history.evaluated(t.base())) {
@@ -312,6 +321,8 @@ void stage1_round(job& j, const services& svc, const optimizer_config& cfg, std:
   const auto [sr, answers] = tiling_search(j, svc, cfg, n, round, start, t, history, std::move(revisit), "tiling", "", cfg.screen);
   sum.stage1_stop = sr.stop_reason;
   j.stage1_memory_.emplace(start_key, std::move(history));
+  j.stage1_memory_names_.clear();
+  for (const auto& tu : t.tunables) j.stage1_memory_names_.push_back(tu.name);
   if (sr.best && sr.best != t.base()) {
     auto it = answers.find(files_key(files_of_best(sr, t, start)));
     if (it != answers.end()) {

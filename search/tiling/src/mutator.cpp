@@ -88,6 +88,14 @@ void stage1_history::record_probe(std::size_t tunable, std::int64_t base_value, 
   }
 }
 
+void stage1_history::inherit_tabu(const stage1_history& from, const std::vector<std::optional<std::size_t>>& index,
+                                  const assignment& base) {
+  for (const auto& [i, v] : from.tabu_) {
+    if (i >= index.size() || !index[i] || *index[i] >= base.size() || base[*index[i]] == v) continue;
+    tabu_.insert({*index[i], v});
+  }
+}
+
 std::optional<std::vector<std::int64_t>> stage1_history::allowed(std::size_t tunable) const {
   const auto it = probes_.find(tunable);
   if (it == probes_.end() || it->second.failed == 0) return std::nullopt;

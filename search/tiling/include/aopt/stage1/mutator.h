@@ -81,6 +81,12 @@ class stage1_history {
   // tabu. Probes are not evaluations: `evaluated` does not see them.
   void record_probe(std::size_t tunable, std::int64_t base_value, std::int64_t value, bool passed);
   bool probed() const { return !probes_.empty(); }
+  // Takes the tabu (tunable, value) settings of `from`, an earlier history of the same operator
+  // (the previous round's template, before a tiling change was accepted), mapped by `index`:
+  // index[i] is the tunable of this history's template that `from`'s tunable i is, or nullopt.
+  // A value that broke a variant there is not tried again here; `base` (this template's values)
+  // is never made tabu.
+  void inherit_tabu(const stage1_history& from, const std::vector<std::optional<std::size_t>>& index, const assignment& base);
   // The values a probed tunable may take, ascending (the base's and every passing probe), when at
   // least one of its probes failed; nullopt when it was not probed or every probe passed (its
   // domain stands: nothing says its other values break the tiling).
