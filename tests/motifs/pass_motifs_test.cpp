@@ -33,6 +33,22 @@ const expectation shared = {
     "            Mul(wf, wf, xf, count);\n            Mul(uf, xf, xf, count);\n            Muls(uf, uf, this->c2, count);\n",
 };
 
+const expectation rsqrt = {
+    "sqrt_div_to_rsqrt",
+    "Duplicate(ones, 1.0f, count);\n            Sqrt(xf, xf, count);\n            Div(xf, ones, xf, count);",
+    kernel,
+    "            Cast(xf, xLocal, RoundMode::CAST_NONE, count);\n            Rsqrt(xf, xf, count);\n            Cast(yLocal, xf, RoundMode::CAST_RINT, count);\n",
+    "            Duplicate(ones, 1.0f, count);\n            Sqrt(xf, xf, count);\n            Div(xf, ones, xf, count);\n",
+};
+
+// Each motif's fixture pair, and whether the inverse gives the renamed fixture back byte for byte.
+struct fixture {
+  expectation want;
+  std::string dir, renamed;
+  bool exact_renamed;
+};
+void PrintTo(const fixture& f, std::ostream* os) { *os << f.want.id; }
+
 std::size_t count_sites(const std::string& id, const file_set& files, direction d) {
   source_set src(files, tiling_parser());
   return sites_for(*find_motif(id), src, d).size();
@@ -45,15 +61,15 @@ file_set forward_of(const std::string& id, const file_set& x) {
   return apply_site(*find_motif(id), src, sites[0], direction::forward).files;
 }
 
-class PassMotifs : public ::testing::TestWithParam<expectation> {};
+class PassMotifs : public ::testing::TestWithParam<fixture> {};
 
 TEST_P(PassMotifs, ForwardInverseRoundTripAndCompiles) {
-  const motif* m = find_motif(GetParam().id);
+  const motif* m = find_motif(GetParam().want.id);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->bottleneck(), search::bottleneck_class::vector_bound);
   EXPECT_TRUE(m->exact_round_trip());
   trip t;
-  check_round_trip(*m, load_op("pass_op"), t, true, GetParam());
+  check_round_trip(*m, load_op(GetParam().dir), t, true, GetParam().want);
   if (HasFailure()) return;
   std::string log;
   EXPECT_TRUE(compiles(t.y, kernel, log)) << "forward output:\n" << t.y.at(kernel) << "\n" << log;
@@ -61,19 +77,22 @@ TEST_P(PassMotifs, ForwardInverseRoundTripAndCompiles) {
 }
 
 TEST_P(PassMotifs, RenamedAndReformatted) {
-  const motif* m = find_motif(GetParam().id);
+  const motif* m = find_motif(GetParam().want.id);
   ASSERT_NE(m, nullptr);
   trip t;
-  check_round_trip(*m, load_op("pass_op_renamed"), t, false, GetParam());
+  check_round_trip(*m, load_op(GetParam().renamed), t, false, GetParam().want);
   if (HasFailure()) return;
-  // The inverse gives the fixture back exactly, barriers included.
-  EXPECT_EQ(t.z.at(kernel), t.x.at(kernel));
+  // The inverse gives the fixture back exactly, barriers included (sqrt_div_to_rsqrt writes the
+  // ones as 1.0f without the Duplicate's template argument).
+  if (GetParam().exact_renamed) {
+    EXPECT_EQ(t.z.at(kernel), t.x.at(kernel));
+  }
   std::string log;
   EXPECT_TRUE(compiles(t.y, kernel, log)) << "forward output:\n" << t.y.at(kernel) << "\n" << log;
 }
 
 TEST_P(PassMotifs, NoSiteWithoutThePattern) {
-  const motif* m = find_motif(GetParam().id);
+  const motif* m = find_motif(GetParam().want.id);
   ASSERT_NE(m, nullptr);
   for (const char* dir : {"tiling_op_none", "sync_op", "gate_op", "reuse_op", "element_op"}) {
     source_set src(load_op(dir), tiling_parser());
@@ -83,9 +102,15 @@ TEST_P(PassMotifs, NoSiteWithoutThePattern) {
   EXPECT_TRUE(m->match(none_kernel).empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Motifs, PassMotifs, ::testing::Values(dead_write, shared), [](const auto& info) {
-  return info.param.id == "dead_vector_write" ? std::string("DeadVectorWrite") : std::string("CommonSubexpression");
-});
+INSTANTIATE_TEST_SUITE_P(Motifs, PassMotifs,
+                         ::testing::Values(fixture{dead_write, "pass_op", "pass_op_renamed", true}, fixture{shared, "pass_op", "pass_op_renamed", true},
+                                           fixture{rsqrt, "rsqrt_op", "rsqrt_op_renamed", false}),
+                         [](const auto& info) {
+                           const std::string& id = info.param.want.id;
+                           return id == "dead_vector_write" ? std::string("DeadVectorWrite")
+                                  : id == "common_subexpression" ? std::string("CommonSubexpression")
+                                                                 : std::string("SqrtDivToRsqrt");
+                         });
 
 TEST(PassMotifGuards, DeadVectorWrite) {
   const std::string id = dead_write.id;
@@ -134,6 +159,36 @@ TEST(PassMotifGuards, CommonSubexpression) {
   ASSERT_EQ(count_sites(id, y, direction::inverse), 1u);
   const std::string reader = "            Muls(uf, uf, this->c2, count);\n";
   EXPECT_EQ(count_sites(id, replaced(y, kernel, reader, "            Adds(xf, xf, this->c1, count);\n" + reader), direction::inverse), 0u);
+}
+
+TEST(PassMotifGuards, SqrtDivToRsqrt) {
+  const std::string id = rsqrt.id;
+  const file_set x = load_op("rsqrt_op");
+  ASSERT_EQ(count_sites(id, x, direction::forward), 1u);
+  // fp16 tiles: an ulp of fp16 is within reach of the tolerances (no site).
+  file_set half_tiles = x;
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"LocalTensor<float> xf = xBuf.Get<float>();", "LocalTensor<half> xf = xBuf.Get<half>();"},
+                                                                                {"LocalTensor<float> ones = onesBuf.Get<float>();", "LocalTensor<half> ones = onesBuf.Get<half>();"}}) {
+    half_tiles = replaced(half_tiles, kernel, from, to);
+  }
+  EXPECT_EQ(count_sites(id, half_tiles, direction::forward), 0u);
+  // Another value than 1 is not a reciprocal.
+  EXPECT_EQ(count_sites(id, replaced(x, kernel, "Duplicate(ones, 1.0f, count);", "Duplicate(ones, 2.0f, count);"), direction::forward), 0u);
+  // The ones tile read afterwards: it must still hold the ones.
+  const std::string tail = "            Cast(yLocal, xf, RoundMode::CAST_RINT, count);\n";
+  EXPECT_EQ(count_sites(id, replaced(x, kernel, tail, tail + "            Add(xf, xf, ones, count);\n"), direction::forward), 0u);
+  // The root kept in another tile that is read afterwards.
+  file_set root = replaced(x, kernel, "Sqrt(xf, xf, count);", "Sqrt(ones, xf, count);");
+  root = replaced(root, kernel, "Div(xf, ones, xf, count);", "Div(xf, ones, ones, count);");
+  EXPECT_EQ(count_sites(id, root, direction::forward), 0u);
+  // A statement between the Sqrt and the Div.
+  EXPECT_EQ(count_sites(id, replaced(x, kernel, "            Div(xf, ones, xf, count);\n", "            count = count + 0;\n            Div(xf, ones, xf, count);\n"),
+                        direction::forward),
+            0u);
+  // Inverse: the in-place Rsqrt needs a tile named nowhere else for the ones.
+  const file_set y = forward_of(id, x);
+  ASSERT_EQ(count_sites(id, y, direction::inverse), 1u);
+  EXPECT_EQ(count_sites(id, replaced(y, kernel, tail, tail + "            Adds(ones, xf, 1.0f, count);\n"), direction::inverse), 0u);
 }
 
 }  // namespace

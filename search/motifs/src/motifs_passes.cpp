@@ -1,6 +1,7 @@
 // Pass motifs: vector passes over UB that real kernels make and need not make: a write that the
-// next instruction overwrites before anything reads it (dead_vector_write) and a value computed
-// twice from unchanged operands (common_subexpression).
+// next instruction overwrites before anything reads it (dead_vector_write), a value computed
+// twice from unchanged operands (common_subexpression), 1 / sqrt(x) in three passes
+// (sqrt_div_to_rsqrt).
 #include <algorithm>
 #include <regex>
 
@@ -421,11 +422,115 @@ class common_subexpression final : public basic_motif {
   }
 };
 
+// ---- sqrt_div_to_rsqrt ------------------------------------------------------------------------------
+//
+// 1 / sqrt(x) as three passes: Duplicate(o, 1, n); Sqrt(s, a, n); Div(y, o, s, n) (PIPE_V
+// barriers only between) -> Rsqrt(y, a, n) in their place (a still holds the Sqrt's operand there): one pass, and a 4-cycle Div fewer.
+// cann-ops rsqrt's fp16 path does exactly this on fp32 tiles. Guards: fp32 tiles (Rsqrt and
+// Div(1, Sqrt) differ by an ulp or two of fp32, far below any tolerance; in fp16 that ulp is
+// 0.001 relative, so not there); o and s dead after the Div unless they are y. Inverse: Rsqrt(y, a, n) -> Duplicate(y, 1, n); Sqrt(a, a, n);
+// Div(y, y, a, n) when a is dead afterwards, or for the in-place Rsqrt(y, y, n) Duplicate(t, 1,
+// n); Sqrt(y, y, n); Div(y, t, y, n) on an unused local tile t.
+
+struct rsqrt_chain {
+  range span;                 // the Duplicate (forward) or the Rsqrt (inverse) through the Div
+  std::string y, a, t, n;     // destination, operand, temporary of the inverse, count (as written)
+  std::string one;            // the Duplicate's value (forward)
+  bool barriers = false;
+};
+
+std::optional<rsqrt_chain> as_sqrt_div(const source_file& f, const statement_run& run, std::size_t i) {
+  const auto& dup = run.calls[i];
+  if (!vec_call(dup) || dup->callee != "Duplicate") return std::nullopt;
+  const std::size_t k = next_call(run, i);
+  if (k >= run.calls.size()) return std::nullopt;
+  const std::size_t j = next_call(run, k);
+  if (j >= run.calls.size()) return std::nullopt;
+  const auto& sq = run.calls[k];
+  const auto& div = run.calls[j];
+  if (!vec_call(sq) || sq->callee != "Sqrt" || !vec_call(div) || div->callee != "Div") return std::nullopt;
+  const std::string o = norm(f, dup->args[0]), n = norm(f, dup->args[2]);
+  const std::string s = norm(f, sq->args[0]), a = norm(f, sq->args[1]), y = norm(f, div->args[0]);
+  for (const std::string* v : {&o, &s, &a, &y}) {
+    if (!whole_tile(*v) || tile_type(f, *v) != "float") return std::nullopt;
+  }
+  if (scalar_value(f, dup->args[1]) != 1.0 || norm(f, sq->args[2]) != n || norm(f, div->args[3]) != n) return std::nullopt;
+  if (norm(f, div->args[1]) != o || norm(f, div->args[2]) != s || o == s || o == a) return std::nullopt;
+  const std::size_t end = div->statement.end;
+  if ((o != y && !dead_after(f, o, end)) || (s != y && !dead_after(f, s, end))) return std::nullopt;
+  rsqrt_chain c{{dup->statement.begin, end}, arg_text(f, *div, 0), arg_text(f, *sq, 1), {}, arg_text(f, *div, 3), arg_text(f, *dup, 1), false};
+  for (std::size_t q = i + 1; q < j; ++q) c.barriers = c.barriers || is_pipe_barrier(run.calls[q], "PIPE_V");
+  return c;
+}
+
+std::optional<rsqrt_chain> as_rsqrt(const source_file& f, const statement_run& run, std::size_t i) {
+  const auto& r = run.calls[i];
+  if (!vec_call(r) || r->callee != "Rsqrt" || !r->template_args.empty()) return std::nullopt;
+  const std::string y = norm(f, r->args[0]), a = norm(f, r->args[1]);
+  if (!whole_tile(y) || !whole_tile(a) || tile_type(f, y) != "float" || tile_type(f, a) != "float") return std::nullopt;
+  rsqrt_chain c{r->statement, arg_text(f, *r, 0), arg_text(f, *r, 1), {}, arg_text(f, *r, 2), {}, has_barriers(run)};
+  if (y == a) {
+    c.t = unused_temporary(f, r->statement.begin, "float");
+    if (c.t.empty()) return std::nullopt;
+  } else if (!dead_after(f, a, r->statement.end)) {
+    return std::nullopt;
+  }
+  return c;
+}
+
+class sqrt_div_to_rsqrt final : public basic_motif {
+ public:
+  sqrt_div_to_rsqrt()
+      : basic_motif("sqrt_div_to_rsqrt", "Compute 1 / sqrt(x) with one Rsqrt instead of Duplicate, Sqrt and Div",
+                    "Duplicate(o, 1, n); Sqrt(s, a, n); Div(y, o, s, n) makes three passes over UB, one of them a Div "
+                    "(4 cycles per repeat); Rsqrt(y, a, n) makes one. fp32 tiles only (the two differ by an ulp or "
+                    "two of fp32). Applies when the ones tile and the square root are dead afterwards (or are y). "
+                    "Inverse: Rsqrt(y, a, n) -> Duplicate(y, 1, n); Sqrt(a, a, n); Div(y, y, a, n) when a is dead "
+                    "afterwards, or with an unused local tile for the ones when the Rsqrt is in place.",
+                    bottleneck_class::vector_bound) {}
+
+  std::vector<site> match(const source_set& src) const override {
+    std::vector<site> out;
+    visit_kernel_run_statements(src, {}, [&](const std::string& path, const source_file& f, const statement_run& run, std::size_t i) {
+      if (auto c = as_sqrt_div(f, run, i)) out.push_back(make_site(path, c->span, true, false, "1 / sqrt(" + c->a + ") in three passes -> Rsqrt into " + c->y));
+      if (auto c = as_rsqrt(f, run, i)) out.push_back(make_site(path, c->span, false, true, "Rsqrt(" + c->y + ", " + c->a + ") -> Duplicate, Sqrt, Div"));
+    });
+    return out;
+  }
+
+  outcome apply(const source_set& src, const site& s, direction d) const override {
+    auto cur = refind(src, s);
+    if (!cur || (d == direction::forward ? !cur->forward : !cur->inverse)) {
+      return outcome::fail(d == direction::forward ? "no Duplicate(1), Sqrt, Div chain here" : "no fp32 Rsqrt with a tile for the ones here");
+    }
+    auto f = src.get(s.path);
+    outcome done = outcome::fail("the statements changed");
+    visit_run_statements(statement_runs(*f), [&](const statement_run& run, std::size_t i) {
+      auto c = d == direction::forward ? as_sqrt_div(*f, run, i) : as_rsqrt(*f, run, i);
+      if (!c || !(c->span == s.anchor)) return false;
+      const std::string p = f->api_prefix();
+      std::string text;
+      if (d == direction::forward) {
+        text = p + "Rsqrt(" + c->y + ", " + c->a + ", " + c->n + ");";
+      } else {
+        const std::string ones = c->t.empty() ? c->y : c->t, root = c->t.empty() ? c->a : c->y;
+        const std::string sep = "\n" + f->indent_at(c->span.begin) + (c->barriers ? p + "PipeBarrier<PIPE_V>();\n" + f->indent_at(c->span.begin) : "");
+        text = p + "Duplicate(" + ones + ", 1.0f, " + c->n + ");" + sep + p + "Sqrt(" + root + ", " + root + ", " + c->n + ");" + sep + p + "Div(" + c->y +
+               ", " + ones + ", " + root + ", " + c->n + ");";
+      }
+      done = outcome::success({{s.path, s.anchor, text}});
+      return true;
+    });
+    return done;
+  }
+};
+
 }  // namespace
 
 void add_pass_motifs(std::vector<std::unique_ptr<motif>>& v) {
   v.push_back(std::make_unique<dead_vector_write>());
   v.push_back(std::make_unique<common_subexpression>());
+  v.push_back(std::make_unique<sqrt_div_to_rsqrt>());
 }
 
 }  // namespace aopt::motifs::detail
