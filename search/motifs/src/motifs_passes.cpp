@@ -428,9 +428,10 @@ class common_subexpression final : public basic_motif {
 // barriers only between) -> Rsqrt(y, a, n) in their place (a still holds the Sqrt's operand there): one pass, and a 4-cycle Div fewer.
 // cann-ops rsqrt's fp16 path does exactly this on fp32 tiles. Guards: fp32 tiles (Rsqrt and
 // Div(1, Sqrt) differ by an ulp or two of fp32, far below any tolerance; in fp16 that ulp is
-// 0.001 relative, so not there); o and s dead after the Div unless they are y. Inverse: Rsqrt(y, a, n) -> Duplicate(y, 1, n); Sqrt(a, a, n);
-// Div(y, y, a, n) when a is dead afterwards, or for the in-place Rsqrt(y, y, n) Duplicate(t, 1,
-// n); Sqrt(y, y, n); Div(y, t, y, n) on an unused local tile t.
+// 0.001 relative, so not there); o and s dead after the Div unless they are y.
+// Inverse: Rsqrt(y, a, n) -> Duplicate(y, 1, n); Sqrt(a, a, n); Div(y, y, a, n) when a is dead
+// afterwards, or for the in-place Rsqrt(y, y, n) Duplicate(t, 1, n); Sqrt(y, y, n);
+// Div(y, t, y, n) on an unused local tile t.
 
 struct rsqrt_chain {
   range span;                 // the Duplicate (forward) or the Rsqrt (inverse) through the Div
