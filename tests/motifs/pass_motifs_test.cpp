@@ -118,6 +118,8 @@ TEST(PassMotifGuards, DeadVectorWrite) {
   ASSERT_EQ(count_sites(id, x, direction::forward), 1u);
   // The next op reads the tile it writes: the first write is live.
   EXPECT_EQ(count_sites(id, replaced(x, kernel, "Mul(wf, xf, xf, count);", "Mul(wf, xf, wf, count);"), direction::forward), 0u);
+  // Axpy accumulates into its destination: it reads the cast.
+  EXPECT_EQ(count_sites(id, replaced(x, kernel, "Mul(wf, xf, xf, count);", "Axpy(wf, xf, this->c0, count);"), direction::forward), 0u);
   // It overwrites fewer elements: the rest of the cast is read later.
   EXPECT_EQ(count_sites(id, replaced(x, kernel, "Mul(wf, xf, xf, count);", "Mul(wf, xf, xf, count / 2);"), direction::forward), 0u);
   // A view of the same buffer read by the next op (uf fetched from wBuf too): it would read the cast.
@@ -150,6 +152,8 @@ TEST(PassMotifGuards, CommonSubexpression) {
   EXPECT_EQ(count_sites(id, replaced(x, kernel, "uf = uBuf.Get<float>();", "uf = wBuf.Get<float>();"), direction::forward), 0u);
   // The first value's next op does not update it in place: nothing to redirect.
   EXPECT_EQ(count_sites(id, replaced(x, kernel, "Muls(wf, wf, this->c0, count);", "Muls(wf, xf, this->c0, count);"), direction::forward), 0u);
+  // An Axpy as the next op reads its destination too: redirecting its source would be wrong.
+  EXPECT_EQ(count_sites(id, replaced(x, kernel, "Muls(wf, wf, this->c0, count);", "Axpy(wf, wf, this->c0, count);"), direction::forward), 0u);
   // Another count is another value.
   EXPECT_EQ(count_sites(id, replaced(x, kernel, second, "            Mul(uf, xf, xf, count / 2);\n"), direction::forward), 0u);
   // A tile of another element type cannot keep it.

@@ -43,12 +43,18 @@ std::vector<std::size_t> source_args(const call_info& c) {
   return out;
 }
 
-// Whether any source of c mentions `name`.
+// Whether c reads its destination too (Axpy: dst += k * src).
+bool reads_destination(const call_info& c) {
+  const vec_op_shape* op = vector_op(c.callee);
+  return op && std::find(op->srcs.begin(), op->srcs.end(), op->dst) != op->srcs.end();
+}
+
+// Whether c reads `name`: a source mentions it, or c reads its destination and that does.
 bool reads(const source_file& f, const call_info& c, const std::string& name) {
   for (std::size_t s : source_args(c)) {
     if (f.mentions(c.args[s], name)) return true;
   }
-  return false;
+  return reads_destination(c) && f.mentions(c.args[0], name);
 }
 
 // A whole-tile operand: a plain name (no offset, no member access, no cast).
@@ -330,7 +336,7 @@ std::optional<shared_value> as_recomputed(const source_file& f, const statement_
   if (v.user >= run.calls.size() || !vec_call(run.calls[v.user])) return std::nullopt;
   const call_info& x = *run.calls[v.user];
   const auto arg = sole_source(f, x, v.a);
-  if (norm(f, x.args[0]) != v.a || !arg) return std::nullopt;
+  if (norm(f, x.args[0]) != v.a || !arg || reads_destination(x)) return std::nullopt;
   v.user_arg = *arg;
   for (std::size_t j = v.user + 1; j < run.calls.size(); ++j) {
     const auto& c = run.calls[j];
