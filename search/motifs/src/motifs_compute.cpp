@@ -108,30 +108,6 @@ std::optional<gate_chain> as_stable_gate(const source_file& f, const statement_r
                     arg_text(f, *muls, 2), arg_text(f, *adds, 2), arg_text(f, *at(0), 2), bar};
 }
 
-// A LocalTensor local of the function holding byte `pos`, declared before it from its own buffer
-// (`q.Get<T>()` / `q.AllocTensor<T>()`, no other local of the function from the same q) and
-// named nowhere else in the function: a temporary the inverse may use.
-std::string unused_temporary(const source_file& f, std::size_t pos, const std::string& elem) {
-  range fn{0, 0};
-  for (const auto& n : f.nodes()) {
-    if ((n.kind == node_kind::function || n.kind == node_kind::method) && n.r.contains(pos)) fn = n.r;
-  }
-  if (fn.empty()) return {};
-  for (const auto& c : f.calls()) {
-    if ((c.callee != "Get" && c.callee != "AllocTensor") || !fn.contains(c.r.begin) || c.r.begin > pos || c.object().empty()) continue;
-    const int decl = f.enclosing(c.node, node_kind::var_decl);
-    if (decl < 0 || declared_element_type(f, f.at(decl).name) != elem) continue;
-    const std::string& name = f.at(decl).name;
-    std::size_t uses = 0, same_buffer = 0;
-    for (const auto& [id, p] : identifiers(f.text(), fn.begin, fn.end)) uses += id == name;
-    for (const auto& o : f.calls()) {
-      if (fn.contains(o.r.begin) && (o.callee == "Get" || o.callee == "AllocTensor") && o.object() == c.object()) ++same_buffer;
-    }
-    if (uses == 1 && same_buffer == 1) return name;
-  }
-  return {};
-}
-
 // The direct form at call index i of `run`: Muls(e, x, k, n); Exp(g, e, n); Adds(d, g, 1, n);
 // Div(y, x, d, n), each step reading the previous one's result (e, g, d, y: any tiles but x, in
 // place or ping-ponged), x dead afterwards (the stable form clobbers it with min(x, 0)). The

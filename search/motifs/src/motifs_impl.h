@@ -19,6 +19,7 @@ void add_mask_motifs(std::vector<std::unique_ptr<motif>>& v);      // counter_mo
 void add_core_motifs(std::vector<std::unique_ptr<motif>>& v);      // stream_core_cap
 void add_sync_motifs(std::vector<std::unique_ptr<motif>>& v);      // enque_pipe_all, div_to_reciprocal
 void add_compute_motifs(std::vector<std::unique_ptr<motif>>& v);   // sigmoid_gate_direct, inplace_to_dead_temp
+void add_pass_motifs(std::vector<std::unique_ptr<motif>>& v);      // dead_vector_write, common_subexpression, sqrt_div_to_rsqrt
 
 // A motif described by constant strings; subclasses implement match/apply.
 class basic_motif : public motif {
@@ -160,4 +161,8 @@ std::optional<double> scalar_value(const source_file& f, range r);
 // Element type of a LocalTensor variable as its declaration spells it ("LocalTensor<DTYPE_X> x"
 // -> "DTYPE_X"; macros are not expanded), or "".
 std::string declared_element_type(const source_file& f, const std::string& name);
+// A LocalTensor local of element type `elem` of the function holding byte `pos`, declared before
+// it from its own buffer and named nowhere else in the function (a temporary an inverse may
+// use), or "".
+std::string unused_temporary(const source_file& f, std::size_t pos, const std::string& elem);
 }  // namespace aopt::motifs::detail
