@@ -297,9 +297,11 @@ class prefetch_next_tile final : public basic_motif {
     const std::string call(f.text_of(p.call.r));
     const std::string next = substituted_call(call, p.cl.var, var_plus_one(p.cl), "(" + var_plus_one(p.cl) + ")");
     const std::string first = substituted_call(call, p.cl.var, start_text(f, p.cl, false), start_text(f, p.cl, true));
-    text_edit in_loop{f.path(), p.call.statement, "if (" + var_plus_one(p.cl) + " < " + bound + ") {\n" + ind + "    " + next + ";\n" + ind + "}"};
+    // One indentation step as the file writes it: the loop body's indent beyond the loop's.
+    const std::string step = ind.size() > loop_ind.size() && ind.compare(0, loop_ind.size(), loop_ind) == 0 ? ind.substr(loop_ind.size()) : "    ";
+    text_edit in_loop{f.path(), p.call.statement, "if (" + var_plus_one(p.cl) + " < " + bound + ") {\n" + ind + step + next + ";\n" + ind + "}"};
     text_edit before = insert_before_statement(
-        f, p.loop_stmt, "if (" + bound + " > " + std::string(f.text_of(p.cl.init)) + ") {\n" + loop_ind + "    " + first + ";\n" + loop_ind + "}");
+        f, p.loop_stmt, "if (" + bound + " > " + std::string(f.text_of(p.cl.init)) + ") {\n" + loop_ind + step + first + ";\n" + loop_ind + "}");
     return outcome::success({before, in_loop});
   }
 
