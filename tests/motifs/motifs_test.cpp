@@ -151,9 +151,10 @@ TEST(Motifs, NoMatchWithoutThePattern) {
 TEST(Motifs, RegistryIsComplete) {
   // The kernel motifs above plus multicore_split, tail_balance, tile_size and counter_mode_mask
   // (tiling_motifs_test.cpp) and stream_core_cap, enque_pipe_all, div_to_reciprocal
-  // (sync_motifs_test.cpp), sigmoid_gate_direct, inplace_to_dead_temp (compute_motifs_test.cpp) and
-  // dead_vector_write, common_subexpression, sqrt_div_to_rsqrt (pass_motifs_test.cpp).
-  EXPECT_EQ(all_motifs().size(), kernel_motifs.size() + 12);
+  // (sync_motifs_test.cpp), sigmoid_gate_direct, inplace_to_dead_temp (compute_motifs_test.cpp),
+  // dead_vector_write, common_subexpression, sqrt_div_to_rsqrt (pass_motifs_test.cpp) and
+  // prefetch_next_tile (prefetch_motifs_test.cpp).
+  EXPECT_EQ(all_motifs().size(), kernel_motifs.size() + 13);
   for (const auto& mp : all_motifs()) {
     EXPECT_FALSE(mp->title().empty());
     EXPECT_FALSE(mp->description().empty());

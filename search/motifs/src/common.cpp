@@ -228,8 +228,6 @@ std::optional<double> literal_value(const std::string& s) {
   return std::stod(m[2].str());
 }
 
-namespace {
-// Whether identifier `name` is assigned (=, op=, ++, --) in [from, to) of f.
 bool assigned_in(const source_file& f, const std::string& name, std::size_t from, std::size_t to) {
   const std::string& t = f.text();
   for (const auto& [id, pos] : identifiers(t, from, to)) {
@@ -243,7 +241,6 @@ bool assigned_in(const source_file& f, const std::string& name, std::size_t from
   }
   return false;
 }
-}  // namespace
 
 std::optional<double> scalar_value(const source_file& f, range r) {
   const std::string s = norm(f, r);

@@ -20,6 +20,7 @@ void add_core_motifs(std::vector<std::unique_ptr<motif>>& v);      // stream_cor
 void add_sync_motifs(std::vector<std::unique_ptr<motif>>& v);      // enque_pipe_all, div_to_reciprocal
 void add_compute_motifs(std::vector<std::unique_ptr<motif>>& v);   // sigmoid_gate_direct, inplace_to_dead_temp
 void add_pass_motifs(std::vector<std::unique_ptr<motif>>& v);      // dead_vector_write, common_subexpression, sqrt_div_to_rsqrt
+void add_prefetch_motifs(std::vector<std::unique_ptr<motif>>& v);  // prefetch_next_tile
 
 // A motif described by constant strings; subclasses implement match/apply.
 class basic_motif : public motif {
@@ -155,6 +156,8 @@ bool is_pipe_barrier(const std::optional<call_info>& c, std::string_view pipe);
 // The value of a numeric literal spelled `1`, `-1.702`, `1.0f`, `2e-3`, `static_cast<T>(1)`,
 // `(T)1`, `T(1)` (whitespace-free), or nullopt.
 std::optional<double> literal_value(const std::string& s);
+// Whether identifier `name` is assigned (=, op=, ++, --) in [from, to) of f.
+bool assigned_in(const source_file& f, const std::string& name, std::size_t from, std::size_t to);
 // The value of scalar operand `r` of file f: a literal (as literal_value), or a local variable
 // of the function holding `r` declared with such a literal and never assigned again.
 std::optional<double> scalar_value(const source_file& f, range r);

@@ -1,0 +1,365 @@
+// Kernel motif on the tile loop: issue the copy-in of the next tile before the compute of the
+// current one (prefetch_next_tile). A stage method that only fills a double-buffered queue is
+// called at the top of a counted loop; when the compute stage reads results on the scalar unit
+// (a V_S flag, GetValue), the scalar thread cannot issue the next copy until the compute is done,
+// so the queue's second slot is never used. The prefetch form calls it once before the loop and,
+// in the loop, for the next tile.
+#include <algorithm>
+#include <regex>
+
+#include "motifs_impl.h"
+
+namespace aopt::motifs::detail {
+namespace {
+
+using search::bottleneck_class;
+
+bool has_token(const source_file& f, range r, std::initializer_list<std::string_view> words) {
+  for (const auto& id : f.identifiers(r)) {
+    for (auto w : words) {
+      if (id == w) return true;
+    }
+  }
+  return false;
+}
+
+// The definition (method node with a body) of method `name` in f, or -1.
+int method_definition(const source_file& f, const std::string& name) {
+  for (int m : f.find(node_kind::method)) {
+    if (f.at(m).name != name) continue;
+    for (int ch : f.at(m).children) {
+      if (f.at(ch).kind == node_kind::compound) return m;
+    }
+  }
+  return -1;
+}
+
+// The call text `call` (`P(a, b)`) with every whole-token use of `var` in its arguments
+// replaced: an argument that is only `var` becomes `whole`, other uses become `inner`.
+std::string substituted_call(const std::string& call, const std::string& var, const std::string& whole, const std::string& inner) {
+  const std::size_t open = call.find('(');
+  const std::size_t close = call.rfind(')');
+  std::string out = call.substr(0, open + 1);
+  std::size_t at = open + 1;
+  for (const auto& [b, e] : split_args(call, open + 1, close)) {
+    out.append(call, at, b - at);
+    const std::string arg = call.substr(b, e - b);
+    if (squeeze(arg) == var) {
+      out += whole;
+    } else {
+      std::size_t p = 0;
+      for (const auto& [id, pos] : identifiers(arg, 0, arg.size())) {
+        // A member access `x.var` / `x->var` is another name.
+        if (id != var || (pos > 0 && (arg[pos - 1] == '.' || (pos > 1 && arg[pos - 1] == '>' && arg[pos - 2] == '-')))) continue;
+        out.append(arg, p, pos - p);
+        out += inner;
+        p = pos + id.size();
+      }
+      out.append(arg, p);
+    }
+    at = e;
+  }
+  out.append(call, at);
+  return out;
+}
+
+bool mentions_var(const source_file& f, const call_info& c, const std::string& var) {
+  for (const range& a : c.args) {
+    if (f.mentions(a, var)) return true;
+  }
+  return false;
+}
+
+// The only statement of an if statement without else whose then-branch is a compound holding one
+// call statement: {condition range, the call}.
+struct guarded_call {
+  int stmt = -1;
+  range cond;
+  call_info call;
+};
+std::optional<guarded_call> as_guarded_call(const source_file& f, int stmt) {
+  const node& n = f.at(stmt);
+  if (n.kind != node_kind::if_stmt || n.children.size() != 2) return std::nullopt;
+  const int then = n.children[1];
+  if (f.at(then).kind != node_kind::compound) return std::nullopt;
+  const auto inner = f.statements(then);
+  if (inner.size() != 1) return std::nullopt;
+  for (const auto& c : call_statements(f, then)) {
+    if (c.statement == f.statement_range(inner[0]) && f.statement_of(c.node) == inner[0]) {
+      return guarded_call{stmt, f.at(n.children[0]).r, c};
+    }
+  }
+  return std::nullopt;
+}
+
+// The call statement that is the whole of statement `stmt` (a child of compound `body`).
+std::optional<call_info> whole_call(const source_file& f, int body, int stmt) {
+  for (const auto& c : call_statements(f, body)) {
+    if (c.statement == f.statement_range(stmt) && f.statement_of(c.node) == stmt) return c;
+  }
+  return std::nullopt;
+}
+
+// The producer stage `P(...)` at the top of a counted loop, with what makes prefetching it safe.
+struct prefetch_site {
+  counted_loop cl;
+  range loop_stmt;
+  call_info call;  // the loop's first statement
+};
+
+class prefetch_next_tile final : public basic_motif {
+ public:
+  prefetch_next_tile()
+      : basic_motif("prefetch_next_tile", "Prefetch the next tile's copy-in before this tile's compute",
+                    "A tile loop `for (i...) { CopyIn(i); Compute(); CopyOut(i); }` whose copy-in stage only fills a "
+                    "queue of two slots issues the copy of tile i+1 only after the compute of tile i has been "
+                    "issued; when the compute waits on the scalar unit (a reduction result read with GetValue after "
+                    "a V_S flag) the scalar thread stalls and the copy of the next tile does not overlap the compute. "
+                    "The copy-in of the first tile moves before the loop and each iteration first copies in tile "
+                    "i+1. Inverse: the prefetching loop becomes the sequential one.",
+                    bottleneck_class::serialized_pipes, false) {}
+
+  std::vector<site> match(const source_set& src) const override {
+    std::vector<site> out;
+    for (const auto& path : kernel_paths(src, "AllocTensor")) {
+      auto f = src.get(path);
+      for (int loop : f->find(node_kind::for_loop)) {
+        if (auto p = forward_site(*f, loop)) {
+          out.push_back(make_site(path, p->loop_stmt, true, false, "copy in tile " + p->cl.var + " + 1 before the compute of tile " + p->cl.var));
+        } else if (auto q = inverse_site(*f, loop)) {
+          out.push_back(make_site(path, q->loop_stmt, false, true, "copy in each tile at the top of its own iteration"));
+        }
+      }
+    }
+    return out;
+  }
+
+  outcome apply(const source_set& src, const site& s, direction d) const override {
+    auto cur = refind(src, s);
+    if (!cur || (d == direction::forward ? !cur->forward : !cur->inverse)) {
+      return outcome::fail(d == direction::forward ? "no sequential copy-in / compute tile loop at this site"
+                                                   : "no prefetching tile loop at this site");
+    }
+    auto f = src.get(s.path);
+    for (int loop : f->find(node_kind::for_loop)) {
+      if (d == direction::forward) {
+        auto p = forward_site(*f, loop);
+        if (p && p->loop_stmt == s.anchor) return forward(*f, *p);
+      } else {
+        auto q = inverse_site(*f, loop);
+        if (q && q->loop_stmt == s.anchor) return inverse(*f, *q);
+      }
+    }
+    return outcome::fail("the loop changed");
+  }
+
+ private:
+  struct inverse_form {
+    counted_loop cl;
+    range loop_stmt;
+    guarded_call next;    // if (i + 1 < N) { P(..i + 1..); }
+    int before = -1;      // the statement before the loop: P(..A..); or if (N > A) { P(..A..); }
+    std::string plain;    // P(..i..) recovered from the prefetch call
+  };
+
+  static range loop_statement(const source_file& f, int loop) {
+    const int st = f.statement_of(loop);
+    return f.statement_range(st >= 0 ? st : loop);
+  }
+
+  // The statement right before `loop` in its compound, or -1.
+  static int previous_statement(const source_file& f, int loop) {
+    if (f.statement_of(loop) != loop) return -1;
+    const auto sts = f.statements(f.at(loop).parent);
+    for (std::size_t i = 1; i < sts.size(); ++i) {
+      if (sts[i] == loop) return sts[i - 1];
+    }
+    return -1;
+  }
+
+  static std::string var_plus_one(const counted_loop& cl) { return cl.var + " + 1"; }
+
+  static std::string start_text(const source_file& f, const counted_loop& cl, bool inner) {
+    const std::string a(f.text_of(cl.init));
+    return inner && !simple_operand(a) ? "(" + a + ")" : a;
+  }
+
+  static std::optional<prefetch_site> forward_site(const source_file& f, int loop) {
+    auto cl = as_counted_loop(f, loop);
+    if (!cl) return std::nullopt;
+    const range body = f.at(cl->body).r;
+    const auto sts = f.statements(cl->body);
+    if (sts.size() < 2) return std::nullopt;
+    auto c = whole_call(f, cl->body, sts.front());
+    if (!c || !(c->qualifier.empty() || c->qualifier == "this->") || c->args.empty() || !mentions_var(f, *c, cl->var)) return std::nullopt;
+    // The bound: arithmetic on names and literals, unchanged by the loop.
+    const std::string bound(f.text_of(cl->bound));
+    if (bound.find_first_of("?<>&|=!,") != std::string::npos) return std::nullopt;
+    if (has_token(f, body, {"break", "continue", "return", "goto"})) return std::nullopt;
+    if (assigned_in(f, cl->var, body.begin, body.end)) return std::nullopt;
+    // Names of the loop (declared in it) may not feed the producer's arguments or the bound.
+    std::vector<std::string> inner;
+    for (const auto& n : f.nodes()) {
+      if (n.kind == node_kind::var_decl && body.contains(n.r.begin)) inner.push_back(n.name);
+    }
+    auto loop_names_free = [&](range r) {
+      for (const auto& id : f.identifiers(r)) {
+        if (id == cl->var) continue;
+        if (std::find(inner.begin(), inner.end(), id) != inner.end() || assigned_in(f, id, body.begin, body.end)) return false;
+      }
+      return true;
+    };
+    if (!loop_names_free(cl->bound)) return std::nullopt;
+    for (const range& a : c->args) {
+      if (!loop_names_free(a)) return std::nullopt;
+    }
+    // The producer: a method of this file that only allocates a tile of one queue, copies into
+    // it and enqueues it.
+    const int def = method_definition(f, c->callee);
+    if (def < 0) return std::nullopt;
+    const range pr = f.at(def).r;
+    std::string queue;
+    bool enqueued = false;
+    std::vector<std::string> helpers;
+    for (const auto& k : f.calls()) {
+      if (!pr.contains(k.r.begin)) continue;
+      if (k.callee == "AllocTensor" || k.callee == "EnQue") {
+        if (k.object().empty() || (!queue.empty() && k.object() != queue)) return std::nullopt;
+        queue = k.object();
+        enqueued = enqueued || k.callee == "EnQue";
+      } else if (k.callee == "DataCopy" || k.callee == "DataCopyPad") {
+        continue;
+      } else if ((k.qualifier.empty() || k.qualifier == "this->") && method_definition(f, k.callee) >= 0) {
+        helpers.push_back(k.callee);  // a helper of the class: must not touch queues, flags or UB
+      } else {
+        return std::nullopt;
+      }
+    }
+    if (queue.empty() || !enqueued) return std::nullopt;
+    for (const auto& h : helpers) {
+      const range hr = f.at(method_definition(f, h)).r;
+      for (const auto& k : f.calls()) {
+        if (hr.contains(k.r.begin)) return std::nullopt;
+      }
+    }
+    // The queue has at least two slots: InitBuffer(queue, n >= 2, ...).
+    bool two_slots = false;
+    for (const auto& k : f.calls("InitBuffer")) {
+      if (k.args.size() != 3 || squeeze(f.text_of(k.args[0])) != squeeze(queue)) continue;
+      const std::string n = squeeze(f.text_of(k.args[1]));
+      std::optional<long long> v;
+      if (auto lit = literal_value(n)) v = static_cast<long long>(*lit);
+      if (auto k2 = f.integer_constant(n)) v = k2->value;
+      two_slots = v && *v >= 2;
+    }
+    if (!two_slots) return std::nullopt;
+    // The loop body consumes the queue (directly or in a stage method it calls: DeQue and
+    // FreeTensor on the queue), calls the producer only once, and no member the producer reads is
+    // written in the loop or in the methods it calls.
+    std::vector<range> consumers{body};
+    for (const auto& k : f.calls()) {
+      if (!body.contains(k.r.begin) || k.node == c->node) continue;
+      if (k.callee == c->callee && (k.qualifier.empty() || k.qualifier == "this->")) return std::nullopt;
+      if ((k.qualifier.empty() || k.qualifier == "this->")) {
+        const int m = method_definition(f, k.callee);
+        if (m >= 0) consumers.push_back(f.at(m).r);
+      }
+    }
+    bool dequeued = false, freed = false;
+    for (const auto& k : f.calls()) {
+      if (k.object() != queue) continue;
+      for (const range& r : consumers) {
+        if (!r.contains(k.r.begin)) continue;
+        dequeued = dequeued || k.callee == "DeQue";
+        freed = freed || k.callee == "FreeTensor";
+        if (k.callee == "AllocTensor") return std::nullopt;  // another producer of the queue
+      }
+    }
+    if (!dequeued || !freed) return std::nullopt;
+    for (const auto& id : f.identifiers(pr)) {
+      bool field = false;
+      for (const auto& n : f.nodes()) field = field || (n.kind == node_kind::field_decl && n.name == id);
+      if (!field) continue;
+      for (const range& r : consumers) {
+        if (assigned_in(f, id, r.begin, r.end)) return std::nullopt;
+      }
+    }
+    // Not already prefetched: the statement before the loop is not a call of the producer.
+    const int prev = previous_statement(f, loop);
+    if (prev >= 0 && f.mentions(f.at(prev).r, c->callee)) return std::nullopt;
+    return prefetch_site{*cl, loop_statement(f, loop), *c};
+  }
+
+  static outcome forward(const source_file& f, const prefetch_site& p) {
+    const std::string ind = f.indent_at(p.call.statement.begin);
+    const std::string loop_ind = f.indent_at(p.loop_stmt.begin);
+    const std::string bound(f.text_of(p.cl.bound));
+    const std::string call(f.text_of(p.call.r));
+    const std::string next = substituted_call(call, p.cl.var, var_plus_one(p.cl), "(" + var_plus_one(p.cl) + ")");
+    const std::string first = substituted_call(call, p.cl.var, start_text(f, p.cl, false), start_text(f, p.cl, true));
+    // One indentation step as the file writes it: the loop body's indent beyond the loop's.
+    const std::string step = ind.size() > loop_ind.size() && ind.compare(0, loop_ind.size(), loop_ind) == 0 ? ind.substr(loop_ind.size()) : "    ";
+    text_edit in_loop{f.path(), p.call.statement, "if (" + var_plus_one(p.cl) + " < " + bound + ") {\n" + ind + step + next + ";\n" + ind + "}"};
+    text_edit before = insert_before_statement(
+        f, p.loop_stmt, "if (" + bound + " > " + std::string(f.text_of(p.cl.init)) + ") {\n" + loop_ind + step + first + ";\n" + loop_ind + "}");
+    return outcome::success({before, in_loop});
+  }
+
+  // The argument texts of `c` with the prefetch offset removed: `i + 1` -> `i`, `(i + 1)` -> `i`.
+  static std::optional<std::string> unshifted_call(const source_file& f, const call_info& c, const std::string& var) {
+    const std::regex whole("^\\s*" + var + "\\s*\\+\\s*1\\s*$");
+    const std::regex inner("\\(\\s*" + var + "\\s*\\+\\s*1\\s*\\)");
+    const std::string& t = f.text();
+    std::string out;
+    std::size_t at = c.r.begin;
+    bool shifted = false;
+    for (const range& a : c.args) {
+      out.append(t, at, a.begin - at);
+      const std::string arg(f.text_of(a));
+      std::string un = std::regex_match(arg, whole) ? var : std::regex_replace(arg, inner, var);
+      shifted = shifted || un != arg;
+      out += un;
+      at = a.end;
+    }
+    out.append(t, at, c.r.end - at);
+    if (!shifted) return std::nullopt;
+    return out;
+  }
+
+  static std::optional<inverse_form> inverse_site(const source_file& f, int loop) {
+    auto cl = as_counted_loop(f, loop);
+    if (!cl) return std::nullopt;
+    const auto sts = f.statements(cl->body);
+    if (sts.size() < 2) return std::nullopt;
+    auto g = as_guarded_call(f, sts.front());
+    if (!g || squeeze(f.text_of(g->cond)) != squeeze(cl->var + "+1<" + std::string(f.text_of(cl->bound)))) return std::nullopt;
+    auto plain = unshifted_call(f, g->call, cl->var);
+    if (!plain) return std::nullopt;
+    // The copy-in of the first tile right before the loop, plain or guarded by the bound.
+    const int prev = previous_statement(f, loop);
+    if (prev < 0) return std::nullopt;
+    std::optional<call_info> first;
+    if (auto pg = as_guarded_call(f, prev)) {
+      const std::string c = squeeze(f.text_of(pg->cond));
+      const std::string b = squeeze(f.text_of(cl->bound)), a = squeeze(f.text_of(cl->init));
+      if (c == b + ">" + a || c == a + "<" + b) first = pg->call;
+    } else {
+      first = whole_call(f, f.at(loop).parent, prev);
+    }
+    if (!first || first->callee != g->call.callee || first->qualifier != g->call.qualifier) return std::nullopt;
+    // The pre-loop call is the loop's call at the first tile.
+    const std::string first_text = substituted_call(*plain, cl->var, start_text(f, *cl, false), start_text(f, *cl, true));
+    if (squeeze(f.text_of(first->r)) != squeeze(first_text)) return std::nullopt;
+    return inverse_form{*cl, loop_statement(f, loop), *g, prev, *plain};
+  }
+
+  static outcome inverse(const source_file& f, const inverse_form& q) {
+    return outcome::success({delete_statement(f, f.statement_range(q.before)), {f.path(), f.statement_range(q.next.stmt), q.plain + ";"}});
+  }
+};
+
+}  // namespace
+
+void add_prefetch_motifs(std::vector<std::unique_ptr<motif>>& v) { v.push_back(std::make_unique<prefetch_next_tile>()); }
+
+}  // namespace aopt::motifs::detail
