@@ -18,6 +18,7 @@ nlohmann::json output_check::to_json() const {
   if (first_mismatch >= 0) {
     j["first_mismatch"] = {{"index", first_mismatch}, {"got", got_at_first}, {"want", want_at_first}};
   }
+  if (reference_unwritten > 0) j["reference_unwritten"] = reference_unwritten;
   if (!message.empty()) j["message"] = message;
   return j;
 }
@@ -94,7 +95,8 @@ output_check compare_output(const std::string& name, dtype t, const std::vector<
 }
 
 output_check compare_output_raw(const std::string& name, dtype t, const std::uint8_t* got, std::size_t got_bytes,
-                                const std::uint8_t* want, std::size_t want_bytes, const tolerance_spec& tol) {
+                                const std::uint8_t* want, std::size_t want_bytes, const tolerance_spec& tol,
+                                std::optional<std::uint8_t> reference_fill) {
   const std::size_t sz = dtype_size(t);
   if (got_bytes % sz != 0 || want_bytes % sz != 0) {
     throw std::runtime_error("output '" + name + "': tensor data is not a multiple of the " + dtype_name(t) +
@@ -108,14 +110,32 @@ output_check compare_output_raw(const std::string& name, dtype t, const std::uin
   const auto e = tol.for_dtype(t);
   constexpr std::size_t block = 4096;
   std::vector<double> a(block), b(block);
+  const bool skip_fill = reference_fill && is_float(t);
+  auto unwritten = [&](std::size_t k) {
+    for (std::size_t byte = 0; byte < sz; ++byte) {
+      if (want[k * sz + byte] != *reference_fill) return false;
+    }
+    return true;
+  };
   for (std::size_t i = 0; i < n; i += block) {
     const std::size_t m = std::min(block, n - i);
+    std::size_t skipped = 0;
+    if (skip_fill) {
+      for (std::size_t j = 0; j < m; ++j) skipped += unwritten(i + j);
+      r.reference_unwritten += skipped;
+    }
     // Equal bytes are equal values (NaN matches NaN, inf matches inf): no error, no mismatch.
     if (std::memcmp(got + i * sz, want + i * sz, m * sz) == 0) continue;
     decode_into(t, got + i * sz, m, a.data());
     decode_into(t, want + i * sz, m, b.data());
+    if (skipped > 0) {
+      for (std::size_t j = 0; j < m; ++j) {
+        if (unwritten(i + j)) a[j] = b[j];  // nothing to compare against
+      }
+    }
     accumulate(r, e, a.data(), b.data(), m, i);
   }
+  r.elements = n - r.reference_unwritten;
   finish(r, name, e, tol);
   // A constant output (all zeros, or one value everywhere) where the reference varies is a kernel
   // that wrote nothing or a fixed value: rejected whatever the tolerance lets through.

@@ -147,7 +147,8 @@ class channel_secret {
 
 // Junk that fills output buffers before the kernel runs (device memory is not zeroed): large in
 // every dtype (fp16 61280, fp32/bf16 ~1.3e36, int32 2071690107, int8 123), so a kernel that
-// skips part of its output fails the check.
+// skips part of its output fails the check. The evaluator knows it as harness_output_fill
+// (evaluation/checker.h): a baseline reference's unwritten elements are not compared.
 constexpr unsigned char output_junk = 0x7B;
 
 class runner {

@@ -94,3 +94,32 @@ TEST(Checker, RawComparisonOfDifferentSizesFails) {
   EXPECT_FALSE(r.passed);
   EXPECT_NE(r.message.find("2 elements, the reference 3"), std::string::npos) << r.message;
 }
+
+TEST(Checker, ElementsTheBaselineReferenceNeverWroteAreNotCompared) {
+  ev::tolerance_spec tol;
+  tol.max_mismatch_ratio = 0;
+  // fp16: 10 elements, the reference left the last 3 at the harness's fill.
+  std::vector<std::uint8_t> want(20, 0), got(20, 0);
+  for (std::size_t k = 0; k < 7; ++k) want[2 * k + 1] = got[2 * k + 1] = static_cast<std::uint8_t>(0x3C);  // 1.0
+  for (std::size_t k = 7; k < 10; ++k) want[2 * k] = want[2 * k + 1] = ev::harness_output_fill;
+  // The variant writes those three (any values): without the fill they count as mismatches.
+  const auto strict = ev::compare_output_raw("z", ev::dtype::float16, got.data(), got.size(), want.data(), want.size(), tol);
+  EXPECT_FALSE(strict.passed);
+  EXPECT_EQ(strict.mismatches, 3u);
+  const auto r = ev::compare_output_raw("z", ev::dtype::float16, got.data(), got.size(), want.data(), want.size(), tol,
+                                        ev::harness_output_fill);
+  EXPECT_TRUE(r.passed) << r.message;
+  EXPECT_EQ(r.reference_unwritten, 3u);
+  EXPECT_EQ(r.elements, 7u);
+  EXPECT_EQ(r.to_json().value("reference_unwritten", 0), 3);
+  // A written element that differs still fails.
+  got[1] = 0x40;  // 2.0
+  EXPECT_FALSE(ev::compare_output_raw("z", ev::dtype::float16, got.data(), got.size(), want.data(), want.size(), tol,
+                                      ev::harness_output_fill).passed);
+  // Integer outputs: 123 is a value like any other, never skipped.
+  std::vector<std::uint8_t> wi(4, ev::harness_output_fill), gi(4, 0);
+  const auto ri = ev::compare_output_raw("z", ev::dtype::int8, gi.data(), gi.size(), wi.data(), wi.size(), tol,
+                                         ev::harness_output_fill);
+  EXPECT_EQ(ri.reference_unwritten, 0u);
+  EXPECT_FALSE(ri.passed);
+}
