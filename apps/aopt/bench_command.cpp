@@ -46,6 +46,7 @@ struct bench_args {
   std::uint64_t seed = 1;
   std::size_t jobs = 0;
   bool no_cache = false;
+  bool screen = true;  // Feasible Stage I for the aopt methods (docs/stage1.md); the baselines never screen
   std::string cache_dir;
   std::string sources;
   bool fresh = false;
@@ -129,7 +130,7 @@ std::vector<suite_op> discover(const fs::path& suite, const std::vector<std::str
 
 // What a stored result must match to be reused.
 nlohmann::json settings_of(const bench_args& a, const std::string& method) {
-  return {{"budget", a.budget}, {"seed", a.seed}, {"profile", a.profile}, {"method", method}, {"version", 2}};
+  return {{"budget", a.budget}, {"seed", a.seed}, {"profile", a.profile}, {"method", method}, {"screen", a.screen}, {"version", 2}};
 }
 
 int run(bench_args& a, const std::string& argv_line) {
@@ -185,6 +186,7 @@ int run(bench_args& a, const std::string& argv_line) {
   cfg.random.common.mutator = engine_cfg.mutator;
   cfg.best_of_n.common.mutator = engine_cfg.mutator;
   cfg.evolve.common.mutator = engine_cfg.mutator;
+  cfg.optimizer.screen = a.screen;
   cfg.validate();
 
   std::vector<bench::operator_record> records;
@@ -302,6 +304,9 @@ command_fn add_bench_command(CLI::App& app, const std::string& argv_line) {
   app.add_option("--rewind-steps", a->rewind.steps, "Kept rewind steps per expert when building the bank (default 3)");
   app.add_option("--rewind-attempts", a->rewind.attempts, "Rewind evaluations per expert at most (default 8)");
   app.add_flag("--no-cache", a->no_cache, "Do not use the evaluation result cache");
+  app.add_flag("--no-screen", [a](std::int64_t) { a->screen = false; },
+               "The aopt methods evaluate every Stage I variant without screening its tiling first (as before the Feasible "
+               "Stage I; the baselines never screen)");
   app.add_option("--cache-dir", a->cache_dir, "Evaluation cache directory (default: the user's cache)");
   app.add_option("--sources", a->sources,
                  "Where the operators of a real-operator suite live (SUITE_DIR/sources.json names each one's directory "
