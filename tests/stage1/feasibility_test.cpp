@@ -313,9 +313,9 @@ TEST(FeasibilityLoop, ScreenedProposalsSpendNoBudgetAndJoinTheHistory) {
     return out;
   };
   auto screen = [](const std::vector<tiling_proposal>& ps) {
-    std::vector<std::optional<std::string>> why;
+    std::vector<screen_verdict> why;
     for (const auto& p : ps) {
-      why.push_back(p.values[0] % 2 == 0 ? std::nullopt : std::optional<std::string>("odd"));
+      why.push_back({p.values[0] % 2 == 0 ? std::nullopt : std::optional<std::string>("odd"), false});
     }
     return why;
   };
@@ -426,11 +426,11 @@ TEST(FeasibilityProbe, LoopProbesOnceAndTheMutatorKeepsToTheKeptValues) {
   std::size_t screens = 0;
   std::vector<std::string> notes;
   auto screen = [&](const std::vector<tiling_proposal>& ps) {
-    std::vector<std::optional<std::string>> why;
+    std::vector<screen_verdict> why;
     for (const auto& p : ps) {
       ++screens;
       EXPECT_FALSE(p.files.empty());
-      why.push_back(runs(p.values) ? std::nullopt : std::optional<std::string>("misaligned"));
+      why.push_back({runs(p.values) ? std::nullopt : std::optional<std::string>("misaligned"), false});
     }
     return why;
   };
@@ -484,6 +484,96 @@ TEST(FeasibilityProbe, LoopProbesOnceAndTheMutatorKeepsToTheKeptValues) {
   const auto r2 = run_stage1(t, propose, evaluate, cfg, h, screen);
   EXPECT_EQ(r2.probed, 0u);
   EXPECT_LE(screens - before, 4u * (cfg.screen_refills + 1));
+}
+
+// A tunable that changes nothing the cases run (here TILE_NUM, as if it sat in another dtype's
+// branch: the screen reports the base's tiling for every value) is frozen by its probes; without
+// probes, a proposal that changes only such values is not measured.
+TEST(FeasibilityProbe, TunablesThatNeverChangeTheTilingAreFrozen) {
+  synthesis_input in;
+  in.host_files.push_back({"op_host/aligned_add.cpp", kAlignedAdd});
+  const auto syn = synthesize(in);
+  ASSERT_TRUE(syn.tmpl) << syn.error->reason;
+  const tiling_template& t = *syn.tmpl;
+  const auto bd = t.find("BLOCK_DIM");
+  const auto tn = t.find("TILE_NUM");
+  ASSERT_TRUE(bd && tn);
+  const assignment base = t.base();
+  auto screen = [&](const std::vector<tiling_proposal>& ps) {
+    std::vector<screen_verdict> out;
+    for (const auto& p : ps) out.push_back({std::nullopt, p.values[*bd] == base[*bd]});
+    return out;
+  };
+  std::size_t evaluated_tile_only = 0;
+  auto evaluate = [&](const std::vector<tiling_proposal>& ps) {
+    std::vector<eval_outcome> out;
+    for (const auto& p : ps) {
+      evaluated_tile_only += p.values[*bd] == base[*bd];
+      out.push_back(eval_outcome{true, 100.0 / static_cast<double>(p.values[*bd]), "ok", "", false});
+    }
+    return out;
+  };
+  auto run = [&](const tiling_template& tt, std::size_t probes, stage1_history& h, std::vector<std::string>& notes) {
+    mutator m(tt, mutator_config{}, 11);
+    std::cout << "seed 11" << std::endl;
+    auto propose = [&](const tiling_template&, const stage1_history& hh, std::size_t n)
+        -> search::outcome<std::vector<tiling_proposal>> { return m.propose(hh, n); };
+    h.record(tiling_proposal{base, {}, "base", "base", std::nullopt, {}}, eval_outcome{true, 100.0 / static_cast<double>(base[*bd]), "ok", "", false});
+    stage1_config cfg;
+    cfg.steps = 4;
+    cfg.proposals_per_step = 4;
+    cfg.budget = 10;
+    cfg.evaluate_base = false;
+    cfg.probes_per_tunable = probes;
+    cfg.note = [&](const std::string& line) { notes.push_back(line); };
+    return run_stage1(tt, propose, evaluate, cfg, h, screen);
+  };
+  {
+    stage1_history h;
+    std::vector<std::string> notes;
+    const auto r = run(t, 8, h, notes);
+    EXPECT_TRUE(h.frozen(*tn));
+    EXPECT_FALSE(h.frozen(*bd));
+    EXPECT_EQ(evaluated_tile_only, 0u);
+    for (const auto& e : h.entries()) EXPECT_EQ(e.values[*tn], base[*tn]) << e.description;
+    ASSERT_FALSE(notes.empty());
+    EXPECT_NE(notes.front().find("frozen"), std::string::npos) << notes.front();
+    EXPECT_NE(notes.front().find("TILE_NUM"), std::string::npos) << notes.front();
+    EXPECT_GT(r.evaluations, 0u);
+  }
+  {  // no probes: proposals that move TILE_NUM alone are answered by the screen, not measured
+    stage1_history h;
+    std::vector<std::string> notes;
+    evaluated_tile_only = 0;
+    const auto r = run(t, 0, h, notes);
+    std::size_t same = 0;
+    for (const auto& e : h.entries()) same += e.outcome.status == "same_tiling";
+    EXPECT_EQ(evaluated_tile_only, 0u);
+    EXPECT_GT(same, 0u) << "seed 11 proposes TILE_NUM-only moves";
+    EXPECT_FALSE(h.frozen(*tn));
+    EXPECT_EQ(r.failures, 0u) << "a proposal not measured is not a failed evaluation";
+  }
+  {  // a tunable the kernel reads is never frozen: the same tiling is not the same program
+    tiling_template linked = t;
+    linked.tunables[*tn].kernel_linked = true;
+    stage1_history h;
+    std::vector<std::string> notes;
+    evaluated_tile_only = 0;
+    run(linked, 8, h, notes);
+    EXPECT_FALSE(h.frozen(*tn));
+  }
+}
+
+TEST(FeasibilityProbe, FrozenNeedsEveryProbeToTileAsTheBase) {
+  stage1_history h;
+  EXPECT_FALSE(h.frozen(0));
+  h.record_probe(0, 8, 16, true, true);
+  h.record_probe(0, 8, 4, true, true);
+  EXPECT_TRUE(h.frozen(0));
+  h.record_probe(0, 8, 2, true, false);
+  EXPECT_FALSE(h.frozen(0));
+  h.record_probe(1, 8, 16, false, true);  // a failing probe is no evidence of inertness
+  EXPECT_FALSE(h.frozen(1));
 }
 
 }  // namespace

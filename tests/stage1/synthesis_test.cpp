@@ -166,6 +166,69 @@ TEST(Stage1Synthesis, SuiteMulKeysAndPlaceholderInit) {
   expect_round_trip(t);
 }
 
+// Key constants the kernel defines as well name its paths (TILING_KEY_IS(KEY_F32)): renumbering
+// one in both files could make two dtypes share a path, so the constants are not tunables; each
+// key site chooses among the spellings instead. A host-only key constant stays a tunable.
+TEST(Stage1Synthesis, KeyConstantsTheKernelDefinesAreSpellingsNotNumbers) {
+  const std::string host = R"(#include "k_tiling.h"
+namespace optiling {
+constexpr int KEY_F16 = 1;
+constexpr int KEY_F32 = 2;
+constexpr int KEY_I64 = 3;
+static ge::graphStatus TilingFunc(gert::TilingContext *context)
+{
+    TilingData tiling;
+    uint32_t width = 2;
+    uint32_t key = KEY_F16;
+    auto dt = context->GetInputDesc(0)->GetDataType();
+    if (dt == ge::DT_FLOAT) {
+        key = KEY_F32;
+        width = 4;
+    } else if (dt == ge::DT_INT64) {
+        key = KEY_I64;
+        width = 8;
+    }
+    context->SetTilingKey(key);
+    tiling.set_tile(4096 / width);
+    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
+    context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
+    return ge::GRAPH_SUCCESS;
+}
+}
+)";
+  const std::string kernel = "constexpr int KEY_F16 = 1;\nconstexpr int KEY_F32 = 2;\nconstexpr int KEY_I64 = 3;\n"
+                             "extern \"C\" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR tiling) {\n"
+                             "    if (TILING_KEY_IS(KEY_F16)) {}\n}\n";
+  synthesis_input in;
+  in.host_files.push_back({"op_host/k.cpp", host});
+  in.kernel_files.push_back({"op_kernel/k.cpp", kernel});
+  auto r = synthesize(in);
+  ASSERT_TRUE(r.tmpl) << r.error->reason;
+  for (const auto& tu : r.tmpl->tunables) {
+    EXPECT_EQ(tu.name.rfind("KEY_", 0), std::string::npos) << tu.name << " is a key constant of the kernel";
+    for (const auto& o : tu.occurrences) EXPECT_EQ(r.tmpl->files.at(o.file).path, "op_host/k.cpp") << tu.name;
+  }
+  std::size_t key_sites = 0;
+  for (const auto& tu : r.tmpl->tunables) key_sites += tu.kind == tunable_kind::key;
+  EXPECT_EQ(key_sites, 3u);
+  expect_round_trip(*r.tmpl);
+  // Chosen spellings keep the constants: the float branch may take the f16 path's spelling.
+  const auto k2 = r.tmpl->find("key_2");
+  ASSERT_TRUE(k2);
+  auto v = r.tmpl->base();
+  ASSERT_EQ(r.tmpl->tunables[*k2].spellings.size(), 3u);
+  v[*k2] = 0;
+  const auto files = r.tmpl->instantiate(v);
+  EXPECT_NE(files.at("op_host/k.cpp").find("        key = KEY_F16;\n        width = 4;"), std::string::npos) << files.at("op_host/k.cpp");
+  EXPECT_NE(files.at("op_host/k.cpp").find("constexpr int KEY_F32 = 2;"), std::string::npos);
+
+  // Without the kernel's definitions the constants are the key numbers themselves.
+  in.kernel_files.clear();
+  r = synthesize(in);
+  ASSERT_TRUE(r.tmpl) << r.error->reason;
+  EXPECT_TRUE(r.tmpl->find("KEY_F32").has_value());
+}
+
 TEST(Stage1Synthesis, LiteralsMacrosAndNamedFunction) {
   const auto t = synth("literals");
   EXPECT_EQ(t.function_name, "MyTiling");

@@ -147,20 +147,29 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
   if (cores > 0) limits.core_count = cores;
   if (ub > 0) limits.ub_bytes = ub;
   auto check = std::make_shared<stage1::feasibility_screen>(facts.cases, limits);
-  return [&j, &svc, start, request, check](const std::vector<stage1::tiling_proposal>& ps) {
+  auto base_cases = std::make_shared<std::vector<stage1::tiling_facts>>(facts.cases);
+  return [&j, &svc, start, request, check, base_cases](const std::vector<stage1::tiling_proposal>& ps) {
     std::vector<eval_request> reqs;
     for (const auto& p : ps) reqs.push_back(request(merged(start, p.files)));
     const auto got = svc.runner.evaluate(reqs);
-    std::vector<std::optional<std::string>> why;
+    std::vector<stage1::screen_verdict> out;
     for (std::size_t i = 0; i < ps.size(); ++i) {
-      why.push_back(i < got.size() ? check->check(screen_of(got[i])) : std::optional<std::string>("no screen report"));
-      if (why.back()) {
+      stage1::screen_verdict v;
+      if (i < got.size()) {
+        const auto s = screen_of(got[i]);
+        v.why = check->check(s);
+        v.same_tiling = !v.why && stage1::same_tiling(s.cases, *base_cases);
+      } else {
+        v.why = "no screen report";
+      }
+      if (v.why) {
         ++j.res.screened;
         j.say("stage", "screened out (no budget): " + (ps[i].description.empty() ? ps[i].op : ps[i].description) + ": " +
-                           *why.back());
+                           *v.why);
       }
+      out.push_back(std::move(v));
     }
-    return why;
+    return out;
   };
 }
 

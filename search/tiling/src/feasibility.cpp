@@ -46,6 +46,17 @@ bool within(std::int64_t span, std::int64_t elements) { return span > 0 && span 
 
 }  // namespace
 
+bool same_tiling(const std::vector<tiling_facts>& a, const std::vector<tiling_facts>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].case_name != b[i].case_name || a[i].block_dim != b[i].block_dim || a[i].tiling_key != b[i].tiling_key ||
+        a[i].words != b[i].words) {
+      return false;
+    }
+  }
+  return true;
+}
+
 feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, device_limits limits)
     : base_(base), limits_(limits) {
   using K = invariant::kind;

@@ -50,6 +50,15 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
     res.best_description = tmpl.describe_change(e->values);
     break;
   }
+  // Whether `values` (a template assignment; empty for a free-form rewrite) changes a tunable the
+  // kernel reads: then the same tiling is not the same program.
+  auto reaches_kernel = [&](const assignment& values) {
+    if (values.size() != base.size()) return true;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (values[i] != base[i] && tmpl.tunables[i].kernel_linked) return true;
+    }
+    return false;
+  };
   // Evaluates the proposals the history does not know (as one batch) and records every trial;
   // returns how many the screener rejected.
   auto run_step = [&](std::vector<tiling_proposal> ps, std::size_t step) -> std::size_t {
@@ -84,21 +93,26 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
     }
     std::size_t rejected = 0;
     if (screen && !fresh.empty()) {
-      const auto why = screen(fresh);
-      if (why.size() != fresh.size()) {
-        throw aopt::error(ec::internal, "run_stage1: the screener returned " + std::to_string(why.size()) +
+      const auto verdicts = screen(fresh);
+      if (verdicts.size() != fresh.size()) {
+        throw aopt::error(ec::internal, "run_stage1: the screener returned " + std::to_string(verdicts.size()) +
                                             " verdicts for " + std::to_string(fresh.size()) + " proposals");
       }
       std::vector<tiling_proposal> kept;
       std::vector<std::size_t> kept_at;
       for (std::size_t j = 0; j < fresh.size(); ++j) {
-        if (!why[j]) {
+        const bool same = verdicts[j].same_tiling && !reaches_kernel(fresh[j].values);
+        if (!verdicts[j].why && !same) {
           kept.push_back(std::move(fresh[j]));
           kept_at.push_back(fresh_at[j]);
           continue;
         }
         auto& t = trials[fresh_at[j]];
-        t.outcome = eval_outcome{false, 0, "screened", *why[j], true};
+        t.outcome = verdicts[j].why ? eval_outcome{false, 0, "screened", *verdicts[j].why, true}
+                                    : eval_outcome{false, 0, "same_tiling",
+                                                   "every case tiles as the base does and no tunable the kernel reads "
+                                                   "changed: the base's program, not measured again",
+                                                   true};
         ++res.screened;
         ++rejected;
         history.record(fresh[j], t.outcome);
@@ -142,7 +156,6 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
     std::vector<tiling_proposal> ps;
     for (std::size_t i = 0; i < tmpl.tunables.size(); ++i) {
       const auto& t = tmpl.tunables[i];
-      if (t.kind == tunable_kind::key) continue;
       for (std::int64_t v : probe_ladder(t, cfg.limits, cfg.probes_per_tunable)) {
         if (ps.size() >= cfg.max_probes) break;
         tiling_proposal p;
@@ -158,24 +171,35 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
       }
     }
     if (ps.empty()) return;
-    const auto why = screen(ps);
-    if (why.size() != ps.size()) {
-      throw aopt::error(ec::internal, "run_stage1: the screener returned " + std::to_string(why.size()) +
+    const auto verdicts = screen(ps);
+    if (verdicts.size() != ps.size()) {
+      throw aopt::error(ec::internal, "run_stage1: the screener returned " + std::to_string(verdicts.size()) +
                                           " verdicts for " + std::to_string(ps.size()) + " probes");
     }
     std::map<std::size_t, std::pair<std::vector<std::int64_t>, std::size_t>> by_tunable;  // kept, tried
     for (std::size_t j = 0; j < ps.size(); ++j) {
       const std::size_t i = ps[j].changed.front();
-      history.record_probe(i, base[i], ps[j].values[i], !why[j]);
+      const bool passed = !verdicts[j].why;
+      history.record_probe(i, base[i], ps[j].values[i], passed, passed && verdicts[j].same_tiling && !tmpl.tunables[i].kernel_linked);
       auto& [kept, tried] = by_tunable[i];
       ++tried;
-      if (!why[j]) kept.push_back(ps[j].values[i]);
-      if (why[j]) ++res.screened;
+      if (passed) kept.push_back(ps[j].values[i]);
+      if (!passed) ++res.screened;
     }
     res.probed += ps.size();
     if (!cfg.note) return;
+    std::vector<std::string> frozen;
+    for (const auto& [i, kt] : by_tunable) {
+      if (history.frozen(i)) frozen.push_back(tmpl.tunables[i].name);
+    }
+    if (!frozen.empty()) {
+      std::string line = std::to_string(frozen.size()) + " tunable(s) frozen: every probed value tiles every case as the written one does (";
+      for (std::size_t k = 0; k < frozen.size(); ++k) line += (k ? ", " : "") + frozen[k];
+      cfg.note(line + "; a branch no case takes, e.g. another dtype's)");
+    }
     for (const auto& [i, kt] : by_tunable) {
       const auto& [kept, tried] = kt;
+      if (history.frozen(i)) continue;
       std::string line = tmpl.tunables[i].name + ": " + std::to_string(kept.size()) + " of " + std::to_string(tried) +
                          " probed values keep the tiling feasible";
       if (!kept.empty()) {

@@ -77,8 +77,11 @@ std::vector<const stage1_history::entry*> stage1_history::best(std::size_t k) co
   return ok;
 }
 
-void stage1_history::record_probe(std::size_t tunable, std::int64_t base_value, std::int64_t value, bool passed) {
+void stage1_history::record_probe(std::size_t tunable, std::int64_t base_value, std::int64_t value, bool passed,
+                                  bool same_tiling) {
   auto& r = probes_[tunable];
+  ++r.tried;
+  if (passed && same_tiling) ++r.same_tiling;
   r.passed.insert(base_value);
   if (passed) {
     r.passed.insert(value);
@@ -94,6 +97,11 @@ void stage1_history::inherit_tabu(const stage1_history& from, const std::vector<
     if (i >= index.size() || !index[i] || *index[i] >= base.size() || base[*index[i]] == v) continue;
     tabu_.insert({*index[i], v});
   }
+}
+
+bool stage1_history::frozen(std::size_t tunable) const {
+  const auto it = probes_.find(tunable);
+  return it != probes_.end() && it->second.tried > 0 && it->second.same_tiling == it->second.tried;
 }
 
 std::optional<std::vector<std::int64_t>> stage1_history::allowed(std::size_t tunable) const {
@@ -414,9 +422,16 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
   std::vector<tiling_proposal> out;
   if (mutable_.empty() || n == 0) return out;
   restricted_.clear();
+  std::vector<std::size_t> active;  // mutable_ without the frozen tunables (they keep the base's value)
   for (std::size_t i : mutable_) {
+    if (history.frozen(i)) {
+      restricted_[i] = {tmpl_.tunables[i].value};
+      continue;
+    }
+    active.push_back(i);
     if (auto a = history.allowed(i)) restricted_[i] = std::move(*a);
   }
+  if (active.empty()) return out;
   const assignment base = tmpl_.base();
   std::vector<assignment> parents;
   for (const auto* e : history.best(cfg_.population)) {
@@ -441,7 +456,7 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
     out.push_back(std::move(p));
   };
   if (repair) {
-    for (std::size_t i : mutable_) {
+    for (std::size_t i : active) {
       for (std::int64_t v : neighbours(tmpl_.tunables[i], base[i])) {
         if (out.size() >= n) return out;
         tiling_proposal p;
@@ -471,20 +486,20 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
       p.parent = base;
     } else {
       const assignment& parent = parents[uniform_index(rng_, parents.size())];
-      const bool coin = mutable_.size() >= 2 && uniform_unit(rng_) < cfg_.two_change_rate;
-      const std::size_t first = mutable_[uniform_index(rng_, mutable_.size())];
+      const bool coin = active.size() >= 2 && uniform_unit(rng_) < cfg_.two_change_rate;
+      const std::size_t first = active[uniform_index(rng_, active.size())];
       // A fragile tunable (its single moves failed) moves jointly, with a partner when one is known.
-      const bool joint = mutable_.size() >= 2 && history.fragile(first);
+      const bool joint = active.size() >= 2 && history.fragile(first);
       const std::size_t k = (joint || coin) ? 2 : 1;
       p.values = step(parent, first);
       if (k == 2) {
         std::vector<std::size_t> partners;
         for (std::size_t u : history.partners(first)) {
-          if (u != first && std::find(mutable_.begin(), mutable_.end(), u) != mutable_.end()) partners.push_back(u);
+          if (u != first && std::find(active.begin(), active.end(), u) != active.end()) partners.push_back(u);
         }
         std::size_t second = first;
         if (joint && !partners.empty() && uniform_unit(rng_) < 0.75) second = partners[uniform_index(rng_, partners.size())];
-        while (second == first) second = mutable_[uniform_index(rng_, mutable_.size())];
+        while (second == first) second = active[uniform_index(rng_, active.size())];
         p.values = step(p.values, second);
       }
       p.op = joint ? "joint" : "mutate";

@@ -565,13 +565,25 @@ synthesis_result synthesize(const synthesis_input& input) {
     key_sites = std::move(kept);
   }
   {
+    // A key constant the kernel defines as well (`constexpr int KEY_FP16 = 1;` in both files, the
+    // kernel testing TILING_KEY_IS(KEY_FP16)) names a kernel path: renumbering it in both files
+    // selects nothing new and can make two paths share a number. Its sites choose among the
+    // spellings instead, like any other named key.
+    auto kernel_key = [&](const std::string& name) {
+      const auto it = host_const_by_name.find(name);
+      if (it == host_const_by_name.end()) return false;
+      for (const auto& kc : kernel_consts) {
+        if (kc.name == name && kc.value == it->second->value) return true;
+      }
+      return false;
+    };
     std::vector<std::int64_t> key_values;
     std::vector<std::string> key_spellings;
     for (const auto& k : key_sites) {
       const std::string txt(t[k.tok].text);
       if (t[k.tok].kind == token_kind::number) {
         if (auto v = parse_integer_literal(txt)) key_values.push_back(*v);
-      } else if (auto it = host_const_by_name.find(txt); it != host_const_by_name.end()) {
+      } else if (auto it = host_const_by_name.find(txt); it != host_const_by_name.end() && !kernel_key(txt)) {
         key_values.push_back(it->second->value);
       } else if (std::find(key_spellings.begin(), key_spellings.end(), txt) == key_spellings.end()) {
         key_spellings.push_back(txt);
@@ -586,7 +598,7 @@ synthesis_result synthesize(const synthesis_input& input) {
       if (t[k.tok].kind == token_kind::number) {
         add_literal(key_name, tunable_kind::key, choices_domain(key_values), {{k.tok, 0}},
                     *parse_integer_literal(txt), ctx);
-      } else if (host_const_by_name.count(txt)) {
+      } else if (host_const_by_name.count(txt) && !kernel_key(txt)) {
         key_constant_names.insert(txt);  // the constant itself becomes the tunable (4c)
       } else {
         std::vector<std::int64_t> idx;

@@ -55,6 +55,9 @@ struct screen_outcome {
   std::vector<tiling_facts> cases;  // in the package's case order
 };
 
+// Whether two screens tiled every case alike: the same cases, block dims, keys and tiling data.
+bool same_tiling(const std::vector<tiling_facts>& a, const std::vector<tiling_facts>& b);
+
 class feasibility_screen {
  public:
   // Learns the invariants from the base's screen (must be ok).

@@ -23,10 +23,19 @@ using evaluator = std::function<eval_outcome(const tiling_proposal&)>;
 // proposal, in order. An outcome with `memo` set was answered without spending budget.
 using batch_evaluator = std::function<std::vector<eval_outcome>(const std::vector<tiling_proposal>&)>;
 
-// Screens a step's new proposals before they cost budget (Feasible Stage I, feasibility.h): for
-// each proposal, why it would fail, or nullopt to evaluate it. A screened-out proposal joins the
-// history as a failure with status "screened" (no budget spent), so the mutator learns from it.
-using screener = std::function<std::vector<std::optional<std::string>>(const std::vector<tiling_proposal>&)>;
+// A screen's verdict on one proposal: why it would fail (nullopt: it keeps every invariant), and
+// whether every case tiles exactly as the template's base does (block dim, key, tiling data).
+struct screen_verdict {
+  std::optional<std::string> why;
+  bool same_tiling = false;
+};
+
+// Screens a step's new proposals before they cost budget (Feasible Stage I, feasibility.h): one
+// verdict per proposal. A screened-out proposal joins the history as a failure with status
+// "screened" (no budget spent), so the mutator learns from it. So does one that tiles every case
+// as the base does and changes no tunable the kernel reads (status "same_tiling"): it would run
+// the base's program, and measuring it again only spends budget.
+using screener = std::function<std::vector<screen_verdict>(const std::vector<tiling_proposal>&)>;
 
 struct stage1_config {
   std::size_t steps = 8;               // U: proposal rounds. Default: 8
@@ -41,7 +50,9 @@ struct stage1_config {
   // With a screener, before the first step: each tunable is probed, changed alone from the base
   // to at most `probes_per_tunable` values of its probe_ladder (at most `max_probes` in all), and
   // the screen's verdicts recorded (stage1_history::record_probe): a tunable with a failing probe
-  // then moves only among the values that passed. Probes spend no budget. Once per history.
+  // then moves only among the values that passed, and one the kernel does not read whose every
+  // probe tiles every case as the base does (it sits in a branch no case takes, e.g. another
+  // dtype's) is frozen at its written value. Probes spend no budget. Once per history.
   // Defaults: 8 and 48; 0 turns probing off.
   std::size_t probes_per_tunable = 8;
   std::size_t max_probes = 48;

@@ -79,7 +79,13 @@ class stage1_history {
   // Probes (Feasible Stage I, loop.h): `value` of `tunable`, changed alone from the base (whose
   // value is `base_value`), passed or failed the tiling screen. A failing probe makes the value
   // tabu. Probes are not evaluations: `evaluated` does not see them.
-  void record_probe(std::size_t tunable, std::int64_t base_value, std::int64_t value, bool passed);
+  // `same_tiling`: the probe passed and every case tiled exactly as with the base value, the
+  // tunable not read by the kernel.
+  void record_probe(std::size_t tunable, std::int64_t base_value, std::int64_t value, bool passed, bool same_tiling = false);
+  // A probed tunable whose every probe passed with the base's tiling: it changes nothing these
+  // cases run (it sits in a branch none takes), so it stays at its written value: a change would
+  // cost an evaluation to measure the base again, and ship untested in the package.
+  bool frozen(std::size_t tunable) const;
   bool probed() const { return !probes_.empty(); }
   // Takes the tabu (tunable, value) settings of `from`, an earlier history of the same operator
   // (the previous round's template, before a tiling change was accepted), mapped by `index`:
@@ -104,6 +110,8 @@ class stage1_history {
   struct probe_record {
     std::set<std::int64_t> passed;  // the base's value included
     std::size_t failed = 0;
+    std::size_t tried = 0;
+    std::size_t same_tiling = 0;
   };
   std::map<std::size_t, probe_record> probes_;
 };
