@@ -406,15 +406,26 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 }
 )";
 
-TEST(FeasibilityProbe, LoopProbesOnceAndTheMutatorKeepsToTheKeptValues) {
+// The template of kAlignedAdd, with the indexes of its BLOCK_DIM and TILE_NUM tunables.
+struct aligned_add_template {
+  tiling_template t;
+  std::size_t bd = 0, tn = 0;
+};
+aligned_add_template aligned_add() {
   synthesis_input in;
   in.host_files.push_back({"op_host/aligned_add.cpp", kAlignedAdd});
-  const auto syn = synthesize(in);
-  ASSERT_TRUE(syn.tmpl) << syn.error->reason;
-  const tiling_template& t = *syn.tmpl;
-  const auto bd = t.find("BLOCK_DIM");
-  const auto tn = t.find("TILE_NUM");
-  ASSERT_TRUE(bd && tn);
+  auto syn = synthesize(in);
+  if (!syn.tmpl) throw std::runtime_error("kAlignedAdd: " + syn.error->reason);
+  const auto bd = syn.tmpl->find("BLOCK_DIM");
+  const auto tn = syn.tmpl->find("TILE_NUM");
+  if (!bd || !tn) throw std::runtime_error("kAlignedAdd: no BLOCK_DIM or TILE_NUM tunable");
+  return {*syn.tmpl, *bd, *tn};
+}
+
+TEST(FeasibilityProbe, LoopProbesOnceAndTheMutatorKeepsToTheKeptValues) {
+  const auto aa = aligned_add();
+  const tiling_template& t = aa.t;
+  const std::optional<std::size_t> bd = aa.bd, tn = aa.tn;
   EXPECT_EQ(t.tunables[*bd].kind, tunable_kind::block_dim);  // SetBlockDim's constant counts cores
   const assignment base = t.base();
   // The fixture kernel's rule (add_kernel_runs over the three cases), by the screen's model.
@@ -490,14 +501,9 @@ TEST(FeasibilityProbe, LoopProbesOnceAndTheMutatorKeepsToTheKeptValues) {
 // branch: the screen reports the base's tiling for every value) is frozen by its probes; without
 // probes, a proposal that changes only such values is not measured.
 TEST(FeasibilityProbe, TunablesThatNeverChangeTheTilingAreFrozen) {
-  synthesis_input in;
-  in.host_files.push_back({"op_host/aligned_add.cpp", kAlignedAdd});
-  const auto syn = synthesize(in);
-  ASSERT_TRUE(syn.tmpl) << syn.error->reason;
-  const tiling_template& t = *syn.tmpl;
-  const auto bd = t.find("BLOCK_DIM");
-  const auto tn = t.find("TILE_NUM");
-  ASSERT_TRUE(bd && tn);
+  const auto aa = aligned_add();
+  const tiling_template& t = aa.t;
+  const std::optional<std::size_t> bd = aa.bd, tn = aa.tn;
   const assignment base = t.base();
   auto screen = [&](const std::vector<tiling_proposal>& ps) {
     std::vector<screen_verdict> out;

@@ -198,27 +198,24 @@ struct prefetch_site {
   call_info call;  // the loop's first statement
 };
 
-class prefetch_next_tile final : public basic_motif {
+// A motif whose sites are for loops: `Derived` names each loop's forward form (forward_site)
+// or inverse form (inverse_site), each with the loop statement's range `loop_stmt` (the site's
+// anchor), and applies them (forward, inverse); it says what a site does (forward_summary,
+// inverse_summary) and why a stale site does not apply (no_forward, no_inverse).
+template <typename Derived>
+class loop_motif : public basic_motif {
  public:
-  prefetch_next_tile()
-      : basic_motif("prefetch_next_tile", "Prefetch the next tile's copy-in before this tile's compute",
-                    "A tile loop `for (i...) { CopyIn(i); Compute(); CopyOut(i); }` whose copy-in stage only fills a "
-                    "queue of two slots issues the copy of tile i+1 only after the compute of tile i has been "
-                    "issued; when the compute waits on the scalar unit (a reduction result read with GetValue after "
-                    "a V_S flag) the scalar thread stalls and the copy of the next tile does not overlap the compute. "
-                    "The copy-in of the first tile moves before the loop and each iteration first copies in tile "
-                    "i+1. Inverse: the prefetching loop becomes the sequential one.",
-                    bottleneck_class::serialized_pipes, false) {}
+  using basic_motif::basic_motif;
 
   std::vector<site> match(const source_set& src) const override {
     std::vector<site> out;
     for (const auto& path : kernel_paths(src, "AllocTensor")) {
       auto f = src.get(path);
       for (int loop : f->find(node_kind::for_loop)) {
-        if (auto p = forward_site(*f, loop)) {
-          out.push_back(make_site(path, p->loop_stmt, true, false, "copy in tile " + p->cl.var + " + 1 before the compute of tile " + p->cl.var));
-        } else if (auto q = inverse_site(*f, loop)) {
-          out.push_back(make_site(path, q->loop_stmt, false, true, "copy in each tile at the top of its own iteration"));
+        if (auto p = Derived::forward_site(*f, loop)) {
+          out.push_back(make_site(path, p->loop_stmt, true, false, Derived::forward_summary(*p)));
+        } else if (auto q = Derived::inverse_site(*f, loop)) {
+          out.push_back(make_site(path, q->loop_stmt, false, true, Derived::inverse_summary()));
         }
       }
     }
@@ -228,23 +225,44 @@ class prefetch_next_tile final : public basic_motif {
   outcome apply(const source_set& src, const site& s, direction d) const override {
     auto cur = refind(src, s);
     if (!cur || (d == direction::forward ? !cur->forward : !cur->inverse)) {
-      return outcome::fail(d == direction::forward ? "no sequential copy-in / compute tile loop at this site"
-                                                   : "no prefetching tile loop at this site");
+      return outcome::fail(d == direction::forward ? Derived::no_forward : Derived::no_inverse);
     }
     auto f = src.get(s.path);
     for (int loop : f->find(node_kind::for_loop)) {
       if (d == direction::forward) {
-        auto p = forward_site(*f, loop);
-        if (p && p->loop_stmt == s.anchor) return forward(*f, *p);
+        auto p = Derived::forward_site(*f, loop);
+        if (p && p->loop_stmt == s.anchor) return Derived::forward(*f, *p);
       } else {
-        auto q = inverse_site(*f, loop);
-        if (q && q->loop_stmt == s.anchor) return inverse(*f, *q);
+        auto q = Derived::inverse_site(*f, loop);
+        if (q && q->loop_stmt == s.anchor) return Derived::inverse(*f, *q);
       }
     }
     return outcome::fail("the loop changed");
   }
+};
+
+class prefetch_next_tile final : public loop_motif<prefetch_next_tile> {
+ public:
+  prefetch_next_tile()
+      : loop_motif("prefetch_next_tile", "Prefetch the next tile's copy-in before this tile's compute",
+                    "A tile loop `for (i...) { CopyIn(i); Compute(); CopyOut(i); }` whose copy-in stage only fills a "
+                    "queue of two slots issues the copy of tile i+1 only after the compute of tile i has been "
+                    "issued; when the compute waits on the scalar unit (a reduction result read with GetValue after "
+                    "a V_S flag) the scalar thread stalls and the copy of the next tile does not overlap the compute. "
+                    "The copy-in of the first tile moves before the loop and each iteration first copies in tile "
+                    "i+1. Inverse: the prefetching loop becomes the sequential one.",
+                    bottleneck_class::serialized_pipes, false) {}
+
 
  private:
+  friend class loop_motif<prefetch_next_tile>;
+  static constexpr const char* no_forward = "no sequential copy-in / compute tile loop at this site";
+  static constexpr const char* no_inverse = "no prefetching tile loop at this site";
+  static std::string forward_summary(const prefetch_site& p) {
+    return "copy in tile " + p.cl.var + " + 1 before the compute of tile " + p.cl.var;
+  }
+  static std::string inverse_summary() { return "copy in each tile at the top of its own iteration"; }
+
   struct inverse_form {
     counted_loop cl;
     range loop_stmt;
@@ -401,10 +419,10 @@ std::string loop_var_type(const source_file& f, const counted_loop& cl) {
 // the next row's. The forward form copies in the first (row, chunk) before the row loop and, in the
 // chunk loop, the next chunk of this row or the first of the next row, with the declarations and
 // the call repeated verbatim in a scope where the loop variables name the next position.
-class prefetch_across_rows final : public basic_motif {
+class prefetch_across_rows final : public loop_motif<prefetch_across_rows> {
  public:
   prefetch_across_rows()
-      : basic_motif("prefetch_across_rows", "Prefetch the next (row, chunk) copy-in across the rows of a nested loop",
+      : loop_motif("prefetch_across_rows", "Prefetch the next (row, chunk) copy-in across the rows of a nested loop",
                     "A row loop around a chunk loop whose first stage only fills a queue of two slots "
                     "(`for (r) { for (c) { len = ...; CopyIn(r, c, len); Reduce(len); } }`) copies a chunk in only "
                     "after the previous chunk's compute was issued; when the compute reads its result on the scalar "
@@ -414,47 +432,17 @@ class prefetch_across_rows final : public basic_motif {
                     "next row. Inverse: the sequential nest.",
                     bottleneck_class::serialized_pipes, false) {}
 
-  std::vector<site> match(const source_set& src) const override {
-    std::vector<site> out;
-    for (const auto& path : kernel_paths(src, "AllocTensor")) {
-      auto f = src.get(path);
-      for (int loop : f->find(node_kind::for_loop)) {
-        if (auto p = forward_site(*f, loop)) {
-          out.push_back(make_site(path, p->outer_stmt, true, false,
-                                  "copy in the next chunk (" + p->inner.var + " + 1, or the next row " + p->outer.var +
-                                      " + 1) before the compute of this one"));
-        } else if (auto q = inverse_site(*f, loop)) {
-          out.push_back(make_site(path, q->outer_stmt, false, true, "copy in each chunk at the top of its own iteration"));
-        }
-      }
-    }
-    return out;
-  }
-
-  outcome apply(const source_set& src, const site& s, direction d) const override {
-    auto cur = refind(src, s);
-    if (!cur || (d == direction::forward ? !cur->forward : !cur->inverse)) {
-      return outcome::fail(d == direction::forward ? "no sequential row / chunk loop nest at this site"
-                                                   : "no prefetching row / chunk loop nest at this site");
-    }
-    auto f = src.get(s.path);
-    for (int loop : f->find(node_kind::for_loop)) {
-      if (d == direction::forward) {
-        auto p = forward_site(*f, loop);
-        if (p && p->outer_stmt == s.anchor) return forward(*f, *p);
-      } else {
-        auto q = inverse_site(*f, loop);
-        if (q && q->outer_stmt == s.anchor) return inverse(*f, *q);
-      }
-    }
-    return outcome::fail("the loop changed");
-  }
 
  private:
+  friend class loop_motif<prefetch_across_rows>;
+  static constexpr const char* no_forward = "no sequential row / chunk loop nest at this site";
+  static constexpr const char* no_inverse = "no prefetching row / chunk loop nest at this site";
+  static std::string inverse_summary() { return "copy in each chunk at the top of its own iteration"; }
+
   struct nest {
     counted_loop outer, inner;
     std::string outer_type, inner_type;
-    range outer_stmt;
+    range loop_stmt;
     std::vector<int> decls;  // the chunk loop's leading declaration statements
     int stage = -1;          // the statement after them: the producer call (forward) or the prefetch (inverse)
   };
@@ -462,6 +450,10 @@ class prefetch_across_rows final : public basic_motif {
   struct forward_form : nest {
     call_info call;
   };
+
+  static std::string forward_summary(const forward_form& p) {
+    return "copy in the next chunk (" + p.inner.var + " + 1, or the next row " + p.outer.var + " + 1) before the compute of this one";
+  }
 
   struct inverse_form : nest {
     int before = -1;   // the first copy-in before the row loop
@@ -599,7 +591,7 @@ class prefetch_across_rows final : public basic_motif {
   static outcome forward(const source_file& f, const forward_form& p) {
     const std::string ind = f.indent_at(p.call.statement.begin);
     const std::string inner_ind = f.indent_at(f.statement_range(p.inner.loop).begin);
-    const std::string loop_ind = f.indent_at(p.outer_stmt.begin);
+    const std::string loop_ind = f.indent_at(p.loop_stmt.begin);
     const std::string step =
         ind.size() > inner_ind.size() && ind.compare(0, inner_ind.size(), inner_ind) == 0 ? ind.substr(inner_ind.size()) : "    ";
     const std::string call(f.text_of(p.call.r));
@@ -619,7 +611,7 @@ class prefetch_across_rows final : public basic_motif {
       next += ind + step + "const " + p.inner_type + " " + cn + " = " + more + " ? " + p.inner.var + " + 1 : " + ia + ";\n";
     }
     next += ind + step + "{\n" + block + ind + step + "}\n" + ind + "}";
-    return outcome::success({insert_before_statement(f, p.outer_stmt, first), {f.path(), p.call.statement, next}});
+    return outcome::success({insert_before_statement(f, p.loop_stmt, first), {f.path(), p.call.statement, next}});
   }
 
   // The last statement of compound `block` as a whole call, with the statements before it.
