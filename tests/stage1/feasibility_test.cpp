@@ -97,6 +97,21 @@ TEST(Feasibility, TilesThatOutgrowTheUbAreRejectedWhenTheBaseUseIsKnown) {
   EXPECT_TRUE(described);
 }
 
+// A kernel that cuts each core's share into a few fixed tiles and a smaller tail (addcdiv: 5
+// tiles a core at 96% of the UB): its largest tile may be 5/4 of the average, so fewer cores that
+// raise the average by 11% still fit; half the cores do not.
+TEST(Feasibility, TheUbInvariantAllowsForATailTile) {
+  const tiling_facts base{"perf", 40, 0, {5}, 2097152, 2, 188160};
+  const feasibility_screen screen({base}, device_limits{40, 196608});
+  auto variant = [](std::int64_t bd, std::int64_t tiles) {
+    return screen_outcome{true, "ok", "", {tiling_facts{"perf", bd, 0, {tiles}, 2097152, 2}}};
+  };
+  EXPECT_FALSE(screen.check(variant(20, 9))) << *screen.check(variant(20, 9));
+  const auto half = screen.check(variant(10, 10));
+  ASSERT_TRUE(half);
+  EXPECT_NE(half->find("bytes of UB"), std::string::npos) << *half;
+}
+
 TEST(Feasibility, ReasonNamesTheCaseAndTheBrokenShare) {
   const auto why = add_screen().check(screen_add(6, 8));
   ASSERT_TRUE(why);

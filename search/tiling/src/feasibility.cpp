@@ -155,8 +155,15 @@ std::optional<std::string> feasibility_screen::check(const screen_outcome& v) co
         const std::int64_t pieces = f.block_dim * *quantity(f, inv.divisors.back());
         const std::int64_t base_pieces = b.block_dim * *quantity(b, inv.divisors.back());
         if (pieces <= 0 || base_pieces <= 0 || b.elements <= 0) break;
-        // Bytes of UB a piece of the variant needs, scaled from the base's use at its piece.
-        const double growth = (static_cast<double>(value) / static_cast<double>(pieces)) /
+        // Bytes of UB a piece of the variant needs, scaled from the base's use at its piece. The
+        // pieces are averages: a kernel cutting its share into c fixed tiles and a smaller tail
+        // holds tiles up to c / (c - 1) times the average, so the base's largest tile may be that
+        // much above its average (a variant's largest is never below its own): without that
+        // slack a kernel with a few tiles a core near the UB's limit could not change its core
+        // count at all (addcdiv: 5 tiles a core, 96% of the UB).
+        const std::int64_t base_count = *quantity(b, inv.divisors.back());
+        const double tail_slack = base_count >= 2 ? static_cast<double>(base_count - 1) / static_cast<double>(base_count) : 1.0;
+        const double growth = tail_slack * (static_cast<double>(value) / static_cast<double>(pieces)) /
                               (static_cast<double>(b.elements) / static_cast<double>(base_pieces));
         const double need = growth * static_cast<double>(b.ub_bytes);
         if (growth > 1.0 && need > static_cast<double>(limits_.ub_bytes)) {
