@@ -1,5 +1,7 @@
 #include "aopt/stage1/feasibility.h"
 
+#include <algorithm>
+#include <set>
 #include <utility>
 
 #include "aopt/common/error.h"
@@ -39,6 +41,10 @@ bool shares(std::int64_t length, std::int64_t pieces, std::int64_t split, std::i
   return (piece / split) * esize % block_bytes == 0;
 }
 
+// The most tile-sized buffers a kernel holds in UB (queues of two slots for a few inputs and an
+// output, and temporaries): a piece whose bytes times this stay below the UB use is not a tile.
+constexpr std::int64_t max_tiles_in_ub = 16;
+
 // A per-core length times the block dim that spans the tensor (at least half of it, at most all).
 bool covers(std::int64_t span, std::int64_t elements) { return span <= elements && 2 * span >= elements; }
 // What a variant must keep of it: every core a nonzero share, none past the tensor.
@@ -60,6 +66,7 @@ bool same_tiling(const std::vector<tiling_facts>& a, const std::vector<tiling_fa
 feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, device_limits limits)
     : base_(base), limits_(limits) {
   using K = invariant::kind;
+  std::set<std::vector<int>> unshared;  // divisor sets some case of the base does not split into whole pieces
   for (std::size_t c = 0; c < base_.size(); ++c) {
     const auto& f = base_[c];
     const std::int64_t esize = f.elem_bytes > 0 ? f.elem_bytes : 1;
@@ -86,9 +93,15 @@ feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, de
     }
     // A kernel that tiles by a count word (elements / block dim / tiles) holds a tile in UB: its
     // UB use grows with the tile. Needs the base's UB use, and a block dim besides the word.
+    // Only for a word whose pieces are plausibly what the UB holds: the kernel's buffers are a
+    // few tiles (at most max_tiles_in_ub of them), so a word whose piece is far smaller than that
+    // share of the UB use counts something else (addcdiv's tailBlockNum: the cores that take
+    // one block more, a remainder).
     if (f.ub_bytes > 0 && f.block_dim >= 1) {
       for (int q : counts) {
-        if (q != q_block_dim) invariants_.push_back({K::ub, c, q_elements, {q_block_dim, q}, 1});
+        if (q == q_block_dim) continue;
+        const std::int64_t piece_bytes = f.elements / (f.block_dim * f.words[static_cast<std::size_t>(q)]) * esize;
+        if (piece_bytes * max_tiles_in_ub >= f.ub_bytes) invariants_.push_back({K::ub, c, q_elements, {q_block_dim, q}, 1});
       }
     }
     // The tensor split by block counts, tile counts and alignments: what unaligned kernels assume.
@@ -97,11 +110,21 @@ feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, de
       for (const auto& ds : divisor_sets) {
         std::int64_t pieces = 1;
         for (int d : ds) pieces *= *quantity(f, d);
-        if (!shares(length, pieces, 1, esize)) continue;
+        if (!shares(length, pieces, 1, esize)) {
+          unshared.insert(ds);
+          continue;
+        }
         invariants_.push_back({K::share, c, l, ds, shares(length, pieces, 2, esize) ? 2 : 1});
       }
     }
   }
+  // A split into whole pieces that one case of the base does without is not something the
+  // kernel needs (the base ran that case correctly): where the others have it, it is the
+  // element count's coincidence (a power of two divides by any count word that is one, such as
+  // addcdiv's count of cores that take a block more).
+  invariants_.erase(std::remove_if(invariants_.begin(), invariants_.end(),
+                                   [&](const invariant& inv) { return inv.what == K::share && unshared.count(inv.divisors) > 0; }),
+                    invariants_.end());
 }
 
 std::optional<std::string> feasibility_screen::check(const screen_outcome& v) const {
