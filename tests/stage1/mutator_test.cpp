@@ -313,5 +313,48 @@ TEST(Stage1Mutator, ConfigValidation) {
   EXPECT_THROW(mutator(t, cfg, 1), aopt::error);
 }
 
+// A key value no passing variant has is proposed alone (one failure then makes it tabu); once it
+// has passed, it combines with other changes.
+TEST(Stage1Mutator, AnUntriedKeyValueIsProposedAlone) {
+  auto t = make_template();
+  const auto key = t.find("tiling_key");
+  ASSERT_TRUE(key);
+  t.tunables[*key].dom = domain{domain_kind::choices, 0, 0, false, {1, 2}};
+  mutator_config cfg;
+  cfg.mutate_keys = true;
+  mutator m(t, cfg, 3);
+  std::cout << "seed 3" << std::endl;
+  const assignment base = t.base();
+  stage1_history h;
+  h.record(tiling_proposal{base, {}, "base", "base", std::nullopt, {}}, eval_outcome{true, 10, "ok", "", false});
+  auto changes = [&](const assignment& v) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) n += v[i] != base[i];
+    return n;
+  };
+  std::size_t alone = 0;
+  for (int round = 0; round < 20; ++round) {
+    for (const auto& p : m.propose(h, 6)) {
+      if (p.values[*key] == 2) {
+        EXPECT_EQ(changes(p.values), 1u) << p.description;
+        ++alone;
+      }
+      h.record(p, eval_outcome{true, 9, "ok", "", false});  // keep proposing new variants
+      if (p.values[*key] == 2) break;
+    }
+    if (alone > 0) break;
+  }
+  ASSERT_GT(alone, 0u) << "seed 3 proposes the key's other value";
+  // It passed (recorded above): now it may come with other changes.
+  bool combined = false;
+  for (int round = 0; round < 40 && !combined; ++round) {
+    for (const auto& p : m.propose(h, 6)) {
+      combined = combined || (p.values[*key] == 2 && changes(p.values) > 1);
+      h.record(p, eval_outcome{true, 9, "ok", "", false});
+    }
+  }
+  EXPECT_TRUE(combined);
+}
+
 }  // namespace
 }  // namespace aopt::stage1

@@ -42,6 +42,13 @@ void stage1_history::record(const tiling_proposal& p, const eval_outcome& o) {
   }
 }
 
+bool stage1_history::passed_with(std::size_t tunable, std::int64_t value) const {
+  for (const auto& e : entries_) {
+    if (e.outcome.ok && tunable < e.values.size() && e.values[tunable] == value) return true;
+  }
+  return false;
+}
+
 bool stage1_history::tabu_pair(const assignment& values, const assignment& base) const {
   for (const auto& [x, y] : tabu_pairs_) {
     if (x.first >= values.size() || y.first >= values.size() || x.first >= base.size() || y.first >= base.size()) continue;
@@ -448,6 +455,16 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
       if (p.values[i] != base[i] && history.tabu(i, p.values[i])) return;
     }
     if (history.tabu_pair(p.values, base)) return;
+    // A key value no passing variant has runs another kernel path: it is tried alone first, so
+    // that one failure makes it tabu instead of spoiling the tiling changes it came with.
+    std::size_t from_base = 0;
+    bool untried_key = false;
+    for (std::size_t i = 0; i < p.values.size(); ++i) {
+      if (p.values[i] == base[i]) continue;
+      ++from_base;
+      untried_key = untried_key || (tmpl_.tunables[i].kind == tunable_kind::key && !history.passed_with(i, p.values[i]));
+    }
+    if (untried_key && from_base > 1) return;
     for (std::size_t i = 0; i < p.values.size(); ++i) {
       if (p.values[i] != (*p.parent)[i]) p.changed.push_back(i);
     }

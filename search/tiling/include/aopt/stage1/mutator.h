@@ -70,6 +70,8 @@ class stage1_history {
   // True when `values` holds both values of a pair made tabu together, one of them changed from `base`.
   bool tabu_pair(const assignment& values, const assignment& base) const;
   bool fragile(std::size_t tunable) const { return fragile_.count(tunable) > 0; }
+  // Whether a passing variant has `tunable` at `value`.
+  bool passed_with(std::size_t tunable, std::int64_t value) const;
   // Tunables that passed when changed together with `tunable` (see record).
   std::vector<std::size_t> partners(std::size_t tunable) const;
   const std::vector<entry>& entries() const { return entries_; }
