@@ -228,7 +228,17 @@ int run(bench_args& a, const std::string& argv_line) {
       const auto m0 = std::chrono::steady_clock::now();
       optimize::offline_engine engine(engine_cfg);
       optimize::local_services svc(engine, corpus, slots);
-      const auto res = bench::run_method(m, base, svc, cfg);
+      optimize::optimize_result res;
+      try {
+        res = bench::run_method(m, base, svc, cfg);
+      } catch (const std::exception& e) {
+        // One operator's failure is a row missing from the table, not the end of the bench: it
+        // is not stored, so a resumed bench runs it again.
+        ++missing;
+        std::cout << fmt::format("  {:<30} {:<12} ERROR: {}\n", op.name, mname, e.what());
+        std::cout.flush();
+        continue;
+      }
       auto rec = bench::record_of(op.name, mname, op.expert.has_value(), res, a.budget);
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - m0).count();
       nlohmann::json j{{"settings", settings},

@@ -61,6 +61,10 @@ std::optional<stage1::assignment> original_tiling(const stage1::tiling_template&
                                                   const std::map<std::string, std::int64_t>& original) {
   stage1::assignment a = t.base();
   for (std::size_t i = 0; i < t.tunables.size(); ++i) {
+    // A key among spellings is an index into the spellings its template found, and those change
+    // when an accepted change leaves one unused (abs: its float16 site took another path): the
+    // original's index may name another key, or none. The revisit is about sizes: keys stay.
+    if (!t.tunables[i].spellings.empty()) continue;
     auto it = original.find(t.tunables[i].name);
     if (it != original.end()) a[i] = it->second;
   }
