@@ -151,8 +151,7 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
   if (cores > 0) limits.core_count = cores;
   if (ub > 0) limits.ub_bytes = ub;
   auto check = std::make_shared<stage1::feasibility_screen>(facts.cases, limits);
-  auto base_cases = std::make_shared<std::vector<stage1::tiling_facts>>(facts.cases);
-  return [&j, &svc, start, request, check, base_cases](const std::vector<stage1::tiling_proposal>& ps) {
+  return [&j, &svc, start, request, check](const std::vector<stage1::tiling_proposal>& ps) {
     std::vector<eval_request> reqs;
     for (const auto& p : ps) reqs.push_back(request(merged(start, p.files)));
     const auto got = svc.runner.evaluate(reqs);
@@ -162,7 +161,7 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
       if (i < got.size()) {
         const auto s = screen_of(got[i]);
         v.why = check->check(s);
-        v.same_tiling = !v.why && stage1::same_tiling(s.cases, *base_cases);
+        v.same_tiling = !v.why && check->same_as_base(s);
       } else {
         v.why = "no screen report";
       }

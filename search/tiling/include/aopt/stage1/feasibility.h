@@ -64,6 +64,8 @@ class feasibility_screen {
   feasibility_screen(const std::vector<tiling_facts>& base, device_limits limits);
   // Why the variant would fail, or nullopt when it keeps every invariant.
   std::optional<std::string> check(const screen_outcome& variant) const;
+  // Whether the variant tiles every case exactly as the base does (same_tiling).
+  bool same_as_base(const screen_outcome& variant) const { return same_tiling(variant.cases, base_); }
   std::size_t invariant_count() const { return invariants_.size(); }
   // One line per invariant ("case 'perf': word 1 != 0", ...), for reports and tests.
   std::vector<std::string> describe() const;
