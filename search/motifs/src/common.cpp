@@ -51,7 +51,7 @@ std::string fresh_name(const source_file& f, const std::string& base) {
   }
 }
 
-std::optional<counted_loop> as_counted_loop(const source_file& f, int loop) {
+std::optional<counted_loop> loop_header(const source_file& f, int loop) {
   if (f.at(loop).kind != node_kind::for_loop) return std::nullopt;
   const std::string& t = f.text();
   const range r = f.at(loop).r;
@@ -98,9 +98,16 @@ std::optional<counted_loop> as_counted_loop(const source_file& f, int loop) {
   if (t[q] != '<' || t[q + 1] == '=' || t[q + 1] == '<') return std::nullopt;
   auto br = trim(t, q + 1, cr.second);
   cl.bound = {br.first, br.second};
-  // inc
-  const std::string inc = squeeze(std::string_view(t).substr(semis[1] + 1, close - semis[1] - 1));
-  if (inc != "++" + cl.var && inc != cl.var + "++" && inc != cl.var + "+=1") return std::nullopt;
+  auto sr = trim(t, semis[1] + 1, close);
+  cl.step = {sr.first, sr.second};
+  return cl;
+}
+
+std::optional<counted_loop> as_counted_loop(const source_file& f, int loop) {
+  auto cl = loop_header(f, loop);
+  if (!cl) return std::nullopt;
+  const std::string inc = squeeze(f.text_of(cl->step));
+  if (inc != "++" + cl->var && inc != cl->var + "++" && inc != cl->var + "+=1") return std::nullopt;
   return cl;
 }
 

@@ -45,6 +45,10 @@ struct ub_query {
 };
 std::vector<ub_query> ub_queries(const source_file& f);
 
+// `<platform>.GetCoreNumAiv()` with the PlatformAscendC variable of function `fn` declared before
+// `pos`, else one built from its TilingContext parameter; "" when neither exists.
+std::string core_count_call(const source_file& f, int fn, std::size_t pos);
+
 // Whitespace-free helpers on spellings.
 std::string strip_parens(std::string s);                   // "((a))" -> "a" (only when the parens wrap it all)
 std::string strip_cast(std::string s);                     // "static_cast<T>(a)" -> "a"; "(T)a" untouched

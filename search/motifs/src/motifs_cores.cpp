@@ -1,5 +1,7 @@
-// Core-count motifs: cap the launched core count of a memory-bound stream (stream_core_cap).
-// Host side only: the kernel already reads its share from tiling fields computed from the count.
+// Core-count motifs: cap the launched core count of a memory-bound stream (stream_core_cap; host
+// side only: the kernel already reads its share from tiling fields computed from the count), and
+// deal the tile loop of a kernel written for one core over every core (spread_single_core; host
+// and kernel).
 #include <regex>
 
 #include "flow.h"
@@ -194,8 +196,188 @@ class stream_core_cap final : public basic_motif {
   }
 };
 
+
+// ---- spread_single_core ------------------------------------------------------------------------
+
+// Work between cores that a round robin of the tile loop would break.
+constexpr std::string_view cross_core_apis[] = {"SyncAll",      "SetAtomicAdd", "SetAtomicType",   "SetAtomicMax",
+                                                "SetAtomicMin", "IBSet",        "IBWait",          "CrossCoreSetFlag",
+                                                "CrossCoreWaitFlag"};
+
+// The operator's launch: the only SetBlockDim call of the host files.
+struct launch {
+  std::string path;
+  call_info call;
+};
+std::optional<launch> only_launch(const source_set& src) {
+  std::optional<launch> out;
+  for (const auto& path : host_paths(src, "SetBlockDim")) {
+    auto f = src.get(path);
+    for (const auto& c : f->calls("SetBlockDim")) {
+      if (out || c.args.size() != 1) return std::nullopt;
+      out = launch{path, c};
+    }
+  }
+  return out;
+}
+
+bool single_core_launch(const source_file& f, const launch& l) {
+  long long v = 0;
+  return is_int_literal(strip_cast(norm(f, l.call.args[0])), &v) && v == 1;
+}
+
+bool inside_loop(const source_file& f, int n) {
+  for (int p = f.at(n).parent; p >= 0; p = f.at(p).parent) {
+    const node_kind k = f.at(p).kind;
+    if (k == node_kind::for_loop || k == node_kind::while_loop || k == node_kind::do_loop) return true;
+  }
+  return false;
+}
+
+// Whether the loop body, or a stage method of the class it calls, copies between GM and UB.
+bool copies_tiles(const source_file& f, range body) {
+  std::vector<range> scope = called_methods(f, body, -1);
+  scope.push_back(body);
+  for (const auto& k : f.calls()) {
+    if (k.callee != "DataCopy" && k.callee != "DataCopyPad") continue;
+    for (const range& r : scope) {
+      if (r.contains(k.r.begin)) return true;
+    }
+  }
+  return false;
+}
+
+bool one_of(const std::string& s, std::initializer_list<std::string> forms) {
+  for (const auto& x : forms) {
+    if (s == x) return true;
+  }
+  return false;
+}
+
+// A tile loop of a kernel file in one of the two forms: from 0 by 1 (`spread` false), or from
+// GetBlockIdx() by GetBlockNum() (`spread` true).
+struct tile_loop {
+  std::string path;
+  counted_loop cl;
+  range stmt;
+  bool spread = false;
+};
+
+std::optional<tile_loop> as_tile_loop(const source_file& f, int loop) {
+  auto cl = loop_header(f, loop);
+  if (!cl || inside_loop(f, loop)) return std::nullopt;
+  const range body = f.at(cl->body).r;
+  // The bound: arithmetic on names and literals (members through `this->` too).
+  const std::string bound = std::regex_replace(squeeze(f.text_of(cl->bound)), std::regex("->"), ".");
+  if (bound.find_first_of("?<>&|=!,") != std::string::npos) return std::nullopt;
+  if (has_token(f, body, {"break", "continue", "return", "goto"}) || assigned_in(f, cl->var, body.begin, body.end)) return std::nullopt;
+  if (!copies_tiles(f, body)) return std::nullopt;
+  const std::string init = squeeze(f.text_of(cl->init));
+  const std::string step = squeeze(f.text_of(cl->step));
+  long long zero = -1;
+  tile_loop t{f.path(), *cl, f.statement_range(f.statement_of(loop) >= 0 ? f.statement_of(loop) : loop), false};
+  if (is_int_literal(init, &zero) && zero == 0 && as_counted_loop(f, loop)) return t;
+  if (one_of(init, {"GetBlockIdx()", "AscendC::GetBlockIdx()"}) &&
+      one_of(step, {cl->var + "+=GetBlockNum()", cl->var + "+=AscendC::GetBlockNum()"})) {
+    t.spread = true;
+    return t;
+  }
+  return std::nullopt;
+}
+
+// The kernel's one tile loop, with the GetBlockIdx / GetBlockNum calls of the kernel files
+// outside its header, when the kernel has exactly one and does no cross-core work.
+struct kernel_tiles {
+  tile_loop loop;
+  std::vector<std::pair<std::string, call_info>> block_calls;  // (path, call) outside the header
+};
+std::optional<kernel_tiles> the_tile_loop(const source_set& src) {
+  std::optional<kernel_tiles> out;
+  std::vector<std::pair<std::string, call_info>> calls;
+  for (const auto& path : kernel_paths(src, "AllocTensor")) {
+    auto f = src.get(path);
+    for (auto api : cross_core_apis) {
+      if (!f->calls(std::string(api)).empty()) return std::nullopt;
+    }
+    for (int loop : f->find(node_kind::for_loop)) {
+      auto t = as_tile_loop(*f, loop);
+      if (!t) continue;
+      if (out) return std::nullopt;  // several candidates: which one is the tile loop is unclear
+      out = kernel_tiles{*t, {}};
+    }
+  }
+  if (!out) return std::nullopt;
+  for (const auto& path : kernel_paths(src, "GetBlock")) {
+    auto f = src.get(path);
+    for (const char* api : {"GetBlockIdx", "GetBlockNum"}) {
+      for (const auto& c : f->calls(api)) {
+        const bool header = path == out->loop.path && (out->loop.cl.init.contains(c.r) || out->loop.cl.step.contains(c.r));
+        if (!header) out->block_calls.emplace_back(path, c);
+      }
+    }
+  }
+  return out;
+}
+
+class spread_single_core final : public basic_motif {
+ public:
+  spread_single_core()
+      : basic_motif("spread_single_core", "Deal the tile loop of a one-core kernel over every AIV core",
+                    "The tiling function launches one core (SetBlockDim(1)) and the kernel walks every tile of the "
+                    "tensor in one loop: all but one vector core of the device stay idle. The loop becomes a round "
+                    "robin (`for (i = GetBlockIdx(); i < N; i += GetBlockNum())`), the launch uses every AIV core "
+                    "(PlatformAscendC::GetCoreNumAiv()), and the kernel's other GetBlockIdx() / GetBlockNum() calls, "
+                    "0 and 1 on one core, are written as those numbers. Tiles are independent: the outputs are "
+                    "checked. Inverse: the loop from 0 by 1 on one core.",
+                    bottleneck_class::load_imbalance, false) {}
+
+  std::vector<site> match(const source_set& src) const override {
+    std::vector<site> out;
+    auto l = only_launch(src);
+    auto k = the_tile_loop(src);
+    if (!l || !k) return out;
+    auto hf = src.get(l->path);
+    const bool one = single_core_launch(*hf, *l);
+    const std::string& v = k->loop.cl.var;
+    if (!k->loop.spread && one && !core_count_call(*hf, function_at(*hf, l->call.r.begin), l->call.r.begin).empty()) {
+      out.push_back(make_site(k->loop.path, k->loop.stmt, true, false,
+                              "tile loop `" + v + "` dealt round robin over every AIV core; SetBlockDim(1) -> GetCoreNumAiv()"));
+    } else if (k->loop.spread && !one && k->block_calls.empty()) {
+      out.push_back(make_site(k->loop.path, k->loop.stmt, false, true, "tile loop `" + v + "` from 0 by 1 on one core; SetBlockDim(1)"));
+    }
+    return out;
+  }
+
+  outcome apply(const source_set& src, const site& s, direction d) const override {
+    auto cur = refind(src, s);
+    if (!cur || (d == direction::forward ? !cur->forward : !cur->inverse)) {
+      return outcome::fail(d == direction::forward ? "no one-core launch with a tile loop from 0 by 1 at this site"
+                                                   : "no round-robin tile loop on a multi-core launch at this site");
+    }
+    auto l = only_launch(src);
+    auto k = the_tile_loop(src);
+    auto hf = src.get(l->path);
+    const std::string& v = k->loop.cl.var;
+    std::vector<text_edit> edits;
+    if (d == direction::inverse) {
+      edits.push_back({k->loop.path, k->loop.cl.init, "0"});
+      edits.push_back({k->loop.path, k->loop.cl.step, v + "++"});
+      edits.push_back({l->path, l->call.args[0], "1"});
+      return outcome::success(std::move(edits));
+    }
+    edits.push_back({k->loop.path, k->loop.cl.init, "AscendC::GetBlockIdx()"});
+    edits.push_back({k->loop.path, k->loop.cl.step, v + " += AscendC::GetBlockNum()"});
+    for (const auto& [path, c] : k->block_calls) edits.push_back({path, c.r, c.callee == "GetBlockIdx" ? "0" : "1"});
+    edits.push_back({l->path, l->call.args[0], core_count_call(*hf, function_at(*hf, l->call.r.begin), l->call.r.begin)});
+    return outcome::success(std::move(edits));
+  }
+};
+
 }  // namespace
 
-void add_core_motifs(std::vector<std::unique_ptr<motif>>& v) { v.push_back(std::make_unique<stream_core_cap>()); }
+void add_core_motifs(std::vector<std::unique_ptr<motif>>& v) {
+  v.push_back(std::make_unique<stream_core_cap>());
+  v.push_back(std::make_unique<spread_single_core>());
+}
 
 }  // namespace aopt::motifs::detail

@@ -16,7 +16,7 @@ void add_tiling_motifs(std::vector<std::unique_ptr<motif>>& v);    // multicore_
 void add_copy_motifs(std::vector<std::unique_ptr<motif>>& v);      // merge_copies, datacopypad_tail
 void add_vector_motifs(std::vector<std::unique_ptr<motif>>& v);    // vectorize_scalar_loop, fuse_vector_ops, hoist_invariant, tbuf_temps
 void add_mask_motifs(std::vector<std::unique_ptr<motif>>& v);      // counter_mode_mask
-void add_core_motifs(std::vector<std::unique_ptr<motif>>& v);      // stream_core_cap
+void add_core_motifs(std::vector<std::unique_ptr<motif>>& v);      // stream_core_cap, spread_single_core
 void add_sync_motifs(std::vector<std::unique_ptr<motif>>& v);      // enque_pipe_all, div_to_reciprocal
 void add_compute_motifs(std::vector<std::unique_ptr<motif>>& v);   // sigmoid_gate_direct, inplace_to_dead_temp
 void add_pass_motifs(std::vector<std::unique_ptr<motif>>& v);      // dead_vector_write, common_subexpression, sqrt_div_to_rsqrt
@@ -87,8 +87,11 @@ struct counted_loop {
   std::string var;
   range bound;             // the N expression
   range init;              // the start expression
+  range step;              // the increment expression
 };
 std::optional<counted_loop> as_counted_loop(const source_file& f, int loop);
+// The same header with any increment (`i += GetBlockNum()`): as_counted_loop without the unit step.
+std::optional<counted_loop> loop_header(const source_file& f, int loop);
 
 // vectorize_scalar_loop's general form (element_loop.cpp): an element loop of float locals and
 // stores over fp32 UB tensors indexed s * i + o (s = 1, 2, 4). The summary when loop `loop`
@@ -120,6 +123,15 @@ std::vector<call_info> call_statements(const source_file& f, int body);
 bool dead_after(const source_file& f, const std::string& name, std::size_t from);
 // Whether `s` is a plain operand: identifiers, member access, literals (no operators).
 bool simple_operand(std::string_view s);
+// Whether one of `words` is an identifier token of f inside r (keywords included).
+bool has_token(const source_file& f, range r, std::initializer_list<std::string_view> words);
+// The definition (method node with a body) of method `name` in f, or -1.
+int method_definition(const source_file& f, const std::string& name);
+// A call of the class's own method: unqualified or `this->`.
+bool is_own_call(const call_info& k);
+// The method bodies the calls of this file's methods in `r` reach (one level), but call node
+// `except_node`'s.
+std::vector<range> called_methods(const source_file& f, range r, int except_node);
 }  // namespace aopt::motifs::detail
 
 namespace aopt::motifs::detail {

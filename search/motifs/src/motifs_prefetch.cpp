@@ -10,9 +10,6 @@
 #include "motifs_impl.h"
 
 namespace aopt::motifs::detail {
-namespace {
-
-using search::bottleneck_class;
 
 bool has_token(const source_file& f, range r, std::initializer_list<std::string_view> words) {
   for (const auto& id : f.identifiers(r)) {
@@ -33,6 +30,23 @@ int method_definition(const source_file& f, const std::string& name) {
   }
   return -1;
 }
+
+bool is_own_call(const call_info& k) { return k.qualifier.empty() || k.qualifier == "this->"; }
+
+// The method bodies the calls of this file's methods in `r` reach (one level).
+std::vector<range> called_methods(const source_file& f, range r, int except_node) {
+  std::vector<range> out;
+  for (const auto& k : f.calls()) {
+    if (!r.contains(k.r.begin) || k.node == except_node || !is_own_call(k)) continue;
+    const int m = method_definition(f, k.callee);
+    if (m >= 0) out.push_back(f.at(m).r);
+  }
+  return out;
+}
+
+namespace {
+
+using search::bottleneck_class;
 
 // The call text `call` (`P(a, b)`) with every whole-token use of `var` in its arguments
 // replaced: an argument that is only `var` becomes `whole`, other uses become `inner`.
@@ -69,8 +83,6 @@ bool mentions_var(const source_file& f, const call_info& c, const std::string& v
   }
   return false;
 }
-
-bool is_own_call(const call_info& k) { return k.qualifier.empty() || k.qualifier == "this->"; }
 
 // The queue that producer stage `callee` fills: a method of this file that only allocates a tile
 // of one queue (of at least two slots), copies into it and enqueues it; or nullopt.
@@ -114,17 +126,6 @@ std::optional<std::string> producer_queue(const source_file& f, const std::strin
   }
   if (!two_slots) return std::nullopt;
   return queue;
-}
-
-// The method bodies the calls of this file's methods in `r` reach (one level).
-std::vector<range> called_methods(const source_file& f, range r, int except_node) {
-  std::vector<range> out;
-  for (const auto& k : f.calls()) {
-    if (!r.contains(k.r.begin) || k.node == except_node || !is_own_call(k)) continue;
-    const int m = method_definition(f, k.callee);
-    if (m >= 0) out.push_back(f.at(m).r);
-  }
-  return out;
 }
 
 // Whether producer call `c` may run one tile ahead in loop body `body`: it fills one queue of two

@@ -5,6 +5,26 @@
 #include "flow.h"
 
 namespace aopt::motifs::detail {
+
+// `<platform>.GetCoreNumAiv()` with the function's PlatformAscendC variable declared before
+// `pos`, else built from its TilingContext parameter; "" when neither exists.
+std::string core_count_call(const source_file& f, int fn, std::size_t pos) {
+  if (fn < 0) return {};
+  const range scope = f.at(fn).r;
+  for (const auto& n : f.nodes()) {
+    if (n.kind == node_kind::var_decl && scope.contains(n.r) && n.r.end <= pos &&
+        (n.type.find("PlatformAscendC") != std::string::npos || f.text_of(n.r).find("PlatformAscendC(") != std::string::npos)) {
+      return n.name + ".GetCoreNumAiv()";
+    }
+  }
+  for (const auto& n : f.nodes()) {
+    if (n.kind == node_kind::parm_decl && scope.contains(n.r) && n.type.find("TilingContext") != std::string::npos && !n.name.empty()) {
+      return "platform_ascendc::PlatformAscendC(" + n.name + "->GetPlatformInfo()).GetCoreNumAiv()";
+    }
+  }
+  return {};
+}
+
 namespace {
 
 using search::bottleneck_class;
@@ -80,24 +100,6 @@ class multicore_split final : public basic_motif {
   }
 
  private:
-  // `<platform>.GetCoreNumAiv()` with the function's PlatformAscendC variable declared before
-  // `pos`, else built from its TilingContext parameter; "" when neither exists.
-  static std::string core_count_call(const source_file& f, int fn, std::size_t pos) {
-    if (fn < 0) return {};
-    const range scope = f.at(fn).r;
-    for (const auto& n : f.nodes()) {
-      if (n.kind == node_kind::var_decl && scope.contains(n.r) && n.r.end <= pos &&
-          (n.type.find("PlatformAscendC") != std::string::npos || f.text_of(n.r).find("PlatformAscendC(") != std::string::npos)) {
-        return n.name + ".GetCoreNumAiv()";
-      }
-    }
-    for (const auto& n : f.nodes()) {
-      if (n.kind == node_kind::parm_decl && scope.contains(n.r) && n.type.find("TilingContext") != std::string::npos && !n.name.empty()) {
-        return "platform_ascendc::PlatformAscendC(" + n.name + "->GetPlatformInfo()).GetCoreNumAiv()";
-      }
-    }
-    return {};
-  }
 
   // Names that carry the core count into SetBlockDim: its argument, and through the initializers
   // of those variables (plain copies, conditional branches of a min written as a ternary, min()

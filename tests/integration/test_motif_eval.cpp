@@ -1,8 +1,11 @@
-// vectorize_scalar_loop's general form, checked by numbers: the forward motif applied to
-// complex_mat_dot's baseline (an interleaved (re, im) scalar loop), and to each loop and all
-// three loops of the element_mix fixture (strides 2, 4 and 1, handing data to each other between
-// scalar and vector code), must give packages that the real `aopt eval` builds and checks exact
-// on every case (tail and tiny shapes included); fully vectorized, they are faster.
+// Motif outputs checked by numbers, by the real `aopt eval`.
+// vectorize_scalar_loop's general form: the forward motif applied to complex_mat_dot's baseline
+// (an interleaved (re, im) scalar loop), and to each loop and all three loops of the element_mix
+// fixture (strides 2, 4 and 1, handing data to each other between scalar and vector code), must
+// give packages that build and check exact on every case (tail and tiny shapes included); fully
+// vectorized, they are faster.
+// spread_single_core: the one-core fixture (tests/motifs/data/spread_op) dealt over every core
+// stays exact on every case (a tail tile, a tensor smaller than a tile) and is faster.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -146,5 +149,38 @@ TEST(MotifVectorizeEval, EveryLoopOfAMixedKernelStaysExactAloneAndTogether) {
     std::cout << "element_mix " << name << ": " << latency[name] << " us (simulated)\n";
   }
   EXPECT_GT(latency["baseline"] / latency["all"], 3.0);
+  fs::remove_all(tmp);
+}
+
+TEST(MotifSpreadEval, OneCoreKernelDealtOverEveryCoreIsExactAndFaster) {
+  const fs::path op = fs::path(AOPT_TEST_SOURCE_DIR) / "tests/motifs/data/spread_op";
+  const fs::path tmp = fs::temp_directory_path() / ("aopt-spread-eval-" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  const auto base = load_package(op);
+  write_package(tmp / "baseline", base);
+  aopt::motifs::parser parser;
+  aopt::motifs::source_set src(base, parser);
+  const auto* m = aopt::motifs::find_motif("spread_single_core");
+  ASSERT_NE(m, nullptr);
+  const auto sites = aopt::motifs::sites_for(*m, src, aopt::motifs::direction::forward);
+  ASSERT_EQ(sites.size(), 1u);
+  const auto a = aopt::motifs::apply_site(*m, src, sites[0], aopt::motifs::direction::forward);
+  ASSERT_TRUE(a.ok) << a.reason;
+  write_package(tmp / "spread", a.files);
+
+  const auto before = eval(tmp / "baseline", tmp / "cache");
+  const auto after = eval(tmp / "spread", tmp / "cache");
+  ASSERT_EQ(before.value("status", ""), "ok") << before.dump(2);
+  ASSERT_EQ(after.value("status", ""), "ok") << after.dump(2) << "\n" << a.diff;
+  ASSERT_EQ(after["cases"].size(), 3u);
+  for (const auto& c : after["cases"]) {
+    EXPECT_EQ(c["status"], "ok") << c.dump(2);
+    EXPECT_EQ(c["mismatch_ratio"].get<double>(), 0.0) << c.dump(2);
+    EXPECT_GT(c["block_dim"].get<int>(), 1) << c.dump(2);
+  }
+  for (const auto& c : before["cases"]) EXPECT_EQ(c["block_dim"].get<int>(), 1) << c.dump(2);
+  const double speedup = before["latency_us"].get<double>() / after["latency_us"].get<double>();
+  std::cout << "spread_op: " << before["latency_us"] << " us -> " << after["latency_us"] << " us (simulated), x" << speedup << "\n";
+  EXPECT_GT(speedup, 3.0);
   fs::remove_all(tmp);
 }
