@@ -67,6 +67,7 @@ TEST(AoptBench, EveryMethodRunsAndTheTableIsWritten) {
 
 // A suite of real operators keeps only our aopt.json per operator and a sources.json; the
 // sources come from --sources (here the examples' own packages stand in for cann-ops' tree).
+// `--no-screen` is a setting of the stored results.
 // `aopt eval --spec` and `--timed-shape` are the same mechanism for one operator.
 TEST(AoptBench, RealOperatorSuiteTakesItsSourcesFromElsewhere) {
   const fs::path root = fs::temp_directory_path() / ("aopt-bench-real-" + std::to_string(::getpid()));
@@ -90,6 +91,17 @@ TEST(AoptBench, RealOperatorSuiteTakesItsSourcesFromElsewhere) {
   std::ifstream in(out / "ops" / "abs.aopt.json");
   const auto j = nlohmann::json::parse(in);
   EXPECT_EQ(j["result"]["base"]["result"]["timed_case"], "ours") << j["result"]["base"].dump().substr(0, 2000);
+  // The aopt methods screen Stage I variants (as aopt optimize does), and the stored settings say
+  // so: a run without the screen is another experiment, not a stored result.
+  EXPECT_EQ(j["settings"]["screen"], true) << j["settings"].dump();
+  const auto unscreened = aopt({"bench", suite.string(), "--sources", src + "/examples/ops", "--methods", "aopt", "--budget", "3",
+                                "--out", out.string(), "--bank", bank.string(), "--cache-dir", cache.string(), "--no-screen"});
+  ASSERT_EQ(unscreened.exit_code, 0) << unscreened.out << unscreened.err;
+  EXPECT_EQ(unscreened.out.find("(stored)"), std::string::npos) << unscreened.out;
+  std::ifstream in2(out / "ops" / "abs.aopt.json");
+  const auto j2 = nlohmann::json::parse(in2);
+  EXPECT_EQ(j2["settings"]["screen"], false) << j2["settings"].dump();
+  EXPECT_EQ(j2["result"]["screened"].get<int>(), 0) << "without the screen nothing is screened out";
 
   // One operator: the same spec with --spec, then its timed case at another shape.
   const auto e1 = aopt({"eval", src + "/examples/ops/abs/baseline", "--spec", (suite / "abs" / "aopt.json").string(), "--json",
