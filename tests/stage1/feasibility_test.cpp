@@ -593,6 +593,43 @@ TEST(FeasibilityProbe, TunablesThatNeverChangeTheTilingAreFrozen) {
   }
 }
 
+// The probe budget spreads breadth first: with as many probes as tunables, every tunable gets
+// one (depth first, the first tunable's ladder would take them all and the last would never be
+// probed, nor frozen).
+TEST(FeasibilityProbe, TheProbeBudgetReachesEveryTunable) {
+  const auto aa = aligned_add();
+  const tiling_template& t = aa.t;
+  const assignment base = t.base();
+  ASSERT_GE(t.tunables.size(), 2u);
+  std::map<std::size_t, std::size_t> probed;  // tunable -> probes
+  auto screen = [&](const std::vector<tiling_proposal>& ps) {
+    std::vector<screen_verdict> out;
+    for (const auto& p : ps) {
+      for (std::size_t i = 0; i < base.size(); ++i) probed[i] += p.values[i] != base[i];
+      out.push_back({std::nullopt, false});
+    }
+    return out;
+  };
+  auto evaluate = [&](const std::vector<tiling_proposal>& ps) {
+    return std::vector<eval_outcome>(ps.size(), eval_outcome{true, 1.0, "ok", "", false});
+  };
+  mutator m(t, mutator_config{}, 3);
+  auto propose = [&](const tiling_template&, const stage1_history& hh, std::size_t n)
+      -> search::outcome<std::vector<tiling_proposal>> { return m.propose(hh, n); };
+  stage1_history h;
+  h.record(tiling_proposal{base, {}, "base", "base", std::nullopt, {}}, eval_outcome{true, 1.0, "ok", "", false});
+  stage1_config cfg;
+  cfg.steps = 0;
+  cfg.evaluate_base = false;
+  cfg.probes_per_tunable = 8;
+  cfg.max_probes = t.tunables.size();
+  run_stage1(t, propose, evaluate, cfg, h, screen);
+  for (std::size_t i = 0; i < t.tunables.size(); ++i) {
+    if (probe_ladder(t.tunables[i], cfg.limits, cfg.probes_per_tunable).empty()) continue;
+    EXPECT_EQ(probed[i], 1u) << t.tunables[i].name;
+  }
+}
+
 TEST(FeasibilityProbe, FrozenNeedsEveryProbeToTileAsTheBase) {
   stage1_history h;
   EXPECT_FALSE(h.frozen(0));

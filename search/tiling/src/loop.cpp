@@ -153,14 +153,19 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
   // Probes the tunables one at a time (no budget): the screen says which values of each keep the
   // tiling within what the kernel relies on.
   auto probe = [&]() {
+    // Breadth first: every tunable's first ladder value, then every second one, ... so that
+    // `max_probes` spreads over all tunables rather than being spent on the first few.
+    std::vector<std::vector<std::int64_t>> ladders;
+    for (const auto& t : tmpl.tunables) ladders.push_back(probe_ladder(t, cfg.limits, cfg.probes_per_tunable));
     std::vector<tiling_proposal> ps;
-    for (std::size_t i = 0; i < tmpl.tunables.size(); ++i) {
-      const auto& t = tmpl.tunables[i];
-      for (std::int64_t v : probe_ladder(t, cfg.limits, cfg.probes_per_tunable)) {
-        if (ps.size() >= cfg.max_probes) break;
+    for (std::size_t rank = 0; ps.size() < cfg.max_probes; ++rank) {
+      bool more = false;
+      for (std::size_t i = 0; i < tmpl.tunables.size() && ps.size() < cfg.max_probes; ++i) {
+        if (rank >= ladders[i].size()) continue;
+        more = true;
         tiling_proposal p;
         p.values = base;
-        p.values[i] = v;
+        p.values[i] = ladders[i][rank];
         if (history.evaluated(p.values) || tmpl.check(p.values, cfg.limits)) continue;
         p.op = "probe";
         p.parent = base;
@@ -169,7 +174,10 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
         p.files = tmpl.instantiate(p.values);
         ps.push_back(std::move(p));
       }
+      if (!more) break;
     }
+    // In tunable order, as the verdicts are reported.
+    std::stable_sort(ps.begin(), ps.end(), [](const tiling_proposal& a, const tiling_proposal& b) { return a.changed.front() < b.changed.front(); });
     if (ps.empty()) return;
     const auto verdicts = screen(ps);
     if (verdicts.size() != ps.size()) {

@@ -48,7 +48,8 @@ struct stage1_config {
   // out (so a step still evaluates proposals_per_step variants). Default: 3
   std::size_t screen_refills = 3;
   // With a screener, before the first step: each tunable is probed, changed alone from the base
-  // to at most `probes_per_tunable` values of its probe_ladder (at most `max_probes` in all), and
+  // to at most `probes_per_tunable` values of its probe_ladder (at most `max_probes` in all, taken
+  // breadth first: every tunable's first ladder value, then every second one, ...), and
   // the screen's verdicts recorded (stage1_history::record_probe): a tunable with a failing probe
   // then moves only among the values that passed, and one the kernel does not read whose every
   // probe tiles every case as the base does (it sits in a branch no case takes, e.g. another
