@@ -63,6 +63,36 @@ nlohmann::json eval(const fs::path& pkg, const fs::path& cache) {
   }
 }
 
+// The forward direction of `motif` at its only site in `files` (a failure when it has another
+// number of sites); `summary` gets the site's summary.
+aopt::motifs::applied forward_at_the_only_site(const aopt::motifs::file_set& files, const char* motif,
+                                               std::string* summary = nullptr) {
+  aopt::motifs::parser parser;
+  aopt::motifs::source_set src(files, parser);
+  const auto* m = aopt::motifs::find_motif(motif);
+  if (m == nullptr) {
+    ADD_FAILURE() << motif << " is not registered";
+    return {};
+  }
+  const auto sites = aopt::motifs::sites_for(*m, src, aopt::motifs::direction::forward);
+  if (sites.size() != 1) {
+    ADD_FAILURE() << motif << ": " << sites.size() << " forward sites, expected 1";
+    return {};
+  }
+  if (summary != nullptr) *summary = sites[0].summary;
+  return aopt::motifs::apply_site(*m, src, sites[0], aopt::motifs::direction::forward);
+}
+
+// `aopt eval` said ok, with `n` cases, each ok and exact.
+void expect_exact(const nlohmann::json& r, std::size_t n) {
+  ASSERT_EQ(r.value("status", ""), "ok") << r.dump(2);
+  ASSERT_EQ(r["cases"].size(), n);
+  for (const auto& c : r["cases"]) {
+    EXPECT_EQ(c["status"], "ok") << c.dump(2);
+    EXPECT_EQ(c["mismatch_ratio"].get<double>(), 0.0) << c.dump(2);
+  }
+}
+
 }  // namespace
 
 TEST(MotifVectorizeEval, InterleavedComplexLoopBecomesCorrectFasterVectorCode) {
@@ -75,15 +105,10 @@ TEST(MotifVectorizeEval, InterleavedComplexLoopBecomesCorrectFasterVectorCode) {
   const auto base = load_package(op / "baseline");
   write_package(tmp / "op/baseline", base);
 
-  aopt::motifs::parser parser;
-  aopt::motifs::source_set src(base, parser);
-  const auto* m = aopt::motifs::find_motif("vectorize_scalar_loop");
-  ASSERT_NE(m, nullptr);
-  const auto sites = aopt::motifs::sites_for(*m, src, aopt::motifs::direction::forward);
-  ASSERT_EQ(sites.size(), 1u);
-  EXPECT_NE(sites[0].summary.find("stride 2"), std::string::npos) << sites[0].summary;
-  const auto a = aopt::motifs::apply_site(*m, src, sites[0], aopt::motifs::direction::forward);
+  std::string summary;
+  const auto a = forward_at_the_only_site(base, "vectorize_scalar_loop", &summary);
   ASSERT_TRUE(a.ok) << a.reason;
+  EXPECT_NE(summary.find("stride 2"), std::string::npos) << summary;
   // Kernel and host both change: the loop, the scratch buffer and the host's UB reservation.
   EXPECT_NE(a.diff.find("GatherMask("), std::string::npos) << a.diff;
   EXPECT_NE(a.diff.find("Gather(zLocal"), std::string::npos) << a.diff;
@@ -94,12 +119,8 @@ TEST(MotifVectorizeEval, InterleavedComplexLoopBecomesCorrectFasterVectorCode) {
   const auto before = eval(tmp / "op/baseline", tmp / "cache");
   const auto after = eval(tmp / "op/vectorized", tmp / "cache");
   ASSERT_EQ(before.value("status", ""), "ok") << before.dump(2);
-  ASSERT_EQ(after.value("status", ""), "ok") << after.dump(2) << "\n" << a.diff;
-  ASSERT_EQ(after["cases"].size(), 3u);
-  for (const auto& c : after["cases"]) {
-    EXPECT_EQ(c["status"], "ok") << c.dump(2);
-    EXPECT_EQ(c["mismatch_ratio"].get<double>(), 0.0) << c.dump(2);
-  }
+  expect_exact(after, 3);
+  if (HasFatalFailure()) return;
   const double speedup = before["latency_us"].get<double>() / after["latency_us"].get<double>();
   std::cout << "complex_mat_dot: " << before["latency_us"] << " us -> " << after["latency_us"]
             << " us (simulated), x" << speedup << "\n";
@@ -139,12 +160,8 @@ TEST(MotifVectorizeEval, EveryLoopOfAMixedKernelStaysExactAloneAndTogether) {
     SCOPED_TRACE(name);
     write_package(tmp / name, files);
     const auto r = eval(tmp / name, tmp / "cache");
-    ASSERT_EQ(r.value("status", ""), "ok") << r.dump(2);
-    ASSERT_EQ(r["cases"].size(), 3u);
-    for (const auto& c : r["cases"]) {
-      EXPECT_EQ(c["status"], "ok") << c.dump(2);
-      EXPECT_EQ(c["mismatch_ratio"].get<double>(), 0.0) << c.dump(2);
-    }
+    expect_exact(r, 3);
+    if (HasFatalFailure()) return;
     latency[name] = r["latency_us"].get<double>();
     std::cout << "element_mix " << name << ": " << latency[name] << " us (simulated)\n";
   }
@@ -158,26 +175,16 @@ TEST(MotifSpreadEval, OneCoreKernelDealtOverEveryCoreIsExactAndFaster) {
   fs::remove_all(tmp);
   const auto base = load_package(op);
   write_package(tmp / "baseline", base);
-  aopt::motifs::parser parser;
-  aopt::motifs::source_set src(base, parser);
-  const auto* m = aopt::motifs::find_motif("spread_single_core");
-  ASSERT_NE(m, nullptr);
-  const auto sites = aopt::motifs::sites_for(*m, src, aopt::motifs::direction::forward);
-  ASSERT_EQ(sites.size(), 1u);
-  const auto a = aopt::motifs::apply_site(*m, src, sites[0], aopt::motifs::direction::forward);
+  const auto a = forward_at_the_only_site(base, "spread_single_core");
   ASSERT_TRUE(a.ok) << a.reason;
   write_package(tmp / "spread", a.files);
 
   const auto before = eval(tmp / "baseline", tmp / "cache");
   const auto after = eval(tmp / "spread", tmp / "cache");
   ASSERT_EQ(before.value("status", ""), "ok") << before.dump(2);
-  ASSERT_EQ(after.value("status", ""), "ok") << after.dump(2) << "\n" << a.diff;
-  ASSERT_EQ(after["cases"].size(), 3u);
-  for (const auto& c : after["cases"]) {
-    EXPECT_EQ(c["status"], "ok") << c.dump(2);
-    EXPECT_EQ(c["mismatch_ratio"].get<double>(), 0.0) << c.dump(2);
-    EXPECT_GT(c["block_dim"].get<int>(), 1) << c.dump(2);
-  }
+  expect_exact(after, 3);
+  if (HasFatalFailure()) return;
+  for (const auto& c : after["cases"]) EXPECT_GT(c["block_dim"].get<int>(), 1) << c.dump(2);
   for (const auto& c : before["cases"]) EXPECT_EQ(c["block_dim"].get<int>(), 1) << c.dump(2);
   const double speedup = before["latency_us"].get<double>() / after["latency_us"].get<double>();
   std::cout << "spread_op: " << before["latency_us"] << " us -> " << after["latency_us"] << " us (simulated), x" << speedup << "\n";
