@@ -2,6 +2,7 @@
 // reformatted and renamed versions; instantiation round trips and g++ syntax checks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <tuple>
 
@@ -168,7 +169,8 @@ TEST(Stage1Synthesis, SuiteMulKeysAndPlaceholderInit) {
 
 // Key constants the kernel defines as well name its paths (TILING_KEY_IS(KEY_F32)): renumbering
 // one in both files could make two dtypes share a path, so the constants are not tunables; each
-// key site chooses among the spellings instead. A host-only key constant stays a tunable.
+// key site chooses among the spellings instead. A host-only key constant stays a tunable. (The
+// kernel is generic over its input type, DTYPE_X: see KeysOfAKernelTypedByTheKeyAreNotChoices.)
 TEST(Stage1Synthesis, KeyConstantsTheKernelDefinesAreSpellingsNotNumbers) {
   const std::string host = R"(#include "k_tiling.h"
 namespace optiling {
@@ -198,7 +200,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 )";
   const std::string kernel = "constexpr int KEY_F16 = 1;\nconstexpr int KEY_F32 = 2;\nconstexpr int KEY_I64 = 3;\n"
                              "extern \"C\" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR tiling) {\n"
-                             "    if (TILING_KEY_IS(KEY_F16)) {}\n}\n";
+                             "    if (TILING_KEY_IS(KEY_F16)) { Run<DTYPE_X, DTYPE_X>(x); }\n}\n";
   synthesis_input in;
   in.host_files.push_back({"op_host/k.cpp", host});
   in.kernel_files.push_back({"op_kernel/k.cpp", kernel});
@@ -227,6 +229,77 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
   r = synthesize(in);
   ASSERT_TRUE(r.tmpl) << r.error->reason;
   EXPECT_TRUE(r.tmpl->find("KEY_F32").has_value());
+}
+
+// A kernel without DTYPE_ macros learns its data type from the tiling key (abs of cann-ops: one
+// class per type, `if (TILING_KEY_IS(2)) { KernelAbs_int32 op; ... }`): a key the host chooses in
+// a data-type branch has no alternative (another value runs int32 code on float16 data), so it is
+// not a tunable, written as a literal, a host constant, a constant of both files or straight in
+// SetTilingKey; a key chosen by anything else stays one.
+TEST(Stage1Synthesis, KeysOfAKernelTypedByTheKeyAreNotChoices) {
+  const std::string host = R"(#include "k_tiling.h"
+namespace optiling {
+constexpr int KEY_F32 = 2;
+constexpr int KEY_I64 = 3;
+static ge::graphStatus TilingFunc(gert::TilingContext *context)
+{
+    TilingData tiling;
+    uint32_t width = 2;
+    uint32_t key = 1;
+    auto dt = context->GetInputDesc(0)->GetDataType();
+    if (dt == ge::DT_FLOAT) {
+        key = KEY_F32;
+        width = 4;
+    } else if (dt == ge::DT_INT64) {
+        key = KEY_I64;
+        width = 8;
+    } else {
+        key = 1;
+    }
+    uint32_t total = context->GetInputShape(0)->GetStorageShape().GetShapeSize();
+    if (total % 64 == 0) {
+        context->SetTilingKey(key);
+    } else {
+        context->SetTilingKey(7);
+    }
+    tiling.set_tile(4096 / width);
+    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
+    context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
+    return ge::GRAPH_SUCCESS;
+}
+}
+)";
+  const std::string typed = "extern \"C\" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR tiling) {\n"
+                            "    if (TILING_KEY_IS(1)) { KernelHalf op; op.Run(x); }\n"
+                            "    else if (TILING_KEY_IS(2)) { KernelFloat op; op.Run(x); }\n}\n";
+  synthesis_input in;
+  in.host_files.push_back({"op_host/k.cpp", host});
+  in.kernel_files.push_back({"op_kernel/k.cpp", typed});
+  auto r = synthesize(in);
+  ASSERT_TRUE(r.tmpl) << r.error->reason;
+  std::vector<std::string> keys;
+  for (const auto& tu : r.tmpl->tunables) {
+    if (tu.kind == tunable_kind::key) keys.push_back(tu.name + "@" + tu.context);
+    EXPECT_EQ(tu.name.rfind("KEY_", 0), std::string::npos) << tu.name << ": the data type's key";
+  }
+  ASSERT_EQ(keys.size(), 1u) << ::testing::PrintToString(keys);
+  EXPECT_NE(keys[0].find("SetTilingKey(7)"), std::string::npos) << keys[0] << ": chosen by the shape, not the type";
+  std::size_t notes = 0;
+  for (const auto& n : r.tmpl->notes) notes += n.find("chosen by the data type") != std::string::npos;
+  EXPECT_EQ(notes, 4u) << ::testing::PrintToString(r.tmpl->notes);  // the default type's too (`key = 1`)
+  expect_round_trip(*r.tmpl);
+  // The same host with a kernel generic over its input type: every key site is a choice again.
+  in.kernel_files[0].content = "extern \"C\" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR tiling) {\n"
+                               "    if (TILING_KEY_IS(1)) { Kernel<DTYPE_X, DTYPE_X> op; op.Run(x); }\n"
+                               "    else if (TILING_KEY_IS(2)) { Kernel<DTYPE_X, float> op; op.Run(x); }\n}\n";
+  r = synthesize(in);
+  ASSERT_TRUE(r.tmpl) << r.error->reason;
+  keys.clear();
+  for (const auto& tu : r.tmpl->tunables) keys.push_back(tu.name);
+  EXPECT_GE(std::count_if(r.tmpl->tunables.begin(), r.tmpl->tunables.end(),
+                          [](const tunable& tu) { return tu.kind == tunable_kind::key; }),
+            2)
+      << ::testing::PrintToString(keys);
 }
 
 TEST(Stage1Synthesis, LiteralsMacrosAndNamedFunction) {

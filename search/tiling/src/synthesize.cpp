@@ -102,6 +102,82 @@ std::size_t match_forward(const tokens& t, std::size_t open) {
   return t.size();
 }
 
+// The opening bracket matching the closing one at `close` ("}" or ")"), scanning backwards;
+// t.size() when there is none.
+std::size_t match_backward(const tokens& t, std::size_t close) {
+  const std::string_view c = t[close].text;
+  const std::string_view o = c == ")" ? "(" : c == "]" ? "[" : "{";
+  int depth = 0;
+  for (std::size_t i = close + 1; i-- > 0;) {
+    if (t[i].text == c) ++depth;
+    else if (t[i].text == o && --depth == 0) return i;
+  }
+  return t.size();
+}
+
+bool names_a_data_type(const tokens& t, std::size_t b, std::size_t e) {
+  for (std::size_t i = b; i < e && i < t.size(); ++i) {
+    if (t[i].is_ident() && t[i].text.substr(0, 3) == "DT_") return true;
+  }
+  return false;
+}
+
+// Whether token `at` sits in a branch chosen by the data type: the innermost block around it is
+// the body of an `if` / `else if` whose condition names a `ge::DT_` type, the `else` of such a
+// chain, or a switch whose nearest `case` label before `at` names one.
+bool in_data_type_branch(const tokens& t, std::size_t at) {
+  std::size_t open = t.size();
+  int depth = 0;
+  for (std::size_t i = at; i-- > 0;) {
+    if (t[i].is("}")) {
+      ++depth;
+    } else if (t[i].is("{") && depth-- == 0) {
+      open = i;
+      break;
+    }
+  }
+  if (open == t.size() || open == 0) return false;
+  if (t[open - 1].is(")")) {
+    const std::size_t lp = match_backward(t, open - 1);
+    if (lp == t.size() || lp == 0) return false;
+    std::size_t kw = lp - 1;
+    if (t[kw].is("constexpr") && kw > 0) --kw;
+    if (t[kw].is("if")) return names_a_data_type(t, lp + 1, open - 1);
+    if (t[kw].is("switch")) {
+      for (std::size_t i = at; i > open; --i) {
+        if (!t[i].is("case")) continue;
+        std::size_t colon = i;
+        while (colon < at && !t[colon].is(":")) ++colon;
+        return names_a_data_type(t, i + 1, colon);
+      }
+    }
+    return false;
+  }
+  // `else {`: the end of a chain; any of the chain's conditions naming a type.
+  std::size_t k = open - 1;
+  while (t[k].is("else") && k > 0 && t[k - 1].is("}")) {
+    const std::size_t prev_open = match_backward(t, k - 1);
+    if (prev_open == t.size() || prev_open == 0 || !t[prev_open - 1].is(")")) return false;
+    const std::size_t lp = match_backward(t, prev_open - 1);
+    if (lp == t.size() || lp == 0 || !t[lp - 1].is("if")) return false;
+    if (names_a_data_type(t, lp + 1, prev_open - 1)) return true;
+    if (lp < 2) return false;
+    k = lp - 2;  // the `else` of an `else if`, or what precedes the chain's first `if`
+  }
+  return false;
+}
+
+// Whether the kernel learns its data types from the build (DTYPE_X / ORIG_DTYPE_X macros): if
+// not, and it serves several types, the tiling key is how it learns them.
+bool kernel_has_dtype_macros(const std::vector<tokens>& kernel) {
+  for (const auto& t : kernel) {
+    for (const auto& k : t) {
+      if (k.is_ident() && (k.text.substr(0, 6) == "DTYPE_" || k.text.substr(0, 11) == "ORIG_DTYPE_")) return true;
+    }
+  }
+  return false;
+}
+
 bool is_assign_op(const token& k) {
   static const std::set<std::string_view> ops = {"=",  "+=", "-=", "*=", "/=", "%=",
                                                  "&=", "|=", "^=", "<<=", ">>="};
@@ -547,6 +623,29 @@ synthesis_result synthesize(const synthesis_input& input) {
       key_sites.push_back({si, in.rhs_b, "tiling"});
     }
   }
+  // A key chosen in a branch of the data type (`if (dt == ge::DT_FLOAT16) { key = 1; }`, a `case
+  // ge::DT_INT32:`) of a kernel without DTYPE_ macros names that type's kernel path (the key is how
+  // the kernel learns the type): another value runs another type's code on this data. Not a
+  // choice. (With DTYPE_X the paths are generic over the input type, e.g. compute in the input
+  // type or in float32, and the key stays a choice.)
+  // The initial value of a key variable the type branches assign is the default type's key.
+  const bool typed_by_key = !kernel_toks.empty() && !kernel_has_dtype_macros(kernel_toks);
+  if (typed_by_key) {
+    std::set<std::string> typed_vars;
+    for (const auto& k : key_sites) {
+      if (in_data_type_branch(t, k.tok)) typed_vars.insert(k.var);
+    }
+    std::vector<key_site> kept;
+    for (const auto& k : key_sites) {
+      if (in_data_type_branch(t, k.tok) || (infos[k.stmt].decl && typed_vars.count(k.var))) {
+        bld.notes.push_back("tiling key '" + std::string(t[k.tok].text) + "' at " + bld.where(0, t[k.tok].offset) +
+                            " is chosen by the data type and the kernel has no DTYPE_ macro: not a tunable");
+        continue;
+      }
+      kept.push_back(k);
+    }
+    key_sites = std::move(kept);
+  }
   // A zero initial value of a key variable that is assigned again is a placeholder, not a choice.
   {
     std::map<std::string, int> sites_per_var;
@@ -655,9 +754,12 @@ synthesis_result synthesize(const synthesis_input& input) {
         }
         if (k.is_ident()) {
           const std::string name(k.text);
+          const bool key_call = in.r == stmt_info::role::sink_call && in.target == "SetTilingKey";
+          const bool key_assign = in.r == stmt_info::role::assign && key_vars.count(in.target) > 0;
+          if ((key_call || key_assign) && typed_by_key && in_data_type_branch(t, j)) continue;  // the data type's key (4a)
           if (host_const_by_name.count(name) && !(j > b && (t[j - 1].is(".") || t[j - 1].is("->")))) {
             if (used_constant_names.insert(name).second) used_constants.push_back({ctx, host_const_by_name[name]});
-            if (in.r == stmt_info::role::sink_call && in.target == "SetTilingKey") key_constant_names.insert(name);
+            if (key_call) key_constant_names.insert(name);
           }
           continue;
         }
