@@ -13,6 +13,7 @@
 #include "aopt/optimize/offline_engine.h"
 #include "aopt/optimize/optimizer.h"
 #include "aopt/optimize/report.h"
+#include "aopt/optimize/search_job.h"
 
 namespace aopt::optimize {
 namespace {
@@ -263,6 +264,24 @@ TEST(Optimizer, DeterministicForASeed) {
     return j;
   };
   EXPECT_EQ(strip(once(3)), strip(once(3)));
+}
+
+TEST(Optimizer, OnlyAKernelFileMakesAKernelChange) {
+  // After an accepted Stage II rewrite the next Stage I round forgets what broke tiling variants
+  // and revisits the original tiling only when a kernel file changed; a host-only rewrite (a
+  // core-count cap) keeps both.
+  const file_map a = {{"op_host/t.cpp", "h1"}, {"op_kernel/k.cpp", "k1"}};
+  file_map host_only = a;
+  host_only["op_host/t.cpp"] = "h2";
+  file_map kernel = a;
+  kernel["op_kernel/k.cpp"] = "k2";
+  file_map added = a;
+  added["op_kernel/helper.h"] = "x";
+  EXPECT_FALSE(changes_kernel(a, a));
+  EXPECT_FALSE(changes_kernel(a, host_only));
+  EXPECT_TRUE(changes_kernel(a, kernel));
+  EXPECT_TRUE(changes_kernel(a, added));
+  EXPECT_TRUE(changes_kernel(added, a));
 }
 
 TEST(Optimizer, RepeatsAreFreeAndFailuresCount) {

@@ -437,8 +437,11 @@ void stage2_round(job& j, const services& svc, const optimizer_config& cfg, std:
     if (best) {
       const auto& rw = fresh[*best];
       const eval_report before = *j.res.best;
+      const file_map prev = j.res.best_files;
       if (j.offer(*got[*best], rw.title, one_line(sum.diagnoses.back()) + " | " + rw.rationale, rw.experience_ids)) {
-        j.kernel_changed_ = true;
+        // A rewrite of the host alone (a core-count cap) leaves the kernel as it was: what broke
+        // tiling variants still breaks them, and the original tiling needs no second look.
+        j.kernel_changed_ = changes_kernel(prev, j.res.best_files);
         svc.database.learn(distill_change(j.res.changes.back(), diag, before.result.value("kernel", std::string()), report(*best),
                                  motif_of(rw)));
       }

@@ -17,6 +17,18 @@ file_map merged(const file_map& base, const std::map<std::string, std::string>& 
   return out;
 }
 
+bool changes_kernel(const file_map& before, const file_map& after) {
+  for (const auto& [path, content] : after) {
+    if (!path.starts_with("op_kernel/")) continue;
+    auto it = before.find(path);
+    if (it == before.end() || it->second != content) return true;
+  }
+  for (const auto& [path, content] : before) {
+    if (path.starts_with("op_kernel/") && !after.count(path)) return true;
+  }
+  return false;
+}
+
 search_job::search_job(const services& svc, job_rules rules, progress_fn progress)
     : svc_(svc), rules_(rules), progress_(std::move(progress)) {
   batch_ = std::max<std::size_t>(1, svc_.runner.parallelism());

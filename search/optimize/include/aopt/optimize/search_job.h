@@ -98,5 +98,7 @@ class search_job {
 
 // Every file of `base` with `changed` on top.
 file_map merged(const file_map& base, const std::map<std::string, std::string>& changed);
+// Whether an op_kernel/ file differs between the two sets (added, removed or edited).
+bool changes_kernel(const file_map& before, const file_map& after);
 
 }  // namespace aopt::optimize
