@@ -307,6 +307,29 @@ TEST(FeasibilityHistory, ANewStartInheritsTheTabuValuesByName) {
   EXPECT_EQ(fresh.size(), 0u);      // no evaluations come along
 }
 
+TEST(FeasibilityHistory, AfterAKernelChangeOnlyCapacityFailuresAreForgotten) {
+  // A rewritten kernel may fit a tile it had no UB for, or finish where it timed out; a value
+  // that read past the inputs (an alignment the copies rely on) fails the new kernel as well.
+  stage1_history old;
+  const assignment base = {8, 8, 2};
+  old.record(proposal(base, base), eval_outcome{true, 10, "ok", "", false});
+  old.record(proposal({12, 8, 2}, base),
+             eval_outcome{false, 0, "runtime_error", "case 'perf': DataCopy: GM access of 512 bytes ... is outside it", false});
+  old.record(proposal({8, 16, 2}, base),
+             eval_outcome{false, 0, "runtime_error", "hardware error ub_overflow: InitBuffer ... over the 196608", false});
+  old.record(proposal({8, 8, 4}, base), eval_outcome{false, 0, "timeout", "wall-clock limit", false});
+  ASSERT_TRUE(old.tabu(0, 12) && old.tabu(1, 16) && old.tabu(2, 4));
+  const std::vector<std::optional<std::size_t>> same = {std::size_t{0}, std::size_t{1}, std::size_t{2}};
+  stage1_history after_tiling;
+  after_tiling.inherit_tabu(old, same, base);
+  EXPECT_TRUE(after_tiling.tabu(0, 12) && after_tiling.tabu(1, 16) && after_tiling.tabu(2, 4));
+  stage1_history after_kernel;
+  after_kernel.inherit_tabu(old, same, base, true);
+  EXPECT_TRUE(after_kernel.tabu(0, 12));
+  EXPECT_FALSE(after_kernel.tabu(1, 16)) << "out of UB: the new kernel may fit it";
+  EXPECT_FALSE(after_kernel.tabu(2, 4)) << "a timeout: the new kernel may be faster";
+}
+
 // --- the loop screens before it spends budget ------------------------------------------------
 
 TEST(FeasibilityLoop, ScreenedProposalsSpendNoBudgetAndJoinTheHistory) {

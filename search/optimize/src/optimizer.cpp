@@ -298,12 +298,15 @@ void stage1_round(job& j, const services& svc, const optimizer_config& cfg, std:
   stage1::stage1_history history;
   if (j.stage1_memory_ && j.stage1_memory_->first == start_key) {
     history = std::move(j.stage1_memory_->second);
-  } else if (j.stage1_memory_ && !j.kernel_changed_) {
+  } else if (j.stage1_memory_) {
     // A tiling change was accepted: the new start keeps what broke variants of the old one (the
-    // same kernel; a value that failed there by its name fails here as well, most likely).
+    // same kernel; a value that failed there by its name fails here as well, most likely). After
+    // a kernel change, all but the failures of capacity (out of UB, timeouts), which the new
+    // kernel may not have (addcdiv's BLOCK_SIZE of 128 and up reads past its inputs whatever the
+    // compute does).
     std::vector<std::optional<std::size_t>> index;
     for (const auto& name : j.stage1_memory_names_) index.push_back(t.find(name));
-    history.inherit_tabu(j.stage1_memory_->second, index, t.base());
+    history.inherit_tabu(j.stage1_memory_->second, index, t.base(), j.kernel_changed_);
   }
   j.stage1_memory_.reset();
   // The template's base values are the current best: seed the history with its evaluation.

@@ -1,6 +1,7 @@
 #include "aopt/stage1/mutator.h"
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
 #include <numeric>
 
@@ -9,6 +10,17 @@
 namespace aopt::stage1 {
 
 // --- history ---------------------------------------------------------------------------------
+
+namespace {
+// A failure of capacity: out of UB, or out of time. A rewritten kernel may fit where this one did not.
+bool capacity_failure(const eval_outcome& o) {
+  if (o.ok) return false;
+  if (o.status == "timeout") return true;
+  std::string m;
+  for (char c : o.message) m.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return m.find("ub_overflow") != std::string::npos || m.find("ub overflow") != std::string::npos;
+}
+}  // namespace
 
 void stage1_history::record(const tiling_proposal& p, const eval_outcome& o) {
   entries_.push_back({p.values, o, p.op, p.description});
@@ -24,11 +36,15 @@ void stage1_history::record(const tiling_proposal& p, const eval_outcome& o) {
   for (std::size_t i : p.changed) {
     auto& [failed, passed] = seen_[{i, p.values[i]}];
     (o.ok ? passed : failed) += 1;
-    if (failed >= 2 && passed == 0) tabu_.insert({i, p.values[i]});
+    if (failed >= 2 && passed == 0) {
+      tabu_.insert({i, p.values[i]});
+      if (capacity_failure(o)) capacity_tabu_.insert({i, p.values[i]});
+    }
   }
   const std::size_t a = p.changed.front();
   if (!o.ok && p.changed.size() == 1) {
     tabu_.insert({a, p.values[a]});
+    if (capacity_failure(o)) capacity_tabu_.insert({a, p.values[a]});
     fragile_.insert(a);
     return;
   }
@@ -99,9 +115,10 @@ void stage1_history::record_probe(std::size_t tunable, std::int64_t base_value, 
 }
 
 void stage1_history::inherit_tabu(const stage1_history& from, const std::vector<std::optional<std::size_t>>& index,
-                                  const assignment& base) {
+                                  const assignment& base, bool kernel_changed) {
   for (const auto& [i, v] : from.tabu_) {
     if (i >= index.size() || !index[i] || *index[i] >= base.size() || base[*index[i]] == v) continue;
+    if (kernel_changed && from.capacity_tabu_.count({i, v})) continue;
     tabu_.insert({*index[i], v});
   }
 }

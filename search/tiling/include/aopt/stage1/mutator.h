@@ -94,7 +94,12 @@ class stage1_history {
   // index[i] is the tunable of this history's template that `from`'s tunable i is, or nullopt.
   // A value that broke a variant there is not tried again here; `base` (this template's values)
   // is never made tabu.
-  void inherit_tabu(const stage1_history& from, const std::vector<std::optional<std::size_t>>& index, const assignment& base);
+  // `kernel_changed`: the kernel was rewritten in between; a value whose failure was one of
+  // capacity (out of UB, a timeout) may fit the new kernel and is not taken, the others are (an
+  // alignment or a GM bound the kernel's copies rely on does not move with a rewrite of its
+  // compute).
+  void inherit_tabu(const stage1_history& from, const std::vector<std::optional<std::size_t>>& index, const assignment& base,
+                    bool kernel_changed = false);
   // The values a probed tunable may take, ascending (the base's and every passing probe), when at
   // least one of its probes failed; nullopt when it was not probed or every probe passed (its
   // domain stands: nothing says its other values break the tiling).
@@ -104,6 +109,7 @@ class stage1_history {
   std::vector<entry> entries_;
   std::map<std::uint64_t, std::vector<std::size_t>> by_hash_;
   std::set<std::pair<std::size_t, std::int64_t>> tabu_;
+  std::set<std::pair<std::size_t, std::int64_t>> capacity_tabu_;  // of tabu_: made so by a capacity failure
   using setting = std::pair<std::size_t, std::int64_t>;  // (tunable, value)
   std::set<std::pair<setting, setting>> tabu_pairs_;
   std::set<std::size_t> fragile_;
