@@ -224,6 +224,34 @@ TEST(Stage1Mutator, SingleChangeFailuresBecomeTabu) {
   for (const auto& p : props) EXPECT_EQ(p.values[1], 2) << p.description;
 }
 
+TEST(Stage1Mutator, AnAlignmentThatFailedAboveTheBaseBlocksLargerOnes) {
+  // ALIGN_BYTES 64 failed alone (say, a copy rounded up past its tensor): 128, 256 and 512 round
+  // up further and are never proposed; the other tunables still move.
+  const auto t = make_template();
+  const auto ai = t.find("ALIGN_BYTES");
+  ASSERT_TRUE(ai);
+  ASSERT_EQ(t.tunables[*ai].kind, tunable_kind::alignment);
+  ASSERT_EQ(t.base()[*ai], 32);
+  stage1_history h;
+  tiling_proposal b;
+  b.values = t.base();
+  h.record(b, {true, 100, "ok", ""});
+  tiling_proposal bad;
+  bad.values = t.base();
+  bad.values[*ai] = 64;
+  bad.parent = t.base();
+  bad.changed = {*ai};
+  h.record(bad, {false, 0, "runtime_error", "DataCopy: GM access of 512 bytes ... is outside it"});
+  EXPECT_EQ(h.tabu_above(*ai, 32), 64);
+  EXPECT_FALSE(h.tabu_above(*ai, 64));
+  const std::uint64_t seed = 17;
+  std::cout << "seed " << seed << "\n";
+  mutator m(t, mutator_config{}, seed);
+  const auto props = m.propose(h, 40);
+  ASSERT_FALSE(props.empty());
+  for (const auto& p : props) EXPECT_EQ(p.values[*ai], 32) << p.description;
+}
+
 TEST(Stage1Mutator, AFailingBaseIsRepairedFromItsNeighboursFirst) {
   // Co-tuning a kernel rewrite that ran out of UB: the history holds only the failing base.
   // The base's neighbours come first, in template order, one step down and one up each; random

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <iterator>
+#include <limits>
 #include <numeric>
 
 #include "aopt/common/error.h"
@@ -56,6 +57,13 @@ void stage1_history::record(const tiling_proposal& p, const eval_outcome& o) {
     partners_[a].insert(b);
     partners_[b].insert(a);
   }
+}
+
+std::optional<std::int64_t> stage1_history::tabu_above(std::size_t tunable, std::int64_t value) const {
+  if (value == std::numeric_limits<std::int64_t>::max()) return std::nullopt;
+  const auto it = tabu_.lower_bound({tunable, value + 1});
+  if (it == tabu_.end() || it->first != tunable) return std::nullopt;
+  return it->second;
 }
 
 bool stage1_history::passed_with(std::size_t tunable, std::int64_t value) const {
@@ -470,6 +478,13 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
     if (infeasible(p.values)) return;
     for (std::size_t i = 0; i < p.values.size(); ++i) {
       if (p.values[i] != base[i] && history.tabu(i, p.values[i])) return;
+      // An alignment that broke the operator above the written one (a copy rounded up past its
+      // tensor: cann-ops' BLOCK_SIZE = 32 raised to 64 reads beyond the input) breaks it the more
+      // the larger it is: values at or above the smallest such failure are skipped.
+      if (tmpl_.tunables[i].kind == tunable_kind::alignment && p.values[i] > base[i]) {
+        const auto bad = history.tabu_above(i, base[i]);
+        if (bad && p.values[i] >= *bad) return;
+      }
     }
     if (history.tabu_pair(p.values, base)) return;
     // A key value no passing variant has runs another kernel path: it is tried alone first, so

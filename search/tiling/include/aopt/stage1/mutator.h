@@ -67,6 +67,8 @@ class stage1_history {
   // Passing entries, fastest first (ties: earliest first), at most k.
   std::vector<const entry*> best(std::size_t k) const;
   bool tabu(std::size_t tunable, std::int64_t value) const { return tabu_.count({tunable, value}) > 0; }
+  // The smallest tabu value of `tunable` above `value`, if any.
+  std::optional<std::int64_t> tabu_above(std::size_t tunable, std::int64_t value) const;
   // True when `values` holds both values of a pair made tabu together, one of them changed from `base`.
   bool tabu_pair(const assignment& values, const assignment& base) const;
   bool fragile(std::size_t tunable) const { return fragile_.count(tunable) > 0; }
