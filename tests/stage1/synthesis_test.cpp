@@ -167,6 +167,15 @@ TEST(Stage1Synthesis, SuiteMulKeysAndPlaceholderInit) {
   expect_round_trip(t);
 }
 
+// The end of the key tests' tiling functions (after their key choice).
+const char* const kKeyTilingEnd = R"(    tiling.set_tile(4096 / width);
+    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
+    context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
+    return ge::GRAPH_SUCCESS;
+}
+}
+)";
+
 // Key constants the kernel defines as well name its paths (TILING_KEY_IS(KEY_F32)): renumbering
 // one in both files could make two dtypes share a path, so the constants are not tunables; each
 // key site chooses among the spellings instead. A host-only key constant stays a tunable. (The
@@ -191,13 +200,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
         width = 8;
     }
     context->SetTilingKey(key);
-    tiling.set_tile(4096 / width);
-    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
-    context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
-    return ge::GRAPH_SUCCESS;
-}
-}
-)";
+)" + std::string(kKeyTilingEnd);
   const std::string kernel = "constexpr int KEY_F16 = 1;\nconstexpr int KEY_F32 = 2;\nconstexpr int KEY_I64 = 3;\n"
                              "extern \"C\" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR tiling) {\n"
                              "    if (TILING_KEY_IS(KEY_F16)) { Run<DTYPE_X, DTYPE_X>(x); }\n}\n";
@@ -262,13 +265,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
     } else {
         context->SetTilingKey(7);
     }
-    tiling.set_tile(4096 / width);
-    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
-    context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
-    return ge::GRAPH_SUCCESS;
-}
-}
-)";
+)" + std::string(kKeyTilingEnd);
   const std::string typed = "extern \"C\" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR tiling) {\n"
                             "    if (TILING_KEY_IS(1)) { KernelHalf op; op.Run(x); }\n"
                             "    else if (TILING_KEY_IS(2)) { KernelFloat op; op.Run(x); }\n}\n";
