@@ -632,12 +632,15 @@ synthesis_result synthesize(const synthesis_input& input) {
   const bool typed_by_key = !kernel_toks.empty() && !kernel_has_dtype_macros(kernel_toks);
   if (typed_by_key) {
     std::set<std::string> typed_vars;
-    for (const auto& k : key_sites) {
-      if (in_data_type_branch(t, k.tok)) typed_vars.insert(k.var);
+    std::vector<bool> typed(key_sites.size());
+    for (std::size_t i = 0; i < key_sites.size(); ++i) {
+      typed[i] = in_data_type_branch(t, key_sites[i].tok);
+      if (typed[i]) typed_vars.insert(key_sites[i].var);
     }
     std::vector<key_site> kept;
-    for (const auto& k : key_sites) {
-      if (in_data_type_branch(t, k.tok) || (infos[k.stmt].decl && typed_vars.count(k.var))) {
+    for (std::size_t i = 0; i < key_sites.size(); ++i) {
+      const auto& k = key_sites[i];
+      if (typed[i] || (infos[k.stmt].decl && typed_vars.count(k.var))) {
         bld.notes.push_back("tiling key '" + std::string(t[k.tok].text) + "' at " + bld.where(0, t[k.tok].offset) +
                             " is chosen by the data type and the kernel has no DTYPE_ macro: not a tunable");
         continue;
