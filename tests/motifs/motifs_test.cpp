@@ -153,9 +153,9 @@ TEST(Motifs, RegistryIsComplete) {
   // (tiling_motifs_test.cpp) and stream_core_cap, enque_pipe_all, div_to_reciprocal
   // (sync_motifs_test.cpp), sigmoid_gate_direct, inplace_to_dead_temp (compute_motifs_test.cpp),
   // dead_vector_write, common_subexpression, sqrt_div_to_rsqrt (pass_motifs_test.cpp) and
-  // prefetch_next_tile, prefetch_across_rows (prefetch_motifs_test.cpp) and spread_single_core
-  // (spread_motif_test.cpp).
-  EXPECT_EQ(all_motifs().size(), kernel_motifs.size() + 15);
+  // prefetch_next_tile, prefetch_across_rows (prefetch_motifs_test.cpp), spread_single_core
+  // (spread_motif_test.cpp) and stagger_ub_buffers (stagger_motif_test.cpp).
+  EXPECT_EQ(all_motifs().size(), kernel_motifs.size() + 16);
   for (const auto& mp : all_motifs()) {
     EXPECT_FALSE(mp->title().empty());
     EXPECT_FALSE(mp->description().empty());

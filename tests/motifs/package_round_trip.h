@@ -92,6 +92,27 @@ inline file_set replaced(file_set files, const std::string& path, const std::str
   return files;
 }
 
+// The registered motif `id` (throws when it is not registered).
+inline const motif& registered(std::string_view id) {
+  const motif* p = find_motif(id);
+  if (!p) throw std::runtime_error("motif '" + std::string(id) + "' is not registered");
+  return *p;
+}
+
+// The sites of motif `id` in `files` that admit `d`.
+inline std::vector<site> sites_of(std::string_view id, const file_set& files, direction d) {
+  source_set src(files, tiling_parser());
+  return sites_for(registered(id), src, d);
+}
+
+// Motif `id` applied in direction `d` at its only site (not ok when it has another number).
+inline applied apply_at_only_site(std::string_view id, const file_set& files, direction d) {
+  source_set src(files, tiling_parser());
+  const auto s = sites_for(registered(id), src, d);
+  if (s.size() != 1) return applied{false, std::to_string(s.size()) + " sites", files, {}, {}};
+  return apply_site(registered(id), src, s[0], d);
+}
+
 inline bool same_modulo_whitespace(const file_set& a, const file_set& b) {
   if (a.size() != b.size()) return false;
   for (const auto& [p, text] : a) {

@@ -17,23 +17,9 @@ using namespace testing_support;
 const std::string kernel = "op_kernel/mul_sub_custom.cpp";
 const std::string host = "op_host/mul_sub_custom.cpp";
 
-const motif& m() {
-  const motif* p = find_motif("spread_single_core");
-  if (!p) throw std::runtime_error("motif 'spread_single_core' is not registered");
-  return *p;
-}
-
-std::vector<site> sites(const file_set& files, direction d) {
-  source_set src(files, tiling_parser());
-  return sites_for(m(), src, d);
-}
-
-applied apply_only(const file_set& files, direction d) {
-  source_set src(files, tiling_parser());
-  const auto s = sites_for(m(), src, d);
-  if (s.size() != 1) return applied{false, std::to_string(s.size()) + " sites", files, {}, {}};
-  return apply_site(m(), src, s[0], d);
-}
+const motif& m() { return registered("spread_single_core"); }
+std::vector<site> sites(const file_set& files, direction d) { return sites_of("spread_single_core", files, d); }
+applied apply_only(const file_set& files, direction d) { return apply_at_only_site("spread_single_core", files, d); }
 
 TEST(SpreadSingleCoreMotif, ForwardEditsHostAndKernelAndRoundTrips) {
   const file_set x = load_op("spread_op");

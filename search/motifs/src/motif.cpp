@@ -19,6 +19,7 @@ const std::vector<std::unique_ptr<motif>>& all_motifs() {
     detail::add_compute_motifs(v);
     detail::add_pass_motifs(v);
     detail::add_prefetch_motifs(v);
+    detail::add_bank_motifs(v);
     return v;
   }();
   return list;

@@ -21,6 +21,7 @@ void add_sync_motifs(std::vector<std::unique_ptr<motif>>& v);      // enque_pipe
 void add_compute_motifs(std::vector<std::unique_ptr<motif>>& v);   // sigmoid_gate_direct, inplace_to_dead_temp
 void add_pass_motifs(std::vector<std::unique_ptr<motif>>& v);      // dead_vector_write, common_subexpression, sqrt_div_to_rsqrt
 void add_prefetch_motifs(std::vector<std::unique_ptr<motif>>& v);  // prefetch_next_tile, prefetch_across_rows
+void add_bank_motifs(std::vector<std::unique_ptr<motif>>& v);      // stagger_ub_buffers
 
 // A motif described by constant strings; subclasses implement match/apply.
 class basic_motif : public motif {
