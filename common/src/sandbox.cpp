@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/close_range.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -18,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -183,6 +185,23 @@ void drop_capabilities() {
 
 int start_child(void* exec) { exec_child(*static_cast<const exec_plan*>(exec)); }
 
+// Closes (or, with CLOSE_RANGE_CLOEXEC, marks close-on-exec) the descriptors [from, to]. The
+// evaluator forks from several threads at once: a child holds, besides its own pipes, every
+// descriptor the other evaluations had open at that moment (their pipes' write ends among them),
+// and a pipe's reader sees EOF only when every copy of its write end is closed.
+void close_fds(unsigned from, unsigned to, unsigned flags) {
+  if (from > to) return;
+  if (::syscall(SYS_close_range, from, to, flags) == 0) return;
+  const unsigned last = std::min(to, 4095u);  // no close_range (kernel < 5.9 / 5.11): the usual table
+  for (unsigned fd = from; fd <= last; ++fd) {
+    if (flags != 0) {
+      ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+    } else {
+      ::close(static_cast<int>(fd));
+    }
+  }
+}
+
 [[noreturn]] void sandbox_init(const isolated_plan& plan) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   char go = 0;
@@ -204,9 +223,12 @@ int start_child(void* exec) { exec_child(*static_cast<const exec_plan*>(exec)); 
                           const_cast<exec_plan*>(&plan.exec));
   if (t < 0) fail(plan.exec.report_fd, st_fork);
   // S keeps only the status pipe: the parent sees EOF on the others when T's side closes them.
-  for (int fd : {plan.exec.in_fd, plan.exec.out_fd, plan.exec.err_fd, plan.exec.channel_src, plan.exec.report_fd}) {
-    if (fd >= 0) ::close(fd);
-  }
+  // Nothing else either: S never execs, so the descriptors of other evaluations it inherited
+  // (close-on-exec or not) would stay open as long as this run, and an evaluation whose exec
+  // report pipe S held would wait for its EOF until its deadline, its child blocked on a full pipe.
+  const auto keep = static_cast<unsigned>(plan.status_fd);
+  close_fds(3, keep - 1, 0);
+  close_fds(keep + 1, ~0u, 0);
   for (;;) {
     child_status cs;
     const pid_t w = ::wait4(-1, &cs.status, 0, &cs.ru);
@@ -279,6 +301,9 @@ void exec_child(const exec_plan& p) {
   if (p.in_fd >= 0) ::dup2(p.in_fd, 0);
   ::dup2(p.out_fd, 1);
   ::dup2(p.err_fd, 2);
+  // Only 0-2 and the channel reach the program: whatever else this process inherited closes at
+  // exec (the report pipe stays usable until then).
+  close_fds(3, ~0u, CLOSE_RANGE_CLOEXEC);
   if (p.channel_src >= 0 && p.channel_dst >= 0) ::dup2(p.channel_src, p.channel_dst);
   if (p.cwd != nullptr && ::chdir(p.cwd) != 0) fail(p.report_fd, st_chdir);
   struct rlimit no_core {0, 0};

@@ -3,10 +3,12 @@
 #include <signal.h>
 
 #include <chrono>
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <unistd.h>
 
@@ -240,4 +242,46 @@ TEST(Isolation, SpawningFromManyThreadsWhileOthersAllocateNeverHangs) {
   stop = true;
   for (auto& c : churn) c.join();
   EXPECT_EQ(ok.load(), 80);
+}
+
+TEST(Isolation, ALongRunHoldsNoPipeOfAnotherRun) {
+  REQUIRE_NAMESPACES();
+  // Regression: the sandbox init (which never execs) kept every descriptor it inherited from the
+  // evaluator, the pipes of runs other threads were starting among them. A run whose exec-report
+  // pipe a long run's init held waited for that run to end, its child blocked on a full stdout
+  // (the daemon's evaluations stalled until their deadline). Short runs printing 200 KB beside
+  // long ones must each end long before a long one does.
+  std::atomic<bool> stop{false};
+  std::thread longer([&] {
+    while (!stop) {
+      auto r = isolated_sh("sleep 3");
+      r.limits.wall_timeout = std::chrono::seconds(20);
+      run_process(r);
+    }
+  });
+  std::atomic<int> ok{0}, runs{0};
+  std::mutex mu;
+  double slowest = 0;
+  std::vector<std::thread> shorter;
+  for (int t = 0; t < 2; ++t) {
+    shorter.emplace_back([&] {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(8);  // a few long runs start meanwhile
+      while (std::chrono::steady_clock::now() < until) {
+        ++runs;
+        auto r = isolated_sh("head -c 200000 /dev/zero");
+        r.limits.wall_timeout = std::chrono::seconds(20);
+        r.limits.max_output_bytes = 1 << 20;
+        const auto o = run_process(r);
+        if (o.ok() && o.out.size() == 200000) ++ok;
+        std::lock_guard<std::mutex> lock(mu);
+        slowest = std::max(slowest, o.wall_seconds);
+      }
+    });
+  }
+  for (auto& s : shorter) s.join();
+  stop = true;
+  longer.join();
+  EXPECT_EQ(ok.load(), runs.load());
+  EXPECT_GT(runs.load(), 10);
+  EXPECT_LT(slowest, 2.0) << "a short run waited for a long one";
 }
