@@ -443,6 +443,7 @@ nlohmann::json evaluator::screen(const candidate& cand) {
                               {"words", til.value("words", nlohmann::json::array())},
                               {"core_count", til.value("core_count", 0)},
                               {"ub_capacity", til.value("ub_capacity", std::int64_t{0})},
+                              {"ub_usable", til.value("ub_usable", std::int64_t{0})},
                               {"elements", elements},
                               {"elem_bytes", elem_bytes}});
     }
@@ -556,6 +557,7 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
       if (til.contains("workspace_bytes")) cr.workspace_bytes = til["workspace_bytes"].get<std::uint64_t>();
       if (harness.contains("phases") && harness["phases"].is_object()) cr.phases["host"] = harness["phases"];
       if (harness.contains("ub_bytes") && harness["ub_bytes"].is_number()) cr.ub_bytes = harness["ub_bytes"].get<std::uint64_t>();
+      if (harness.contains("ub_usable") && harness["ub_usable"].is_number()) cr.ub_usable = harness["ub_usable"].get<std::uint64_t>();
       // What the chip does silently (a DataCopy tail dropped): the output check decides, the
       // warning says where to look.
       for (const auto& w : harness.value("warnings", nlohmann::json::array())) {

@@ -21,6 +21,7 @@ nlohmann::json case_result::to_json() const {
   j["block_dim"] = block_dim ? nlohmann::json(*block_dim) : nlohmann::json();
   j["tiling_key"] = tiling_key ? nlohmann::json(*tiling_key) : nlohmann::json();
   j["ub_bytes"] = ub_bytes ? nlohmann::json(*ub_bytes) : nlohmann::json();
+  if (ub_usable) j["ub_usable"] = *ub_usable;
   j["workspace_bytes"] = workspace_bytes ? nlohmann::json(*workspace_bytes) : nlohmann::json();
   j["profile"] = profile;
   if (!measurement.is_null()) j["measurement"] = measurement;
@@ -115,6 +116,7 @@ eval_result eval_result::from_json(const nlohmann::json& j) {
       c.block_dim = opt<std::uint32_t>(cj, "block_dim");
       c.tiling_key = opt<std::int64_t>(cj, "tiling_key");
       c.ub_bytes = opt<std::uint64_t>(cj, "ub_bytes");
+      c.ub_usable = opt<std::uint64_t>(cj, "ub_usable");
       c.workspace_bytes = opt<std::uint64_t>(cj, "workspace_bytes");
       c.profile = cj.value("profile", nlohmann::json::object());
       c.measurement = cj.value("measurement", nlohmann::json());

@@ -714,7 +714,7 @@ void runner::write_result() {
       outs.push_back(o);
     }
   }
-  json r = {{"status", status_}, {"message", message_}, {"outputs", outs}, {"ub_bytes", ub_bytes_},
+  json r = {{"status", status_}, {"message", message_}, {"outputs", outs}, {"ub_bytes", ub_bytes_}, {"ub_usable", profile_.ub_usable_bytes},
             {"hw_error", hw_error_}, {"warnings", warnings_}, {"timing", timing_}, {"phases", phases_}};
   r["tiling"] = tiled_ ? json{{"block_dim", op_.block_dim},
                               {"tiling_key", op_.tiling_key},
@@ -732,6 +732,7 @@ void runner::write_result() {
     r["tiling"]["words"] = std::move(words);
     r["tiling"]["core_count"] = profile_.aiv_cores;
     r["tiling"]["ub_capacity"] = profile_.ub_bytes;
+    r["tiling"]["ub_usable"] = profile_.ub_usable_bytes;
     r["outputs"] = json::array();
   }
   if (result_fd_ >= 0) {

@@ -87,11 +87,7 @@ fe::PlatFormInfos platform_from_profile(const device_profile& profile) {
   info.aic_cores = profile.aic_cores;
   // GetCoreMemSize(UB) answers the UB a kernel may use by default (the profile's
   // ub_usable_bytes when present), not the raw capacity the runtime enforces.
-  info.ub_bytes = profile.ub_bytes;
-  if (profile.raw.is_object() && profile.raw.contains("ub_usable_bytes")) {
-    const auto& v = profile.raw["ub_usable_bytes"];
-    info.ub_bytes = v.is_object() ? v.at("value").get<uint64_t>() : v.get<uint64_t>();
-  }
+  info.ub_bytes = profile.ub_usable_bytes != 0 ? profile.ub_usable_bytes : profile.ub_bytes;
   info.l1_bytes = profile.l1_bytes;
   info.l2_bytes = profile.l2_bytes;
   info.hbm_bytes = profile.hbm_bytes;

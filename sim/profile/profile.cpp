@@ -54,6 +54,7 @@ device_profile load_profile(const std::string& name_or_path) {
   p.ub_bytes = r.integer("ub_bytes", 1024, std::uint64_t{1} << 30);
   const auto usable = r.integer("ub_usable_bytes", 1024, std::uint64_t{1} << 30);
   if (usable > p.ub_bytes) r.fail("ub_usable_bytes", "must not exceed ub_bytes (" + std::to_string(p.ub_bytes) + ")");
+  p.ub_usable_bytes = usable;
   p.l1_bytes = r.integer("l1_bytes", 0, std::uint64_t{1} << 34);
   p.l2_bytes = r.integer("l2_bytes", 0, std::uint64_t{1} << 40);
   p.hbm_bytes = r.integer("hbm_bytes", 0, std::uint64_t{1} << 50);

@@ -65,6 +65,9 @@ struct fake_device {
   // When set: a kernel with fewer than its two barriers needs more UB, so a tile above this
   // fails with the simulator's UB overflow (a rewrite that only fits smaller tiles).
   std::int64_t ub_tile_limit_after_rewrite = 0;
+  // When set: each report says its case reserved ub_per_element * TILE_LENGTH bytes of UB of
+  // which the emulator lets a kernel use ub_usable by default (GetCoreMemSize).
+  std::uint64_t ub_per_element = 0, ub_usable = 0;
   std::mutex mu;
   std::vector<std::string> stages;
   eval_report operator()(const eval_request& r) {
@@ -94,6 +97,9 @@ struct fake_device {
     out.status = "ok";
     out.latency_us = lat;
     out.bound_us = bound_us;
+    if (ub_usable > 0) {
+      out.result["cases"] = {{{"name", "perf"}, {"ub_bytes", ub_per_element * static_cast<std::uint64_t>(tile)}, {"ub_usable", ub_usable}}};
+    }
     out.profile = {{"Task Duration(us)", lat},     {"aiv_time(us)", lat * 0.95}, {"aiv_vec_ratio", 0.3},
                    {"aiv_mte2_ratio", 0.4},        {"aiv_mte3_ratio", 0.2},      {"aiv_scalar_ratio", 0.1},
                    {"Block Dim", 40},              {"core_count", 40}};
@@ -324,6 +330,30 @@ TEST(Optimizer, SuspectResultsAreNeverAccepted) {
   EXPECT_TRUE(r.changes.empty());
   EXPECT_DOUBLE_EQ(r.speedup, 1.0);
   EXPECT_GT(r.suspects, 0u);
+}
+
+TEST(Optimizer, ACandidateReservingMoreThanTheUsableUbFails) {
+  // Larger tiles are faster (the optimum is 16384, the base 4096) but reserve more UB than a
+  // kernel may use (4096 x 40 B fits 188160, 8192 x 40 B does not): they fail, never accepted.
+  auto run = [](std::uint64_t usable) {
+    fake_device dev;
+    dev.ub_per_element = 40;
+    dev.ub_usable = usable;
+    offline_engine eng(engine_cfg(3));
+    local_services svc(eng, {barrier_tuple()}, slots(dev, 2));
+    optimizer_config cfg;
+    cfg.budget = 16;
+    cfg.stage2 = false;
+    return run_optimizer(base_files(), svc, cfg);
+  };
+  const auto r = run(188160);
+  EXPECT_LE(constant(r.best_files.at("op_host/t.cpp"), "TILE_LENGTH"), 4096);
+  std::size_t over = 0;
+  for (const auto& p : r.trajectory) over += p.stage == "tiling" && p.status == "runtime_error";
+  EXPECT_GT(over, 0u) << "some larger tile was tried";
+  // The limit is what stops them: where the evaluator states no usable UB the same search takes one.
+  const auto free = run(0);
+  EXPECT_GT(constant(free.best_files.at("op_host/t.cpp"), "TILE_LENGTH"), 4096);
 }
 
 TEST(Optimizer, BaseFailureStopsTheJob) {

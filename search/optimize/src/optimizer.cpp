@@ -121,9 +121,11 @@ stage1::screen_outcome screen_of(const eval_report& r) {
 // Feasible Stage I: screens `start` (the variants' base, which passed) and returns the screener
 // of its variants; empty when the runner cannot screen (another backend) or the base's screen
 // failed; `limits` gets the device's core count the base's screen reports. Screens go to the
-// runner directly: they spend no budget.
+// runner directly: they spend no budget. The UB each case's kernel used comes from `ub_source`
+// (a kernel rewrite that ran out of UB on `start`'s tiling, being co-tuned), else from the job's
+// best when `start` is it.
 stage1::screener make_screener(job& j, const services& svc, const file_map& start, int round,
-                               stage1::device_limits& limits) {
+                               stage1::device_limits& limits, const eval_report* ub_source = nullptr) {
   auto request = [round](file_map files) { return eval_request{std::move(files), "screen", round, "screen", std::nullopt, {}, {}}; };
   const auto base = svc.runner.evaluate({request(start)});
   if (base.size() != 1 || !base.front().ok) {
@@ -133,9 +135,10 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
     return {};
   }
   auto facts = screen_of(base.front());
-  // The UB each case's kernel used, from the evaluation of `start` (the job's best), by case name.
-  if (j.best_files() == start) {
-    for (const auto& c : j.best().report.result.value("cases", nlohmann::json::array())) {
+  // The UB each case's kernel used, from an evaluation of `start`, by case name.
+  if (ub_source == nullptr && j.best_files() == start) ub_source = &j.best().report;
+  if (ub_source != nullptr) {
+    for (const auto& c : ub_source->result.value("cases", nlohmann::json::array())) {
       for (auto& f : facts.cases) {
         if (f.case_name == c.value("name", std::string()) && c.contains("ub_bytes") && c["ub_bytes"].is_number()) {
           f.ub_bytes = c["ub_bytes"].get<std::int64_t>();
@@ -143,10 +146,19 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
       }
     }
   }
-  std::int64_t cores = 0, ub = 0;
+  std::int64_t cores = 0, ub = 0, usable = 0;
   for (const auto& c : base.front().result.value("cases", nlohmann::json::array())) {
     cores = std::max(cores, c.value("core_count", std::int64_t{0}));
     ub = std::max(ub, c.value("ub_capacity", std::int64_t{0}));
+    usable = std::max(usable, c.value("ub_usable", std::int64_t{0}));
+  }
+  // What a candidate may reserve (search_job::limit_ub): the UB a kernel may use by default, or
+  // what the job's base (the operator as given) already reserves where that is more.
+  if (usable > 0) {
+    ub = usable;
+    for (const auto& c : j.res.base.result.value("cases", nlohmann::json::array())) {
+      if (c.contains("ub_bytes") && c["ub_bytes"].is_number()) ub = std::max(ub, c["ub_bytes"].get<std::int64_t>());
+    }
   }
   if (cores > 0) limits.core_count = cores;
   if (ub > 0) limits.ub_bytes = ub;
@@ -182,7 +194,7 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
 std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tiling_search(
     job& j, const services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round, const file_map& start,
     const stage1::tiling_template& t, stage1::stage1_history& history, std::optional<stage1::tiling_proposal> first,
-    const std::string& stage, const std::string& label, bool screen) {
+    const std::string& stage, const std::string& label, bool screen, const eval_report* ub_source = nullptr) {
   std::map<std::string, search_job::answer> answers;  // files key -> its answer
   auto propose = [&svc, &first](const stage1::tiling_template& tt, const stage1::stage1_history& h,
                                 std::size_t k) -> search::outcome<std::vector<stage1::tiling_proposal>> {
@@ -225,7 +237,7 @@ std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tili
   sc.evaluate_base = false;
   sc.note = [&j](const std::string& line) { j.say("stage", "Stage I probe: " + line); };
   const stage1::screener screener =
-      screen ? make_screener(j, svc, start, static_cast<int>(round), sc.limits) : stage1::screener{};
+      screen ? make_screener(j, svc, start, static_cast<int>(round), sc.limits, ub_source) : stage1::screener{};
   auto sr = stage1::run_stage1(t, propose, batch, sc, history, screener);
   return {std::move(sr), std::move(answers)};
 }
@@ -259,7 +271,9 @@ void cotune_round(job& j, const services& svc, const optimizer_config& cfg, std:
   j.say("stage", "round " + std::to_string(round + 1) + ": Stage I co-tunes the tiling of a kernel rewrite that ran out of UB (" +
                      p.rewrite.title + ")");
   const std::string label = "co-tuning '" + p.rewrite.title + "': ";
-  const auto [sr, answers] = tiling_search(j, svc, cfg, n, round, start, t, history, std::nullopt, "kernel", label, false);
+  // Screened with the UB the rewrite needed at this tiling: the variants whose tiles cannot bring
+  // it within the UB a kernel may use cost no budget.
+  const auto [sr, answers] = tiling_search(j, svc, cfg, n, round, start, t, history, std::nullopt, "kernel", label, cfg.screen, &p.failure);
   sum.stage1_stop = "co-tuning a rewrite: " + sr.stop_reason;
   if (!sr.best || *sr.best == t.base()) return;
   auto it = answers.find(files_key(files_of_best(sr, t, start)));

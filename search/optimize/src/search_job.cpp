@@ -47,6 +47,32 @@ void search_job::mark_suspect(eval_report& r) const {
   if (r.ok && r.bound_us && r.latency_us < *r.bound_us * (1.0 - 1e-9)) r.suspect = true;
 }
 
+void search_job::limit_ub(eval_report& r) const {
+  if (!r.ok || accepted_.empty()) return;  // the base itself is what it is
+  const nlohmann::json& base_cases = res_.base.result.value("cases", nlohmann::json::array());
+  for (const auto& c : r.result.value("cases", nlohmann::json::array())) {
+    const auto used = c.value("ub_bytes", nlohmann::json());
+    const auto usable = c.value("ub_usable", nlohmann::json());
+    if (!used.is_number_unsigned() || !usable.is_number_unsigned()) continue;
+    std::uint64_t base_used = 0;
+    for (const auto& b : base_cases) {
+      if (b.value("name", std::string()) == c.value("name", std::string()) && b.value("ub_bytes", nlohmann::json()).is_number_unsigned()) {
+        base_used = b["ub_bytes"].get<std::uint64_t>();
+      }
+    }
+    const std::uint64_t n = used.get<std::uint64_t>(), limit = std::max(usable.get<std::uint64_t>(), base_used);
+    if (n <= limit) continue;
+    r.ok = false;
+    r.status = "runtime_error";
+    r.diagnostic = "ub_overflow: case '" + c.value("name", std::string()) + "' reserves " + std::to_string(n) +
+                   " bytes of UB (its InitBuffer calls), over the " + std::to_string(usable.get<std::uint64_t>()) +
+                   " a kernel may use (GetCoreMemSize(UB); the rest of the UB is the core's own)" +
+                   (base_used > usable.get<std::uint64_t>() ? " and the base's " + std::to_string(base_used) : std::string()) +
+                   ": the chip would overwrite its reserved UB; give the kernel smaller tiles";
+    return;
+  }
+}
+
 bool search_job::start(const file_map& base) {
   res_.base_files = base;
   res_.best_files = base;
@@ -135,6 +161,7 @@ std::vector<std::optional<search_job::answer>> search_job::evaluate(const std::v
       e.round = static_cast<std::size_t>(std::max(0, requests[i].round));
       e.proposal = requests[i].proposal;
       mark_suspect(e.report);
+      limit_ub(e.report);
       ++res_.evaluations;
       if (!e.report.ok) ++res_.failures;
       if (e.report.suspect) ++res_.suspects;
@@ -223,6 +250,7 @@ void search_job::verify() {
     }
     eval_report rep = std::move(got.front());
     mark_suspect(rep);
+    limit_ub(rep);
     const bool passed = rep.ok && !rep.suspect;
     res_.verification = rep;
     if (!passed) {

@@ -17,6 +17,7 @@ struct device_profile {
   std::uint32_t aic_cores = 0;    // cube cores
   double clock_ghz = 0;
   std::uint64_t ub_bytes = 0;     // UB per AIV core
+  std::uint64_t ub_usable_bytes = 0;  // what a kernel may use by default (GetCoreMemSize(UB)); the rest is reserved
   std::uint64_t l1_bytes = 0;
   std::uint64_t l2_bytes = 0;
   std::uint64_t hbm_bytes = 0;

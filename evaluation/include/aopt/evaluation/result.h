@@ -27,6 +27,7 @@ struct case_result {
   std::optional<std::uint32_t> block_dim;
   std::optional<std::int64_t> tiling_key;
   std::optional<std::uint64_t> ub_bytes;
+  std::optional<std::uint64_t> ub_usable;  // the UB a kernel may use by default (GetCoreMemSize); sim only
   std::optional<std::uint64_t> workspace_bytes;
   nlohmann::json profile = nlohmann::json::object();  // msprof field names, from the backend
   // A measured latency's statistics (cann): {"measured", "repetitions", "warmups", "median_us",

@@ -83,6 +83,10 @@ class search_job {
 
  private:
   void mark_suspect(eval_report& r) const;
+  // A passing candidate that reserves more UB than a kernel may use by default (the case's
+  // `ub_usable`, GetCoreMemSize(UB)) and more than the base did becomes a failure (runtime_error,
+  // "ub_overflow: ..."): the emulator enforces the whole UB, the chip keeps the rest for itself.
+  void limit_ub(eval_report& r) const;
   void point(const entry& e, const eval_request& req, bool memo);
   void verify();
 
