@@ -97,6 +97,25 @@ TEST(Feasibility, TilesThatOutgrowTheUbAreRejectedWhenTheBaseUseIsKnown) {
   EXPECT_TRUE(described);
 }
 
+TEST(Feasibility, ARewriteOverTheUbFitsOnlyWithTilesThatShrinkItsUse) {
+  // Co-tuning: a kernel rewrite that needs 5% more UB than the core has at the base's tiling.
+  // The same tiles, or tiles split differently but as large, still fail; smaller tiles fit.
+  std::vector<tiling_facts> base;
+  for (const auto& c : kCases) {
+    auto f = add_tiling(c, 8, 8);
+    f.ub_bytes = c.elements / (8 * 8 * 2) * c.elem_bytes * 6 * 105 / 100;
+    base.push_back(f);
+  }
+  const feasibility_screen screen(base, device_limits{40, 196608});
+  const auto same = screen.check(screen_add(8, 8));
+  ASSERT_TRUE(same);
+  EXPECT_NE(same->find("bytes of UB"), std::string::npos) << *same;
+  EXPECT_TRUE(screen.check(screen_add(16, 4)));
+  EXPECT_TRUE(screen.check(screen_add(4, 8)));
+  EXPECT_FALSE(screen.check(screen_add(8, 16))) << screen.check(screen_add(8, 16)).value_or("");
+  EXPECT_FALSE(screen.check(screen_add(16, 8)));
+}
+
 // A kernel that cuts each core's share into a few fixed tiles and a smaller tail (addcdiv: 5
 // tiles a core at 96% of the UB): its largest tile may be 5/4 of the average, so fewer cores that
 // raise the average by 11% still fit; half the cores do not. Its second count word is a remainder

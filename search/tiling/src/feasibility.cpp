@@ -186,10 +186,15 @@ std::optional<std::string> feasibility_screen::check(const screen_outcome& v) co
         // count at all (addcdiv: 5 tiles a core, 96% of the UB).
         const std::int64_t base_count = *quantity(b, inv.divisors.back());
         const double tail_slack = base_count >= 2 ? static_cast<double>(base_count - 1) / static_cast<double>(base_count) : 1.0;
-        const double growth = tail_slack * (static_cast<double>(value) / static_cast<double>(pieces)) /
-                              (static_cast<double>(b.elements) / static_cast<double>(base_pieces));
+        const double ratio = (static_cast<double>(value) / static_cast<double>(pieces)) /
+                             (static_cast<double>(b.elements) / static_cast<double>(base_pieces));
+        // A base over the limit (a kernel rewrite being co-tuned: it failed for lack of UB on this
+        // tiling) fits only with tiles that shrink its own use below the limit: no slack, and the
+        // same or larger tiles never fit.
+        const bool base_over = b.ub_bytes > limits_.ub_bytes;
+        const double growth = base_over ? ratio : tail_slack * ratio;
         const double need = growth * static_cast<double>(b.ub_bytes);
-        if (growth > 1.0 && need > static_cast<double>(limits_.ub_bytes)) {
+        if ((growth > 1.0 || base_over) && need > static_cast<double>(limits_.ub_bytes)) {
           return where + "block dim x " + name_of(inv.divisors.back()) + " = " + std::to_string(pieces) + " makes tiles of " +
                  std::to_string(value / pieces) + " elements; at the base's " + std::to_string(b.elements / base_pieces) +
                  " the kernel used " + std::to_string(b.ub_bytes) + " bytes of UB, so these need about " +
