@@ -181,3 +181,49 @@ TEST(Motifs, ParserFindsCallsWithRanges) {
 
 }  // namespace
 }  // namespace aopt::motifs
+
+namespace aopt::motifs {
+namespace {
+
+// The parser's memo answers a parse of the same file set and path without libclang, and any
+// change of any file of the set (a header the kernel may include) is a new parse; the least
+// recently used entry goes first.
+TEST(Motifs, ParserReusesAParseOfTheSameFileSetOnly) {
+  parse_options o{AOPT_MOTIFS_TEST_SIM_INCLUDE, {}, true};
+  o.memo_entries = 2;
+  parser p(o);
+  const file_set a = kernel_set("slow_kernel_renamed.cpp");
+  const auto first = p.parse(a, kernel_path);
+  const auto again = p.parse(a, kernel_path);
+  EXPECT_EQ(first.get(), again.get());
+  EXPECT_EQ(p.stats().parses, 1u);
+  EXPECT_EQ(p.stats().memo_hits, 1u);
+
+  file_set b = a;
+  b["op_kernel/other.h"] = "// a header\n";
+  const auto with_header = p.parse(b, kernel_path);
+  EXPECT_NE(with_header.get(), first.get());
+  file_set c = a;
+  c[kernel_path] += "\n// changed\n";
+  const auto changed = p.parse(c, kernel_path);
+  EXPECT_NE(changed.get(), first.get());
+  EXPECT_EQ(changed->calls("InitBuffer").size(), first->calls("InitBuffer").size());
+  EXPECT_EQ(p.stats().parses, 3u);
+  // Capacity 2: b and c are kept, a was dropped.
+  p.parse(c, kernel_path);
+  p.parse(b, kernel_path);
+  EXPECT_EQ(p.stats().parses, 3u);
+  p.parse(a, kernel_path);
+  EXPECT_EQ(p.stats().parses, 4u);
+
+  parse_options off = o;
+  off.memo_entries = 0;
+  parser q(off);
+  q.parse(a, kernel_path);
+  q.parse(a, kernel_path);
+  EXPECT_EQ(q.stats().parses, 2u);
+  EXPECT_EQ(q.stats().memo_hits, 0u);
+}
+
+}  // namespace
+}  // namespace aopt::motifs

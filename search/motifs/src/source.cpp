@@ -5,10 +5,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <list>
 #include <regex>
+#include <unordered_map>
 #include <set>
 
 #include "aopt/common/error.h"
+#include "aopt/common/sha256.h"
 #include "text_scan.h"
 
 #ifndef AOPT_MOTIFS_SIM_INCLUDE_DIR
@@ -420,6 +423,27 @@ struct parser::impl {
   std::string pch_dir;
   std::string kernel_pch;  // empty: not built yet; "-": failed
   std::string host_pch;
+  // The memo: most recently used first; `where` finds an entry by key.
+  using entry = std::pair<std::string, std::shared_ptr<const source_file>>;
+  std::list<entry> memo;
+  std::unordered_map<std::string, std::list<entry>::iterator> where;
+  parse_stats stats;
+
+  // What a parse depends on: the path and every file of the set (any may be included).
+  static std::string key_of(const file_set& files, const std::string& path) {
+    common::sha256 h;
+    const std::string_view sep("\0", 1);
+    h.update(path);
+    h.update(sep);
+    for (const auto& [p, content] : files) {
+      h.update(p);
+      h.update(sep);
+      h.update(std::to_string(content.size()));
+      h.update(sep);
+      h.update(content);
+    }
+    return common::to_hex(h.finish());
+  }
 
   std::vector<std::string> common_args() const {
     std::vector<std::string> a = {"-x", "c++", "-std=c++17", "-I" + opts.sim_include_dir,
@@ -481,7 +505,32 @@ bool parser::is_host_source(std::string_view text) {
           text.find("BEGIN_TILING_DATA_DEF") != std::string_view::npos);
 }
 
+parse_stats parser::stats() const { return impl_->stats; }
+
 std::shared_ptr<const source_file> parser::parse(const file_set& files, const std::string& path) {
+  auto& m = *impl_;
+  if (m.opts.memo_entries == 0) {
+    ++m.stats.parses;
+    return parse_uncached(files, path);
+  }
+  std::string key = impl::key_of(files, path);
+  if (auto hit = m.where.find(key); hit != m.where.end()) {
+    m.memo.splice(m.memo.begin(), m.memo, hit->second);
+    ++m.stats.memo_hits;
+    return hit->second->second;
+  }
+  ++m.stats.parses;
+  auto parsed = parse_uncached(files, path);
+  m.memo.emplace_front(key, parsed);
+  m.where[std::move(key)] = m.memo.begin();
+  while (m.memo.size() > m.opts.memo_entries) {
+    m.where.erase(m.memo.back().first);
+    m.memo.pop_back();
+  }
+  return parsed;
+}
+
+std::shared_ptr<const source_file> parser::parse_uncached(const file_set& files, const std::string& path) {
   auto it = files.find(path);
   if (it == files.end()) {
     throw aopt::error(ec::not_found, "motif parser: '" + path + "' is not in the file set");

@@ -144,6 +144,15 @@ struct parse_options {
   std::string sim_include_dir;
   std::vector<std::string> extra_args;  // appended to the clang command line
   bool use_pch = true;                  // precompile the AscendC headers once per parser
+  // Parses kept for reuse, by file set and path (least recently used dropped first): the engine
+  // matches every motif, for every retrieved tuple, on the same candidate, and a libclang parse
+  // of a kernel costs 50-500 ms. 0 turns the memo off.
+  std::size_t memo_entries = 64;
+};
+
+struct parse_stats {
+  std::size_t parses = 0;     // libclang runs
+  std::size_t memo_hits = 0;  // answered from the memo
 };
 
 // Parses files of a file set with libclang. All files of the set are given to clang as unsaved
@@ -166,7 +175,10 @@ class parser {
   static bool is_kernel_source(std::string_view text);
   static bool is_host_source(std::string_view text);
 
+  parse_stats stats() const;
+
  private:
+  std::shared_ptr<const source_file> parse_uncached(const file_set& files, const std::string& path);
   struct impl;
   std::unique_ptr<impl> impl_;
 };
