@@ -386,3 +386,56 @@ TEST(Stage1Mutator, AnUntriedKeyValueIsProposedAlone) {
 
 }  // namespace
 }  // namespace aopt::stage1
+
+namespace aopt::stage1 {
+namespace {
+
+// One quantity written per dtype (a UB share: eight parts for 4-byte types, sixteen otherwise):
+// a kernel rewrite that ran out of UB needs both shares smaller, and one step of one of them
+// fixes one dtype only. The repair tries the siblings together, up and down, before single steps.
+TEST(Stage1Mutator, ARepairMovesSiblingTunablesTogetherFirst) {
+  const auto t = make_template(R"(#include "t.h"
+namespace optiling {
+static ge::graphStatus TilingFunc(gert::TilingContext* context)
+{
+    uint64_t ubLength = 196608;
+    uint32_t dataTypeLength = 2;
+    uint32_t ubPartNum = (dataTypeLength == 4) ? 8 : 16;
+    uint32_t ubPartDataNum = ubLength / ubPartNum / dataTypeLength;
+    tiling.set_ubPartDataNum(ubPartDataNum);
+    context->SetBlockDim(40);
+    return ge::GRAPH_SUCCESS;
+}
+}
+)");
+  const auto a = t.find("ubPartNum_count");
+  const auto b = t.find("ubPartNum_count_2");
+  ASSERT_TRUE(a && b) << to_json(t).dump(1);
+  mutator m(t, mutator_config{}, 3);
+  EXPECT_EQ(m.sibling_groups(m.mutable_tunables()), (std::vector<std::vector<std::size_t>>{{*a, *b}}));
+  stage1_history h;
+  tiling_proposal base;
+  base.values = t.base();
+  base.op = "base";
+  h.record(base, {false, 0, "runtime_error", "hardware error ub_overflow"});
+  // Their domains start at the written values (a share count only grows in synthesis' eyes):
+  // one joint step up, no joint step down.
+  EXPECT_EQ(t.tunables[*a].dom.lo, 8) << t.tunables[*a].dom.describe();
+  const auto first = m.propose(h, 1);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].op, "repair");
+  EXPECT_EQ(first[0].values[*a], 9);
+  EXPECT_EQ(first[0].values[*b], 17);
+  EXPECT_EQ(first[0].changed, (std::vector<std::size_t>{*a, *b}));
+  h.record(first[0], {false, 0, "runtime_error", "hardware error ub_overflow"});
+  // Then the single steps.
+  const auto next = m.propose(h, 4);
+  ASSERT_FALSE(next.empty());
+  for (const auto& p : next) {
+    EXPECT_EQ(p.op, "repair");
+    EXPECT_EQ(p.changed.size(), 1u) << p.description;
+  }
+}
+
+}  // namespace
+}  // namespace aopt::stage1

@@ -4,7 +4,9 @@
 #include <cctype>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <numeric>
+#include <optional>
 
 #include "aopt/common/error.h"
 
@@ -411,6 +413,29 @@ std::vector<std::int64_t> probe_ladder(const tunable& t, const device_limits& li
   return out;
 }
 
+std::vector<std::vector<std::size_t>> mutator::sibling_groups(const std::vector<std::size_t>& among) const {
+  // The name without a trailing "_<digits>" (synthesis numbers the second and later tunables of
+  // one target and role that way).
+  auto stem = [](const std::string& name) {
+    std::size_t e = name.size();
+    while (e > 0 && std::isdigit(static_cast<unsigned char>(name[e - 1]))) --e;
+    if (e < name.size() && e > 0 && name[e - 1] == '_') return name.substr(0, e - 1);
+    return name;
+  };
+  std::map<std::pair<std::string, tunable_kind>, std::vector<std::size_t>> by_stem;
+  for (std::size_t i : among) {
+    const tunable& t = tmpl_.tunables[i];
+    if (t.kind == tunable_kind::key || t.kind == tunable_kind::flag || t.dom.kind == domain_kind::choices) continue;
+    by_stem[{stem(t.name), t.kind}].push_back(i);
+  }
+  std::vector<std::vector<std::size_t>> out;
+  for (auto& [k, g] : by_stem) {
+    if (g.size() >= 2) out.push_back(std::move(g));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 assignment mutator::step(const assignment& parent, std::size_t i) {
   assignment child = parent;
   if (const auto r = restricted_.find(i); r != restricted_.end()) {
@@ -505,6 +530,30 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
     out.push_back(std::move(p));
   };
   if (repair) {
+    // Siblings first: tunables of one target that differ only by a numeric suffix are the same
+    // quantity on different paths (sin's UB share `dataTypeLength == 4 ? 8 : 16`, one divisor
+    // per dtype). A rewrite that ran out of UB usually runs out on every path, so one step of
+    // each in the same direction is tried before single steps, which can fix one path only.
+    for (const auto& group : sibling_groups(active)) {
+      for (const bool up : {true, false}) {
+        if (out.size() >= n) return out;
+        tiling_proposal p;
+        p.values = base;
+        bool all = true;
+        for (std::size_t i : group) {
+          std::optional<std::int64_t> to;
+          for (std::int64_t v : neighbours(tmpl_.tunables[i], base[i])) {
+            if ((up && v > base[i]) || (!up && v < base[i] && v != 0)) to = v;
+          }
+          all = all && to.has_value();
+          if (to) p.values[i] = *to;
+        }
+        if (!all) continue;
+        p.op = "repair";
+        p.parent = base;
+        admit(std::move(p));
+      }
+    }
     for (std::size_t i : active) {
       for (std::int64_t v : neighbours(tmpl_.tunables[i], base[i])) {
         if (out.size() >= n) return out;

@@ -164,8 +164,9 @@ class mutator {
   // none tabu, none repeated, each feasible. Files are not instantiated here. When the history
   // holds evaluations but none passed (the base itself failed: a kernel rewrite that does not
   // fit the current tiling), there is no parent to mutate from: the base's neighbours are tried
-  // first, in template order, one step down and one step up per tunable (op "repair"), and
-  // random moves of the base only once they are all tried.
+  // first (op "repair"): each group of sibling tunables (sibling_groups) one step up together
+  // and one step down together, then, in template order, one step down and one step up per
+  // tunable; random moves of the base only once they are all tried.
   std::vector<tiling_proposal> propose(const stage1_history& history, std::size_t n);
 
   // The single operators, exposed for tests and for engines composing their own strategy.
@@ -175,6 +176,10 @@ class mutator {
   // The values one deterministic step from `v` in the domain of `t`: one down, one up (fewer
   // at a domain's edge), without `v` itself.
   std::vector<std::int64_t> neighbours(const tunable& t, std::int64_t v) const;
+  // Tunables of `among` that are one quantity on several paths: the same kind and the same name
+  // but for a numeric suffix ("ubPartNum_count", "ubPartNum_count_2"); keys, flags and enums
+  // excluded. Groups of two or more, each in template order.
+  std::vector<std::vector<std::size_t>> sibling_groups(const std::vector<std::size_t>& among) const;
   // Why `values` is infeasible without evaluation (domain, block dim, rules), or nullopt.
   std::optional<std::string> infeasible(const assignment& values) const;
   // Tunables the mutator may change (domain of more than one value; keys if mutate_keys).
