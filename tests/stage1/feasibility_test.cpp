@@ -686,3 +686,49 @@ TEST(FeasibilityProbe, FrozenNeedsEveryProbeToTileAsTheBase) {
 
 }  // namespace
 }  // namespace aopt::stage1
+
+namespace aopt::stage1 {
+namespace {
+
+// Fixture D, in the style of a compare operator's host code: every core but the last takes
+// blockLengthMean elements (a multiple of the tile), the last takes the rest,
+//   blockLengthEnd = totalLength - blockLengthMean * (coreNum - 1);
+// (fewer cores when there are fewer tiles than cores) and the kernel's Init picks its length by
+// GetBlockIdx(). Words: {total, mean, end, tile}.
+tiling_facts partition_tiling(const fixture_case& c, std::int64_t cores, std::int64_t tile) {
+  cores = std::max<std::int64_t>(1, std::min(cores, c.elements / tile));  // no core without a tile
+  const std::int64_t per_core = c.elements / cores;
+  const std::int64_t mean = std::max<std::int64_t>(tile, per_core / tile * tile);
+  const std::int64_t end = c.elements - mean * (cores - 1);  // wraps below 0 when mean is too large
+  return {c.name, cores, 0, {c.elements, mean, end, tile}, c.elements, c.elem_bytes};
+}
+
+TEST(Feasibility, ALastCoreTakingTheRestMayTakeMoreThanTheOthers) {
+  std::vector<tiling_facts> base;
+  for (const auto& c : kCases) base.push_back(partition_tiling(c, 40, 512));
+  const feasibility_screen screen(base, device_limits{40, 196608});
+  bool has_partition = false;
+  for (const auto& d : screen.describe()) has_partition = has_partition || d.find("x (block dim - 1) +") != std::string::npos;
+  EXPECT_TRUE(has_partition);
+  auto variant = [](std::int64_t cores, std::int64_t tile, std::int64_t end_delta = 0) {
+    screen_outcome s{true, "ok", "", {}};
+    for (const auto& c : kCases) {
+      s.cases.push_back(partition_tiling(c, cores, tile));
+      s.cases.back().words[2] += end_delta;
+    }
+    return s;
+  };
+  // Larger tiles leave the last core more than the others (perf: 39 x 51200 + 100352): the
+  // kernel runs it, and the span of the last core's word times the cores passes the tensor.
+  const auto larger = variant(40, 2048);
+  ASSERT_GT(larger.cases[0].words[2] * 40, kCases[0].elements);
+  EXPECT_FALSE(screen.check(larger)) << *screen.check(larger);
+  EXPECT_FALSE(screen.check(variant(20, 512))) << *screen.check(variant(20, 512));
+  // A last core's length that no longer completes the tensor is rejected, naming the sum.
+  const auto broken = screen.check(variant(40, 512, 32));
+  ASSERT_TRUE(broken);
+  EXPECT_NE(broken->find("partitioned"), std::string::npos) << *broken;
+}
+
+}  // namespace
+}  // namespace aopt::stage1

@@ -66,6 +66,35 @@ bool same_tiling(const std::vector<tiling_facts>& a, const std::vector<tiling_fa
 feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, device_limits limits)
     : base_(base), limits_(limits) {
   using K = invariant::kind;
+  // Per-core lengths that partition the tensor: every core but the last takes word m, the last
+  // takes word e (m x (block dim - 1) + e = element count in every case, m != e in one at
+  // least). Such words keep that sum, not a span each: a variant may give the last core more
+  // than the others (greater_equal's blockLengthEnd), which the cover invariant would refuse.
+  std::set<int> partitioned;
+  if (!base_.empty() && base_.front().block_dim >= 1) {
+    const std::size_t nw = base_.front().words.size();
+    for (std::size_t m = 0; m < nw; ++m) {
+      for (std::size_t e = 0; e < nw; ++e) {
+        if (m == e) continue;
+        bool all = true, distinct = false;
+        for (const auto& f : base_) {
+          if (f.words.size() != nw || f.block_dim < 1) {
+            all = false;
+            break;
+          }
+          const std::int64_t wm = f.words[m], we = f.words[e];
+          all = all && wm > 0 && we > 0 && wm * (f.block_dim - 1) + we == f.elements;
+          distinct = distinct || (f.block_dim >= 2 && wm != we);
+        }
+        if (!all || !distinct) continue;
+        for (std::size_t c = 0; c < base_.size(); ++c) {
+          invariants_.push_back({K::partition, c, static_cast<int>(e), {static_cast<int>(m)}, 1});
+        }
+        partitioned.insert(static_cast<int>(m));
+        partitioned.insert(static_cast<int>(e));
+      }
+    }
+  }
   std::set<std::vector<int>> unshared;  // divisor sets some case of the base does not split into whole pieces
   for (std::size_t c = 0; c < base_.size(); ++c) {
     const auto& f = base_[c];
@@ -77,7 +106,7 @@ feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, de
       const int q = static_cast<int>(i);
       const std::int64_t w = f.words[i];
       if (w <= f.elements) invariants_.push_back({K::bound, c, q, {}, 1});
-      if (covers(f.block_dim * w, f.elements)) invariants_.push_back({K::cover, c, q, {q_block_dim}, 1});
+      if (covers(f.block_dim * w, f.elements) && !partitioned.count(q)) invariants_.push_back({K::cover, c, q, {q_block_dim}, 1});
       if (is_length(w, esize)) {
         if (w * esize % block_bytes == 0) invariants_.push_back({K::granule, c, q, {}, 1});
       } else if (w >= 2 && w <= max_count) {
@@ -174,6 +203,17 @@ std::optional<std::string> feasibility_screen::check(const screen_outcome& v) co
                  " spanned them)";
         }
         break;
+      case K::partition: {
+        const std::int64_t m = *quantity(f, inv.divisors.front());
+        if (m <= 0 || value <= 0 || m * (f.block_dim - 1) + value != f.elements) {
+          return where + name_of(inv.divisors.front()) + " x (block dim - 1) + " + name_of(inv.length) + " = " +
+                 std::to_string(m) + " x " + std::to_string(f.block_dim - 1) + " + " + std::to_string(value) +
+                 " is not the " + std::to_string(f.elements) + " elements (the base's " +
+                 std::to_string(*quantity(b, inv.divisors.front())) + " x " + std::to_string(b.block_dim - 1) + " + " +
+                 std::to_string(*quantity(b, inv.length)) + " partitioned them)";
+        }
+        break;
+      }
       case K::ub: {
         const std::int64_t pieces = f.block_dim * *quantity(f, inv.divisors.back());
         const std::int64_t base_pieces = b.block_dim * *quantity(b, inv.divisors.back());
@@ -233,6 +273,9 @@ std::vector<std::string> feasibility_screen::describe() const {
       case K::bound: s += name_of(inv.length) + " <= element count"; break;
       case K::granule: s += name_of(inv.length) + " in whole 32-byte blocks"; break;
       case K::cover: s += "0 < block dim x " + name_of(inv.length) + " <= element count"; break;
+      case K::partition:
+        s += name_of(inv.divisors.front()) + " x (block dim - 1) + " + name_of(inv.length) + " = element count, both > 0";
+        break;
       case K::ub:
         s += "tiles of element count / (block dim x " + name_of(inv.divisors.back()) + ") fit the UB (the base used " +
              std::to_string(base_[inv.case_index].ub_bytes) + " bytes)";

@@ -14,6 +14,10 @@
 //   cover     a per-core length word whose product with the block dim spanned the tensor (at
 //             least half of it, never past it) keeps that product in 1..element count: no core
 //             reads past the tensor, no core is left with nothing;
+//   partition two per-core length words m and e with m x (block dim - 1) + e = the element
+//             count in every case (m != e in one at least: all cores but the last take m, the last
+//             e) keep that sum and stay nonzero; the cover invariant does not apply to them (the
+//             last core may take more than the others);
 //   granule   a length word (>= 256 bytes in the case's element size) that was a whole number of
 //             32-byte blocks stays one (DataCopy moves whole blocks);
 //   share     the element count that the block dim, a count word or a product of two of them
@@ -73,11 +77,11 @@ class feasibility_screen {
   struct invariant {
     // ub: the element count split by the block dim and a count word (the kernel's tile) grows
     // by no more than the UB the base left free: base UB use x growth <= the device's UB.
-    enum class kind : std::uint8_t { nonzero, bound, granule, cover, share, ub };
+    enum class kind : std::uint8_t { nonzero, bound, granule, cover, share, ub, partition };
     kind what = kind::nonzero;
     std::size_t case_index = 0;
     int length = -1;                  // quantity: -1 = block dim, -2 = element count, i >= 0 = word i
-    std::vector<int> divisors;        // share: quantities (-1 block dim, i word i)
+    std::vector<int> divisors;        // share: quantities (-1 block dim, i word i); partition: {m}
     std::int64_t split = 1;           // share: 2 when the base's pieces split in two as well
   };
 
