@@ -356,6 +356,17 @@ TEST(Optimizer, ACandidateReservingMoreThanTheUsableUbFails) {
   EXPECT_GT(constant(free.best_files.at("op_host/t.cpp"), "TILE_LENGTH"), 4096);
 }
 
+TEST(Optimizer, AReportTellsTheUbItsCasesReserved) {
+  eval_report r;
+  EXPECT_EQ(r.ub_reserved(), 0u);
+  r.result = {{"cases", {{{"name", "perf"}, {"ub_bytes", 94720}}, {{"name", "tail"}, {"ub_bytes", 188416}},
+                         {{"name", "small"}}}}};
+  EXPECT_EQ(r.ub_reserved("perf"), 94720u);
+  EXPECT_EQ(r.ub_reserved("small"), 0u);
+  EXPECT_EQ(r.ub_reserved("none"), 0u);
+  EXPECT_EQ(r.ub_reserved(), 188416u);
+}
+
 TEST(Optimizer, BaseFailureStopsTheJob) {
   fake_device dev;
   offline_engine eng(engine_cfg(1));

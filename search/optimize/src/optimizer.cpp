@@ -138,12 +138,8 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
   // The UB each case's kernel used, from an evaluation of `start`, by case name.
   if (ub_source == nullptr && j.best_files() == start) ub_source = &j.best().report;
   if (ub_source != nullptr) {
-    for (const auto& c : ub_source->result.value("cases", nlohmann::json::array())) {
-      for (auto& f : facts.cases) {
-        if (f.case_name == c.value("name", std::string()) && c.contains("ub_bytes") && c["ub_bytes"].is_number()) {
-          f.ub_bytes = c["ub_bytes"].get<std::int64_t>();
-        }
-      }
+    for (auto& f : facts.cases) {
+      if (const auto used = ub_source->ub_reserved(f.case_name); used > 0) f.ub_bytes = static_cast<std::int64_t>(used);
     }
   }
   std::int64_t cores = 0, ub = 0, usable = 0;
@@ -154,12 +150,7 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
   }
   // What a candidate may reserve (search_job::limit_ub): the UB a kernel may use by default, or
   // what the job's base (the operator as given) already reserves where that is more.
-  if (usable > 0) {
-    ub = usable;
-    for (const auto& c : j.res.base.result.value("cases", nlohmann::json::array())) {
-      if (c.contains("ub_bytes") && c["ub_bytes"].is_number()) ub = std::max(ub, c["ub_bytes"].get<std::int64_t>());
-    }
-  }
+  if (usable > 0) ub = std::max<std::int64_t>(usable, static_cast<std::int64_t>(j.res.base.ub_reserved()));
   if (cores > 0) limits.core_count = cores;
   if (ub > 0) limits.ub_bytes = ub;
   auto check = std::make_shared<stage1::feasibility_screen>(facts.cases, limits);

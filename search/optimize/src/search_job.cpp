@@ -49,17 +49,11 @@ void search_job::mark_suspect(eval_report& r) const {
 
 void search_job::limit_ub(eval_report& r) const {
   if (!r.ok || accepted_.empty()) return;  // the base itself is what it is
-  const nlohmann::json& base_cases = res_.base.result.value("cases", nlohmann::json::array());
   for (const auto& c : r.result.value("cases", nlohmann::json::array())) {
     const auto used = c.value("ub_bytes", nlohmann::json());
     const auto usable = c.value("ub_usable", nlohmann::json());
     if (!used.is_number_unsigned() || !usable.is_number_unsigned()) continue;
-    std::uint64_t base_used = 0;
-    for (const auto& b : base_cases) {
-      if (b.value("name", std::string()) == c.value("name", std::string()) && b.value("ub_bytes", nlohmann::json()).is_number_unsigned()) {
-        base_used = b["ub_bytes"].get<std::uint64_t>();
-      }
-    }
+    const std::uint64_t base_used = res_.base.ub_reserved(c.value("name", std::string()));
     const std::uint64_t n = used.get<std::uint64_t>(), limit = std::max(usable.get<std::uint64_t>(), base_used);
     if (n <= limit) continue;
     r.ok = false;

@@ -40,6 +40,17 @@ bool eval_report::out_of_ub() const {
   return d.find("ub_overflow") != std::string::npos || d.find("ub overflow") != std::string::npos;
 }
 
+std::uint64_t eval_report::ub_reserved(const std::string& name) const {
+  std::uint64_t most = 0;
+  if (!result.is_object()) return 0;
+  for (const auto& c : result.value("cases", nlohmann::json::array())) {
+    const auto n = c.value("ub_bytes", nlohmann::json());
+    if (!n.is_number_integer() || n.get<std::int64_t>() < 0 || (!name.empty() && c.value("name", std::string()) != name)) continue;
+    most = std::max(most, static_cast<std::uint64_t>(n.get<std::int64_t>()));
+  }
+  return most;
+}
+
 std::string files_key(const file_map& files) {
   common::sha256 h;
   for (const auto& [path, content] : files) {

@@ -75,6 +75,9 @@ struct eval_report {
   // A failure for lack of on-chip buffer (the kernel asked for more UB than the core has, e.g.
   // a second queue slot on a tiling sized for one): the candidate may pass with smaller tiles.
   bool out_of_ub() const;
+  // The UB the candidate reserved (its InitBuffer calls) in case `name` (result.cases[].ub_bytes),
+  // or with an empty name the most of any case; 0 when the evaluator did not say.
+  std::uint64_t ub_reserved(const std::string& name = {}) const;
   // The timed case's repeated timings (result["measurement"]["samples_us"]: cann, or sim with a
   // noise profile); otherwise the one deterministic latency.
   std::vector<double> samples() const;
