@@ -154,8 +154,9 @@ TEST(Motifs, RegistryIsComplete) {
   // (sync_motifs_test.cpp), sigmoid_gate_direct, inplace_to_dead_temp (compute_motifs_test.cpp),
   // dead_vector_write, common_subexpression, sqrt_div_to_rsqrt (pass_motifs_test.cpp) and
   // prefetch_next_tile, prefetch_across_rows (prefetch_motifs_test.cpp), spread_single_core
-  // (spread_motif_test.cpp) and stagger_ub_buffers (stagger_motif_test.cpp).
-  EXPECT_EQ(all_motifs().size(), kernel_motifs.size() + 16);
+  // (spread_motif_test.cpp), stagger_ub_buffers (stagger_motif_test.cpp) and compute_in_input_type
+  // (precision_motif_test.cpp).
+  EXPECT_EQ(all_motifs().size(), kernel_motifs.size() + 17);
   for (const auto& mp : all_motifs()) {
     EXPECT_FALSE(mp->title().empty());
     EXPECT_FALSE(mp->description().empty());

@@ -20,6 +20,7 @@ const std::vector<std::unique_ptr<motif>>& all_motifs() {
     detail::add_pass_motifs(v);
     detail::add_prefetch_motifs(v);
     detail::add_bank_motifs(v);
+    detail::add_precision_motifs(v);
     return v;
   }();
   return list;

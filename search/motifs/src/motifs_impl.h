@@ -22,6 +22,7 @@ void add_compute_motifs(std::vector<std::unique_ptr<motif>>& v);   // sigmoid_ga
 void add_pass_motifs(std::vector<std::unique_ptr<motif>>& v);      // dead_vector_write, common_subexpression, sqrt_div_to_rsqrt
 void add_prefetch_motifs(std::vector<std::unique_ptr<motif>>& v);  // prefetch_next_tile, prefetch_across_rows
 void add_bank_motifs(std::vector<std::unique_ptr<motif>>& v);      // stagger_ub_buffers
+void add_precision_motifs(std::vector<std::unique_ptr<motif>>& v); // compute_in_input_type
 
 // A motif described by constant strings; subclasses implement match/apply.
 class basic_motif : public motif {
