@@ -113,6 +113,21 @@ inline applied apply_at_only_site(std::string_view id, const file_set& files, di
   return apply_site(registered(id), src, s[0], d);
 }
 
+// Motif `id` forward at its only site of `x`; its result must compile (`path`) and the inverse
+// at its only site must give `x` back byte for byte (reported as test failures). Returns the
+// forward's result.
+inline applied forward_then_back(std::string_view id, const file_set& x, const std::string& path) {
+  const applied y = apply_at_only_site(id, x, direction::forward);
+  EXPECT_TRUE(y.ok) << y.reason;
+  if (!y.ok) return y;
+  std::string log;
+  EXPECT_TRUE(compiles(y.files, path, log)) << y.files.at(path) << "\n" << log;
+  const applied z = apply_at_only_site(id, y.files, direction::inverse);
+  EXPECT_TRUE(z.ok) << z.reason;
+  EXPECT_EQ(z.files, x) << z.diff;
+  return y;
+}
+
 inline bool same_modulo_whitespace(const file_set& a, const file_set& b) {
   if (a.size() != b.size()) return false;
   for (const auto& [p, text] : a) {

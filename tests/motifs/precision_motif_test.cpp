@@ -17,14 +17,13 @@ using namespace testing_support;
 const std::string kernel = "op_kernel/soft_gate.cpp";
 
 std::vector<site> sites(const file_set& files, direction d) { return sites_of("compute_in_input_type", files, d); }
-applied apply_only(const file_set& files, direction d) { return apply_at_only_site("compute_in_input_type", files, d); }
 
 TEST(ComputeInInputTypeMotif, HalfTakesTheNativePathAndExactRoundTrip) {
   const file_set x = load_op("precision_op");
   const auto fwd = sites(x, direction::forward);
   ASSERT_EQ(fwd.size(), 1u) << "the Init test guards InitBuffer calls only: no site";
   EXPECT_TRUE(sites(x, direction::inverse).empty());
-  const applied y = apply_only(x, direction::forward);
+  const applied y = forward_then_back("compute_in_input_type", x, kernel);
   ASSERT_TRUE(y.ok) << y.reason;
   const std::string& k = y.files.at(kernel);
   EXPECT_NE(k.find("if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, half>) {\n            AscendC::LocalTensor<float> xf"),
@@ -32,28 +31,18 @@ TEST(ComputeInInputTypeMotif, HalfTakesTheNativePathAndExactRoundTrip) {
       << y.diff;
   // Init's test is untouched (the float temporaries are still allocated: only the path changes).
   EXPECT_NE(k.find("if constexpr (!std::is_same_v<T, float>) {\n            pipe.InitBuffer(xBuf"), std::string::npos) << y.diff;
-  std::string log;
-  EXPECT_TRUE(compiles(y.files, kernel, log)) << k << "\n" << log;
   EXPECT_TRUE(sites(y.files, direction::forward).empty());
-  const applied z = apply_only(y.files, direction::inverse);
-  ASSERT_TRUE(z.ok) << z.reason;
-  EXPECT_EQ(z.files, x) << z.diff;
+  EXPECT_EQ(sites(y.files, direction::inverse).size(), 1u);
   EXPECT_TRUE(registered("compute_in_input_type").exact_round_trip());
 }
 
 TEST(ComputeInInputTypeMotif, ThePlainTestFirstAndUnqualifiedCalls) {
   const file_set x = load_op("precision_op_renamed");
-  const applied y = apply_only(x, direction::forward);
+  const applied y = forward_then_back("compute_in_input_type", x, kernel);
   ASSERT_TRUE(y.ok) << y.reason;
-  const std::string& k = y.files.at(kernel);
-  EXPECT_NE(k.find("if constexpr (std::is_same_v<DTYPE_X,\n                                     float32_t> || std::is_same_v<DTYPE_X, half>)"),
+  EXPECT_NE(y.files.at(kernel).find("if constexpr (std::is_same_v<DTYPE_X,\n                                     float32_t> || std::is_same_v<DTYPE_X, half>)"),
             std::string::npos)
       << y.diff;
-  std::string log;
-  EXPECT_TRUE(compiles(y.files, kernel, log)) << k << "\n" << log;
-  const applied z = apply_only(y.files, direction::inverse);
-  ASSERT_TRUE(z.ok) << z.reason;
-  EXPECT_EQ(z.files, x) << z.diff;
 }
 
 TEST(ComputeInInputTypeMotif, NoSiteWithoutAFloatUpPathBesideANativeOne) {
