@@ -148,22 +148,8 @@ bool reaches_tiling(const source_file& f, range scope, const std::vector<flow_ed
   return false;
 }
 
-namespace {
-// Index of the bracket closing the one opening at s[open], or npos.
-std::size_t closing(const std::string& s, std::size_t open) {
-  int depth = 0;
-  for (std::size_t i = open; i < s.size(); ++i) {
-    if (s[i] == '(' || s[i] == '[' || s[i] == '{') ++depth;
-    if (s[i] == ')' || s[i] == ']' || s[i] == '}') {
-      if (--depth == 0) return i;
-    }
-  }
-  return std::string::npos;
-}
-}  // namespace
-
 std::string strip_parens(std::string s) {
-  while (s.size() >= 2 && s.front() == '(' && closing(s, 0) == s.size() - 1) s = s.substr(1, s.size() - 2);
+  while (s.size() >= 2 && s.front() == '(' && closing_bracket(s, 0) == s.size() - 1) s = s.substr(1, s.size() - 2);
   return s;
 }
 
@@ -174,7 +160,7 @@ std::string strip_cast(std::string s) {
     if (s.rfind(key, 0) != 0) continue;
     const auto gt = s.find(">(", key.size());
     if (gt == std::string::npos) continue;
-    if (closing(s, gt + 1) != s.size() - 1) continue;
+    if (closing_bracket(s, gt + 1) != s.size() - 1) continue;
     return strip_parens(s.substr(gt + 2, s.size() - gt - 3));
   }
   return s;

@@ -22,40 +22,20 @@ namespace {
 
 using search::bottleneck_class;
 
-// The position of the bracket closing the one at `open` ("(" or "{"), skipping comments and
-// literals; npos when unbalanced.
-std::size_t closing(std::string_view s, std::size_t open) {
-  int depth = 0;
-  for (std::size_t i = open; i < s.size();) {
-    const std::size_t skipped = skip_literal_or_comment(s, i);
-    if (skipped != i) {
-      i = skipped;
-      continue;
-    }
-    const char c = s[i];
-    if (c == '(' || c == '{' || c == '[') ++depth;
-    if (c == ')' || c == '}' || c == ']') {
-      if (--depth == 0) return i;
-    }
-    ++i;
-  }
-  return std::string_view::npos;
-}
-
 // The end of the statement starting at `pos` (a `{...}` block, an `if` with its branches, or a
 // simple statement through its `;`); npos when it cannot be found.
 std::size_t statement_end(std::string_view s, std::size_t pos) {
   pos = skip_space(s, pos);
   if (pos >= s.size()) return std::string_view::npos;
   if (s[pos] == '{') {
-    const std::size_t e = closing(s, pos);
+    const std::size_t e = closing_bracket(s, pos);
     return e == std::string_view::npos ? e : e + 1;
   }
   if (s.substr(pos, 2) == "if" && (pos + 2 >= s.size() || !is_ident_char(s[pos + 2]))) {
     std::size_t p = skip_space(s, pos + 2);
     if (s.substr(p, 9) == "constexpr") p = skip_space(s, p + 9);
     if (p >= s.size() || s[p] != '(') return std::string_view::npos;
-    const std::size_t c = closing(s, p);
+    const std::size_t c = closing_bracket(s, p);
     if (c == std::string_view::npos) return c;
     std::size_t e = statement_end(s, c + 1);
     if (e == std::string_view::npos) return e;
@@ -70,7 +50,7 @@ std::size_t statement_end(std::string_view s, std::size_t pos) {
       continue;
     }
     if (s[i] == '(' || s[i] == '{' || s[i] == '[') {
-      const std::size_t c = closing(s, i);
+      const std::size_t c = closing_bracket(s, i);
       if (c == std::string_view::npos) return c;
       i = c + 1;
       continue;
@@ -134,7 +114,7 @@ std::optional<type_branch> classify(const source_file& f, int if_node) {
   if (s.substr(p, 9) != "constexpr") return std::nullopt;
   p = skip_space(s, p + 9);
   if (p >= s.size() || s[p] != '(') return std::nullopt;
-  const std::size_t close = closing(s, p);
+  const std::size_t close = closing_bracket(s, p);
   if (close == std::string_view::npos || close > r.end) return std::nullopt;
   type_branch b;
   const auto [cb, ce] = trim(s, p + 1, close);
@@ -186,13 +166,11 @@ std::optional<type_branch> classify(const source_file& f, int if_node) {
       if (used.count((*m)[2].str())) return std::nullopt;
     }
     // Nor may it call a helper of the file that takes float tiles (spence's Calculate).
+    static const std::regex definition(R"(\b([A-Za-z_]\w*)\s*\(([^()]*)\)\s*(const\s*)?\{)");
     static const std::regex float_param(R"(LocalTensor\s*<\s*(float|float32_t)\s*>)");
     const std::string text(s);
-    for (const auto& id : used) {
-      const std::regex def("\\b" + id + R"(\s*\(([^()]*)\)\s*(const\s*)?\{)");
-      for (std::sregex_iterator m(text.begin(), text.end(), def), end; m != end; ++m) {
-        if (std::regex_search((*m)[1].str(), float_param)) return std::nullopt;
-      }
+    for (std::sregex_iterator m(text.begin(), text.end(), definition), end; m != end; ++m) {
+      if (used.count((*m)[1].str()) && std::regex_search((*m)[2].str(), float_param)) return std::nullopt;
     }
   }
   return b;

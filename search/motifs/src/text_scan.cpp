@@ -34,6 +34,24 @@ std::size_t skip_literal_or_comment(std::string_view s, std::size_t pos) {
   return pos;
 }
 
+std::size_t closing_bracket(std::string_view s, std::size_t open) {
+  int depth = 0;
+  for (std::size_t i = open; i < s.size();) {
+    const std::size_t skipped = skip_literal_or_comment(s, i);
+    if (skipped != i) {
+      i = skipped;
+      continue;
+    }
+    const char c = s[i];
+    if (c == '(' || c == '{' || c == '[') ++depth;
+    if (c == ')' || c == '}' || c == ']') {
+      if (--depth == 0) return i;
+    }
+    ++i;
+  }
+  return std::string_view::npos;
+}
+
 std::size_t skip_space(std::string_view s, std::size_t pos) {
   for (;;) {
     while (pos < s.size() && std::isspace(static_cast<unsigned char>(s[pos]))) ++pos;

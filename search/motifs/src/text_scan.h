@@ -12,6 +12,9 @@ bool is_ident_char(char c);
 bool is_ident_start(char c);
 // If a comment, string or character literal starts at `pos`, the position after it; else pos.
 std::size_t skip_literal_or_comment(std::string_view s, std::size_t pos);
+// The position of the bracket (any of ( [ {) closing the one at `open`, comments and literals
+// skipped; npos when unbalanced.
+std::size_t closing_bracket(std::string_view s, std::size_t open);
 // First position >= pos that is neither whitespace nor inside a comment.
 std::size_t skip_space(std::string_view s, std::size_t pos);
 // `s` without whitespace and comments (string literals kept).
