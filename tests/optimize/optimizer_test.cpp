@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <fstream>
 #include <mutex>
 #include <regex>
@@ -251,6 +252,29 @@ TEST(Optimizer, ARewriteOutOfUbIsCoTunedWithTheTilingInTheNextRound) {
   for (const auto& p : off.trajectory) EXPECT_EQ(p.proposal.rfind("co-tuning", 0), std::string::npos);
   EXPECT_EQ(count(off.best_files.at("op_kernel/k.cpp"), "PipeBarrier<PIPE_ALL>"), 2u);
   EXPECT_LT(r.best_us, off.best_us);
+}
+
+TEST(Optimizer, ACoTuningThatOnlyFailsIsGivenUpAfterTwoBatches) {
+  // No tile fits the rewrite (a kernel that sizes its tiles by the UB itself): the co-tuning's
+  // first two batches fail and it spends no more; the rest of the budget goes elsewhere.
+  const std::uint64_t seed = 7;
+  std::cout << "seed " << seed << "\n";
+  fake_device dev;
+  dev.ub_tile_limit_after_rewrite = 1;
+  offline_engine eng(engine_cfg(seed));
+  local_services svc(eng, {barrier_tuple()}, slots(dev, 2), [](const search::experience&) {});
+  optimizer_config cfg;
+  cfg.budget = 30;
+  const auto r = run_optimizer(base_files(), svc, cfg);
+  std::map<std::size_t, std::size_t> cotuned;  // round -> co-tuning evaluations
+  for (const auto& p : r.trajectory) {
+    if (p.proposal.rfind("co-tuning", 0) != 0) continue;
+    EXPECT_NE(p.status, "ok") << p.proposal;
+    ++cotuned[p.round];
+  }
+  ASSERT_FALSE(cotuned.empty()) << "the rewrite must be co-tuned";
+  for (const auto& [round, k] : cotuned) EXPECT_LE(k, 4u) << "round " << round;
+  EXPECT_EQ(count(r.best_files.at("op_kernel/k.cpp"), "PipeBarrier<PIPE_ALL>"), 2u);
 }
 
 TEST(Optimizer, DeterministicForASeed) {

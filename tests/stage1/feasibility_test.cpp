@@ -530,7 +530,9 @@ TEST(FeasibilityProbe, LoopProbesOnceAndTheMutatorKeepsToTheKeptValues) {
   stage1_config cfg;
   cfg.steps = 6;
   cfg.proposals_per_step = 4;
-  cfg.budget = 12;
+  // Under the 11 variants the kept values give that the kernel runs and the history does not
+  // rule out (a screened two-change variant makes its value tabu).
+  cfg.budget = 10;
   cfg.evaluate_base = false;
   cfg.note = [&](const std::string& line) { notes.push_back(line); };
   const auto r = run_stage1(t, propose, evaluate, cfg, h, screen);
@@ -553,7 +555,7 @@ TEST(FeasibilityProbe, LoopProbesOnceAndTheMutatorKeepsToTheKeptValues) {
     }
   }
   EXPECT_EQ(failed, 0u);
-  EXPECT_EQ(r.evaluations, 12u) << r.stop_reason << "; " << notes.front() << "; " << notes.back() << "; screened " << r.screened;
+  EXPECT_EQ(r.evaluations, 10u) << r.stop_reason << "; " << notes.front() << "; " << notes.back() << "; screened " << r.screened;
   // A second run on the same history does not probe again.
   const std::size_t before = screens;
   cfg.budget = 1;
@@ -728,6 +730,42 @@ TEST(Feasibility, ALastCoreTakingTheRestMayTakeMoreThanTheOthers) {
   const auto broken = screen.check(variant(40, 512, 32));
   ASSERT_TRUE(broken);
   EXPECT_NE(broken->find("partitioned"), std::string::npos) << *broken;
+}
+
+// cast's tiling in the screen's terms: a per-core block count, a tile count and the count of
+// cores that take one block more (a remainder: 0 when the blocks share evenly), over a perf case
+// of 2^21 fp16 elements, a tail case of 37037 (no whole number of 32-byte blocks: the kernel
+// copies a partial block) and a small case on one core.
+tiling_facts cast_tiling(const std::string& name, std::int64_t elements, std::int64_t cores) {
+  const std::int64_t blocks = (elements * 2 + 31) / 32;
+  const std::int64_t bd = elements <= 1024 ? 1 : cores;
+  const std::int64_t per_core = blocks / bd, tail_cores = blocks % bd;
+  const std::int64_t tiles = (per_core + 979) / 980;
+  return {name, bd, 0, {per_core, tiles, tail_cores}, elements, 2};
+}
+
+TEST(Feasibility, ARemainderOrATileCountTheBaseRunsWithoutIsNoDivisor) {
+  auto cases = [](std::int64_t cores) {
+    screen_outcome s{true, "ok", "", {}};
+    s.cases = {cast_tiling("perf", 2097152, cores), cast_tiling("tail", 37037, cores), cast_tiling("small", 100, cores)};
+    return s;
+  };
+  const auto base = cases(24).cases;
+  ASSERT_EQ(base[0].words[2], 8);   // 131072 blocks over 24 cores: 8 take one more
+  ASSERT_EQ(base[2].words[2], 0);   // the small case: one core, no remainder
+  ASSERT_EQ(base[0].words[1], 6);   // perf: 5462 blocks a core in tiles of 980 blocks
+  const feasibility_screen screen(base, device_limits{40, 196608});
+  for (const auto& d : screen.describe()) {
+    // Word 2 is 0 in a case the base ran: no kernel divides by it.
+    EXPECT_EQ(d.find("tiling word 2 != 0"), std::string::npos) << d;
+    // No split into whole blocks: the tail case runs with pieces that are none.
+    EXPECT_EQ(d.find("into whole 32-byte blocks"), std::string::npos) << d;
+  }
+  // 16 and 32 cores share 131072 blocks evenly (remainder 0), 20 leaves a tile count of 7 that
+  // does not divide 2^21 into whole blocks: the kernel runs all three.
+  for (std::int64_t cores : {16, 20, 32}) EXPECT_FALSE(screen.check(cases(cores))) << cores << ": " << *screen.check(cases(cores));
+  // What the kernel does need still holds: the cores.
+  EXPECT_TRUE(screen.check(cases(48)));
 }
 
 }  // namespace

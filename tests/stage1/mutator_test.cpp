@@ -437,5 +437,121 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
   }
 }
 
+// Probes passed for the core count at 39, 20 and 10 cores (written: all 40) and for the tile at
+// half and twice its length: up to half a batch scouts them, one tunable after another, the
+// farthest-reaching first (20 cores before 10; 39 is a one-step neighbour, last).
+TEST(Stage1Mutator, ScoutsTheProbedValuesRoundRobinNearNeighboursLast) {
+  const auto t = make_template();
+  const auto tile = t.find("TILE_LENGTH");
+  const auto cores = t.find("core_count");
+  ASSERT_TRUE(tile && cores);
+  mutator m(t, mutator_config{}, 5);
+  stage1_history h;
+  tiling_proposal b;
+  b.values = t.base();
+  b.op = "base";
+  h.record(b, {true, 10, "ok", ""});
+  for (std::int64_t v : {39, 20, 10}) h.record_probe(*cores, 0, v, true, false);
+  for (std::int64_t v : {2048, 8192}) h.record_probe(*tile, 4096, v, true, false);
+  const auto first = m.propose(h, 4);
+  ASSERT_EQ(first.size(), 4u);
+  EXPECT_EQ(first[0].op, "scout");
+  EXPECT_EQ(first[0].changed, (std::vector<std::size_t>{*tile}));
+  EXPECT_EQ(first[0].values[*tile], 2048);
+  EXPECT_EQ(first[1].op, "scout");
+  EXPECT_EQ(first[1].changed, (std::vector<std::size_t>{*cores}));
+  EXPECT_EQ(first[1].values[*cores], 20);
+  EXPECT_NE(first[2].op, "scout");  // the other half: random moves
+  for (const auto& p : first) h.record(p, {true, 20, "ok", ""});
+  std::vector<std::int64_t> scouted_cores;
+  for (int round = 0; round < 3; ++round) {
+    for (const auto& p : m.propose(h, 2)) {
+      if (p.op == "scout" && p.changed == std::vector<std::size_t>{*cores}) scouted_cores.push_back(p.values[*cores]);
+      h.record(p, {true, 20, "ok", ""});
+    }
+  }
+  // 20 was scouted first; 10 and then 39 follow, unless a random move took them already.
+  for (std::size_t k = 1; k < scouted_cores.size(); ++k) {
+    EXPECT_TRUE(scouted_cores[k - 1] == 10 || scouted_cores[k] == 39) << scouted_cores[k - 1] << " then " << scouted_cores[k];
+  }
+}
+
+// Probes of QUEUE_NUM (range [3, 12], written 3) passed at 4 and 6 and failed at 12: the failure
+// is past the passing span, so the values between the probes are allowed too (5 was never
+// probed); a failure inside the span keeps the tunable to its probed values.
+TEST(Stage1Mutator, AProbeFailurePastTheSpanWidensTheAllowedValuesToIt) {
+  const auto t = make_template();
+  const auto q = t.find("QUEUE_NUM");
+  ASSERT_TRUE(q);
+  stage1_history h;
+  tiling_proposal b;
+  b.values = t.base();
+  b.op = "base";
+  h.record(b, {true, 10, "ok", ""});
+  for (std::int64_t v : {4, 6}) h.record_probe(*q, 3, v, true, false);
+  h.record_probe(*q, 3, 12, false, false);
+  ASSERT_TRUE(h.passing_span(*q));
+  EXPECT_EQ(*h.passing_span(*q), (std::pair<std::int64_t, std::int64_t>{3, 6}));
+  mutator m(t, mutator_config{}, 11);
+  std::cout << "seed 11" << std::endl;
+  std::set<std::int64_t> seen;
+  for (int round = 0; round < 12; ++round) {
+    for (const auto& p : m.propose(h, 4)) {
+      seen.insert(p.values[*q]);
+      h.record(p, {true, 20, "ok", ""});
+    }
+  }
+  EXPECT_TRUE(seen.count(5)) << "the unprobed value inside the span";
+  for (std::int64_t v : seen) EXPECT_LE(v, 6) << "past the span";
+  stage1_history inside;
+  for (std::int64_t v : {4, 8}) inside.record_probe(*q, 3, v, true, false);
+  inside.record_probe(*q, 3, 6, false, false);
+  EXPECT_FALSE(inside.passing_span(*q));
+}
+
+// When the random moves run dry (one attempt per proposal), the sweep still spends the batch on
+// single changes of the best parents: the small space is exhausted in as few calls as it holds
+// proposals, and some of them were the sweep's.
+TEST(Stage1Mutator, TheSweepFillsABatchTheRandomMovesLeaveShort) {
+  const char* src = R"(namespace optiling {
+constexpr uint32_t BUFFER_NUM = 2;
+static ge::graphStatus TilingFunc(gert::TilingContext* context)
+{
+    tiling.set_bufferNum(BUFFER_NUM);
+    tiling.set_fast(0);
+    tiling.set_wide(0);
+    return ge::GRAPH_SUCCESS;
+}
+}
+)";
+  const auto t = make_template(src);
+  ASSERT_EQ(t.tunables.size(), 3u);  // 8 assignments
+  std::size_t sweeps = 0;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    mutator_config c;
+    c.max_attempts = 1;
+    mutator m(t, c, seed);
+    stage1_history h;
+    tiling_proposal b;
+    b.values = t.base();
+    h.record(b, {true, 10, "ok", ""});
+    // Each evaluated variant is faster than the last: the newest is the best parent.
+    double lat = 9;
+    std::size_t total = 0;
+    for (int call = 0; call < 7 && total < 7; ++call) {
+      const auto props = m.propose(h, 1);
+      ASSERT_EQ(props.size(), 1u) << "seed " << seed << ", call " << call << ": a single change of the best is left";
+      for (const auto& p : props) {
+        sweeps += p.op == "sweep";
+        h.record(p, {true, lat, "ok", ""});
+        lat -= 1;
+      }
+      total += props.size();
+    }
+    EXPECT_EQ(total, 7u) << "seed " << seed;
+  }
+  EXPECT_GT(sweeps, 0u);
+}
+
 }  // namespace
 }  // namespace aopt::stage1

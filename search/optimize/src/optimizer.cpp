@@ -185,8 +185,13 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
 std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tiling_search(
     job& j, const services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round, const file_map& start,
     const stage1::tiling_template& t, stage1::stage1_history& history, std::optional<stage1::tiling_proposal> first,
-    const std::string& stage, const std::string& label, bool screen, const eval_report* ub_source = nullptr) {
+    const std::string& stage, const std::string& label, bool screen, const eval_report* ub_source = nullptr,
+    std::size_t give_up_after = 0) {
   std::map<std::string, search_job::answer> answers;  // files key -> its answer
+  // give_up_after > 0: once that many evaluations failed and none passed, the run spends no more
+  // (its remaining proposals are skipped).
+  std::size_t failed = 0;
+  bool passed = false;
   auto propose = [&svc, &first](const stage1::tiling_template& tt, const stage1::stage1_history& h,
                                 std::size_t k) -> search::outcome<std::vector<stage1::tiling_proposal>> {
     if (!first || k == 0) return svc.engine.propose_tiling_variants(tt, h, k);
@@ -201,13 +206,19 @@ std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tili
     return out;
   };
   auto batch = [&](const std::vector<stage1::tiling_proposal>& ps) {
+    std::vector<stage1::eval_outcome> out;
+    if (give_up_after > 0 && !passed && failed >= give_up_after) {
+      for (std::size_t i = 0; i < ps.size(); ++i) {
+        out.push_back({false, 0, "skipped", "given up: the first " + std::to_string(failed) + " evaluation(s) all failed", true});
+      }
+      return out;
+    }
     std::vector<eval_request> reqs;
     for (const auto& p : ps) {
       reqs.push_back({merged(start, p.files), stage, static_cast<int>(round),
                       label + (p.description.empty() ? p.op : p.description), std::nullopt, {}, {}});
     }
     const auto got = j.evaluate(reqs);
-    std::vector<stage1::eval_outcome> out;
     for (std::size_t i = 0; i < ps.size(); ++i) {
       if (!got[i]) {
         out.push_back({false, 0, "skipped", "over budget", true});
@@ -215,6 +226,8 @@ std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tili
       }
       const auto& r = j.at(got[i]->entry).report;
       const bool was_memo = got[i]->memo;
+      if (!was_memo && r.ok && !r.suspect) passed = true;
+      if (!was_memo && !(r.ok && !r.suspect)) ++failed;
       answers[files_key(reqs[i].files)] = *got[i];
       // A suspect result is not a passing variant: it must not become Stage I's best.
       out.push_back({r.ok && !r.suspect, r.latency_us, r.suspect ? "suspect" : r.status, r.diagnostic, was_memo});
@@ -243,14 +256,15 @@ file_map files_of_best(const stage1::stage1_result& sr, const stage1::tiling_tem
 // Stage I on the best with a pending kernel rewrite applied (its base fails for lack of UB):
 // the mutator repairs the tiling from the failing base; a passing variant faster than the best
 // is accepted as one change, the rewrite and the tiling together.
-void cotune_round(job& j, const services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
+// Returns whether it spent any budget.
+bool cotune_round(job& j, const services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
                   round_summary& sum, const job::pending_rewrite& p) {
   const file_map start = merged(j.res.best_files, p.rewrite.files);
   j.cotuned_.insert(files_key(start));
   auto tmpl = svc.engine.synthesize_template(synthesis_input_of(start));
   if (!tmpl.ok()) {
     sum.stage1_stop = "co-tuning '" + p.rewrite.title + "': engine: " + tmpl.reason();
-    return;
+    return false;
   }
   const stage1::tiling_template& t = tmpl.value();
   stage1::stage1_history history;
@@ -264,11 +278,15 @@ void cotune_round(job& j, const services& svc, const optimizer_config& cfg, std:
   const std::string label = "co-tuning '" + p.rewrite.title + "': ";
   // Screened with the UB the rewrite needed at this tiling: the variants whose tiles cannot bring
   // it within the UB a kernel may use cost no budget.
-  const auto [sr, answers] = tiling_search(j, svc, cfg, n, round, start, t, history, std::nullopt, "kernel", label, cfg.screen, &p.failure);
+  // A rewrite no tiling brings within the UB (cast sizes its tiles by the UB itself) is given up
+  // after two batches of failures, not co-tuned to the end of the steps.
+  const auto [sr, answers] =
+      tiling_search(j, svc, cfg, n, round, start, t, history, std::nullopt, "kernel", label, cfg.screen, &p.failure, 2 * n);
   sum.stage1_stop = "co-tuning a rewrite: " + sr.stop_reason;
-  if (!sr.best || *sr.best == t.base()) return;
+  const bool spent = sr.evaluations > 0;
+  if (!sr.best || *sr.best == t.base()) return spent;
   auto it = answers.find(files_key(files_of_best(sr, t, start)));
-  if (it == answers.end()) return;
+  if (it == answers.end()) return spent;
   const eval_report before = *j.res.best;
   const std::string tiling = change_of_best(sr, t);
   if (j.offer(it->second, p.rewrite.title + ", with the tiling " + tiling,
@@ -278,6 +296,7 @@ void cotune_round(job& j, const services& svc, const optimizer_config& cfg, std:
     svc.database.learn(distill_change(j.res.changes.back(), p.diag, before.result.value("kernel", std::string()),
                              j.at(it->second.entry).report, motif_of(p.rewrite)));
   }
+  return spent;
 }
 
 void stage1_round(job& j, const services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
@@ -285,10 +304,11 @@ void stage1_round(job& j, const services& svc, const optimizer_config& cfg, std:
   if (j.pending_) {
     auto p = std::move(*j.pending_);
     j.pending_.reset();
-    if (p.best_key == files_key(j.res.best_files)) {
-      cotune_round(j, svc, cfg, n, round, sum, p);
-      return;
-    }
+    // A co-tuning that found every variant screened out spent nothing: the round goes on with
+    // Stage I on the best (which may still have variants left), not with an empty round that
+    // would end the job with budget unspent (cast: 9 of 40 evaluations).
+    if (p.best_key == files_key(j.res.best_files) && cotune_round(j, svc, cfg, n, round, sum, p)) return;
+    if (j.remaining() == 0) return;
   }
   auto tmpl = svc.engine.synthesize_template(synthesis_input_of(j.res.best_files));
   if (!tmpl.ok()) {

@@ -95,7 +95,15 @@ feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, de
       }
     }
   }
-  std::set<std::vector<int>> unshared;  // divisor sets some case of the base does not split into whole pieces
+  // Count words that are 0 in some case of the base: the kernel ran that case, so it does not
+  // divide by them; they are remainders (cast's tailBlockNum: 0 when the blocks share evenly).
+  std::set<std::size_t> zero_somewhere;
+  for (const auto& f : base_) {
+    for (std::size_t i = 0; i < f.words.size(); ++i) {
+      if (f.words[i] == 0) zero_somewhere.insert(i);
+    }
+  }
+  std::set<std::vector<int>> divisor_sets_seen;
   for (std::size_t c = 0; c < base_.size(); ++c) {
     const auto& f = base_[c];
     const std::int64_t esize = f.elem_bytes > 0 ? f.elem_bytes : 1;
@@ -109,7 +117,7 @@ feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, de
       if (covers(f.block_dim * w, f.elements) && !partitioned.count(q)) invariants_.push_back({K::cover, c, q, {q_block_dim}, 1});
       if (is_length(w, esize)) {
         if (w * esize % block_bytes == 0) invariants_.push_back({K::granule, c, q, {}, 1});
-      } else if (w >= 2 && w <= max_count) {
+      } else if (w >= 2 && w <= max_count && !zero_somewhere.count(i)) {
         // A count: kernels divide by it (a length or a remainder may well become 0).
         invariants_.push_back({K::nonzero, c, q, {}, 1});
         counts.push_back(q);
@@ -134,23 +142,33 @@ feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, de
       }
     }
     // The tensor split by block counts, tile counts and alignments: what unaligned kernels assume.
-    for (int l : {q_elements}) {
-      const std::int64_t length = *quantity(f, l);
-      for (const auto& ds : divisor_sets) {
-        std::int64_t pieces = 1;
-        for (int d : ds) pieces *= *quantity(f, d);
-        if (!shares(length, pieces, 1, esize)) {
-          unshared.insert(ds);
-          continue;
-        }
-        invariants_.push_back({K::share, c, l, ds, shares(length, pieces, 2, esize) ? 2 : 1});
-      }
+    for (const auto& ds : divisor_sets) {
+      std::int64_t pieces = 1;
+      for (int d : ds) pieces *= *quantity(f, d);
+      if (!shares(f.elements, pieces, 1, esize)) continue;
+      divisor_sets_seen.insert(ds);
+      invariants_.push_back({K::share, c, q_elements, ds, shares(f.elements, pieces, 2, esize) ? 2 : 1});
     }
   }
   // A split into whole pieces that one case of the base does without is not something the
   // kernel needs (the base ran that case correctly): where the others have it, it is the
   // element count's coincidence (a power of two divides by any count word that is one, such as
-  // addcdiv's count of cores that take a block more).
+  // addcdiv's count of cores that take a block more). Every case is asked, also one where the
+  // words of the split are no counts (cast's tile count is 1 on its tail case of 37037 fp16
+  // elements, which is no whole number of blocks: the kernel copies partial blocks).
+  std::set<std::vector<int>> unshared;
+  for (const auto& ds : divisor_sets_seen) {
+    for (const auto& f : base_) {
+      std::int64_t pieces = 1;
+      bool known = true;
+      for (int d : ds) {
+        const auto v = quantity(f, d);
+        known = known && v.has_value();
+        if (v) pieces *= *v;
+      }
+      if (known && !shares(f.elements, pieces, 1, f.elem_bytes > 0 ? f.elem_bytes : 1)) unshared.insert(ds);
+    }
+  }
   invariants_.erase(std::remove_if(invariants_.begin(), invariants_.end(),
                                    [&](const invariant& inv) { return inv.what == K::share && unshared.count(inv.divisors) > 0; }),
                     invariants_.end());

@@ -1,6 +1,7 @@
 #include "aopt/stage1/mutator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <iterator>
 #include <limits>
@@ -120,6 +121,7 @@ void stage1_history::record_probe(std::size_t tunable, std::int64_t base_value, 
     r.passed.insert(value);
   } else {
     ++r.failed;
+    r.failed_values.insert(value);
     tabu_.insert({tunable, value});
   }
 }
@@ -142,6 +144,22 @@ std::optional<std::vector<std::int64_t>> stage1_history::allowed(std::size_t tun
   const auto it = probes_.find(tunable);
   if (it == probes_.end() || it->second.failed == 0) return std::nullopt;
   return std::vector<std::int64_t>(it->second.passed.begin(), it->second.passed.end());
+}
+
+std::vector<std::int64_t> stage1_history::probe_passed(std::size_t tunable) const {
+  const auto it = probes_.find(tunable);
+  if (it == probes_.end()) return {};
+  return std::vector<std::int64_t>(it->second.passed.begin(), it->second.passed.end());
+}
+
+std::optional<std::pair<std::int64_t, std::int64_t>> stage1_history::passing_span(std::size_t tunable) const {
+  const auto it = probes_.find(tunable);
+  if (it == probes_.end() || it->second.passed.size() < 2) return std::nullopt;
+  const std::int64_t lo = *it->second.passed.begin(), hi = *it->second.passed.rbegin();
+  for (std::int64_t f : it->second.failed_values) {
+    if (f > lo && f < hi) return std::nullopt;
+  }
+  return std::make_pair(lo, hi);
 }
 
 std::vector<const stage1_history::entry*> stage1_history::failures() const {
@@ -206,6 +224,42 @@ std::int64_t granule_of(std::int64_t base) {
 std::int64_t round_to(std::int64_t v, std::int64_t g) {
   const std::int64_t r = (v + g / 2) / g * g;
   return std::max(g, r);
+}
+
+// The values a probe-restricted tunable may take: the passing probes, and when they span a
+// range no failing probe falls in, every value of the domain's grid within it (integers for a
+// range or a core count, multiples of the written value's granule for a log range, powers of
+// two), up to max_widened of them; the passing probes alone past that.
+constexpr std::size_t max_widened = 256;
+std::vector<std::int64_t> widened(const tunable& t, std::vector<std::int64_t> passed,
+                                  const std::optional<std::pair<std::int64_t, std::int64_t>>& span) {
+  if (!span) return passed;
+  const auto [lo, hi] = *span;
+  std::vector<std::int64_t> grid;
+  auto add = [&](std::int64_t x) {
+    if (x >= lo && x <= hi && x >= t.dom.lo) grid.push_back(x);
+  };
+  switch (t.dom.kind) {
+    case domain_kind::choices:
+      return passed;
+    case domain_kind::pow2:
+      for (std::int64_t x = 1; x > 0 && x <= hi; x *= 2) add(x);
+      break;
+    case domain_kind::log_range: {
+      const std::int64_t g = granule_of(t.value);
+      if ((hi - lo) / g > static_cast<std::int64_t>(max_widened)) return passed;
+      for (std::int64_t x = (lo + g - 1) / g * g; x <= hi; x += g) add(x);
+      break;
+    }
+    case domain_kind::range:
+    case domain_kind::cores:
+      if (hi - lo > static_cast<std::int64_t>(max_widened)) return passed;
+      for (std::int64_t x = lo; x <= hi; ++x) add(x);
+      break;
+  }
+  std::set<std::int64_t> all(passed.begin(), passed.end());
+  all.insert(grid.begin(), grid.end());
+  return std::vector<std::int64_t>(all.begin(), all.end());
 }
 
 }  // namespace
@@ -486,7 +540,7 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
       continue;
     }
     active.push_back(i);
-    if (auto a = history.allowed(i)) restricted_[i] = std::move(*a);
+    if (auto a = history.allowed(i)) restricted_[i] = widened(tmpl_.tunables[i], std::move(*a), history.passing_span(i));
   }
   if (active.empty()) return out;
   const assignment base = tmpl_.base();
@@ -566,6 +620,44 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
       }
     }
   }
+  // Scouting: up to half the batch moves one tunable of the best parent to a value its probes
+  // passed (not yet evaluated), round robin over the tunables, each one's values by distance
+  // from the written value with the one-step neighbours last (a core count of 40 probed at 39,
+  // 20 and 10 is scouted at 20 first). The random moves alone may spend a round without ever
+  // trying the axis that matters (logical_or: 20 cores probed, never evaluated).
+  if (!repair) {
+    const assignment& best = parents.front();
+    std::vector<std::vector<std::int64_t>> ladder(active.size());
+    std::size_t longest = 0;
+    for (std::size_t a = 0; a < active.size(); ++a) {
+      const std::size_t i = active[a];
+      const tunable& t = tmpl_.tunables[i];
+      const std::int64_t from = t.dom.kind == domain_kind::cores && best[i] == 0 ? cfg_.limits.core_count : best[i];
+      auto distance = [&](std::int64_t v) {
+        const std::int64_t x = t.dom.kind == domain_kind::cores && v == 0 ? cfg_.limits.core_count : v;
+        if (x <= 0 || from <= 0) return 1e9;
+        const double d = std::abs(std::log(static_cast<double>(x) / static_cast<double>(from)));
+        return d < 0.1 ? 1e6 + d : d;  // a one-step neighbour of a large value: last
+      };
+      for (std::int64_t v : history.probe_passed(i)) {
+        if (v != best[i]) ladder[a].push_back(v);
+      }
+      std::stable_sort(ladder[a].begin(), ladder[a].end(), [&](std::int64_t x, std::int64_t y) { return distance(x) < distance(y); });
+      longest = std::max(longest, ladder[a].size());
+    }
+    const std::size_t scouts = (n + 1) / 2;
+    for (std::size_t rank = 0; rank < longest && out.size() < scouts; ++rank) {
+      for (std::size_t a = 0; a < active.size() && out.size() < scouts; ++a) {
+        if (rank >= ladder[a].size()) continue;
+        tiling_proposal p;
+        p.values = best;
+        p.values[active[a]] = ladder[a][rank];
+        p.op = "scout";
+        p.parent = best;
+        admit(std::move(p));
+      }
+    }
+  }
   std::size_t attempts = 0;
   while (out.size() < n && attempts < n * cfg_.max_attempts) {
     ++attempts;
@@ -604,6 +696,31 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
       p.parent = parent;
     }
     admit(std::move(p));
+  }
+  // The sweep: what the random moves did not reach, one change at a time from the best parents
+  // (passing ones: a repair has stepped around its failing base already).
+  if (repair) return out;
+  for (const auto& parent : parents) {
+    for (std::size_t i : active) {
+      // A tunable its probes restricted keeps to its allowed values; the others also step to
+      // their neighbours.
+      std::vector<std::int64_t> values = history.probe_passed(i);
+      if (const auto r = restricted_.find(i); r != restricted_.end()) {
+        values = r->second;
+      } else {
+        for (std::int64_t v : neighbours(tmpl_.tunables[i], parent[i])) values.push_back(v);
+      }
+      for (std::int64_t v : values) {
+        if (out.size() >= n) return out;
+        if (v == parent[i]) continue;
+        tiling_proposal p;
+        p.values = parent;
+        p.values[i] = v;
+        p.op = "sweep";
+        p.parent = parent;
+        admit(std::move(p));
+      }
+    }
   }
   return out;
 }

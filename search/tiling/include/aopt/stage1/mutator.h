@@ -106,6 +106,14 @@ class stage1_history {
   // least one of its probes failed; nullopt when it was not probed or every probe passed (its
   // domain stands: nothing says its other values break the tiling).
   std::optional<std::vector<std::int64_t>> allowed(std::size_t tunable) const;
+  // The span [lowest, highest] of a probed tunable's passing values when every failing probe lies
+  // outside it (the tiling breaks past a bound, such as a block dim over the cores, not at
+  // scattered values, such as an alignment); nullopt otherwise. The values between passing
+  // probes are then as plausible as the probed ones (the mutator widens `allowed` to them).
+  std::optional<std::pair<std::int64_t, std::int64_t>> passing_span(std::size_t tunable) const;
+  // The values of a tunable whose probes passed (the base's included), ascending; empty when it
+  // was not probed.
+  std::vector<std::int64_t> probe_passed(std::size_t tunable) const;
 
  private:
   std::vector<entry> entries_;
@@ -119,6 +127,7 @@ class stage1_history {
   std::map<setting, std::pair<std::size_t, std::size_t>> seen_;  // (failed, passed) changes from passing parents
   struct probe_record {
     std::set<std::int64_t> passed;  // the base's value included
+    std::set<std::int64_t> failed_values;
     std::size_t failed = 0;
     std::size_t tried = 0;
     std::size_t same_tiling = 0;
@@ -166,7 +175,12 @@ class mutator {
   // fit the current tiling), there is no parent to mutate from: the base's neighbours are tried
   // first (op "repair"): each group of sibling tunables (sibling_groups) one step up together
   // and one step down together, then, in template order, one step down and one step up per
-  // tunable; random moves of the base only once they are all tried.
+  // tunable; random moves of the base only once they are all tried. Otherwise up to half the
+  // batch scouts (op "scout"): single changes of the best parent to values the tunables' probes
+  // passed, round robin over the tunables, the farthest-reaching first. When the random moves
+  // find fewer than n new proposals (and it is no repair), a sweep fills the batch (op "sweep"): from each parent,
+  // best first, every single change of an active tunable to a value its probes passed or to a
+  // neighbour, so the budget is not left unspent while such variants remain.
   std::vector<tiling_proposal> propose(const stage1_history& history, std::size_t n);
 
   // The single operators, exposed for tests and for engines composing their own strategy.
