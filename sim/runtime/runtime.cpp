@@ -77,6 +77,9 @@ void* gm_alloc(std::size_t bytes, std::string name) {
                              " bytes of emulated GM for '" + name +
                              "': out of memory (reduce the case's tensor sizes)");
   }
+  // Past the allocation, to the end of its last page: junk, as the chip's uninitialized memory
+  // (a kernel may read there without a fault; see gm_alloc_device).
+  std::memset(static_cast<std::uint8_t*>(p) + bytes, gm_padding_junk, mapped - bytes);
   auto& r = registry();
   std::unique_lock lk(r.mu);
   r.allocs[reinterpret_cast<std::uintptr_t>(p)] = gm_entry{bytes, mapped, std::move(name)};
@@ -86,7 +89,7 @@ void* gm_alloc(std::size_t bytes, std::string name) {
 void* gm_alloc_device(std::size_t bytes, std::string name) {
   const std::size_t padded = device_alloc_bytes(bytes);
   auto* p = static_cast<std::uint8_t*>(gm_alloc(padded, std::move(name)));
-  std::memset(p + bytes, gm_padding_junk, padded - bytes);
+  std::memset(p + bytes, gm_padding_junk, padded - bytes);  // the padding (the rest of the page is junk already)
   return p;
 }
 
@@ -127,6 +130,13 @@ std::vector<std::pair<std::uintptr_t, std::size_t>> detail::gm_snapshot() {
   out.reserve(r.allocs.size());
   for (const auto& [start, e] : r.allocs) out.emplace_back(start, e.mapped);
   return out;
+}
+
+std::size_t gm_mapped_bytes(const void* base) {
+  auto& r = registry();
+  std::shared_lock lk(r.mu);
+  auto it = r.allocs.find(reinterpret_cast<std::uintptr_t>(base));
+  return it == r.allocs.end() ? 0 : it->second.mapped;
 }
 
 std::size_t gm_alloc_bytes(const void* base) {

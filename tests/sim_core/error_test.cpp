@@ -144,7 +144,9 @@ TEST(HwWarnings, TruncatedCopyOutKeepsGmTail) {
 }
 
 // Device allocations for an operator's tensors: ALIGN_UP(n, 32) + 32 bytes (aclrtMalloc), the
-// padding junk-filled; accesses inside it are allowed, beyond it reported.
+// padding junk-filled; accesses inside it are allowed. Past it, a read within the allocation's
+// last 4 KiB page is what the chip does without a fault: it reads junk and warns; a read past
+// the page and any write past the padding are errors.
 TEST(HwErrors, DeviceAllocationPadding) {
   EXPECT_EQ(aopt::sim::device_alloc_bytes(26), 64u);
   EXPECT_EQ(aopt::sim::device_alloc_bytes(64), 96u);
@@ -152,7 +154,9 @@ TEST(HwErrors, DeviceAllocationPadding) {
   EXPECT_EQ(p[25], 0);
   EXPECT_EQ(p[26], aopt::sim::gm_padding_junk);
   EXPECT_EQ(p[63], aopt::sim::gm_padding_junk);
+  EXPECT_EQ(p[4095], aopt::sim::gm_padding_junk);
   unsigned line = 0;
+  std::uint16_t past = 0;
   auto r = run(1, [&] {
     TPipe pipe;
     TBuf<TPosition::VECCALC> b;
@@ -161,7 +165,31 @@ TEST(HwErrors, DeviceAllocationPadding) {
     gt.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(p), 13);
     DataCopy(b.Get<half>(), gt, 16);      // 6 bytes into the padding: fine
     DataCopy(b.Get<half>(), gt[16], 16);  // bytes 32..63: still the padding
-    line = __LINE__; DataCopy(b.Get<half>(), gt[32], 16);  // past the padding
+    line = __LINE__; DataCopy(b.Get<half>(), gt[32], 16);  // past the padding, in its page
+    past = b.Get<std::uint16_t>().GetValue(0);
+  });
+  ASSERT_FALSE(r.error) << r.error->to_string();
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0].kind, hw_error_kind::gm_out_of_bounds);
+  EXPECT_EQ(r.warnings[0].site.line, line);
+  EXPECT_NE(r.warnings[0].message.find("past it and its padding"), std::string::npos) << r.warnings[0].message;
+  EXPECT_EQ(past, 0xFFFF) << "junk, not zeros";
+  r = run(1, [&] {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<half> gt;
+    gt.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(p), 13);
+    line = __LINE__; DataCopy(b.Get<half>(), gt[2040], 16);  // bytes 4080..4111: past the page
+  });
+  expect_error(r, hw_error_kind::gm_out_of_bounds, line, "x");
+  r = run(1, [&] {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<half> gt;
+    gt.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(p), 13);
+    line = __LINE__; DataCopy(gt[32], b.Get<half>(), 16);  // a write past the padding
   });
   expect_error(r, hw_error_kind::gm_out_of_bounds, line, "x");
   aopt::sim::gm_free(p);
@@ -215,7 +243,7 @@ TEST(HwErrors, GmOutOfBounds) {
     pipe.InitBuffer(b, 4096);
     GlobalTensor<float> gt;
     gt.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(g.get()), 250);
-    line = __LINE__; DataCopy(b.Get<float>(), gt[200], 64);
+    line = __LINE__; DataCopy(b.Get<float>(), gt[1000], 64);  // bytes 4000..4255: past its page
   });
   expect_error(r, hw_error_kind::gm_out_of_bounds, line, "input_x");
 }
@@ -226,7 +254,13 @@ TEST(HwErrors, GmScalarOutOfBoundsAndUnknownAddress) {
   auto r = run(1, [&] {
     GlobalTensor<std::int32_t> gt;
     gt.SetGlobalBuffer(reinterpret_cast<__gm__ std::int32_t*>(g.get()));
-    line = __LINE__; gt.GetValue(16);
+    line = __LINE__; gt.GetValue(1024);  // byte 4096: past its page
+  });
+  expect_error(r, hw_error_kind::gm_out_of_bounds, line, "tiny");
+  r = run(1, [&] {
+    GlobalTensor<std::int32_t> gt;
+    gt.SetGlobalBuffer(reinterpret_cast<__gm__ std::int32_t*>(g.get()));
+    line = __LINE__; gt.SetValue(16, 1);  // byte 64: a write past it
   });
   expect_error(r, hw_error_kind::gm_out_of_bounds, line, "tiny");
   std::int32_t host_array[16] = {};

@@ -60,8 +60,9 @@ struct hw_fault {
   hw_error error;
 };
 
-// GM memory the kernel may address. Allocations are 4096-byte aligned and zero-filled; any
-// GM access by a kernel must fall inside one of them.
+// GM memory the kernel may address. Allocations are 4096-byte aligned and zero-filled, the rest
+// of their last page junk (gm_padding_junk); a kernel's GM writes must fall inside one of them,
+// its reads inside one or the rest of its last page (see gm_alloc_device).
 void* gm_alloc(std::size_t bytes, std::string name);
 void gm_free(void* p);
 // Allocation containing [p, p+bytes) or nullptr; `base` receives its start.
@@ -71,7 +72,10 @@ const char* gm_find(const void* p, std::size_t bytes, const void** base = nullpt
 // is rounded up to a multiple of 32 bytes, then 32 bytes are added). Kernels may read and write
 // the padding (a tail copied as whole 32-byte blocks); it starts filled with junk
 // (gm_padding_junk: NaN in every float type, -1 in every integer type), so a kernel whose
-// results depend on it fails the output check. Accesses beyond the padding are errors.
+// results depend on it fails the output check. Writes beyond the padding are errors. Reads
+// beyond it but within the allocation's last 4 KiB page are what the chip does without a fault
+// (its GM is mapped by pages; the bytes are whatever lies there, uninitialized): they read junk
+// and the run carries a warning; reads past the page are errors.
 inline constexpr std::size_t device_alloc_bytes(std::size_t bytes) { return (bytes + 31) / 32 * 32 + 32; }
 inline constexpr unsigned char gm_padding_junk = 0xFF;
 void* gm_alloc_device(std::size_t bytes, std::string name);

@@ -96,6 +96,8 @@ void set_sys_workspace(std::uint8_t* p);
 std::uint8_t* sys_workspace();
 // Size in bytes (as requested) of the GM allocation starting at `base`; 0 if none starts there.
 std::size_t gm_alloc_bytes(const void* base);
+// Bytes mapped for the allocation starting at `base` (whole 4 KiB pages); 0 if none starts there.
+std::size_t gm_mapped_bytes(const void* base);
 // The tiling key the launch was given (TILING_KEY_IS).
 std::uint64_t tiling_key();
 // Unique per block execution (process-wide, never reused): per-core state kept by the API

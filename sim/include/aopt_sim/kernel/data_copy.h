@@ -241,7 +241,7 @@ void gm_to_ub(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalTensor<T>
               std::uint64_t dst_pitch, std::uint64_t dst_row_bytes, const src_loc& loc,
               const char* api) {
   const std::byte* g = reinterpret_cast<const std::byte*>(src.GetPhyAddr());
-  src.aopt_check(g, span_bytes(blocks, block_bytes, src_pitch), loc, api);
+  src.aopt_check_read(g, span_bytes(blocks, block_bytes, src_pitch), loc, api);
   check_ub_addr(dst.aopt_addr(), span_bytes(blocks, dst_row_bytes, dst_pitch), loc, api, "destination");
   record_copy(aopt::sim::rec_kind::copy_in, aopt::sim::pipe::mte2, blocks, block_bytes,
               src.aopt_gm_offset(g), dst.aopt_addr(), sizeof(T), false, loc, api,
