@@ -69,6 +69,9 @@ struct fake_device {
   // When set: each report says its case reserved ub_per_element * TILE_LENGTH bytes of UB of
   // which the emulator lets a kernel use ub_usable by default (GetCoreMemSize).
   std::uint64_t ub_per_element = 0, ub_usable = 0;
+  // When set: a tile above this reads GM past its input's padding (the sim's warning, which the
+  // chip would not fault on), with the fastest latency of all.
+  std::int64_t over_read_above = 0;
   std::mutex mu;
   std::vector<std::string> stages;
   eval_report operator()(const eval_request& r) {
@@ -97,6 +100,11 @@ struct fake_device {
     out.ok = true;
     out.status = "ok";
     out.latency_us = lat;
+    if (over_read_above > 0 && tile > over_read_above) {
+      out.latency_us = 10.0;
+      out.result["warnings"].push_back("case 'perf': gm_out_of_bounds at k.cpp:17: GM read of 512 bytes at byte offset 0 of 'input x' "
+                             "runs 64 bytes past it and its padding (448 bytes): the chip reads whatever lies there");
+    }
     out.bound_us = bound_us;
     if (ub_usable > 0) {
       out.result["cases"] = {{{"name", "perf"}, {"ub_bytes", ub_per_element * static_cast<std::uint64_t>(tile)}, {"ub_usable", ub_usable}}};
@@ -275,6 +283,29 @@ TEST(Optimizer, ACoTuningThatOnlyFailsIsGivenUpAfterTwoBatches) {
   ASSERT_FALSE(cotuned.empty()) << "the rewrite must be co-tuned";
   for (const auto& [round, k] : cotuned) EXPECT_LE(k, 4u) << "round " << round;
   EXPECT_EQ(count(r.best_files.at("op_kernel/k.cpp"), "PipeBarrier<PIPE_ALL>"), 2u);
+}
+
+TEST(Optimizer, ACandidateThatReadsPastItsInputsIsRefused) {
+  // Tiles above 4096 read past the input's padding (the chip would read junk without a fault)
+  // and are the fastest: the search refuses them, as the operator as given reads no such thing.
+  const std::uint64_t seed = 7;
+  std::cout << "seed " << seed << "\n";
+  fake_device dev;
+  dev.over_read_above = 4096;
+  offline_engine eng(engine_cfg(seed));
+  local_services svc(eng, {barrier_tuple()}, slots(dev, 2), [](const search::experience&) {});
+  optimizer_config cfg;
+  cfg.budget = 20;
+  const auto r = run_optimizer(base_files(), svc, cfg);
+  std::size_t refused = 0;
+  for (const auto& p : r.trajectory) {
+    if (p.status != "runtime_error") continue;
+    ++refused;
+    EXPECT_FALSE(p.accepted);
+  }
+  EXPECT_GT(refused, 0u) << "Stage I must have tried a larger tile";
+  EXPECT_LE(constant(r.best_files.at("op_host/t.cpp"), "TILE_LENGTH"), 4096);
+  EXPECT_GT(r.best_us, 10.0);
 }
 
 TEST(Optimizer, DeterministicForASeed) {

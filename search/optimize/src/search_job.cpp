@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "aopt/common/error.h"
@@ -63,6 +64,40 @@ void search_job::limit_ub(eval_report& r) const {
                    " a kernel may use (GetCoreMemSize(UB); the rest of the UB is the core's own)" +
                    (base_used > usable.get<std::uint64_t>() ? " and the base's " + std::to_string(base_used) : std::string()) +
                    ": the chip would overwrite its reserved UB; give the kernel smaller tiles";
+    return;
+  }
+}
+
+namespace {
+// The sites ("FILE:LINE") where a report's kernel read GM past an allocation's padding: the
+// result record's warnings, text "case 'C': gm_out_of_bounds at FILE:LINE: GM read of ... past it and
+// its padding ..." (the sim's message, sim/include/aopt_sim/kernel/global_tensor.h).
+std::set<std::string> over_read_sites(const eval_report& r) {
+  static const std::string tag = "gm_out_of_bounds at ";
+  std::set<std::string> out;
+  for (const auto& wj : r.result.value("warnings", nlohmann::json::array())) {
+    if (!wj.is_string()) continue;
+    const std::string w = wj.get<std::string>();
+    if (w.find("past it and its padding") == std::string::npos) continue;
+    const auto p = w.find(tag);
+    if (p == std::string::npos) continue;
+    const auto q = w.find(": ", p + tag.size());
+    out.insert(w.substr(p + tag.size(), q == std::string::npos ? std::string::npos : q - p - tag.size()));
+  }
+  return out;
+}
+}  // namespace
+
+void search_job::limit_gm_reads(eval_report& r) const {
+  if (!r.ok || accepted_.empty()) return;  // the base itself is what it is
+  const auto base = over_read_sites(res_.base);
+  for (const auto& site : over_read_sites(r)) {
+    if (base.count(site)) continue;
+    r.ok = false;
+    r.status = "runtime_error";
+    r.diagnostic = "gm_over_read: at " + site + " the kernel reads GM past an allocation and its padding, which the "
+                   "operator as given does not: the chip reads whatever lies there without a fault up to a page "
+                   "boundary, so a drop-in replacement must not add such a read; keep copies within the tensors";
     return;
   }
 }
@@ -156,6 +191,7 @@ std::vector<std::optional<search_job::answer>> search_job::evaluate(const std::v
       e.proposal = requests[i].proposal;
       mark_suspect(e.report);
       limit_ub(e.report);
+      limit_gm_reads(e.report);
       ++res_.evaluations;
       if (!e.report.ok) ++res_.failures;
       if (e.report.suspect) ++res_.suspects;
@@ -245,6 +281,7 @@ void search_job::verify() {
     eval_report rep = std::move(got.front());
     mark_suspect(rep);
     limit_ub(rep);
+    limit_gm_reads(rep);
     const bool passed = rep.ok && !rep.suspect;
     res_.verification = rep;
     if (!passed) {

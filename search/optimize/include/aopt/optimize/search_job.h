@@ -87,6 +87,11 @@ class search_job {
   // `ub_usable`, GetCoreMemSize(UB)) and more than the base did becomes a failure (runtime_error,
   // "ub_overflow: ..."): the emulator enforces the whole UB, the chip keeps the rest for itself.
   void limit_ub(eval_report& r) const;
+  // A passing candidate that reads GM past an allocation's padding at a site where the base does
+  // not (sim's gm_out_of_bounds warning: the chip reads junk there without a fault, and only a
+  // page boundary stops it) becomes a failure (runtime_error, "gm_over_read: ..."): the original
+  // operator may rely on such a read; a drop-in replacement does not add one.
+  void limit_gm_reads(eval_report& r) const;
   void point(const entry& e, const eval_request& req, bool memo);
   void verify();
 
