@@ -174,24 +174,23 @@ TEST(HwErrors, DeviceAllocationPadding) {
   EXPECT_EQ(r.warnings[0].site.line, line);
   EXPECT_NE(r.warnings[0].message.find("past it and its padding"), std::string::npos) << r.warnings[0].message;
   EXPECT_EQ(past, 0xFFFF) << "junk, not zeros";
-  r = run(1, [&] {
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> b;
-    pipe.InitBuffer(b, 1024);
-    GlobalTensor<half> gt;
-    gt.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(p), 13);
-    line = __LINE__; DataCopy(b.Get<half>(), gt[2040], 16);  // bytes 4080..4111: past the page
-  });
-  expect_error(r, hw_error_kind::gm_out_of_bounds, line, "x");
-  r = run(1, [&] {
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> b;
-    pipe.InitBuffer(b, 1024);
-    GlobalTensor<half> gt;
-    gt.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(p), 13);
-    line = __LINE__; DataCopy(gt[32], b.Get<half>(), 16);  // a write past the padding
-  });
-  expect_error(r, hw_error_kind::gm_out_of_bounds, line, "x");
+  // One copy of 16 halves at element `at`, in (write: out of) UB.
+  auto copy_at = [&](std::uint64_t at, bool write) {
+    return run(1, [&] {
+      TPipe pipe;
+      TBuf<TPosition::VECCALC> b;
+      pipe.InitBuffer(b, 1024);
+      GlobalTensor<half> gt;
+      gt.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(p), 13);
+      line = __LINE__;
+      if (write) DataCopy(gt[at], b.Get<half>(), 16);
+      else DataCopy(b.Get<half>(), gt[at], 16);
+    });
+  };
+  r = copy_at(2040, false);  // bytes 4080..4111: past the page
+  expect_error(r, hw_error_kind::gm_out_of_bounds, line + 2, "x");
+  r = copy_at(32, true);  // a write past the padding
+  expect_error(r, hw_error_kind::gm_out_of_bounds, line + 1, "x");
   aopt::sim::gm_free(p);
 }
 

@@ -583,6 +583,15 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
     batch.insert(hash_assignment(p.values));
     out.push_back(std::move(p));
   };
+  // Admits `parent` with tunable i moved to v.
+  auto admit_single = [&](const assignment& parent, std::size_t i, std::int64_t v, const char* op) {
+    tiling_proposal p;
+    p.values = parent;
+    p.values[i] = v;
+    p.op = op;
+    p.parent = parent;
+    admit(std::move(p));
+  };
   if (repair) {
     // Siblings first: tunables of one target that differ only by a numeric suffix are the same
     // quantity on different paths (sin's UB share `dataTypeLength == 4 ? 8 : 16`, one divisor
@@ -611,12 +620,7 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
     for (std::size_t i : active) {
       for (std::int64_t v : neighbours(tmpl_.tunables[i], base[i])) {
         if (out.size() >= n) return out;
-        tiling_proposal p;
-        p.values = base;
-        p.values[i] = v;
-        p.op = "repair";
-        p.parent = base;
-        admit(std::move(p));
+        admit_single(base, i, v, "repair");
       }
     }
   }
@@ -649,12 +653,7 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
     for (std::size_t rank = 0; rank < longest && out.size() < scouts; ++rank) {
       for (std::size_t a = 0; a < active.size() && out.size() < scouts; ++a) {
         if (rank >= ladder[a].size()) continue;
-        tiling_proposal p;
-        p.values = best;
-        p.values[active[a]] = ladder[a][rank];
-        p.op = "scout";
-        p.parent = best;
-        admit(std::move(p));
+        admit_single(best, active[a], ladder[a][rank], "scout");
       }
     }
   }
@@ -712,13 +711,7 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
       }
       for (std::int64_t v : values) {
         if (out.size() >= n) return out;
-        if (v == parent[i]) continue;
-        tiling_proposal p;
-        p.values = parent;
-        p.values[i] = v;
-        p.op = "sweep";
-        p.parent = parent;
-        admit(std::move(p));
+        if (v != parent[i]) admit_single(parent, i, v, "sweep");
       }
     }
   }
