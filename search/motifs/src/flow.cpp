@@ -19,45 +19,24 @@ namespace {
 // Position of the top-level assignment operator in t[b, e): '=' not part of == <= >= !=, or the
 // first character of a compound assignment ("+=" ...). npos when none.
 std::size_t assignment_op(std::string_view t, std::size_t b, std::size_t e, bool& compound) {
-  int depth = 0;
-  for (std::size_t i = b; i < e;) {
-    const std::size_t next = skip_literal_or_comment(t, i);
-    if (next != i) {
-      i = next;
-      continue;
+  std::size_t at = std::string_view::npos;
+  scan_code(t, b, e, [&](std::size_t i, int depth) {
+    if (t[i] != '=' || depth != 0) return false;
+    if (i + 1 < e && t[i + 1] == '=') return false;  // "==" (its second '=' follows a '=')
+    const char p = i > b ? t[i - 1] : ' ';
+    if (p == '=' || p == '!') return false;
+    if (p == '<' || p == '>') {
+      // "<<=" and ">>=" are compound assignments; "<=" and ">=" are comparisons.
+      if (i < b + 2 || t[i - 2] != p) return false;
+      compound = true;
+      at = i - 2;
+      return true;
     }
-    const char c = t[i];
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if (c == ')' || c == ']' || c == '}') --depth;
-    if (c == '=' && depth == 0) {
-      if (i + 1 < e && t[i + 1] == '=') {
-        i += 2;
-        continue;
-      }
-      const char p = i > b ? t[i - 1] : ' ';
-      if (p == '=' || p == '!') {
-        ++i;
-        continue;
-      }
-      if (p == '<' || p == '>') {
-        // "<<=" and ">>=" are compound assignments; "<=" and ">=" are comparisons.
-        if (i >= b + 2 && t[i - 2] == p) {
-          compound = true;
-          return i - 2;
-        }
-        ++i;
-        continue;
-      }
-      if (std::string_view("+-*/%&|^").find(p) != std::string_view::npos) {
-        compound = true;
-        return i - 1;
-      }
-      compound = false;
-      return i;
-    }
-    ++i;
-  }
-  return std::string_view::npos;
+    compound = std::string_view("+-*/%&|^").find(p) != std::string_view::npos;
+    at = compound ? i - 1 : i;
+    return true;
+  });
+  return at;
 }
 
 }  // namespace

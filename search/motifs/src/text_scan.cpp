@@ -35,21 +35,9 @@ std::size_t skip_literal_or_comment(std::string_view s, std::size_t pos) {
 }
 
 std::size_t closing_bracket(std::string_view s, std::size_t open) {
-  int depth = 0;
-  for (std::size_t i = open; i < s.size();) {
-    const std::size_t skipped = skip_literal_or_comment(s, i);
-    if (skipped != i) {
-      i = skipped;
-      continue;
-    }
-    const char c = s[i];
-    if (c == '(' || c == '{' || c == '[') ++depth;
-    if (c == ')' || c == '}' || c == ']') {
-      if (--depth == 0) return i;
-    }
-    ++i;
-  }
-  return std::string_view::npos;
+  return scan_code(s, open, s.size(), [&](std::size_t i, int depth) {
+    return depth == 0 && (s[i] == ')' || s[i] == '}' || s[i] == ']');
+  });
 }
 
 std::size_t skip_space(std::string_view s, std::size_t pos) {
@@ -98,24 +86,14 @@ std::pair<std::size_t, std::size_t> trim(std::string_view s, std::size_t b, std:
 
 std::vector<std::pair<std::size_t, std::size_t>> split_args(std::string_view s, std::size_t begin, std::size_t end) {
   std::vector<std::pair<std::size_t, std::size_t>> out;
-  int depth = 0;
   std::size_t start = begin;
-  std::size_t i = begin;
-  while (i < end) {
-    const std::size_t next = skip_literal_or_comment(s, i);
-    if (next != i) {
-      i = next;
-      continue;
-    }
-    const char c = s[i];
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if (c == ')' || c == ']' || c == '}') --depth;
-    if (c == ',' && depth == 0) {
+  scan_code(s, begin, end, [&](std::size_t i, int depth) {
+    if (s[i] == ',' && depth == 0) {
       out.push_back(trim(s, start, i));
       start = i + 1;
     }
-    ++i;
-  }
+    return false;
+  });
   const auto last = trim(s, start, end);
   if (last.first != last.second || !out.empty()) out.push_back(last);
   return out;

@@ -226,11 +226,12 @@ std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tili
       }
       const auto& r = j.at(got[i]->entry).report;
       const bool was_memo = got[i]->memo;
-      if (!was_memo && r.ok && !r.suspect) passed = true;
-      if (!was_memo && !(r.ok && !r.suspect)) ++failed;
-      answers[files_key(reqs[i].files)] = *got[i];
       // A suspect result is not a passing variant: it must not become Stage I's best.
-      out.push_back({r.ok && !r.suspect, r.latency_us, r.suspect ? "suspect" : r.status, r.diagnostic, was_memo});
+      const bool ok = r.ok && !r.suspect;
+      if (!was_memo && ok) passed = true;
+      if (!was_memo && !ok) ++failed;
+      answers[files_key(reqs[i].files)] = *got[i];
+      out.push_back({ok, r.latency_us, r.suspect ? "suspect" : r.status, r.diagnostic, was_memo});
     }
     return out;
   };

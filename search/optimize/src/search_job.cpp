@@ -90,9 +90,8 @@ std::set<std::string> over_read_sites(const eval_report& r) {
 
 void search_job::limit_gm_reads(eval_report& r) const {
   if (!r.ok || accepted_.empty()) return;  // the base itself is what it is
-  const auto base = over_read_sites(res_.base);
   for (const auto& site : over_read_sites(r)) {
-    if (base.count(site)) continue;
+    if (base_over_reads_.count(site)) continue;
     r.ok = false;
     r.status = "runtime_error";
     r.diagnostic = "gm_over_read: at " + site + " the kernel reads GM past an allocation and its padding, which the "
@@ -110,6 +109,7 @@ bool search_job::start(const file_map& base) {
   if (!got.at(0)) throw aopt::error(ec::invalid_argument, "search job: a budget of 0 cannot evaluate the base");
   const entry& b = entries_.at(got[0]->entry);
   res_.base = b.report;
+  base_over_reads_ = over_read_sites(b.report);
   if (!b.report.ok) {
     res_.stop_reason = "base failed: " + b.report.status + (b.report.diagnostic.empty() ? "" : ": " + b.report.diagnostic);
     res_.best.reset();

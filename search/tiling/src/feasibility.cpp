@@ -41,6 +41,18 @@ bool shares(std::int64_t length, std::int64_t pieces, std::int64_t split, std::i
   return (piece / split) * esize % block_bytes == 0;
 }
 
+// The pieces a set of divisor quantities makes of a case (their product); nullopt when one is
+// not in the case's facts.
+std::optional<std::int64_t> pieces_of(const tiling_facts& f, const std::vector<int>& divisors) {
+  std::int64_t pieces = 1;
+  for (int d : divisors) {
+    const auto v = quantity(f, d);
+    if (!v) return std::nullopt;
+    pieces *= *v;
+  }
+  return pieces;
+}
+
 // The most tile-sized buffers a kernel holds in UB (queues of two slots for a few inputs and an
 // output, and temporaries): a piece whose bytes times this stay below the UB use is not a tile.
 constexpr std::int64_t max_tiles_in_ub = 16;
@@ -143,8 +155,7 @@ feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, de
     }
     // The tensor split by block counts, tile counts and alignments: what unaligned kernels assume.
     for (const auto& ds : divisor_sets) {
-      std::int64_t pieces = 1;
-      for (int d : ds) pieces *= *quantity(f, d);
+      const std::int64_t pieces = *pieces_of(f, ds);  // the case's own words: always known
       if (!shares(f.elements, pieces, 1, esize)) continue;
       divisor_sets_seen.insert(ds);
       invariants_.push_back({K::share, c, q_elements, ds, shares(f.elements, pieces, 2, esize) ? 2 : 1});
@@ -159,14 +170,8 @@ feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, de
   std::set<std::vector<int>> unshared;
   for (const auto& ds : divisor_sets_seen) {
     for (const auto& f : base_) {
-      std::int64_t pieces = 1;
-      bool known = true;
-      for (int d : ds) {
-        const auto v = quantity(f, d);
-        known = known && v.has_value();
-        if (v) pieces *= *v;
-      }
-      if (known && !shares(f.elements, pieces, 1, f.elem_bytes > 0 ? f.elem_bytes : 1)) unshared.insert(ds);
+      const auto pieces = pieces_of(f, ds);
+      if (pieces && !shares(f.elements, *pieces, 1, f.elem_bytes > 0 ? f.elem_bytes : 1)) unshared.insert(ds);
     }
   }
   invariants_.erase(std::remove_if(invariants_.begin(), invariants_.end(),

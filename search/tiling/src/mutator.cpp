@@ -143,7 +143,7 @@ bool stage1_history::frozen(std::size_t tunable) const {
 std::optional<std::vector<std::int64_t>> stage1_history::allowed(std::size_t tunable) const {
   const auto it = probes_.find(tunable);
   if (it == probes_.end() || it->second.failed == 0) return std::nullopt;
-  return std::vector<std::int64_t>(it->second.passed.begin(), it->second.passed.end());
+  return probe_passed(tunable);
 }
 
 std::vector<std::int64_t> stage1_history::probe_passed(std::size_t tunable) const {
@@ -636,9 +636,11 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
     for (std::size_t a = 0; a < active.size(); ++a) {
       const std::size_t i = active[a];
       const tunable& t = tmpl_.tunables[i];
-      const std::int64_t from = t.dom.kind == domain_kind::cores && best[i] == 0 ? cfg_.limits.core_count : best[i];
+      // A core count of 0 is "all cores".
+      auto effective = [&](std::int64_t v) { return t.dom.kind == domain_kind::cores && v == 0 ? cfg_.limits.core_count : v; };
+      const std::int64_t from = effective(best[i]);
       auto distance = [&](std::int64_t v) {
-        const std::int64_t x = t.dom.kind == domain_kind::cores && v == 0 ? cfg_.limits.core_count : v;
+        const std::int64_t x = effective(v);
         if (x <= 0 || from <= 0) return 1e9;
         const double d = std::abs(std::log(static_cast<double>(x) / static_cast<double>(from)));
         return d < 0.1 ? 1e6 + d : d;  // a one-step neighbour of a large value: last

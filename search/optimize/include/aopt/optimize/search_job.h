@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,7 @@ class search_job {
   // page boundary stops it) becomes a failure (runtime_error, "gm_over_read: ..."): the original
   // operator may rely on such a read; a drop-in replacement does not add one.
   void limit_gm_reads(eval_report& r) const;
+  std::set<std::string> base_over_reads_;  // the base's sites of such reads (limit_gm_reads)
   void point(const entry& e, const eval_request& req, bool memo);
   void verify();
 
