@@ -4,7 +4,7 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config ccache mold libcaf-dev librocksdb-dev
   nlohmann-json3-dev libcurl4-openssl-dev prometheus-cpp-dev libgtest-dev libgmock-dev googletest
   libbenchmark-dev libcpp-httplib-dev libasio-dev libcli11-dev libspdlog-dev libfmt-dev
-  libtomlplusplus-dev libclang-14-dev curl prometheus openssl python3-numpy)
+  libtomlplusplus-dev libclang-14-dev libffi-dev curl prometheus openssl python3-numpy)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -129,6 +129,16 @@ class cann_backend final : public backend {
     nlohmann::json harness = {{"status", "ok"}, {"warnings", nlohmann::json::array()}};
     harness["outputs"] = res.value("outputs", nlohmann::json::array());
     if (!take_outputs(harness["outputs"], run_dir, "result.json of the run command", rr)) return rr;
+    for (const auto& o : res.value("outputs", nlohmann::json::array())) {
+      if (!o.value("shape_assumed", false)) continue;
+      // aclnn takes outputs the caller allocates: without a shape in the case the runner took the
+      // first input's. Right for elementwise operators; anything else must say its shape.
+      harness["warnings"].push_back({{"kind", "output_shape_assumed"}, {"file", "aopt.json"}, {"line", 0},
+                                     {"message", "output '" + o.value("name", std::string()) + "' has no shape in the case: the runner allocated " +
+                                                     o.value("shape", nlohmann::json::array()).dump() +
+                                                     " (the first input's); give \"outputs\": {\"" + o.value("name", std::string()) +
+                                                     "\": {\"shape\": [...]}} in the case if it differs"}});
+    }
     if (res.contains("block_dim")) harness["tiling"]["block_dim"] = res["block_dim"];
     nlohmann::json timing = {{"measured", true}};
     if (!samples.empty()) {

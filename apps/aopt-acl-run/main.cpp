@@ -1,0 +1,378 @@
+// aopt-acl-run REQUEST.json: runs one request of the cann backend on an Ascend device (docs/cann.md,
+// "The runner"). It loads the CANN runtime (libascendcl.so, libnnopbase.so) and the installed
+// operator's aclnn library with dlopen, calls aclnn<Op>GetWorkspaceSize through libffi with the
+// parameters its generated header declares, launches warmup + repeat times, each launch timed
+// between two ACL events on the stream, and writes the outputs and result.json.
+//
+// Exit codes: 0 done; 1 a CANN call failed ("[ERROR] <call> failed, error code <N>" and the
+// runtime's own message, which the backend maps to a status) or the runtime/package is missing;
+// 2 the request cannot be carried out as written (which field, what to do).
+#include <dlfcn.h>
+#include <ffi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "acl_abi.h"
+#include "runner.h"
+
+namespace fs = std::filesystem;
+using namespace aopt::acl_run;
+
+namespace {
+
+// A CANN call that returned an error.
+struct acl_failure {
+  std::string call;
+  long code;
+};
+
+// The runtime or the package is not there (exit 1 with the message).
+struct missing : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void* open_lib(const std::string& name, const std::string& fix) {
+  void* h = ::dlopen(name.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (h == nullptr) throw missing("cannot load " + name + ": " + ::dlerror() + "; " + fix);
+  return h;
+}
+
+template <class F>
+F symbol(void* lib, const char* name, const std::string& lib_name) {
+  void* p = ::dlsym(lib, name);
+  if (p == nullptr) throw missing(lib_name + " has no symbol " + name + " (a CANN version this runner does not know?)");
+  return reinterpret_cast<F>(p);
+}
+
+// The runtime's functions, typed by their declarations in acl_abi.h.
+struct acl_api {
+#define AOPT_ACL_FN(f) decltype(&::f) f = nullptr
+  AOPT_ACL_FN(aclInit);
+  AOPT_ACL_FN(aclFinalize);
+  AOPT_ACL_FN(aclrtSetDevice);
+  AOPT_ACL_FN(aclrtResetDevice);
+  AOPT_ACL_FN(aclrtCreateStream);
+  AOPT_ACL_FN(aclrtDestroyStream);
+  AOPT_ACL_FN(aclrtSynchronizeStream);
+  AOPT_ACL_FN(aclrtMalloc);
+  AOPT_ACL_FN(aclrtFree);
+  AOPT_ACL_FN(aclrtMemcpy);
+  AOPT_ACL_FN(aclrtCreateEvent);
+  AOPT_ACL_FN(aclrtDestroyEvent);
+  AOPT_ACL_FN(aclrtRecordEvent);
+  AOPT_ACL_FN(aclrtEventElapsedTime);
+  AOPT_ACL_FN(aclGetRecentErrMsg);
+  AOPT_ACL_FN(aclCreateTensor);
+  AOPT_ACL_FN(aclDestroyTensor);
+  AOPT_ACL_FN(aclCreateTensorList);
+  AOPT_ACL_FN(aclCreateScalar);
+  AOPT_ACL_FN(aclCreateIntArray);
+  AOPT_ACL_FN(aclCreateFloatArray);
+  AOPT_ACL_FN(aclCreateBoolArray);
+#undef AOPT_ACL_FN
+
+  void load() {
+    const std::string fix = "source <CANN>/set_env.sh first (it puts the toolkit's lib64 on LD_LIBRARY_PATH; docs/cann.md)";
+    void* rt = open_lib("libascendcl.so", fix);
+    void* nn = open_lib("libnnopbase.so", fix);
+#define AOPT_ACL_LOAD(lib, name, f) f = symbol<decltype(f)>(lib, #f, name)
+    AOPT_ACL_LOAD(rt, "libascendcl.so", aclInit);
+    AOPT_ACL_LOAD(rt, "libascendcl.so", aclFinalize);
+    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtSetDevice);
+    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtResetDevice);
+    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtCreateStream);
+    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtDestroyStream);
+    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtSynchronizeStream);
+    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtMalloc);
+    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtFree);
+    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtMemcpy);
+    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtCreateEvent);
+    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtDestroyEvent);
+    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtRecordEvent);
+    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtEventElapsedTime);
+    AOPT_ACL_LOAD(rt, "libascendcl.so", aclGetRecentErrMsg);
+    AOPT_ACL_LOAD(nn, "libnnopbase.so", aclCreateTensor);
+    AOPT_ACL_LOAD(nn, "libnnopbase.so", aclDestroyTensor);
+    AOPT_ACL_LOAD(nn, "libnnopbase.so", aclCreateTensorList);
+    AOPT_ACL_LOAD(nn, "libnnopbase.so", aclCreateScalar);
+    AOPT_ACL_LOAD(nn, "libnnopbase.so", aclCreateIntArray);
+    AOPT_ACL_LOAD(nn, "libnnopbase.so", aclCreateFloatArray);
+    AOPT_ACL_LOAD(nn, "libnnopbase.so", aclCreateBoolArray);
+#undef AOPT_ACL_LOAD
+  }
+};
+
+acl_api acl;
+
+void check(aclError rc, const std::string& call) {
+  if (rc != ACL_SUCCESS) throw acl_failure{call, rc};
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw request_error("cannot open " + p.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file(const fs::path& p, const void* data, std::size_t n) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
+  if (!out) throw missing("cannot write " + p.string());
+}
+
+// Device memory of one tensor and its aclTensor.
+struct device_tensor {
+  void* mem = nullptr;
+  std::size_t bytes = 0;
+  aclTensor* tensor = nullptr;
+};
+
+device_tensor make_tensor(const tensor_arg& t, const std::string* host_bytes) {
+  const auto dt = *acl_dtype(t.dtype);
+  device_tensor d;
+  d.bytes = static_cast<std::size_t>(numel(t.shape)) * dt.bytes;
+  check(acl.aclrtMalloc(&d.mem, std::max<std::size_t>(d.bytes, 32), ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc(" + t.name + ")");
+  if (host_bytes != nullptr && d.bytes > 0) {
+    check(acl.aclrtMemcpy(d.mem, d.bytes, host_bytes->data(), d.bytes, ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy(" + t.name + ", host to device)");
+  }
+  const auto strides = strides_of(t.shape);
+  d.tensor = acl.aclCreateTensor(t.shape.data(), t.shape.size(), dt.acl, strides.data(), 0, ACL_FORMAT_ND, t.shape.data(),
+                                 t.shape.size(), d.mem);
+  if (d.tensor == nullptr) throw acl_failure{"aclCreateTensor(" + t.name + ")", 0};
+  return d;
+}
+
+// The value of one attribute parameter, kept alive for the call, and its libffi type.
+struct arg_slot {
+  union {
+    void* ptr;
+    double f64;
+    float f32;
+    std::int64_t i64;
+    std::int32_t i32;
+    std::uint8_t b;
+  } v{};
+  ffi_type* type = &ffi_type_pointer;
+  std::string text;                 // string attributes
+  std::vector<std::int64_t> ints;   // scalar / array values
+  std::vector<float> floats;
+  std::unique_ptr<bool[]> bools;
+  double scalar_f = 0;
+  std::int64_t scalar_i = 0;
+  bool scalar_b = false;
+};
+
+void fill_attr(arg_slot& s, const bound_param& b) {
+  const auto& a = b.attr;
+  switch (b.param.kind) {
+    case param_kind::f64: s.type = &ffi_type_double; s.v.f64 = a.get<double>(); break;
+    case param_kind::f32: s.type = &ffi_type_float; s.v.f32 = a.get<float>(); break;
+    case param_kind::i64: s.type = &ffi_type_sint64; s.v.i64 = a.get<std::int64_t>(); break;
+    case param_kind::i32: s.type = &ffi_type_sint32; s.v.i32 = a.get<std::int32_t>(); break;
+    case param_kind::boolean: s.type = &ffi_type_uint8; s.v.b = a.get<bool>() ? 1 : 0; break;
+    case param_kind::string: s.text = a.get<std::string>(); s.v.ptr = s.text.data(); break;
+    case param_kind::scalar:
+      if (a.is_boolean()) {
+        s.scalar_b = a.get<bool>();
+        s.v.ptr = acl.aclCreateScalar(&s.scalar_b, ACL_BOOL);
+      } else if (a.is_number_integer()) {
+        s.scalar_i = a.get<std::int64_t>();
+        s.v.ptr = acl.aclCreateScalar(&s.scalar_i, ACL_INT64);
+      } else {
+        s.scalar_f = a.get<double>();
+        s.v.ptr = acl.aclCreateScalar(&s.scalar_f, ACL_DOUBLE);
+      }
+      break;
+    case param_kind::int_array:
+      for (const auto& x : a) s.ints.push_back(x.get<std::int64_t>());
+      s.v.ptr = acl.aclCreateIntArray(s.ints.data(), s.ints.size());
+      break;
+    case param_kind::float_array:
+      for (const auto& x : a) s.floats.push_back(x.get<float>());
+      s.v.ptr = acl.aclCreateFloatArray(s.floats.data(), s.floats.size());
+      break;
+    case param_kind::bool_array:
+      s.bools = std::make_unique<bool[]>(a.size());
+      for (std::size_t i = 0; i < a.size(); ++i) s.bools[i] = a[i].get<bool>();
+      s.v.ptr = acl.aclCreateBoolArray(s.bools.get(), a.size());
+      break;
+    default: break;
+  }
+  if (s.type == &ffi_type_pointer && b.param.kind != param_kind::string && s.v.ptr == nullptr) {
+    throw acl_failure{"aclCreate* for attribute '" + b.param.name + "'", 0};
+  }
+}
+
+using launch_fn = aclnnStatus (*)(void*, std::uint64_t, aclOpExecutor*, aclrtStream);
+
+int run(const fs::path& request_file) {
+  nlohmann::json rq;
+  try {
+    rq = nlohmann::json::parse(read_file(request_file));
+  } catch (const nlohmann::json::exception& e) {
+    throw request_error(request_file.string() + ": not valid JSON: " + e.what());
+  }
+  for (const char* k : {"op_type", "install"}) {
+    if (!rq.contains(k) || !rq[k].is_string()) throw request_error(request_file.string() + ": \"" + std::string(k) + "\" missing or not a string");
+  }
+  const std::string op_type = rq["op_type"].get<std::string>();
+  const int device = rq.value("device", 0);
+  const int warmup = rq.value("warmup", 0), repeat = rq.value("repeat", 1);
+  if (warmup < 0 || repeat < 1) throw request_error(request_file.string() + ": \"warmup\" must be >= 0 and \"repeat\" >= 1");
+  const fs::path vendor_dir = fs::path(rq["install"].get<std::string>()) / "vendors" / rq.value("vendor", std::string("customize"));
+  std::error_code e;
+  if (!fs::is_directory(vendor_dir / "op_api", e)) {
+    throw missing("no custom operator package installed under " + vendor_dir.string() + " (op_api/ missing): check [commands] install");
+  }
+  // The installed package first on the custom operator path, as its bin/set_env.bash would.
+  const char* old = std::getenv("ASCEND_CUSTOM_OPP_PATH");
+  const std::string opp = vendor_dir.string() + (old != nullptr && *old ? std::string(":") + old : "");
+  ::setenv("ASCEND_CUSTOM_OPP_PATH", opp.c_str(), 1);
+
+  const std::string gws_name = "aclnn" + op_type + "GetWorkspaceSize", run_name = "aclnn" + op_type;
+  const fs::path header = find_aclnn_header(vendor_dir / "op_api" / "include", op_type);
+  const auto params = parse_aclnn_header(read_file(header), gws_name, header.string());
+  const bound_call call = bind_request(params, rq);
+
+  acl.load();
+  const fs::path opapi = vendor_dir / "op_api" / "lib" / "libcust_opapi.so";
+  void* oplib = open_lib(opapi.string(), "check the install step's package (op_api/lib/)");
+  void* gws = symbol<void*>(oplib, gws_name.c_str(), opapi.string());
+  auto launch = symbol<launch_fn>(oplib, run_name.c_str(), opapi.string());
+
+  const aclError init = acl.aclInit(nullptr);
+  if (init != ACL_ERROR_REPEAT_INITIALIZE) check(init, "aclInit");
+  check(acl.aclrtSetDevice(device), "aclrtSetDevice(" + std::to_string(device) + ")");
+  aclrtStream stream = nullptr;
+  check(acl.aclrtCreateStream(&stream), "aclrtCreateStream");
+  aclrtEvent start = nullptr, end = nullptr;
+  check(acl.aclrtCreateEvent(&start), "aclrtCreateEvent");
+  check(acl.aclrtCreateEvent(&end), "aclrtCreateEvent");
+
+  std::vector<device_tensor> tensors;
+  for (const auto& in : call.inputs) {
+    const std::string bytes = read_file(in.file);
+    const auto want = static_cast<std::size_t>(numel(in.shape)) * acl_dtype(in.dtype)->bytes;
+    if (bytes.size() != want) {
+      throw request_error(in.file + " (input '" + in.name + "') holds " + std::to_string(bytes.size()) + " bytes; its shape and dtype need " +
+                          std::to_string(want));
+    }
+    tensors.push_back(make_tensor(in, &bytes));
+  }
+  for (const auto& out : call.outputs) tensors.push_back(make_tensor(out, nullptr));
+
+  // The arguments of GetWorkspaceSize in header order; the last two are filled per launch.
+  std::vector<arg_slot> slots(call.params.size());
+  std::vector<ffi_type*> types;
+  std::uint64_t ws_size = 0;
+  aclOpExecutor* executor = nullptr;
+  std::vector<std::vector<const aclTensor*>> lists;
+  lists.reserve(call.params.size());
+  for (std::size_t i = 0; i < call.params.size(); ++i) {
+    const auto& b = call.params[i];
+    auto& s = slots[i];
+    switch (b.param.kind) {
+      case param_kind::tensor: s.v.ptr = tensors[b.tensors.front()].tensor; break;
+      case param_kind::tensor_list: {
+        lists.emplace_back();
+        for (auto t : b.tensors) lists.back().push_back(tensors[t].tensor);
+        s.v.ptr = acl.aclCreateTensorList(lists.back().data(), lists.back().size());
+        if (s.v.ptr == nullptr) throw acl_failure{"aclCreateTensorList(" + b.param.name + ")", 0};
+        break;
+      }
+      case param_kind::workspace_size: s.v.ptr = &ws_size; break;
+      case param_kind::executor: s.v.ptr = &executor; break;
+      default: fill_attr(s, b);
+    }
+    types.push_back(s.type);
+  }
+  ffi_cif cif;
+  if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, static_cast<unsigned>(types.size()), &ffi_type_sint32, types.data()) != FFI_OK) {
+    throw missing("libffi cannot prepare a call of " + gws_name + " with " + std::to_string(types.size()) + " parameters");
+  }
+  std::vector<void*> values;
+  for (auto& s : slots) values.push_back(&s.v);
+
+  void* workspace = nullptr;
+  std::uint64_t workspace_capacity = 0;
+  std::vector<double> samples;
+  for (int i = 0; i < warmup + repeat; ++i) {
+    ws_size = 0;
+    executor = nullptr;
+    ffi_sarg status = 0;
+    ffi_call(&cif, FFI_FN(gws), &status, values.data());
+    check(static_cast<aclError>(status), gws_name);
+    if (ws_size > workspace_capacity) {
+      if (workspace != nullptr) acl.aclrtFree(workspace);
+      workspace = nullptr;
+      check(acl.aclrtMalloc(&workspace, ws_size, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc(workspace of " + std::to_string(ws_size) + " bytes)");
+      workspace_capacity = ws_size;
+    }
+    check(acl.aclrtRecordEvent(start, stream), "aclrtRecordEvent");
+    check(launch(ws_size > 0 ? workspace : nullptr, ws_size, executor, stream), run_name);
+    check(acl.aclrtRecordEvent(end, stream), "aclrtRecordEvent");
+    check(acl.aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+    float ms = 0;
+    check(acl.aclrtEventElapsedTime(&ms, start, end), "aclrtEventElapsedTime");
+    if (i >= warmup) samples.push_back(static_cast<double>(ms) * 1000.0);
+  }
+
+  nlohmann::json result = {{"outputs", nlohmann::json::array()}, {"samples_us", samples}, {"warmup", warmup},
+                           {"device", device}, {"runner", "aopt-acl-run"}, {"workspace_bytes", workspace_capacity}};
+  for (std::size_t o = 0; o < call.outputs.size(); ++o) {
+    const auto& out = call.outputs[o];
+    const auto& d = tensors[call.inputs.size() + o];
+    std::string host(d.bytes, '\0');
+    if (d.bytes > 0) check(acl.aclrtMemcpy(host.data(), host.size(), d.mem, d.bytes, ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy(" + out.name + ", device to host)");
+    write_file(out.file, host.data(), host.size());
+    nlohmann::json oj = {{"name", out.name}, {"dtype", out.dtype}, {"shape", out.shape}, {"file", out.file}};
+    if (out.shape_assumed) oj["shape_assumed"] = true;
+    result["outputs"].push_back(oj);
+  }
+  const std::string text = result.dump(1) + "\n";
+  write_file(rq.value("result", std::string("result.json")), text.data(), text.size());
+
+  for (auto& t : tensors) {
+    acl.aclDestroyTensor(t.tensor);
+    acl.aclrtFree(t.mem);
+  }
+  if (workspace != nullptr) acl.aclrtFree(workspace);
+  acl.aclrtDestroyEvent(start);
+  acl.aclrtDestroyEvent(end);
+  acl.aclrtDestroyStream(stream);
+  acl.aclrtResetDevice(device);
+  acl.aclFinalize();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    std::cerr << "usage: aopt-acl-run REQUEST.json\n"
+                 "Runs one request of aopt's cann backend on an Ascend device (docs/cann.md, \"The runner\").\n";
+    return argc == 2 ? 0 : 2;
+  }
+  try {
+    return run(argv[1]);
+  } catch (const request_error& e) {
+    std::cerr << "[ERROR] aopt-acl-run: " << e.what() << "\n";
+    return 2;
+  } catch (const acl_failure& f) {
+    std::cerr << "[ERROR] " << f.call << " failed, error code " << f.code << "\n";
+    if (acl.aclGetRecentErrMsg != nullptr) {
+      if (const char* m = acl.aclGetRecentErrMsg(); m != nullptr && *m) std::cerr << m << "\n";
+    }
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "[ERROR] aopt-acl-run: " << e.what() << "\n";
+    return 1;
+  }
+}

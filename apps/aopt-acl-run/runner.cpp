@@ -1,0 +1,314 @@
+#include "runner.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace aopt::acl_run {
+namespace {
+
+// The text without comments (string literals do not occur in a declaration header's prototypes).
+std::string without_comments(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s.compare(i, 2, "//") == 0) {
+      while (i < s.size() && s[i] != '\n') ++i;
+      out += '\n';
+    } else if (s.compare(i, 2, "/*") == 0) {
+      const auto end = s.find("*/", i + 2);
+      i = end == std::string::npos ? s.size() : end + 1;
+      out += ' ';
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string trimmed(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+// "const  aclTensor*" -> "const aclTensor *": one space between words, " *" before stars.
+std::string normalized_type(const std::string& t) {
+  std::string out;
+  for (char c : t) {
+    if (c == '*') {
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      out += out.empty() || out.back() == '*' ? "*" : " *";
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return trimmed(out);
+}
+
+std::optional<param_kind> kind_of(const std::string& type) {
+  std::string base = type;
+  if (base.rfind("const ", 0) == 0) base = base.substr(6);
+  static const std::map<std::string, param_kind> kinds = {
+      {"aclTensor *", param_kind::tensor},           {"aclTensorList *", param_kind::tensor_list},
+      {"aclScalar *", param_kind::scalar},           {"aclIntArray *", param_kind::int_array},
+      {"aclFloatArray *", param_kind::float_array},  {"aclBoolArray *", param_kind::bool_array},
+      {"double", param_kind::f64},                   {"float", param_kind::f32},
+      {"int64_t", param_kind::i64},                  {"int32_t", param_kind::i32},
+      {"int", param_kind::i32},                      {"bool", param_kind::boolean},
+      {"char *", param_kind::string},                {"uint64_t *", param_kind::workspace_size},
+      {"aclOpExecutor **", param_kind::executor}};
+  const auto it = kinds.find(base);
+  if (it == kinds.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string folded(const std::string& name) {
+  std::string s;
+  for (char c : name) {
+    if (c != '_') s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return s;
+}
+
+tensor_arg tensor_from(const nlohmann::json& t, const std::string& where) {
+  tensor_arg a;
+  if (!t.contains("name") || !t["name"].is_string()) throw request_error(where + " has no \"name\"");
+  a.name = t["name"].get<std::string>();
+  if (!t.contains("dtype") || !t["dtype"].is_string() || !acl_dtype(t["dtype"].get<std::string>())) {
+    throw request_error(where + " (" + a.name + "): \"dtype\" missing or not one of float16, float32, bfloat16, int8, uint8, int16, "
+                                                 "uint16, int32, uint32, int64, uint64, bool");
+  }
+  a.dtype = t["dtype"].get<std::string>();
+  if (t.contains("shape")) {
+    if (!t["shape"].is_array()) throw request_error(where + " (" + a.name + "): \"shape\" is not an array");
+    for (const auto& d : t["shape"]) {
+      if (!d.is_number_integer() || d.get<std::int64_t>() < 0) throw request_error(where + " (" + a.name + "): a dimension is not a non-negative integer");
+      a.shape.push_back(d.get<std::int64_t>());
+    }
+  }
+  if (!t.contains("file") || !t["file"].is_string()) throw request_error(where + " (" + a.name + ") has no \"file\"");
+  a.file = t["file"].get<std::string>();
+  return a;
+}
+
+}  // namespace
+
+std::vector<aclnn_param> parse_aclnn_header(const std::string& text, const std::string& function, const std::string& where) {
+  const std::string code = without_comments(text);
+  std::size_t at = 0;
+  while ((at = code.find(function, at)) != std::string::npos) {
+    const bool starts = at == 0 || !ident_char(code[at - 1]);
+    std::size_t p = at + function.size();
+    while (p < code.size() && std::isspace(static_cast<unsigned char>(code[p]))) ++p;
+    if (starts && p < code.size() && code[p] == '(') {
+      at = p;
+      break;
+    }
+    at += function.size();
+  }
+  if (at == std::string::npos) throw request_error(where + " does not declare " + function);
+  const auto close = code.find(')', at);
+  if (close == std::string::npos) throw request_error(where + ": the declaration of " + function + " has no closing parenthesis");
+  std::vector<aclnn_param> params;
+  std::stringstream list(code.substr(at + 1, close - at - 1));
+  std::string piece;
+  while (std::getline(list, piece, ',')) {
+    piece = trimmed(piece);
+    if (piece.empty() || piece == "void") continue;
+    std::size_t e = piece.size();
+    std::size_t b = e;
+    while (b > 0 && ident_char(piece[b - 1])) --b;
+    aclnn_param prm;
+    prm.name = piece.substr(b, e - b);
+    prm.type = normalized_type(piece.substr(0, b));
+    if (prm.name.empty() || prm.type.empty()) throw request_error(where + ": cannot read the parameter '" + piece + "' of " + function);
+    const auto k = kind_of(prm.type);
+    if (!k) {
+      throw request_error(where + ": parameter '" + prm.name + "' of " + function + " has the type '" + prm.type +
+                          "', which aopt-acl-run cannot pass (docs/cann.md, \"The runner\")");
+    }
+    prm.kind = *k;
+    params.push_back(prm);
+  }
+  const auto n = params.size();
+  if (n < 2 || params[n - 2].kind != param_kind::workspace_size || params[n - 1].kind != param_kind::executor) {
+    throw request_error(where + ": " + function + " does not end with (uint64_t *workspaceSize, aclOpExecutor **executor)");
+  }
+  return params;
+}
+
+std::string snake_case(const std::string& op_type) {
+  std::string s;
+  for (std::size_t i = 0; i < op_type.size(); ++i) {
+    const char c = op_type[i];
+    if (std::isupper(static_cast<unsigned char>(c))) {
+      const bool after_lower = i > 0 && (std::islower(static_cast<unsigned char>(op_type[i - 1])) ||
+                                         std::isdigit(static_cast<unsigned char>(op_type[i - 1])));
+      const bool before_lower = i > 0 && i + 1 < op_type.size() && std::isupper(static_cast<unsigned char>(op_type[i - 1])) &&
+                                std::islower(static_cast<unsigned char>(op_type[i + 1]));
+      if (after_lower || before_lower) s += '_';
+      s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      s += c;
+    }
+  }
+  return s;
+}
+
+fs::path find_aclnn_header(const fs::path& include_dir, const std::string& op_type) {
+  const fs::path named = include_dir / ("aclnn_" + snake_case(op_type) + ".h");
+  std::error_code e;
+  if (fs::is_regular_file(named, e)) return named;
+  const std::string fn = "aclnn" + op_type + "GetWorkspaceSize";
+  if (fs::is_directory(include_dir, e)) {
+    std::vector<fs::path> headers;
+    for (const auto& d : fs::directory_iterator(include_dir, e)) {
+      const auto f = d.path().filename().string();
+      if (f.rfind("aclnn_", 0) == 0 && d.path().extension() == ".h") headers.push_back(d.path());
+    }
+    std::sort(headers.begin(), headers.end());
+    for (const auto& h : headers) {
+      std::ifstream in(h);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      if (ss.str().find(fn) != std::string::npos) return h;
+    }
+  }
+  throw request_error("no header declaring " + fn + " in " + include_dir.string() +
+                      " (the installed package's op_api/include/; is the install step's package the operator's?)");
+}
+
+std::optional<dtype_info> acl_dtype(const std::string& name) {
+  static const std::map<std::string, dtype_info> table = {
+      {"float16", {ACL_FLOAT16, 2}}, {"float32", {ACL_FLOAT, 4}},  {"float", {ACL_FLOAT, 4}},
+      {"bfloat16", {ACL_BF16, 2}},   {"int8", {ACL_INT8, 1}},      {"uint8", {ACL_UINT8, 1}},
+      {"int16", {ACL_INT16, 2}},     {"uint16", {ACL_UINT16, 2}},  {"int32", {ACL_INT32, 4}},
+      {"uint32", {ACL_UINT32, 4}},   {"int64", {ACL_INT64, 8}},    {"uint64", {ACL_UINT64, 8}},
+      {"bool", {ACL_BOOL, 1}},       {"double", {ACL_DOUBLE, 8}},  {"float64", {ACL_DOUBLE, 8}}};
+  const auto it = table.find(name);
+  if (it == table.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> s(shape.size(), 1);
+  for (std::size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
+std::int64_t numel(const std::vector<std::int64_t>& shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+bound_call bind_request(const std::vector<aclnn_param>& params, const nlohmann::json& request) {
+  bound_call call;
+  // Inputs: each a tensor or a "list" of tensors; `groups` keeps which tensors one input holds.
+  std::vector<std::vector<std::size_t>> groups;
+  const auto inputs = request.value("inputs", nlohmann::json::array());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto& in = inputs[i];
+    const std::string where = "the request's inputs[" + std::to_string(i) + "]";
+    std::vector<std::size_t> g;
+    if (in.contains("list")) {
+      for (const auto& t : in["list"]) {
+        nlohmann::json named = t;
+        named["name"] = in.value("name", std::string());
+        auto a = tensor_from(named, where);
+        if (!t.contains("shape")) throw request_error(where + " (" + a.name + "): a list tensor has no \"shape\"");
+        g.push_back(call.inputs.size());
+        call.inputs.push_back(a);
+      }
+    } else {
+      auto a = tensor_from(in, where);
+      if (!in.contains("shape")) throw request_error(where + " (" + a.name + ") has no \"shape\"");
+      g.push_back(call.inputs.size());
+      call.inputs.push_back(a);
+    }
+    groups.push_back(g);
+  }
+  const auto outputs = request.value("outputs", nlohmann::json::array());
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    auto a = tensor_from(outputs[i], "the request's outputs[" + std::to_string(i) + "]");
+    if (!outputs[i].contains("shape")) {
+      // aclnn takes outputs allocated by the caller. Without a shape in the case, the first
+      // input's (elementwise operators); result.json says so and the backend warns.
+      if (call.inputs.empty()) throw request_error("output '" + a.name + "' has no shape and the operator has no input to take one from");
+      a.shape = call.inputs.front().shape;
+      a.shape_assumed = true;
+    }
+    call.outputs.push_back(a);
+  }
+  const auto attrs = request.value("attrs", nlohmann::json::object());
+  std::size_t next_group = 0, next_output = 0;
+  std::vector<std::string> used_attrs;
+  for (const auto& p : params) {
+    bound_param b;
+    b.param = p;
+    switch (p.kind) {
+      case param_kind::tensor:
+      case param_kind::tensor_list:
+        if (next_group < groups.size()) {
+          const bool list = inputs[next_group].contains("list");
+          if (list != (p.kind == param_kind::tensor_list)) {
+            throw request_error("parameter '" + p.name + "' (" + p.type + ") takes " + (list ? "one tensor" : "a tensor list") +
+                                " but the request's input '" + inputs[next_group].value("name", std::string()) + "' is " +
+                                (list ? "a list" : "one tensor"));
+          }
+          b.tensors = groups[next_group++];
+        } else if (p.kind == param_kind::tensor && next_output < outputs.size()) {
+          b.tensors = {call.inputs.size() + next_output++};
+        } else {
+          throw request_error("parameter '" + p.name + "' (" + p.type + ") has no tensor left in the request: it has " +
+                              std::to_string(groups.size()) + " input(s) and " + std::to_string(outputs.size()) + " output(s)");
+        }
+        break;
+      case param_kind::workspace_size:
+      case param_kind::executor:
+        break;
+      default: {
+        const nlohmann::json* found = nullptr;
+        for (const auto& [k, v] : attrs.items()) {
+          if (folded(k) == folded(p.name)) {
+            found = &v;
+            used_attrs.push_back(k);
+          }
+        }
+        if (found == nullptr) {
+          throw request_error("parameter '" + p.name + "' (" + p.type + ") is an attribute the request's \"attrs\" does not give");
+        }
+        b.attr = *found;
+        const bool ok = p.kind == param_kind::f64 || p.kind == param_kind::f32    ? found->is_number()
+                        : p.kind == param_kind::i64 || p.kind == param_kind::i32  ? found->is_number_integer()
+                        : p.kind == param_kind::boolean                           ? found->is_boolean()
+                        : p.kind == param_kind::string                            ? found->is_string()
+                        : p.kind == param_kind::scalar                            ? found->is_number() || found->is_boolean()
+                                                                                  : found->is_array();
+        if (!ok) throw request_error("attribute '" + p.name + "' is " + found->dump() + ", not a value of the header's type " + p.type);
+      }
+    }
+    call.params.push_back(b);
+  }
+  if (next_group != groups.size() || next_output != outputs.size()) {
+    throw request_error("the header takes " + std::to_string(next_group) + " input(s) and " + std::to_string(next_output) +
+                        " output(s); the request has " + std::to_string(groups.size()) + " and " + std::to_string(outputs.size()));
+  }
+  for (const auto& [k, v] : attrs.items()) {
+    if (std::find(used_attrs.begin(), used_attrs.end(), k) == used_attrs.end()) {
+      throw request_error("the request's attribute '" + k + "' is no parameter of the operator's aclnn function");
+    }
+  }
+  return call;
+}
+
+}  // namespace aopt::acl_run
