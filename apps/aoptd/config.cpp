@@ -8,6 +8,7 @@
 #include "aopt/config/toml_reader.h"
 
 #include "aopt/common/error.h"
+#include "aopt/evaluation/cann.h"
 #include "aopt/jobs/daemon_paths.h"
 #include "aopt_sim/profile.h"
 
@@ -115,12 +116,24 @@ void read_devices(const toml::node& n, const reader& r, daemon_config& c) {
         const auto* labels = v.as_array();
         if (labels == nullptr) r.fail(v, key, "expected an array of strings");
         for (const auto& l : *labels) d.labels.push_back(r.str(l, key));
-      } else r.fail(v, key, "unknown key; [[devices]] has id, kind, profile, labels");
+      } else if (key == "cann_config") {
+        d.cann_config = config_path(r.str(v, key), r);
+        try {
+          (void)evaluation::load_cann_profile(d.cann_config);
+        } catch (const std::exception& e) {
+          r.fail(v, key, e.what());
+        }
+      } else if (key == "device") d.npu_device = static_cast<int>(r.integer(v, key, 0, 1023));
+      else r.fail(v, key, "unknown key; [[devices]] has id, kind, profile, labels, and for npu devices cann_config, device");
     }
     if (d.id.empty() || d.id.find('/') != std::string::npos) r.fail(item, "id", "every device needs an id without '/'");
-    if (d.kind != "sim") {
-      r.fail(item, "kind", "'" + d.kind + "': this aoptd evaluates on sim devices only (npu devices need the "
-                           "cann backend's runner, not built yet)");
+    if (d.kind != "sim" && d.kind != "npu") r.fail(item, "kind", "'" + d.kind + "': a device is \"sim\" or \"npu\"");
+    if (d.kind == "npu" && d.cann_config.empty()) {
+      r.fail(item, "cann_config", "npu device '" + d.id + "' needs cann_config = \"FILE\": the cann backend's command profile "
+                                  "(start from config/cann.example.toml; docs/cann.md)");
+    }
+    if (d.kind == "sim" && (!d.cann_config.empty() || d.npu_device)) {
+      r.fail(item, "kind", "device '" + d.id + "' has cann_config or device, which only npu devices take: set kind = \"npu\"");
     }
     for (const auto& other : c.devices)
       if (other.id == d.id) r.fail(item, "id", "device id '" + d.id + "' is used twice");

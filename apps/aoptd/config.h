@@ -16,9 +16,16 @@ namespace aopt::daemon {
 // One evaluation device of this host ([[devices]]).
 struct device_config {
   std::string id;                   // unique ("sim0"); required
-  std::string kind = "sim";         // only "sim" here; "npu" devices come with the cann backend's runner
-  std::string profile;              // "" = [jobs] profile; a name or a profile file (.json)
+  std::string kind = "sim";         // "sim" (aopt's emulator) or "npu" (an Ascend device through the cann backend)
+  // sim: the device's profile. npu: the sim profile of its chip, which the search's estimates use
+  // (its roofline, its UB size). "" = [jobs] profile; a name or a profile file (.json)
+  std::string profile;
   std::vector<std::string> labels;  // free-form, shown by GET /v1/devices
+  // npu only: the cann backend's command profile (config/cann.example.toml; relative to this
+  // file), and the device id on this host (npu-smi; default: the command profile's [cann] device).
+  // The device class jobs name is the command profile's [cann] name.
+  std::filesystem::path cann_config;
+  std::optional<int> npu_device;
 };
 
 struct daemon_config {

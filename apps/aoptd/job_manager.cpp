@@ -10,6 +10,7 @@
 #include "aopt/common/fs.h"
 #include "aopt/common/log.h"
 #include "aopt/common/tar.h"
+#include "aopt/evaluation/cann.h"
 #include "aopt/evaluation/package.h"
 #include "aopt/jobs/journal.h"
 #include "aopt/jobs/sim_slots.h"
@@ -82,7 +83,7 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
   // With nodes, this host has devices only when asked for ([[devices]] or evaluator_slots).
   if (configured.empty() && (cfg_.nodes_listen.empty() || cfg_.evaluator_slots != 0)) {
     const auto n = cfg_.evaluator_slots != 0 ? cfg_.evaluator_slots : jobs::default_slots();
-    for (std::size_t i = 0; i < n; ++i) configured.push_back({"sim" + std::to_string(i), "sim", "", {}});
+    for (std::size_t i = 0; i < n; ++i) configured.push_back({"sim" + std::to_string(i), "sim", "", {}, {}, std::nullopt});
   }
   std::vector<actors::device_slot> devices;
   for (const auto& d : configured) {
@@ -91,11 +92,30 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
     so.use_cache = cfg_.use_cache;
     so.cache_dir = cfg_.cache_dir;
     so.slots = 1;
-    auto fns = jobs::make_sim_slots([this](const std::string& id) { return find_package(id); }, so);
-    const auto profile = sim::load_profile(so.profile).name;
-    local_classes_.insert(profile);
+    std::string device_class = sim::load_profile(so.profile).name;
     profile_sources_[d.id] = so.profile;
-    devices.push_back({{d.id, "", d.kind, profile, d.labels}, std::move(fns.front())});
+    if (d.kind == "npu") {
+      // An Ascend device: the cann backend with this device's id. Its class is the command
+      // profile's [cann] name; the search estimates with the sim profile of its chip.
+      so.backend = "cann";
+      so.cann_config = d.cann_config;
+      so.cann_device = d.npu_device;
+      device_class = ev::load_cann_profile(d.cann_config).name;
+      profile_sources_[d.id] = d.cann_config.string();
+      if (fs::exists(fs::path(sim::profile_dir()) / (device_class + ".json"))) {
+        throw error(ec::invalid_spec, "[[devices]] " + d.id + ": its command profile's [cann] name '" + device_class +
+                                            "' is also the name of a sim profile; name the site's class apart (e.g. '" +
+                                            device_class + "-site0') in " + d.cann_config.string());
+      }
+      const auto [it, fresh] = npu_classes_.emplace(device_class, so.profile);
+      if (!fresh && it->second != so.profile) {
+        throw error(ec::invalid_spec, "[[devices]] " + d.id + ": the devices of class '" + device_class +
+                                            "' must share one sim profile (" + it->second + " and " + so.profile + ")");
+      }
+    }
+    auto fns = jobs::make_sim_slots([this](const std::string& id) { return find_package(id); }, so);
+    local_classes_.insert(device_class);
+    devices.push_back({{d.id, "", d.kind, device_class, d.labels}, std::move(fns.front())});
   }
   actors::runtime_options ro;
   // One worker per role and running job: the engine calls of running jobs never queue behind
@@ -197,6 +217,11 @@ void job_manager::set_state(job_entry& e, const std::string& state, json extra) 
   for (auto* o : observers_) o->on_state(view);
 }
 
+job_manager::resolved_profile job_manager::resolve_profile(const std::string& profile) const {
+  if (const auto it = npu_classes_.find(profile); it != npu_classes_.end()) return {profile, it->second, "cann"};
+  return {sim::load_profile(profile).name, profile, "sim"};
+}
+
 json job_manager::devices() const {
   auto out = runtime_->devices();
   for (auto& d : out) {
@@ -257,7 +282,7 @@ json job_manager::submit(const std::string& tar, const submit_options& o, std::i
   const std::string profile = o.profile.empty() ? cfg_.profile : o.profile;
   std::string device_class;
   try {
-    device_class = sim::load_profile(profile).name;
+    device_class = resolve_profile(profile).device_class;
   } catch (const std::exception& e) {
     throw api_error(400, "invalid_argument", "profile '" + profile + "': " + e.what(), "profile");
   }
@@ -543,7 +568,8 @@ void job_manager::run_job_body(const std::string& id) {
   for (const auto& ev : store_->events(id, 0)) persisted_progress += ev.contains("p") ? 1 : 0;
 
   const auto& o = rec.at("options");
-  const std::string profile = o.at("profile");
+  const auto resolved = resolve_profile(o.at("profile"));
+  const std::string profile = resolved.sim_profile;
   const std::uint64_t seed = o.at("seed");
   actors::job_spec spec;
   std::optional<optimize::offline_engine> offline;
@@ -564,7 +590,7 @@ void job_manager::run_job_body(const std::string& id) {
   }
   store_journal journal(*store_, id);
   spec.package = id;
-  spec.device_class = sim::load_profile(profile).name;
+  spec.device_class = resolved.device_class;
   spec.base_files = sp->base;
   spec.config.budget = o.at("budget");
   spec.bank = std::move(corpus);
@@ -618,8 +644,8 @@ void job_manager::run_job_body(const std::string& id) {
   optimize::report_context ctx;
   ctx.op_dir = rec.value("name", id);
   ctx.out_dir = "package";
-  ctx.backend = "sim";
-  ctx.profile = profile;
+  ctx.backend = resolved.backend;
+  ctx.profile = resolved.backend == "sim" ? profile : resolved.device_class;
   ctx.seed = seed;
   ctx.config = spec.config;
   ctx.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -121,6 +121,15 @@ class job_manager {
 
   daemon_config cfg_;
   std::set<std::string> local_classes_;  // the profiles of this host's devices
+  // npu device classes (their command profiles' [cann] names) -> the sim profile of their chip
+  std::map<std::string, std::string> npu_classes_;
+  // What a job's "profile" names: a device class, and the sim profile its search estimates with
+  // (the same for sim; for an npu class, the sim profile of its devices' chip).
+  struct resolved_profile {
+    std::string device_class, sim_profile;
+    std::string backend;  // what measures the class: "sim" or "cann"
+  };
+  resolved_profile resolve_profile(const std::string& profile) const;
   std::map<std::string, std::string> profile_sources_;  // local device id -> its profile as configured
   std::string nodes_address_;            // where nodes join ("" = no nodes)
   std::vector<job_observer*> observers_;

@@ -44,7 +44,9 @@ std::unique_ptr<backend> make_backend(const eval_options& o) {
     if (o.cann_config.empty()) {
       throw error(ec::invalid_argument, "--backend cann needs --cann-config FILE (the command profile; start from config/cann.example.toml)");
     }
-    return make_cann_backend(load_cann_profile(o.cann_config));
+    auto profile = load_cann_profile(o.cann_config);
+    if (o.cann_device) profile.device = *o.cann_device;
+    return make_cann_backend(profile);
   }
   throw error(ec::invalid_argument, "unknown backend '" + o.backend + "'; this build has: sim, cann");
 }

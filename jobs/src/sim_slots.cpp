@@ -88,6 +88,7 @@ std::vector<optimize::package_evaluate_fn> make_functions(package_lookup lookup,
         eo.backend = opt.backend;
         eo.profile = opt.profile;
         eo.cann_config = opt.cann_config;
+        eo.cann_device = opt.cann_device;
         eo.use_cache = opt.use_cache && !fresh;
         eo.cache_dir = opt.cache_dir;
         if (req.input_seed) eo.seed = *req.input_seed;

@@ -11,6 +11,7 @@
 namespace aopt::testing {
 
 struct standin_profile {
+  std::string name;                               // [cann] name ("" = the default, "cann")
   std::string soc_version;                        // "" = the profile's default
   int warmup = 2, repeat = 9;                     // [measure]
   std::string timeouts;                           // lines of [timeouts], e.g. "run = 4\n"
@@ -23,6 +24,7 @@ inline void write_standin_profile(const std::filesystem::path& file, const stand
   std::ofstream f(file);
   f << "[cann]\ntoolkit = \"" << src << "/tests/cann/standin/toolkit\"\n"
     << "project_template = \"" << src << "/tests/cann/standin/project\"\n";
+  if (!p.name.empty()) f << "name = \"" << p.name << "\"\n";
   if (!p.soc_version.empty()) f << "soc_version = \"" << p.soc_version << "\"\n";
   f << "[commands]\nbuild = \"cd {project} && bash build.sh\"\n"
     << "install = \"{project}/build_out/custom_opp_*.run --install-path={install}\"\n"

@@ -191,7 +191,10 @@ TEST(daemon_config, DevicesAndNodes) {
   EXPECT_EQ(c.nodes_listen, "127.0.0.1:0");
   EXPECT_EQ(c.node_heartbeat_timeout_ms, 500u);
   expect_error("[[devices]]\nid = \"a\"\n[[devices]]\nid = \"a\"\n", "device id 'a' is used twice");
-  expect_error("[[devices]]\nid = \"a\"\nkind = \"npu\"\n", "sim devices only");
+  expect_error("[[devices]]\nid = \"a\"\nkind = \"npu\"\n", "needs cann_config");
+  expect_error("[[devices]]\nid = \"a\"\nkind = \"gpu\"\n", "a device is \"sim\" or \"npu\"");
+  expect_error("[[devices]]\nid = \"a\"\ndevice = 1\n", "only npu devices take");
+  expect_error("[[devices]]\nid = \"a\"\nkind = \"npu\"\ncann_config = \"missing.toml\"\n", "missing.toml");
   expect_error("[[devices]]\nid = \"a\"\nprofile = \"nope\"\n", ":3:");
   expect_error("[nodes]\nlisten = \"10.0.0.5:4000\"\n", "nodes on other hosts need mutual TLS");
   expect_error("[nodes]\nlisten = \"127.0.0.1\"\n", "is not HOST:PORT");

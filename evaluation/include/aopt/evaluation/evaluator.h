@@ -21,6 +21,7 @@ struct eval_options {
   std::string backend = "sim";
   std::string profile = "910b4";
   std::filesystem::path cann_config;        // backend "cann": the command profile (config/cann.example.toml)
+  std::optional<int> cann_device;           // backend "cann": this device id instead of the profile's [cann] device
   std::optional<std::string> only_case;     // --case NAME
   std::optional<std::uint64_t> seed;        // default: aopt.json "seed", else 1
   bool use_cache = true;                    // the result cache (results/); `timeout` results are never stored

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <functional>
 #include <memory>
 #include <string>
@@ -29,6 +30,7 @@ struct slot_options {
   std::string backend = "sim";          // "sim" or "cann"
   std::string profile = "910b4";        // sim's device profile
   std::filesystem::path cann_config;    // cann's command profile
+  std::optional<int> cann_device;       // cann: the device id, instead of the command profile's
   bool use_cache = true;
   std::size_t slots = 2;
   std::filesystem::path cache_dir;  // empty: the default evaluation cache
