@@ -601,6 +601,7 @@ std::string devices_json(const pool_state& st) {
     nlohmann::json d = {{"name", s.info.name()},     {"id", s.info.id},
                         {"node", s.info.node},       {"kind", s.info.kind},
                         {"profile", s.info.profile}, {"labels", s.info.labels},
+                        {"chip", s.info.chip},
                         {"state", state_name(s.state)}, {"queue", queued},
                         {"evaluations", s.evaluations}, {"failures", s.failures},
                         {"requeued", s.requeued},    {"busy_seconds", busy},

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "aopt/common/fs.h"
 #include "aopt/common/log.h"
 #include "aopt/common/tar.h"
+#include "aopt/evaluation/cann.h"
 #include "aopt/evaluation/package.h"
 #include "aopt/jobs/daemon_paths.h"
 #include "aopt/jobs/sim_slots.h"
@@ -80,14 +82,17 @@ int main(int argc, char** argv) {
   CLI::App app{"aopt-node: a remote evaluator node of aoptd (docs/deploy.md)"};
   std::string join, name = default_name(), profile = "910b4", state_dir, cache_dir, log_level = "info";
   std::size_t count = 0;
-  std::vector<std::string> device_args, labels;
+  std::vector<std::string> device_args, npu_args, labels;
   std::uint32_t heartbeat_ms = 1000;
   bool use_cache = true;
   app.add_option("--join", join, "The daemon's node address, HOST:PORT ([nodes] listen of aoptd)")->required();
   app.add_option("--name", name, "This node's name, unique among the daemon's nodes (default: the host name)");
   app.add_option("--devices", count, "Number of sim devices sim0..simN-1 of --profile (default: 2, or 1 on one core)");
   app.add_option("--device", device_args, "A device ID[:PROFILE] (repeatable; replaces --devices)");
-  app.add_option("--profile", profile, "Device profile of the --devices (name or .json file)");
+  app.add_option("--npu", npu_args,
+                 "An NPU device ID:CANN_CONFIG[:DEVICE_ID] measured by the cann backend (repeatable; replaces --devices); "
+                 "its class is the command profile's [cann] name, --profile the sim profile of its chip");
+  app.add_option("--profile", profile, "Device profile of the --devices, or of the NPUs' chip (name or .json file)");
   app.add_option("--label", labels, "A label of every device (repeatable)");
   app.add_option("--state-dir", state_dir, "Where fetched packages are kept (default: <state>/node)");
   app.add_option("--cache-dir", cache_dir, "Evaluation cache (default: the user's)");
@@ -109,25 +114,53 @@ int main(int argc, char** argv) {
     o.name = name;
     o.tls = {tls_cert, tls_key, tls_ca};
     o.heartbeat = std::chrono::milliseconds(std::max<std::uint32_t>(heartbeat_ms, 50));
-    // Devices: (id, profile source).
-    std::vector<std::pair<std::string, std::string>> devices;
-    if (!device_args.empty()) {
-      for (const auto& d : device_args) {
-        const auto c = d.find(':');
-        devices.emplace_back(d.substr(0, c), c == std::string::npos ? profile : d.substr(c + 1));
-      }
-    } else {
-      if (count == 0) count = aopt::jobs::default_slots();
-      for (std::size_t i = 0; i < count; ++i) devices.emplace_back("sim" + std::to_string(i), profile);
+    // Devices: the sim profile of each, and for an NPU its command profile and device id.
+    struct device_arg {
+      std::string id, profile;
+      std::filesystem::path cann_config;
+      std::optional<int> npu;
+    };
+    std::vector<device_arg> devices;
+    for (const auto& d : device_args) {
+      const auto c = d.find(':');
+      devices.push_back({d.substr(0, c), c == std::string::npos ? profile : d.substr(c + 1), {}, {}});
     }
-    for (const auto& [id, p] : devices) {
+    for (const auto& d : npu_args) {
+      // ID:CANN_CONFIG[:DEVICE_ID]; a config path may hold ':' only before a numeric last field.
+      const auto c = d.find(':');
+      if (c == std::string::npos || c == 0 || c + 1 == d.size()) {
+        throw aopt::error(aopt::ec::invalid_argument, "--npu '" + d + "': expected ID:CANN_CONFIG[:DEVICE_ID]");
+      }
+      std::string rest = d.substr(c + 1);
+      std::optional<int> npu;
+      const auto last = rest.rfind(':');
+      if (last != std::string::npos && last + 1 < rest.size() &&
+          rest.find_first_not_of("0123456789", last + 1) == std::string::npos) {
+        npu = std::stoi(rest.substr(last + 1));
+        rest = rest.substr(0, last);
+      }
+      devices.push_back({d.substr(0, c), profile, fs::absolute(rest), npu});
+    }
+    if (devices.empty()) {
+      if (count == 0) count = aopt::jobs::default_slots();
+      for (std::size_t i = 0; i < count; ++i) devices.push_back({"sim" + std::to_string(i), profile, {}, {}});
+    }
+    for (const auto& d : devices) {
       aopt::protocols::device_info info;
-      info.id = id;
-      info.kind = "sim";
+      info.id = d.id;
+      info.kind = d.cann_config.empty() ? "sim" : "npu";
       try {
-        info.profile = aopt::sim::load_profile(p).name;
+        info.chip = aopt::sim::load_profile(d.profile).name;
       } catch (const std::exception& e) {
-        throw aopt::error(aopt::ec::invalid_argument, "device " + id + ": profile '" + p + "': " + e.what());
+        throw aopt::error(aopt::ec::invalid_argument, "device " + d.id + ": profile '" + d.profile + "': " + e.what());
+      }
+      info.profile = info.chip;
+      if (!d.cann_config.empty()) {
+        try {
+          info.profile = aopt::evaluation::load_cann_profile(d.cann_config).name;
+        } catch (const std::exception& e) {
+          throw aopt::error(aopt::ec::invalid_argument, "device " + d.id + ": " + e.what());
+        }
       }
       info.labels = labels;
       o.devices.push_back(std::move(info));
@@ -141,9 +174,14 @@ int main(int argc, char** argv) {
     aopt::actors::run_node(o, [&](aopt::actors::package_fetcher fetch) {
       auto store = std::make_shared<package_store>(root, std::move(fetch));
       std::vector<aopt::optimize::package_evaluate_fn> fns;
-      for (const auto& [id, p] : devices) {
+      for (const auto& d : devices) {
         aopt::jobs::slot_options so;
-        so.profile = p;
+        so.profile = d.profile;
+        if (!d.cann_config.empty()) {
+          so.backend = "cann";
+          so.cann_config = d.cann_config;
+          so.cann_device = d.npu;
+        }
         so.slots = 1;
         so.use_cache = use_cache;
         so.cache_dir = cache_dir;

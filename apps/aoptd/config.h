@@ -24,8 +24,8 @@ struct device_config {
   // npu only: the cann backend's command profile (config/cann.example.toml; relative to this
   // file), and the device id on this host (npu-smi; default: the command profile's [cann] device).
   // The device class jobs name is the command profile's [cann] name.
-  std::filesystem::path cann_config;
-  std::optional<int> npu_device;
+  std::filesystem::path cann_config = {};
+  std::optional<int> npu_device = {};
 };
 
 struct daemon_config {

@@ -83,7 +83,7 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
   // With nodes, this host has devices only when asked for ([[devices]] or evaluator_slots).
   if (configured.empty() && (cfg_.nodes_listen.empty() || cfg_.evaluator_slots != 0)) {
     const auto n = cfg_.evaluator_slots != 0 ? cfg_.evaluator_slots : jobs::default_slots();
-    for (std::size_t i = 0; i < n; ++i) configured.push_back({"sim" + std::to_string(i), "sim", "", {}, {}, std::nullopt});
+    for (std::size_t i = 0; i < n; ++i) configured.push_back({"sim" + std::to_string(i), "sim", "", {}});
   }
   std::vector<actors::device_slot> devices;
   for (const auto& d : configured) {
@@ -115,7 +115,7 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
     }
     auto fns = jobs::make_sim_slots([this](const std::string& id) { return find_package(id); }, so);
     local_classes_.insert(device_class);
-    devices.push_back({{d.id, "", d.kind, device_class, d.labels}, std::move(fns.front())});
+    devices.push_back({{d.id, "", d.kind, device_class, d.labels, sim::load_profile(so.profile).name}, std::move(fns.front())});
   }
   actors::runtime_options ro;
   // One worker per role and running job: the engine calls of running jobs never queue behind
@@ -219,7 +219,28 @@ void job_manager::set_state(job_entry& e, const std::string& state, json extra) 
 
 job_manager::resolved_profile job_manager::resolve_profile(const std::string& profile) const {
   if (const auto it = npu_classes_.find(profile); it != npu_classes_.end()) return {profile, it->second, "cann"};
-  return {sim::load_profile(profile).name, profile, "sim"};
+  std::string why;
+  try {
+    return {sim::load_profile(profile).name, profile, "sim"};
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  // The class of a joined node's npu devices: its chip's sim profile when this host has it.
+  if (!nodes_address_.empty()) {
+    for (const auto& d : runtime_->devices()) {
+      if (d.value("kind", std::string()) != "npu" || d.value("profile", std::string()) != profile) continue;
+      const std::string chip = d.value("chip", std::string());
+      try {
+        return {profile, sim::load_profile(chip).name, "cann"};
+      } catch (const std::exception&) {
+        common::logger()->warn("npu class {}: its chip's sim profile '{}' (node {}) is not on this host; the search "
+                               "estimates with [jobs] profile {}", profile, chip, d.value("node", std::string()), cfg_.profile);
+        return {profile, cfg_.profile, "cann"};
+      }
+    }
+  }
+  throw error(ec::invalid_argument, why + "; nor is it the class of an npu device of this aoptd" +
+                                        (nodes_address_.empty() ? std::string() : " or of a joined node"));
 }
 
 json job_manager::devices() const {
@@ -280,12 +301,13 @@ json job_manager::submit(const std::string& tar, const submit_options& o, std::i
     throw api_error(400, "invalid_argument", "engine '" + o.engine + "': unknown; use offline or llm", "engine");
   }
   const std::string profile = o.profile.empty() ? cfg_.profile : o.profile;
-  std::string device_class;
+  resolved_profile resolved;
   try {
-    device_class = resolve_profile(profile).device_class;
+    resolved = resolve_profile(profile);
   } catch (const std::exception& e) {
     throw api_error(400, "invalid_argument", "profile '" + profile + "': " + e.what(), "profile");
   }
+  const std::string& device_class = resolved.device_class;
   if (nodes_address_.empty() && !local_classes_.contains(device_class)) {
     std::string have;
     for (const auto& c : local_classes_) have += (have.empty() ? "" : ", ") + c;
@@ -347,7 +369,8 @@ json job_manager::submit(const std::string& tar, const submit_options& o, std::i
               {"uid", uid},
               {"priority", o.priority},
               {"seq", next_seq_++},
-              {"options", {{"budget", budget}, {"engine", o.engine}, {"seed", o.seed}, {"profile", profile}}},
+              {"options", {{"budget", budget}, {"engine", o.engine}, {"seed", o.seed}, {"profile", profile},
+                           {"chip", resolved.sim_profile}, {"backend", resolved.backend}}},
               {"package", {{"files", files.size()}, {"bytes", bytes}}},
               {"created_ms", now_ms()},
               {"attempts", 0},
@@ -568,7 +591,10 @@ void job_manager::run_job_body(const std::string& id) {
   for (const auto& ev : store_->events(id, 0)) persisted_progress += ev.contains("p") ? 1 : 0;
 
   const auto& o = rec.at("options");
-  const auto resolved = resolve_profile(o.at("profile"));
+  // As resolved at submission (a node's npu class may not have joined again yet); older records
+  // hold only the profile.
+  const auto resolved = o.contains("chip") ? resolved_profile{o.at("profile"), o.at("chip"), o.value("backend", std::string("sim"))}
+                                           : resolve_profile(o.at("profile"));
   const std::string profile = resolved.sim_profile;
   const std::uint64_t seed = o.at("seed");
   actors::job_spec spec;

@@ -74,6 +74,68 @@ TEST(cann_daemon, NpuDevicesRunTheJobsOfTheirClass) {
   EXPECT_EQ(device_named(last, "npu0")["evaluations"].get<int>() + device_named(last, "npu1")["evaluations"].get<int>(), on_npu);
 }
 
+// aopt-node --npu: a node's NPUs register as npu devices of their class; a job of that class
+// runs on them.
+TEST(cann_daemon, ANodesNpuDevicesServeTheirClass) {
+  temp_dir t;
+  standin_profile sp;
+  sp.name = "standin-node";
+  sp.warmup = 1;
+  sp.repeat = 5;
+  sp.environment["AOPT_STANDIN_DEVICES"] = "2";
+  write_standin_profile(t.path / "cann.toml", sp);
+  daemon_process::options o;
+  o.fresh_cache = true;
+  o.evaluator_slots = 0;
+  o.tables = "[nodes]\nlisten = \"127.0.0.1:0\"\nheartbeat_timeout_ms = 3000\ndevice_wait_ms = 120000\n";
+  daemon_process d(t.path / "d", o);
+  ASSERT_TRUE(d.start()) << d.log();
+  const std::string join = request(d.socket(), "GET", "/v1/health").json().value("nodes_listen", std::string());
+  ASSERT_FALSE(join.empty()) << d.log();
+  // Before the node joins, the class is unknown: the submission says what the profile may be.
+  const auto early = request(d.socket(), "POST", "/v1/jobs?budget=2&profile=standin-node", add_custom_tar());
+  EXPECT_EQ(early.status, 400) << early.body;
+  EXPECT_NE(early.body.find("joined node"), std::string::npos) << early.body;
+
+  std::vector<std::string> args{"aopt-node", "--join", join, "--name", "n1", "--state-dir", (t.path / "n1").string(),
+                                "--cache-dir", (t.path / "n1cache").string(), "--heartbeat-ms", "200",
+                                "--npu", "npu0:" + (t.path / "cann.toml").string() + ":0",
+                                "--npu", "npu1:" + (t.path / "cann.toml").string() + ":1"};
+  pid_t node = ::fork();
+  if (node == 0) {
+    const int fd = ::open((t.path / "node.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    ::dup2(fd, 2);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(AOPT_NODE_BINARY, argv.data());
+    std::_Exit(127);
+  }
+  auto node_log = [&] { return common::read_text_file(t.path / "node.log"); };
+  bool up = false;
+  for (int i = 0; i < 600 && !up; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    int n = 0;
+    for (const auto& dev : request(d.socket(), "GET", "/v1/devices").json()) {
+      n += dev.value("kind", "") == "npu" && dev.value("state", "") != "down" && dev.value("profile", "") == "standin-node";
+    }
+    up = n == 2;
+  }
+  ASSERT_TRUE(up) << d.log() << node_log();
+  const std::string id = submit(d, "budget=3&seed=5&profile=standin-node");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(wait_final(d, {id}, 600)) << d.log();
+  const auto job = get_job(d, id);
+  ASSERT_EQ(job["state"], "finished") << job.dump(2) << d.log() << node_log();
+  EXPECT_EQ(job["options"]["backend"], "cann") << job.dump();
+  EXPECT_EQ(job["options"]["chip"], "910b4") << job.dump();
+  const auto devs = request(d.socket(), "GET", "/v1/devices").json();
+  EXPECT_GE(device_named(devs, "n1/npu0")["evaluations"].get<int>() + device_named(devs, "n1/npu1")["evaluations"].get<int>(), 2)
+      << devs.dump(1);
+  EXPECT_EQ(device_named(devs, "n1/npu0")["chip"], "910b4") << devs.dump(1);
+  kill_and_reap(node);
+}
+
 TEST(cann_daemon, RefusesAClassNamedLikeASimProfile) {
   temp_dir t;
   standin_profile sp;

@@ -16,6 +16,9 @@ struct device_info {
   std::string kind;     // "sim" or "npu"
   std::string profile;  // its class: the device profile's name ("910b4"); "" serves any job
   std::vector<std::string> labels;
+  // The sim profile of its chip, which a search for its class estimates with: for a sim device
+  // its profile; for an npu device (class = its command profile's [cann] name) the chip's.
+  std::string chip = {};
 
   // "sim0" here, "node/sim0" on a node: how reports, the API and metrics name it.
   std::string name() const { return node.empty() ? id : node + "/" + id; }

@@ -91,7 +91,7 @@ typename Inspector::result_type inspect(Inspector& f, optimize_reply_msg& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, device_info& x) {
   return f(caf::meta::type_name("aopt::protocols::device_info"), x.id, x.node, x.kind, x.profile,
-           x.labels);
+           x.labels, x.chip);
 }
 
 // Local-only: an immutable object shared between actors of this process, or the exception that
