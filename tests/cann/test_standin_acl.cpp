@@ -388,6 +388,7 @@ TEST_F(StandinAclOp, AttributesTensorsAndPackageReachTheDevice) {
   EXPECT_EQ(r["inputs"][0]["name"], "x");
   EXPECT_EQ(r["inputs"][0]["shape"], nlohmann::json({2, 8}));
   EXPECT_EQ(r["inputs"][0]["dtype"], "float32");
+  EXPECT_TRUE(fs::path(r["inputs"][0]["file"].get<std::string>()).is_absolute());  // as the runner contract has it
   EXPECT_EQ(r["inputs"][1]["name"], "xs");
   EXPECT_EQ(r["inputs"][1]["list"].size(), 2u);
   EXPECT_EQ(r["inputs"][1]["list"][1]["shape"], nlohmann::json({3}));

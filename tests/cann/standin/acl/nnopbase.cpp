@@ -187,14 +187,21 @@ aclnnStatus emulate(const std::string& op_type, const fs::path& dir, const nlohm
   const int rc = run_device(device, dir, dir / "request.json");
   auto e = std::make_shared<emulation>();
   if (rc != 0) {
-    const std::string log = read_file(dir / "device.log");
+    // The device's diagnostic, without the lines where device.cpp plays the runner ("...
+    // failed, error code N"): the runner prints its own.
+    const std::string full = read_file(dir / "device.log");
+    std::string log;
+    std::istringstream lines(full);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("failed, error code") == std::string::npos && line.find("failed, ERROR:") == std::string::npos) log += line + "\n";
+    }
     std::smatch m;
     static const std::regex code(R"((?:error code|ERROR:)\s*(\d{6}))");
-    const long c = std::regex_search(log, m, code) ? std::stol(m[1].str()) : 0;
+    const long c = std::regex_search(full, m, code) ? std::stol(m[1].str()) : 0;
     if (c == tiling_error) return fail(tiling_error, "EZ9999: aclnn" + op_type + "GetWorkspaceSize: the tiling failed:\n" + log);
     if (c == aicore_exception) {  // the kernel failed: the device reports it at the stream's synchronization
       e->fail_code = aicore_exception;
-      e->fail_text = "EZ9999: Inner Error!\n" + log;
+      e->fail_text = log.rfind("EZ9999", 0) == 0 ? log : "EZ9999: Inner Error!\n" + log;
       out = e;
       return ACL_SUCCESS;
     }
@@ -428,6 +435,15 @@ aclnnStatus aopt_standin_get_workspace(const char* op_type_c, const aopt_standin
       for (const auto& [file, t] : files) {
         std::ofstream(dir / file, std::ios::binary)
             .write(static_cast<const char*>(t->data), static_cast<std::streamsize>(elements(*t) * dtype_of(t->dtype).second));
+      }
+      // The device runs elsewhere (its own working directory): the request names files absolutely.
+      auto absolute = [&](nlohmann::json& t) { t["file"] = (dir / t["file"].get<std::string>()).string(); };
+      for (auto& in : request["inputs"]) {
+        if (in.contains("list")) {
+          for (auto& t : in["list"]) absolute(t);
+        } else {
+          absolute(in);
+        }
       }
       std::shared_ptr<emulation> e;
       const aclnnStatus s = emulate(op_type, dir, request, e);
