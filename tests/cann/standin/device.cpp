@@ -217,17 +217,20 @@ int run(const fs::path& request) {
   br.host_exe = built_j.at("host_exe").get<std::string>();
   br.signature = built_j.at("signature");
   for (const auto& [k, v] : built_j.at("kernels").items()) br.kernels[std::stoul(k)] = v.get<std::string>();
-  // The kernel for the inputs' dtypes (as aclnn picks the binary).
+  // The kernel for the inputs' and outputs' dtypes (as aclnn picks the binary: a cast from
+  // float32 has one kernel per output dtype).
   std::optional<std::size_t> column;
   for (const auto& [col, so] : br.kernels) {
     bool all = true;
-    std::size_t i = 0;
-    for (const auto& in : rq.at("inputs")) {
-      const auto& decl = br.signature["inputs"];
-      if (i >= decl.size() || decl[i]["dtypes"].size() <= col || decl[i]["dtypes"][col] != in.at("dtype")) all = false;
-      ++i;
+    for (const char* side : {"inputs", "outputs"}) {
+      std::size_t i = 0;
+      for (const auto& t : rq.at(side)) {
+        const auto& decl = br.signature[side];
+        if (i >= decl.size() || decl[i]["dtypes"].size() <= col || decl[i]["dtypes"][col] != t.at("dtype")) all = false;
+        ++i;
+      }
     }
-    if (all) column = col;
+    if (all && !column) column = col;
   }
   if (!column) {
     std::cerr << "[ERROR] aclnn" << op_type << "GetWorkspaceSize failed, ERROR: 161002 (no kernel for these dtypes)\n";
