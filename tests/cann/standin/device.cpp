@@ -4,9 +4,14 @@
 // timings are the sim timing model's, with seeded noise on top.
 //
 //   aopt-standin-device build PROJECT OUT     compile the project's op_host/ op_kernel/ (aopt.json
-//                                             beside them), write OUT/standin.json and the
-//                                             ops-info file; compiler errors on stderr, exit 1
-//   aopt-standin-device run REQUEST           the runner contract of docs/cann.md ("The runner")
+//                                             beside them), write OUT/standin.json, the
+//                                             ops-info file and the operator's aclnn header and
+//                                             library source (OUT/op_api/, build.sh compiles it);
+//                                             compiler errors on stderr, exit 1
+//   aopt-standin-device run REQUEST           the runner contract of docs/cann.md ("The runner");
+//                                             result.json also holds the noise-free latency_us and
+//                                             the tiling's workspace_bytes (for the stand-in
+//                                             libnnopbase.so, which runs this per launch)
 //
 // Environment: AOPT_STANDIN_FAULT = compile_error | acl_error | device_busy | hang | missing_csv
 // | tiling_error (one failure the real toolchain shows); AOPT_STANDIN_NOISE relative standard
@@ -36,6 +41,7 @@
 #include "aopt/evaluation/candidate.h"
 #include "aopt/evaluation/evaluator.h"
 #include "aopt/evaluation/package.h"
+#include "acl/aclnn_gen.h"
 
 namespace fs = std::filesystem;
 namespace ev = aopt::evaluation;
@@ -115,6 +121,11 @@ int build(const fs::path& project, const fs::path& out) {
   op["opFile"] = {{"value", sig.value("kernel", "")}};
   op["opInterface"] = {{"value", sig.value("kernel", "")}};
   aopt::common::write_json_file(out / "ops-info.json", {{sig.value("op_type", std::string("Op")), op}});
+  // The aclnn interface msOpGen generates for the operator: op_api/include/ and the library's source.
+  const std::string snake = aopt::standin::snake_case(sig.value("op_type", std::string("Op")));
+  fs::create_directories(out / "op_api");
+  aopt::common::write_text_file(out / "op_api" / ("aclnn_" + snake + ".h"), aopt::standin::aclnn_header(sig));
+  aopt::common::write_text_file(out / "op_api" / ("aclnn_" + snake + ".cpp"), aopt::standin::aclnn_source(sig));
   std::cout << "[INFO] standin build of " << sig.value("op_type", std::string()) << " done\n";
   return 0;
 }
@@ -206,17 +217,20 @@ int run(const fs::path& request) {
   br.host_exe = built_j.at("host_exe").get<std::string>();
   br.signature = built_j.at("signature");
   for (const auto& [k, v] : built_j.at("kernels").items()) br.kernels[std::stoul(k)] = v.get<std::string>();
-  // The kernel for the inputs' dtypes (as aclnn picks the binary).
+  // The kernel for the inputs' and outputs' dtypes (as aclnn picks the binary: a cast from
+  // float32 has one kernel per output dtype).
   std::optional<std::size_t> column;
   for (const auto& [col, so] : br.kernels) {
     bool all = true;
-    std::size_t i = 0;
-    for (const auto& in : rq.at("inputs")) {
-      const auto& decl = br.signature["inputs"];
-      if (i >= decl.size() || decl[i]["dtypes"].size() <= col || decl[i]["dtypes"][col] != in.at("dtype")) all = false;
-      ++i;
+    for (const char* side : {"inputs", "outputs"}) {
+      std::size_t i = 0;
+      for (const auto& t : rq.at(side)) {
+        const auto& decl = br.signature[side];
+        if (i >= decl.size() || decl[i]["dtypes"].size() <= col || decl[i]["dtypes"][col] != t.at("dtype")) all = false;
+        ++i;
+      }
     }
-    if (all) column = col;
+    if (all && !column) column = col;
   }
   if (!column) {
     std::cerr << "[ERROR] aclnn" << op_type << "GetWorkspaceSize failed, ERROR: 161002 (no kernel for these dtypes)\n";
@@ -271,8 +285,11 @@ int run(const fs::path& request) {
   }
   const auto timing = rr.harness.value("timing", nlohmann::json::object());
   const double us = timing.value("Task Duration(us)", 0.0);
-  const std::uint32_t block_dim = rr.harness.value("tiling", nlohmann::json::object()).value("block_dim", 1u);
+  const auto tiling = rr.harness.value("tiling", nlohmann::json::object());
+  const std::uint32_t block_dim = tiling.is_object() ? tiling.value("block_dim", 1u) : 1u;
   result["block_dim"] = block_dim;
+  result["latency_us"] = us;  // noise-free: the stand-in runtime adds the noise per launch
+  result["workspace_bytes"] = tiling.is_object() ? tiling.value("workspace_bytes", std::uint64_t{0}) : std::uint64_t{0};
   const double noise = std::strtod(env_or("AOPT_STANDIN_NOISE", "0.02").c_str(), nullptr);
   std::mt19937_64 rng(launch_seed(request));
   std::normal_distribution<double> z(0.0, 1.0);

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Stand-in of an msOpGen project's build.sh (tests/cann): compiles op_host/ and op_kernel/ for
-# ASCEND_COMPUTE_UNIT of CMakePresets.json and packs build_out/custom_opp_<os>_<arch>.run, the
-# installer `<run> --install-path=DIR` puts under DIR/vendors/<vendor_name>/.
+# ASCEND_COMPUTE_UNIT of CMakePresets.json, compiles the generated aclnn interface into
+# libcust_opapi.so (against the toolkit's include/ and the stand-in runtime libraries on
+# LD_LIBRARY_PATH) and packs build_out/custom_opp_<os>_<arch>.run, the installer
+# `<run> --install-path=DIR` puts under DIR/vendors/<vendor_name>/.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -z "${ASCEND_TOOLKIT_HOME:-}" ]; then
@@ -15,6 +17,12 @@ rm -rf "$here/build_out"
 mkdir -p "$here/build_out/payload"
 echo "[INFO] building custom operator package for $unit (vendor $vendor)"
 "${AOPT_STANDIN_DEVICE:?AOPT_STANDIN_DEVICE must name the stand-in device binary}" build "$here" "$here/build_out/payload"
+api="$here/build_out/payload/op_api"
+libdirs=()
+IFS=: read -ra _dirs <<< "${LD_LIBRARY_PATH:-}"
+for d in "${_dirs[@]}"; do [ -n "$d" ] && libdirs+=("-L$d"); done
+"${CXX:-c++}" -std=c++20 -O1 -shared -fPIC -I"$ASCEND_TOOLKIT_HOME/include" -I"$api" "$api"/aclnn_*.cpp \
+  -o "$api/libcust_opapi.so" "${libdirs[@]}" -lnnopbase -lascendcl
 run="$here/build_out/custom_opp_$(uname -s | tr A-Z a-z)_$(uname -m).run"
 cat > "$run" <<INSTALLER
 #!/bin/bash
@@ -24,9 +32,10 @@ dest=""
 for a in "\$@"; do case "\$a" in --install-path=*) dest="\${a#--install-path=}" ;; esac; done
 if [ -z "\$dest" ]; then echo "[ERROR] --install-path=DIR is required" >&2; exit 1; fi
 base="\$dest/vendors/$vendor"
-mkdir -p "\$base/op_impl/ai_core/tbe/config/$unit" "\$base/op_api/lib" "\$base/bin"
+mkdir -p "\$base/op_impl/ai_core/tbe/config/$unit" "\$base/op_api/lib" "\$base/op_api/include" "\$base/bin"
 cp "$here/build_out/payload/ops-info.json" "\$base/op_impl/ai_core/tbe/config/$unit/aic-$unit-ops-info.json"
-cp "$here/build_out/payload/standin.json" "\$base/op_api/lib/standin.json"
+cp "$here/build_out/payload/standin.json" "$api/libcust_opapi.so" "\$base/op_api/lib/"
+cp "$api"/aclnn_*.h "\$base/op_api/include/"
 printf 'export ASCEND_CUSTOM_OPP_PATH=%s:\${ASCEND_CUSTOM_OPP_PATH:-}\n' "\$base" > "\$base/bin/set_env.bash"
 echo "[INFO] SUCCESS: custom operator package installed to \$base"
 INSTALLER
