@@ -171,6 +171,7 @@ struct arg_slot {
 
 void fill_attr(arg_slot& s, const bound_param& b) {
   const auto& a = b.attr;
+  if (a.is_null()) return;  // an optional pointer attribute the request does not give: nullptr, its default
   switch (b.param.kind) {
     case param_kind::f64: s.type = &ffi_type_double; s.v.f64 = a.get<double>(); break;
     case param_kind::f32: s.type = &ffi_type_float; s.v.f32 = a.get<float>(); break;
@@ -279,8 +280,9 @@ int run(const fs::path& request_file) {
     const auto& b = call.params[i];
     auto& s = slots[i];
     switch (b.param.kind) {
-      case param_kind::tensor: s.v.ptr = tensors[b.tensors.front()].tensor; break;
+      case param_kind::tensor: s.v.ptr = b.tensors.empty() ? nullptr : tensors[b.tensors.front()].tensor; break;  // absent optional: nullptr
       case param_kind::tensor_list: {
+        if (b.tensors.empty()) break;
         lists.emplace_back();
         for (auto t : b.tensors) lists.back().push_back(tensors[t].tensor);
         s.v.ptr = acl.aclCreateTensorList(lists.back().data(), lists.back().size());

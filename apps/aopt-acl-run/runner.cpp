@@ -71,9 +71,15 @@ std::optional<param_kind> kind_of(const std::string& type) {
   return it->second;
 }
 
+// A header parameter CANN names "<name>Optional": an optional input or pointer-typed attribute
+// (nullptr takes the operator's default).
+bool optional_name(const std::string& name) { return name.size() > 8 && name.ends_with("Optional"); }
+
+// The name without case, underscores and the "Optional" suffix, to match a header parameter
+// with a request's input or attribute.
 std::string folded(const std::string& name) {
   std::string s;
-  for (char c : name) {
+  for (char c : optional_name(name) ? name.substr(0, name.size() - 8) : name) {
     if (c != '_') s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return s;
@@ -249,44 +255,82 @@ bound_call bind_request(const std::vector<aclnn_param>& params, const nlohmann::
     }
     call.outputs.push_back(a);
   }
+  // The header lists inputs, attributes, outputs: the last outputs.size() tensor parameters are
+  // the outputs (named "out" or "<name>Out"), the others inputs ("<name>", "<name>Optional").
+  std::size_t tensor_params = 0;
+  for (const auto& p : params) tensor_params += p.kind == param_kind::tensor || p.kind == param_kind::tensor_list;
+  if (tensor_params < outputs.size()) {
+    throw request_error("the header has " + std::to_string(tensor_params) + " tensor parameter(s) for the request's " +
+                        std::to_string(outputs.size()) + " output(s)");
+  }
+  const std::size_t input_params = tensor_params - outputs.size();
+  // Input parameters by name first (an absent optional input passes nullptr), the rest in order.
+  std::vector<int> param_group(params.size(), -1);
+  std::vector<bool> taken(groups.size(), false);
+  std::size_t seen = 0;
+  for (std::size_t k = 0; k < params.size() && seen < input_params; ++k) {
+    if (params[k].kind != param_kind::tensor && params[k].kind != param_kind::tensor_list) continue;
+    ++seen;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (!taken[g] && folded(inputs[g].value("name", std::string())) == folded(params[k].name)) {
+        param_group[k] = static_cast<int>(g);
+        taken[g] = true;
+        break;
+      }
+    }
+  }
   const auto attrs = request.value("attrs", nlohmann::json::object());
-  std::size_t next_group = 0, next_output = 0;
+  std::size_t next_output = 0;
   std::vector<std::string> used_attrs;
-  for (const auto& p : params) {
+  seen = 0;
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    const auto& p = params[k];
     bound_param b;
     b.param = p;
-    switch (p.kind) {
-      case param_kind::tensor:
-      case param_kind::tensor_list:
-        if (next_group < groups.size()) {
-          const bool list = inputs[next_group].contains("list");
-          if (list != (p.kind == param_kind::tensor_list)) {
-            throw request_error("parameter '" + p.name + "' (" + p.type + ") takes " + (list ? "one tensor" : "a tensor list") +
-                                " but the request's input '" + inputs[next_group].value("name", std::string()) + "' is " +
-                                (list ? "a list" : "one tensor"));
-          }
-          b.tensors = groups[next_group++];
-        } else if (p.kind == param_kind::tensor && next_output < outputs.size()) {
-          b.tensors = {call.inputs.size() + next_output++};
-        } else {
-          throw request_error("parameter '" + p.name + "' (" + p.type + ") has no tensor left in the request: it has " +
-                              std::to_string(groups.size()) + " input(s) and " + std::to_string(outputs.size()) + " output(s)");
-        }
-        break;
-      case param_kind::workspace_size:
-      case param_kind::executor:
-        break;
-      default: {
-        const nlohmann::json* found = nullptr;
-        for (const auto& [k, v] : attrs.items()) {
-          if (folded(k) == folded(p.name)) {
-            found = &v;
-            used_attrs.push_back(k);
+    const bool tensorish = p.kind == param_kind::tensor || p.kind == param_kind::tensor_list;
+    if (tensorish && seen++ < input_params) {
+      int g = param_group[k];
+      if (g < 0 && !optional_name(p.name)) {
+        for (std::size_t u = 0; u < groups.size(); ++u) {
+          if (!taken[u]) {
+            g = static_cast<int>(u);
+            taken[u] = true;
+            break;
           }
         }
-        if (found == nullptr) {
-          throw request_error("parameter '" + p.name + "' (" + p.type + ") is an attribute the request's \"attrs\" does not give");
+      }
+      if (g < 0 && !optional_name(p.name)) {
+        throw request_error("parameter '" + p.name + "' (" + p.type + ") has no tensor left in the request: it has " +
+                            std::to_string(groups.size()) + " input(s)");
+      }
+      if (g >= 0) {
+        const bool list = inputs[g].contains("list");
+        if (list != (p.kind == param_kind::tensor_list)) {
+          throw request_error("parameter '" + p.name + "' (" + p.type + ") takes " + (list ? "one tensor" : "a tensor list") +
+                              " but the request's input '" + inputs[g].value("name", std::string()) + "' is " +
+                              (list ? "a list" : "one tensor"));
         }
+        b.tensors = groups[g];
+      }
+    } else if (tensorish) {
+      if (p.kind == param_kind::tensor_list) {
+        throw request_error("parameter '" + p.name + "' is a tensor-list output (a dynamic output), which aopt-acl-run does not allocate yet");
+      }
+      b.tensors = {call.inputs.size() + next_output++};
+    } else if (p.kind != param_kind::workspace_size && p.kind != param_kind::executor) {
+      const nlohmann::json* found = nullptr;
+      for (const auto& [key, v] : attrs.items()) {
+        if (folded(key) == folded(p.name)) {
+          found = &v;
+          used_attrs.push_back(key);
+        }
+      }
+      const bool pointer = p.kind == param_kind::string || p.kind == param_kind::scalar || p.kind == param_kind::int_array ||
+                           p.kind == param_kind::float_array || p.kind == param_kind::bool_array;
+      if (found == nullptr && !(pointer && optional_name(p.name))) {
+        throw request_error("parameter '" + p.name + "' (" + p.type + ") is an attribute the request's \"attrs\" does not give");
+      }
+      if (found != nullptr) {
         b.attr = *found;
         const bool ok = p.kind == param_kind::f64 || p.kind == param_kind::f32    ? found->is_number()
                         : p.kind == param_kind::i64 || p.kind == param_kind::i32  ? found->is_number_integer()
@@ -299,9 +343,11 @@ bound_call bind_request(const std::vector<aclnn_param>& params, const nlohmann::
     }
     call.params.push_back(b);
   }
-  if (next_group != groups.size() || next_output != outputs.size()) {
-    throw request_error("the header takes " + std::to_string(next_group) + " input(s) and " + std::to_string(next_output) +
-                        " output(s); the request has " + std::to_string(groups.size()) + " and " + std::to_string(outputs.size()));
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (!taken[g]) {
+      throw request_error("the request's input '" + inputs[g].value("name", std::string()) + "' is no parameter of the header (it takes " +
+                          std::to_string(input_params) + " input(s); the request has " + std::to_string(groups.size()) + ")");
+    }
   }
   for (const auto& [k, v] : attrs.items()) {
     if (std::find(used_attrs.begin(), used_attrs.end(), k) == used_attrs.end()) {

@@ -233,6 +233,17 @@ class cann_backend final : public backend {
     return false;
   }
 
+  // The case's attributes and, for those it does not give, the defaults of the installed
+  // package's ops-info: the aclnn function takes every attribute.
+  static nlohmann::json attrs_with_defaults(const nlohmann::json& signature, const nlohmann::json& given) {
+    nlohmann::json attrs = given.is_object() ? given : nlohmann::json::object();
+    for (const auto& a : signature.value("attrs", nlohmann::json::array())) {
+      const std::string name = a.value("name", std::string());
+      if (!name.empty() && a.contains("default") && !attrs.contains(name)) attrs[name] = a["default"];
+    }
+    return attrs;
+  }
+
   void write_request(const build_result& built, const run_spec& spec, const fs::path& file, const std::string& result,
                      int warmup, int repeat) const {
     nlohmann::json rj = {{"op_type", built.signature.value("op_type", std::string())},
@@ -243,7 +254,7 @@ class cann_backend final : public backend {
                          {"device", p_.device},
                          {"warmup", warmup},
                          {"repeat", repeat},
-                         {"attrs", spec.attrs},
+                         {"attrs", attrs_with_defaults(built.signature, spec.attrs)},
                          {"result", result},
                          {"inputs", inputs_json(spec.inputs)},
                          {"outputs", nlohmann::json::array()}};

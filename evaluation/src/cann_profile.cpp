@@ -222,6 +222,36 @@ std::optional<long> find_acl_error_code(const std::string& text) {
   return std::stol(m[1].str());
 }
 
+namespace {
+
+// An ops-info defaultValue (often a string: "false", "1.0", "[1,2]") as a value of the attribute's
+// type, so that a runner can pass it as it passes a case's attribute.
+nlohmann::json typed_default(const std::string& type, const nlohmann::json& v) {
+  if (!v.is_string()) return v;
+  const std::string s = v.get<std::string>();
+  std::string t;
+  for (char c : type) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  try {
+    if (t == "bool") return s == "true" || s == "True" || s == "1";
+    if (t == "int") return std::stoll(s);
+    if (t == "float") return std::stod(s);
+    if (t.rfind("list", 0) == 0) {
+      const auto j = nlohmann::json::parse(s.front() == '[' ? s : "[" + s + "]");
+      if (t == "listbool") {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& x : j) out.push_back(x.is_string() ? x == "true" : x.get<bool>());
+        return out;
+      }
+      return j;
+    }
+  } catch (const std::exception&) {
+    // Not a value of its type: kept as written (the runner then names the attribute).
+  }
+  return v;
+}
+
+}  // namespace
+
 nlohmann::json signature_from_ops_info(const fs::path& file, const std::string& kernel) {
   const nlohmann::json j = common::read_json_file(file);
   if (!j.is_object() || j.size() != 1 || !j.begin().value().is_object()) {
@@ -264,7 +294,7 @@ nlohmann::json signature_from_ops_info(const fs::path& file, const std::string& 
       const auto& a = op.value("attr_" + name, nlohmann::json::object());
       nlohmann::json aj = {{"name", name}, {"type", a.value("type", std::string("float"))},
                            {"required", a.value("paramType", std::string("optional")) == "required"}};
-      if (a.contains("defaultValue")) aj["default"] = a["defaultValue"];
+      if (a.contains("defaultValue")) aj["default"] = typed_default(aj["type"].get<std::string>(), a["defaultValue"]);
       sig["attrs"].push_back(aj);
     }
   }

@@ -2,7 +2,7 @@
 // tests write it: the real templates, the stand-in's toolkit and project, and the [environment]
 // that points the scripts at the stand-in device (AOPT_STANDIN_DEVICE_BINARY, from CMake) and
 // set_env.sh at the stand-in runtime's libraries (AOPT_STANDIN_LIB64_DIR). The run command is
-// the real runner where CMake names it (AOPT_ACL_RUN_BINARY), else the stand-in script.
+// the real runner, apps/aopt-acl-run (AOPT_ACL_RUN_BINARY), against that runtime.
 #pragma once
 
 #include <filesystem>
@@ -30,11 +30,7 @@ inline void write_standin_profile(const std::filesystem::path& file, const stand
   if (!p.soc_version.empty()) f << "soc_version = \"" << p.soc_version << "\"\n";
   f << "[commands]\nbuild = \"cd {project} && bash build.sh\"\n"
     << "install = \"{project}/build_out/custom_opp_*.run --install-path={install}\"\n"
-#ifdef AOPT_ACL_RUN_BINARY
     << "run = \"" << AOPT_ACL_RUN_BINARY << " {run_json}\"\n"
-#else
-    << "run = \"aopt-acl-run {run_json}\"\n"
-#endif
     << "profile = \"msprof op --output={prof_dir} --kernel-name={kernel} --launch-count=1 {app}\"\n";
   if (!p.timeouts.empty()) f << "[timeouts]\n" << p.timeouts;
   f << "[measure]\nwarmup = " << p.warmup << "\nrepeat = " << p.repeat << "\n"

@@ -165,13 +165,44 @@ TEST(AclRunner, SaysWhatTheRequestLacksOrHasTooMuchOf) {
   expect_error(rq, "'alpha'");
   rq = request();
   rq["outputs"].push_back({{"name", "w"}, {"dtype", "float16"}, {"file", "out_w.bin"}});
-  expect_error(rq, "the request has 2 and 2");
+  expect_error(rq, "dynamic output");
   rq = request();
   rq["inputs"][1] = {{"name", "ys"}, {"shape", {4, 8}}, {"dtype", "float16"}, {"file", "/in/y.bin"}};
   expect_error(rq, "tensor list");
   rq = request();
   rq["inputs"][0]["dtype"] = "complex64";
   expect_error(rq, "\"dtype\"");
+}
+
+// CANN names an optional input or pointer attribute "<name>Optional": bound by name when the
+// request gives it, nullptr (its default) when not; inputs bind by name before order.
+TEST(AclRunner, OptionalParametersTakeNullptrWhenTheRequestLacksThem) {
+  const auto params = parse_aclnn_header(
+      "aclnnStatus aclnnBiasAddGetWorkspaceSize(const aclTensor *x, const aclTensor *biasOptional, const aclTensor *scale,"
+      " char *modeOptional, const aclIntArray *dimsOptional, const aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);",
+      "aclnnBiasAddGetWorkspaceSize", "h");
+  auto rq = nlohmann::json::parse(R"({"attrs": {"dims": [1]},
+    "inputs": [{"name": "x", "shape": [4], "dtype": "float32", "file": "x.bin"},
+               {"name": "scale", "shape": [4], "dtype": "float32", "file": "s.bin"}],
+    "outputs": [{"name": "z", "shape": [4], "dtype": "float32", "file": "out_z.bin"}]})");
+  auto call = bind_request(params, rq);
+  EXPECT_EQ(call.params[0].tensors, std::vector<std::size_t>{0});
+  EXPECT_TRUE(call.params[1].tensors.empty());  // biasOptional: not in the request
+  EXPECT_EQ(call.params[2].tensors, std::vector<std::size_t>{1});  // scale, by name, not by position
+  EXPECT_TRUE(call.params[3].attr.is_null());   // modeOptional: its default
+  EXPECT_EQ(call.params[4].attr, nlohmann::json::array({1}));  // dimsOptional <- "dims"
+  EXPECT_EQ(call.params[5].tensors, std::vector<std::size_t>{2});
+  // Given, the optional input binds by its name.
+  rq["inputs"].push_back({{"name", "bias"}, {"shape", {4}}, {"dtype", "float32"}, {"file", "b.bin"}});
+  call = bind_request(params, rq);
+  EXPECT_EQ(call.params[1].tensors, std::vector<std::size_t>{2});
+  EXPECT_EQ(call.params[2].tensors, std::vector<std::size_t>{1});
+  // A required value attribute has no default the runner could take.
+  const auto needs = parse_aclnn_header("aclnnStatus aclnnYGetWorkspaceSize(const aclTensor *x, double alpha, const aclTensor *out,"
+                                        " uint64_t *workspaceSize, aclOpExecutor **executor);", "aclnnYGetWorkspaceSize", "h");
+  rq = nlohmann::json::parse(R"({"inputs": [{"name": "x", "shape": [4], "dtype": "float32", "file": "x.bin"}],
+    "outputs": [{"name": "y", "shape": [4], "dtype": "float32", "file": "out_y.bin"}]})");
+  EXPECT_THROW(bind_request(needs, rq), request_error);
 }
 
 TEST(AclRunner, StridesAreRowMajor) {

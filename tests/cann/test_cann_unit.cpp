@@ -105,9 +105,22 @@ TEST_F(CannUnit, SignatureFromOpsInfo) {
     "input0": {"name": "x", "dtype": "float16,float", "format": "ND,ND", "paramType": "required"},
     "input1": {"name": "y", "dtype": "float16,float", "format": "ND,ND", "paramType": "required"},
     "output0": {"name": "z", "dtype": "float16,float", "format": "ND,ND", "paramType": "required"},
-    "attr": {"list": "alpha"}, "attr_alpha": {"type": "float", "paramType": "optional", "defaultValue": 1.0},
+    "attr": {"list": "alpha,keep,n,dims,flags,mode"},
+    "attr_alpha": {"type": "float", "paramType": "optional", "defaultValue": 1.0},
+    "attr_keep": {"type": "bool", "paramType": "optional", "defaultValue": "false"},
+    "attr_n": {"type": "int", "paramType": "optional", "defaultValue": "3"},
+    "attr_dims": {"type": "listInt", "paramType": "optional", "defaultValue": "[0,2]"},
+    "attr_flags": {"type": "listBool", "paramType": "optional", "defaultValue": "true,false"},
+    "attr_mode": {"type": "str", "paramType": "optional", "defaultValue": "fast"},
     "opFile": {"value": "add_custom"}}})");
   const auto sig = ev::signature_from_ops_info(f, "add_custom");
+  // Defaults as values of their types (installed files often write them as strings): the runner
+  // passes them as it passes a case's attributes.
+  EXPECT_EQ(sig["attrs"][1]["default"], false);
+  EXPECT_EQ(sig["attrs"][2]["default"], 3);
+  EXPECT_EQ(sig["attrs"][3]["default"], nlohmann::json({0, 2}));
+  EXPECT_EQ(sig["attrs"][4]["default"], nlohmann::json({true, false}));
+  EXPECT_EQ(sig["attrs"][5]["default"], "fast");
   EXPECT_EQ(sig["op_type"], "AddCustom");
   ASSERT_EQ(sig["inputs"].size(), 2u);
   EXPECT_EQ(sig["inputs"][1]["dtypes"], nlohmann::json({"float16", "float32"}));
