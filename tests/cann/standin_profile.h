@@ -13,7 +13,7 @@
 namespace aopt::testing {
 
 struct standin_profile {
-  std::string name;                               // [cann] name ("" = the default, "cann")
+  std::string name = {};                          // [cann] name ("" = the default, "cann")
   std::string soc_version;                        // "" = the profile's default
   int warmup = 2, repeat = 9;                     // [measure]
   std::string timeouts;                           // lines of [timeouts], e.g. "run = 4\n"

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "../daemon/daemon_process.h"
+#include "../distributed/node_process.h"
 #include "standin_profile.h"
 
 namespace aopt::testing {
@@ -17,16 +18,21 @@ nlohmann::json device_named(const nlohmann::json& devices, const std::string& na
   return nlohmann::json();
 }
 
-TEST(cann_daemon, NpuDevicesRunTheJobsOfTheirClass) {
-  temp_dir t;
+// The command profile of a class `name` of two stand-in devices, written to `file`.
+void write_two_device_profile(const fs::path& file, const std::string& name) {
   standin_profile sp;
-  sp.name = "standin-site";
+  sp.name = name;
   sp.warmup = 1;
   sp.repeat = 5;
   sp.environment["AOPT_STANDIN_DEVICES"] = "2";
   sp.environment["AOPT_STANDIN_SEED"] = "31";
   std::cout << "stand-in noise seed 31\n";
-  write_standin_profile(t.path / "cann.toml", sp);
+  write_standin_profile(file, sp);
+}
+
+TEST(cann_daemon, NpuDevicesRunTheJobsOfTheirClass) {
+  temp_dir t;
+  write_two_device_profile(t.path / "cann.toml", "standin-site");
   daemon_process::options o;
   o.fresh_cache = true;
   o.evaluator_slots = 0;
@@ -78,12 +84,7 @@ TEST(cann_daemon, NpuDevicesRunTheJobsOfTheirClass) {
 // runs on them.
 TEST(cann_daemon, ANodesNpuDevicesServeTheirClass) {
   temp_dir t;
-  standin_profile sp;
-  sp.name = "standin-node";
-  sp.warmup = 1;
-  sp.repeat = 5;
-  sp.environment["AOPT_STANDIN_DEVICES"] = "2";
-  write_standin_profile(t.path / "cann.toml", sp);
+  write_two_device_profile(t.path / "cann.toml", "standin-node");
   daemon_process::options o;
   o.fresh_cache = true;
   o.evaluator_slots = 0;
@@ -97,21 +98,9 @@ TEST(cann_daemon, ANodesNpuDevicesServeTheirClass) {
   EXPECT_EQ(early.status, 400) << early.body;
   EXPECT_NE(early.body.find("joined node"), std::string::npos) << early.body;
 
-  std::vector<std::string> args{"aopt-node", "--join", join, "--name", "n1", "--state-dir", (t.path / "n1").string(),
-                                "--cache-dir", (t.path / "n1cache").string(), "--heartbeat-ms", "200",
-                                "--npu", "npu0:" + (t.path / "cann.toml").string() + ":0",
-                                "--npu", "npu1:" + (t.path / "cann.toml").string() + ":1"};
-  pid_t node = ::fork();
-  if (node == 0) {
-    const int fd = ::open((t.path / "node.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    ::dup2(fd, 2);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(AOPT_NODE_BINARY, argv.data());
-    std::_Exit(127);
-  }
-  auto node_log = [&] { return common::read_text_file(t.path / "node.log"); };
+  node_process node(t.path / "n1", "n1");
+  node.start(join, {"--npu", "npu0:" + (t.path / "cann.toml").string() + ":0", "--npu", "npu1:" + (t.path / "cann.toml").string() + ":1"});
+  auto node_log = [&] { return node.log(); };
   bool up = false;
   for (int i = 0; i < 600 && !up; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -133,7 +122,6 @@ TEST(cann_daemon, ANodesNpuDevicesServeTheirClass) {
   EXPECT_GE(device_named(devs, "n1/npu0")["evaluations"].get<int>() + device_named(devs, "n1/npu1")["evaluations"].get<int>(), 2)
       << devs.dump(1);
   EXPECT_EQ(device_named(devs, "n1/npu0")["chip"], "910b4") << devs.dump(1);
-  kill_and_reap(node);
 }
 
 TEST(cann_daemon, RefusesAClassNamedLikeASimProfile) {

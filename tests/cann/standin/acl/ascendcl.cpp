@@ -165,26 +165,35 @@ aclError aclrtResetDevice(int32_t id) {
   return ACL_SUCCESS;
 }
 
-aclError aclrtCreateStream(aclrtStream* s) {
+extern "C++" {
+// aclrtCreateStream/Event and aclrtDestroyStream/Event: a handle of the current context, kept
+// in `handles` so that destroying something else is an error.
+template <class T>
+aclError create_handle(std::set<T*> runtime::*handles, void** out, const char* call, const char* what) {
   auto& r = rt();
   std::lock_guard g(r.m);
-  if (const aclError e = need_context(r, "aclrtCreateStream")) return e;
-  if (!s) return fail(ACL_ERROR_INVALID_PARAM, "EH0001: aclrtCreateStream: stream is nullptr");
-  auto* st = new stream;
-  r.streams.insert(st);
-  *s = st;
+  if (const aclError e = need_context(r, call)) return e;
+  if (!out) return fail(ACL_ERROR_INVALID_PARAM, std::string("EH0001: ") + call + ": " + what + " is nullptr");
+  auto* h = new T;
+  (r.*handles).insert(h);
+  *out = h;
   return ACL_SUCCESS;
 }
 
-aclError aclrtDestroyStream(aclrtStream s) {
+template <class T>
+aclError destroy_handle(std::set<T*> runtime::*handles, void* h, const char* call, const char* made_by) {
   auto& r = rt();
   std::lock_guard g(r.m);
-  if (const aclError e = need_context(r, "aclrtDestroyStream")) return e;
-  auto* st = static_cast<stream*>(s);
-  if (!r.streams.erase(st)) return fail(rt_param_invalid, "EE1001: aclrtDestroyStream: not a stream of aclrtCreateStream");
-  delete st;
+  if (const aclError e = need_context(r, call)) return e;
+  if (!(r.*handles).erase(static_cast<T*>(h))) return fail(rt_param_invalid, std::string("EE1001: ") + call + ": not made by " + made_by);
+  delete static_cast<T*>(h);
   return ACL_SUCCESS;
 }
+}  // extern "C++"
+
+aclError aclrtCreateStream(aclrtStream* s) { return create_handle(&runtime::streams, s, "aclrtCreateStream", "stream"); }
+
+aclError aclrtDestroyStream(aclrtStream s) { return destroy_handle(&runtime::streams, s, "aclrtDestroyStream", "aclrtCreateStream"); }
 
 aclError aclrtSynchronizeStream(aclrtStream s) {
   auto& r = rt();
@@ -264,26 +273,9 @@ aclError aclrtMemcpy(void* dst, size_t dest_max, const void* src, size_t count, 
   return ACL_SUCCESS;
 }
 
-aclError aclrtCreateEvent(aclrtEvent* e) {
-  auto& r = rt();
-  std::lock_guard g(r.m);
-  if (const aclError c = need_context(r, "aclrtCreateEvent")) return c;
-  if (!e) return fail(ACL_ERROR_INVALID_PARAM, "EH0001: aclrtCreateEvent: event is nullptr");
-  auto* ev = new event;
-  r.events.insert(ev);
-  *e = ev;
-  return ACL_SUCCESS;
-}
+aclError aclrtCreateEvent(aclrtEvent* e) { return create_handle(&runtime::events, e, "aclrtCreateEvent", "event"); }
 
-aclError aclrtDestroyEvent(aclrtEvent e) {
-  auto& r = rt();
-  std::lock_guard g(r.m);
-  if (const aclError c = need_context(r, "aclrtDestroyEvent")) return c;
-  auto* ev = static_cast<event*>(e);
-  if (!r.events.erase(ev)) return fail(rt_param_invalid, "EE1001: aclrtDestroyEvent: not an event of aclrtCreateEvent");
-  delete ev;
-  return ACL_SUCCESS;
-}
+aclError aclrtDestroyEvent(aclrtEvent e) { return destroy_handle(&runtime::events, e, "aclrtDestroyEvent", "aclrtCreateEvent"); }
 
 aclError aclrtRecordEvent(aclrtEvent e, aclrtStream s) {
   auto& r = rt();
