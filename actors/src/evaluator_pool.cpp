@@ -387,12 +387,13 @@ void dispatch(pool_pointer self) {
 }
 
 // Whether a builder of this process should build the items of a class first: there are builders
-// for it and a device of this process (whose cache the builders fill) serves it.
+// for it and a device serves it: one of this process (whose cache the builders fill) or a node's
+// (which takes the built artifacts from this host instead of compiling them; shared builds).
 bool wants_build(const pool_state& st, const std::string& device_class) {
   if (st.builders.empty() || device_class != st.opt.builder_class) return false;
   const bool builder_left = std::any_of(st.builders.begin(), st.builders.end(), [](const auto& b) { return !b.lost; });
   return builder_left && std::any_of(st.slots.begin(), st.slots.end(), [&](const pool_slot& s) {
-           return s.info.node.empty() && s.state != slot_state::lost && serves(s.info, device_class);
+           return s.state != slot_state::lost && serves(s.info, device_class);
          });
 }
 

@@ -92,6 +92,19 @@ void run_node(const node_options& o, const node_slot_factory& make_slots) {
     if (files.empty()) throw aopt::error(ec::not_found, "aopt-node: the daemon no longer has package " + digest);
     return files;
   };
+  // Artifacts: a miss or an unreachable daemon is not an error, the evaluator compiles.
+  fetch.artifacts.get = [&sys, link, ask_timeout](const std::string& key) -> std::optional<std::string> {
+    try {
+      auto bytes = ask_registry<std::string>(sys, *link, ask_timeout, "send an artifact", artifact_atom::value, key);
+      if (bytes.empty()) return std::nullopt;
+      return bytes;
+    } catch (const aopt::error&) {
+      return std::nullopt;
+    }
+  };
+  fetch.artifacts.put = [&sys, link](const std::string& key, const std::string& bytes) {
+    if (auto h = link->get()) caf::anon_send(h, artifact_atom::value, key, bytes);
+  };
   auto fns = make_slots(fetch);
   if (fns.size() != o.devices.size())
     throw aopt::error(ec::invalid_argument, "aopt-node: one evaluate function per device is needed");

@@ -125,6 +125,13 @@ node_registry_actor::behavior_type registry_behavior(registry_pointer self, regi
         self->state.package_of[d] = package;
         return d;
       },
+      [self](artifact_atom, const std::string& key) -> std::string {
+        if (!self->state.opt.artifacts.get) return {};
+        return self->state.opt.artifacts.get(key).value_or(std::string());
+      },
+      [self](artifact_atom, const std::string& key, const std::string& bytes) {
+        if (self->state.opt.artifacts.put) self->state.opt.artifacts.put(key, bytes);
+      },
       [self](package_atom, const std::string& d) -> file_map {
         auto it = self->state.package_of.find(d);
         if (it == self->state.package_of.end() || !self->state.opt.packages) return {};

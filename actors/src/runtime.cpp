@@ -155,6 +155,7 @@ std::uint16_t runtime::listen_for_nodes(const node_listen_options& options) {
   ro.pool = impl_->actors.pool;
   ro.heartbeat_timeout = options.heartbeat_timeout;
   ro.packages = options.packages;
+  ro.artifacts = options.artifacts;
   ro.listener = impl_->opt.listener;
   impl_->registry = spawn_node_registry(impl_->sys, std::move(ro));
   auto port = impl_->opt.tls.enabled()

@@ -21,6 +21,7 @@
 #include "aopt/common/fs.h"
 #include "aopt/common/log.h"
 #include "aopt/common/tar.h"
+#include "aopt/evaluation/artifacts.h"
 #include "aopt/evaluation/cann.h"
 #include "aopt/evaluation/package.h"
 #include "aopt/jobs/daemon_paths.h"
@@ -97,6 +98,9 @@ int main(int argc, char** argv) {
   app.add_option("--state-dir", state_dir, "Where fetched packages are kept (default: <state>/node)");
   app.add_option("--cache-dir", cache_dir, "Evaluation cache (default: the user's)");
   app.add_flag("!--no-cache", use_cache, "Do not use the evaluation result cache");
+  bool shared_builds = true;
+  app.add_flag("!--no-shared-builds", shared_builds,
+               "Compile every candidate here instead of taking the daemon's built artifacts and handing it ours");
   app.add_option("--heartbeat-ms", heartbeat_ms, "Heartbeat period (the daemon loses a node after its heartbeat_timeout_ms)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
   std::string tls_cert, tls_key, tls_ca;
@@ -172,6 +176,9 @@ int main(int argc, char** argv) {
     o.stop = [] { return stop_requested.load(); };
     o.log = [log](const std::string& line) { log->info("{}", line); };
     aopt::actors::run_node(o, [&](aopt::actors::package_fetcher fetch) {
+      // Builds shared with the daemon: an artifact it has is fetched, not compiled; what this
+      // node compiles is handed over for the other nodes (docs/deploy.md, "Shared builds").
+      if (shared_builds) aopt::evaluation::set_artifact_remote({fetch.artifacts.get, fetch.artifacts.put});
       auto store = std::make_shared<package_store>(root, std::move(fetch));
       std::vector<aopt::optimize::package_evaluate_fn> fns;
       for (const auto& d : devices) {

@@ -10,6 +10,7 @@
 #include "aopt/common/fs.h"
 #include "aopt/common/log.h"
 #include "aopt/common/tar.h"
+#include "aopt/evaluation/artifacts.h"
 #include "aopt/evaluation/cann.h"
 #include "aopt/evaluation/package.h"
 #include "aopt/jobs/journal.h"
@@ -142,6 +143,17 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
     no.host = address.host;
     no.port = address.port;
     no.heartbeat_timeout = std::chrono::milliseconds(cfg_.node_heartbeat_timeout_ms);
+    // Built artifacts for the nodes: this host's own (its devices' and builders'), then what
+    // nodes handed over, kept apart under the state directory so that no node's artifact is ever
+    // run by this host's devices.
+    node_artifacts_ = std::make_unique<ev::artifact_store>(cfg_.state_dir / "node-artifacts", std::uintmax_t{2048} << 20);
+    no.artifacts.get = [this](const std::string& key) -> std::optional<std::string> {
+      if (auto own = ev::artifact_store::local().read(key)) return own;
+      return node_artifacts_->read(key);
+    };
+    no.artifacts.put = [this](const std::string& key, const std::string& bytes) {
+      if (!ev::artifact_store::local().read(key)) node_artifacts_->write(key, bytes);
+    };
     no.packages = [this](const std::string& id) -> std::optional<optimize::file_map> {
       if (!find_package(id)) return std::nullopt;  // only the packages of running jobs
       return common::read_tree(job_dir(id) / "package");

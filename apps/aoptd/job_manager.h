@@ -17,6 +17,8 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
+
+#include "aopt/evaluation/artifacts.h"
 #include <string>
 #include <thread>
 #include <vector>
@@ -121,6 +123,7 @@ class job_manager {
 
   daemon_config cfg_;
   std::set<std::string> local_classes_;  // the profiles of this host's devices
+  std::unique_ptr<evaluation::artifact_store> node_artifacts_;  // what nodes built (shared builds)
   // npu device classes (their command profiles' [cann] names) -> the sim profile of their chip
   std::map<std::string, std::string> npu_classes_;
   // What a job's "profile" names: a device class, and the sim profile its search estimates with

@@ -23,6 +23,7 @@
 #include "aopt/common/mapped_file.h"
 #include "aopt/common/sha256.h"
 #include "aopt/common/text.h"
+#include "aopt/evaluation/artifacts.h"
 #include "aopt/evaluation/backend.h"
 #include "aopt/evaluation/cache.h"
 #include "aopt/evaluation/raw_gm.h"
@@ -250,100 +251,27 @@ compile_outcome run_step(const std::vector<std::string>& argv, const fs::path& c
 // costs a hashed preprocess plus a link per step. The key covers the toolchain, every argument
 // (build-directory paths normalised), the content of every input file an argument names that
 // exists before the build, and `inputs` (the candidate's source files the step can see; see
-// side_inputs_key). Only successful builds are stored. AOPT_ARTIFACT_CACHE=0 disables it, any
-// other value is the directory (default: <result cache root>/artifacts).
-class artifact_cache {
- public:
-  static const artifact_cache& get() {
-    static const artifact_cache c;
-    return c;
-  }
-  bool enabled() const { return !root_.empty(); }
-
-  std::string key(const compile_job& job, const fs::path& dir, const std::string& inputs) const {
-    common::sha256 h;
-    h.field("aopt-artifact-v1").field(toolchain::get().id()).field(inputs);
-    const std::string d = dir.string();
-    auto arg = [&](const std::string& a) {
-      std::string n = a;
-      for (auto at = n.find(d); at != std::string::npos; at = n.find(d, at + 1)) n.replace(at, d.size(), "@");
-      h.field(n);
-    };
-    for (const auto& c : job.compiles) {
-      for (std::size_t i = 0; i < c.size(); ++i) {
-        arg(c[i]);
-        // The translation unit itself (a generated wrapper lives outside the sources).
-        if (i > 0 && c[i - 1] == "-c") h.field(common::read_text_file(c[i]));
-      }
-      h.field("|");
+// side_inputs_key). Only successful builds are stored (artifacts.h: where, and how hosts share).
+std::string artifact_key(const compile_job& job, const fs::path& dir, const std::string& inputs) {
+  common::sha256 h;
+  h.field("aopt-artifact-v1").field(toolchain::get().id()).field(inputs);
+  const std::string d = dir.string();
+  auto arg = [&](const std::string& a) {
+    std::string n = a;
+    for (auto at = n.find(d); at != std::string::npos; at = n.find(d, at + 1)) n.replace(at, d.size(), "@");
+    h.field(n);
+  };
+  for (const auto& c : job.compiles) {
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      arg(c[i]);
+      // The translation unit itself (a generated wrapper lives outside the sources).
+      if (i > 0 && c[i - 1] == "-c") h.field(common::read_text_file(c[i]));
     }
-    for (const auto& a : job.link) arg(a);
-    return h.finish_hex();
+    h.field("|");
   }
-  fs::path path(const std::string& key) const { return root_ / key.substr(0, 2) / key; }
-
-  // Places the stored artifact at `out`; false when there is none.
-  bool fetch(const std::string& key, const fs::path& out) const {
-    std::error_code e;
-    const fs::path p = path(key);
-    if (!fs::is_regular_file(p, e)) return false;
-    fs::remove(out, e);
-    fs::create_hard_link(p, out, e);
-    if (e) fs::copy_file(p, out, fs::copy_options::overwrite_existing, e);
-    if (e) return false;
-    fs::last_write_time(p, fs::file_time_type::clock::now(), e);  // recently used: pruned last
-    return true;
-  }
-  // Stores `out` (atomically: a concurrent reader sees the whole file or none).
-  void store(const std::string& key, const fs::path& out) const {
-    std::error_code e;
-    const fs::path p = path(key);
-    fs::create_directories(p.parent_path(), e);
-    const fs::path tmp = p.string() + ".tmp" + std::to_string(std::hash<std::string>{}(out.string()));
-    fs::copy_file(out, tmp, fs::copy_options::overwrite_existing, e);
-    if (!e) fs::rename(tmp, p, e);
-    if (e) fs::remove(tmp, e);
-    if (++stores_ % 32 == 0) prune();
-  }
-
-  // Keeps the directory under its size cap (AOPT_ARTIFACT_CACHE_MB, default 2048): removes the
-  // least recently used artifacts down to three quarters of the cap. Host executables are some
-  // 10 MB each, so a long bench would otherwise fill the disk. Concurrent pruning is harmless: a
-  // fetch that loses the race is a miss, and a fetched artifact is a link of its own.
-  void prune() const {
-    std::vector<std::tuple<fs::file_time_type, std::uintmax_t, fs::path>> files;
-    std::uintmax_t total = 0;
-    std::error_code e;
-    for (auto it = fs::recursive_directory_iterator(root_, e); !e && it != fs::recursive_directory_iterator(); it.increment(e)) {
-      std::error_code fe;
-      if (!it->is_regular_file(fe)) continue;
-      const auto size = it->file_size(fe);
-      const auto time = it->last_write_time(fe);
-      if (fe) continue;
-      total += size;
-      files.emplace_back(time, size, it->path());
-    }
-    if (total <= cap_bytes_) return;
-    std::sort(files.begin(), files.end());
-    for (const auto& [time, size, path] : files) {
-      if (total <= cap_bytes_ / 4 * 3) break;
-      if (fs::remove(path, e)) total -= size;
-    }
-  }
-
- private:
-  artifact_cache() {
-    const char* v = std::getenv("AOPT_ARTIFACT_CACHE");
-    if (v && std::string(v) == "0") return;
-    root_ = v && *v ? fs::path(v) : fs::path(eval_cache::default_root()) / "artifacts";
-    if (const char* mb = std::getenv("AOPT_ARTIFACT_CACHE_MB"); mb && std::atoll(mb) > 0) {
-      cap_bytes_ = static_cast<std::uintmax_t>(std::atoll(mb)) << 20;
-    }
-  }
-  fs::path root_;
-  std::uintmax_t cap_bytes_ = std::uintmax_t{2048} << 20;
-  mutable std::atomic<std::uint64_t> stores_{0};
-};
+  for (const auto& a : job.link) arg(a);
+  return h.finish_hex();
+}
 
 // The candidate sources a build step can see: the files of its own side ("op_host" or
 // "op_kernel") and every header of the package (a kernel includes the tiling header from
@@ -376,17 +304,26 @@ fs::path link_output(const compile_job& job) {
 compile_outcome compile(const compile_job& job, const fs::path& cwd, const sandbox_policy& policy,
                         const std::string& inputs = {}) {
   const auto t0 = std::chrono::steady_clock::now();
-  const auto& cache = artifact_cache::get();
+  const auto& cache = artifact_store::local();
+  const auto& shared = shared_artifacts();
   const fs::path out = link_output(job);
   std::string key;
   if (cache.enabled() && !inputs.empty() && !out.empty()) {
-    key = cache.key(job, cwd, inputs);
-    if (cache.fetch(key, out)) {
-      compile_outcome hit;
-      hit.ok = true;
-      hit.reused = true;
-      hit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      return hit;
+    key = artifact_key(job, cwd, inputs);
+    bool hit = cache.fetch(key, out);
+    if (!hit && shared.get) {
+      // Built on another host (the daemon's builders, another node): shipped, not rebuilt.
+      if (auto bytes = shared.get(key)) {
+        cache.write(key, *bytes);
+        hit = cache.fetch(key, out);
+      }
+    }
+    if (hit) {
+      compile_outcome reused;
+      reused.ok = true;
+      reused.reused = true;
+      reused.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return reused;
     }
   }
   compile_outcome r;
@@ -405,7 +342,12 @@ compile_outcome compile(const compile_job& job, const fs::path& cwd, const sandb
     r.ok = o.ok;
     r.log += o.log;
   }
-  if (r.ok && !key.empty()) cache.store(key, out);
+  if (r.ok && !key.empty()) {
+    cache.store(key, out);
+    if (shared.put) {
+      if (auto bytes = cache.read(key)) shared.put(key, *bytes);
+    }
+  }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

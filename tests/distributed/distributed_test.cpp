@@ -280,6 +280,86 @@ TEST(distributed, BuildersCompileSoTheDeviceOnlyRuns) {
   EXPECT_EQ(j.at("result").at("base").value("device", ""), "sim0");
 }
 
+// Starts `node` without a result cache (every evaluation builds or fetches, none is answered from
+// a cache) with its own artifact cache `artifacts`, and waits until its two devices are up.
+bool join_uncached(const daemon_process& d, node_process& node, const std::string& join, const fs::path& artifacts) {
+  const char* before = std::getenv("AOPT_ARTIFACT_CACHE");
+  const std::string keep = before != nullptr ? before : "";
+  ::setenv("AOPT_ARTIFACT_CACHE", artifacts.c_str(), 1);  // the node inherits it
+  node.start(join, {"--no-cache"});
+  ::setenv("AOPT_ARTIFACT_CACHE", keep.c_str(), 1);
+  const auto until = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < until) {
+    const auto by = evaluations_by_device(d);
+    if (by.count(node.name() + "/sim0") && by.count(node.name() + "/sim1")) return true;
+    std::this_thread::sleep_for(100ms);
+  }
+  return false;
+}
+
+// The base's build record in a finished job's report, and the device that evaluated it.
+nlohmann::json base_build(const daemon_process& d, const std::string& id, std::string& device) {
+  const auto base = request(d.socket(), "GET", "/v1/jobs/" + id + "/report.json").json().at("result").at("base");
+  device = base.value("device", "");
+  EXPECT_FALSE(base.at("result").value("cached", true)) << "answered from a result cache: nothing was built";
+  return base.at("result").at("build");
+}
+
+bool holds_files(const fs::path& dir) { return fs::exists(dir) && !fs::is_empty(dir); }
+
+// Shared builds: the daemon's builder compiles, the node's device fetches the artifacts from
+// the daemon and compiles nothing (without sharing, the node would compile the base itself).
+TEST(distributed, ANodeTakesTheDaemonsBuildsInsteadOfCompiling) {
+  temp_dir t("aopt-dist");
+  auto o = node_daemon_options();
+  o.fresh_cache = true;
+  ::setenv("AOPT_ARTIFACT_CACHE", (t.path / "daemon-artifacts").c_str(), 1);
+  daemon_process d(t.path / "daemon", o);
+  d.set_jobs_key("builders", "1");
+  ASSERT_TRUE(d.start()) << d.log();
+  ::setenv("AOPT_ARTIFACT_CACHE", (t.path / "artifacts").c_str(), 1);
+  node_process n1(t.path / "n1", "n1");
+  ASSERT_TRUE(join_uncached(d, n1, nodes_address(d), t.path / "n1-artifacts")) << n1.log();
+  const auto id = submit(d, "budget=3&seed=13");
+  ASSERT_TRUE(wait_final(d, {id}, 600)) << d.log();
+  ASSERT_EQ(get_job(d, id).value("state", ""), "finished") << d.log() << n1.log();
+  std::string device;
+  const auto build = base_build(d, id, device);
+  EXPECT_EQ(device.rfind("n1/", 0), 0u) << device;
+  EXPECT_TRUE(build.value("host_reused", false)) << build.dump();
+  EXPECT_TRUE(build.value("kernel_reused", false)) << build.dump();
+  EXPECT_TRUE(holds_files(t.path / "n1-artifacts")) << "the node keeps what it fetched";
+}
+
+// What one node compiled, the daemon keeps (apart from its own artifacts) and hands to another.
+TEST(distributed, WhatOneNodeBuiltAnotherTakes) {
+  temp_dir t("aopt-dist");
+  auto o = node_daemon_options();
+  o.fresh_cache = true;
+  ::setenv("AOPT_ARTIFACT_CACHE", (t.path / "daemon-artifacts").c_str(), 1);
+  daemon_process d(t.path / "daemon", o);
+  ASSERT_TRUE(d.start()) << d.log();
+  ::setenv("AOPT_ARTIFACT_CACHE", (t.path / "artifacts").c_str(), 1);
+  const auto join = nodes_address(d);
+  node_process n1(t.path / "n1", "n1");
+  ASSERT_TRUE(join_uncached(d, n1, join, t.path / "n1-artifacts")) << n1.log();
+  const auto first = submit(d, "budget=2&seed=17");
+  ASSERT_TRUE(wait_final(d, {first}, 600)) << d.log();
+  std::string device;
+  EXPECT_FALSE(base_build(d, first, device).value("host_reused", true)) << "n1 compiled the base";
+  EXPECT_TRUE(holds_files(t.path / "daemon" / "state" / "node-artifacts")) << d.log();
+  EXPECT_FALSE(holds_files(t.path / "daemon-artifacts")) << "a node's artifact never enters the daemon's own cache";
+  n1.kill9();
+  node_process n2(t.path / "n2", "n2");
+  ASSERT_TRUE(join_uncached(d, n2, join, t.path / "n2-artifacts")) << n2.log();
+  const auto second = submit(d, "budget=2&seed=17");
+  ASSERT_TRUE(wait_final(d, {second}, 600)) << d.log();
+  const auto build = base_build(d, second, device);
+  EXPECT_EQ(device.rfind("n2/", 0), 0u) << device;
+  EXPECT_TRUE(build.value("host_reused", false)) << build.dump();
+  EXPECT_TRUE(build.value("kernel_reused", false)) << build.dump();
+}
+
 TEST(distributed, ADaemonKilledWithNodesJoinedResumesItsJobAndTheNodesJoinAgain) {
   temp_dir t("aopt-dist");
   auto o = node_daemon_options();

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "aopt/optimize/services.h"
@@ -80,5 +81,13 @@ struct device_event {
   std::string why;
 };
 using device_listener = std::function<void(const device_event&)>;
+
+// Built artifacts by key (evaluation/artifacts.h) as a host offers them to other hosts: `get`
+// the bytes of a key (nullopt: none), `put` what another host built. The daemon's registry
+// serves them to nodes; a node's evaluators ask before compiling.
+struct artifact_service {
+  std::function<std::optional<std::string>(const std::string& key)> get;
+  std::function<void(const std::string& key, const std::string& bytes)> put;
+};
 
 }  // namespace aopt::actors

@@ -22,6 +22,9 @@ namespace aopt::actors {
 struct package_fetcher {
   std::function<std::string(const std::string& package)> digest;
   std::function<file_map(const std::string& digest)> files;
+  // The daemon's built artifacts (artifact_service): get blocks, returns nullopt when the daemon
+  // has none or does not answer; put does not wait.
+  artifact_service artifacts;
 };
 
 struct node_options {

@@ -52,6 +52,7 @@ struct node_listen_options {
   std::chrono::milliseconds heartbeat_timeout{std::chrono::seconds(10)};
   // A package's files by package id (what the nodes fetch, once per content); nullopt = unknown.
   std::function<std::optional<file_map>(const std::string& package)> packages;
+  artifact_service artifacts;  // built artifacts shared with nodes; empty: none
 };
 
 class runtime {

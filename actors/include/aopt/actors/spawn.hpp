@@ -154,6 +154,7 @@ struct registry_options {
   std::chrono::milliseconds heartbeat_timeout{std::chrono::seconds(10)};
   // A package's files by id; nullopt = unknown. Called on the registry's own thread.
   std::function<std::optional<file_map>(const std::string& package)> packages;
+  artifact_service artifacts;  // empty: nodes build for themselves
   device_listener listener;  // node_joined, node_lost; may be empty
 };
 protocols::node_registry_actor spawn_node_registry(caf::actor_system& sys, registry_options opt);

@@ -68,6 +68,7 @@ using devices_atom = caf::atom_constant<caf::atom("devices")>;
 using node_down_atom = caf::atom_constant<caf::atom("nodedown")>;
 using digest_atom = caf::atom_constant<caf::atom("digest")>;
 using package_atom = caf::atom_constant<caf::atom("package")>;
+using artifact_atom = caf::atom_constant<caf::atom("artifact")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using ok_atom = caf::atom_constant<caf::atom("ok")>;
 
@@ -119,7 +120,8 @@ using evaluator_pool_actor = caf::typed_actor<
 
 // Node registry: what a remote evaluator node talks to (published on the daemon's middleman
 // port). It forwards registrations to the pool, watches heartbeats, and serves packages by
-// content: a node asks for a package's digest, and only for the files of a digest it lacks.
+// content: a node asks for a package's digest, and only for the files of a digest it lacks; and
+// built artifacts by key: a node asks before it compiles, and hands over what it compiled.
 using node_registry_actor = caf::typed_actor<
     caf::replies_to<register_atom, std::string, std::vector<device_info>,
                     std::vector<evaluator_actor>>::with<ok_atom>,
@@ -129,6 +131,10 @@ using node_registry_actor = caf::typed_actor<
     caf::replies_to<digest_atom, std::string>::with<std::string>,
     // (digest) -> the package's files (relative path -> bytes); empty when unknown.
     caf::replies_to<package_atom, std::string>::with<file_map>,
+    // (artifact key) -> the built artifact's bytes; empty when the daemon has none.
+    caf::replies_to<artifact_atom, std::string>::with<std::string>,
+    // (artifact key, bytes): what a node built, kept for the other nodes.
+    caf::reacts_to<artifact_atom, std::string, std::string>,
     // Internal: the heartbeat check.
     caf::reacts_to<tick_atom>>;
 
