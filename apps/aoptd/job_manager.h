@@ -17,8 +17,6 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
-
-#include "aopt/evaluation/artifacts.h"
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aopt/actors/config.hpp"
+#include "aopt/evaluation/artifacts.h"
 #include "aopt/llm/session.h"
 #include "config.h"
 #include "observer.h"
