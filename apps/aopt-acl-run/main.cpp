@@ -358,11 +358,17 @@ int run(const fs::path& request_file) {
 
 int main(int argc, char** argv) {
   if (argc != 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
-    std::cerr << "usage: aopt-acl-run REQUEST.json\n"
-                 "Runs one request of aopt's cann backend on an Ascend device (docs/cann.md, \"The runner\").\n";
+    std::cerr << "usage: aopt-acl-run REQUEST.json | --check\n"
+                 "Runs one request of aopt's cann backend on an Ascend device (docs/cann.md, \"The runner\").\n"
+                 "--check: loads the CANN runtime and finds every function the runner calls (aopt doctor runs it).\n";
     return argc == 2 ? 0 : 2;
   }
   try {
+    if (std::strcmp(argv[1], "--check") == 0) {
+      acl.load();
+      std::cout << "CANN runtime loaded: libascendcl.so and libnnopbase.so have every function aopt-acl-run calls\n";
+      return 0;
+    }
     return run(argv[1]);
   } catch (const request_error& e) {
     std::cerr << "[ERROR] aopt-acl-run: " << e.what() << "\n";

@@ -102,6 +102,22 @@ int run(const doctor_args& a) {
       rep.miss(tool, "not found: the NPU driver is not installed", "install the Ascend driver and firmware packages for the card (npu-smi comes with the driver); docs/cann.md, step 1");
     }
   }
+  // The runner (the run command's program) and the runtime it loads, as the backend will start it.
+  if (prof) {
+    const std::string line = prof->run.line;
+    const std::string program = line.substr(0, line.find_first_of(" \t"));
+    const auto found = in_env(env_file, "command -v " + evaluation::expand_command("{p}", {{"p", program}}, "run"), extra);
+    if (!found.ok()) {
+      rep.miss("runner", program + " ([commands] run) is not on PATH after set_env.sh",
+               "build aopt (it builds apps/aopt-acl-run) and put aopt-acl-run on PATH or its path in [commands] run; docs/cann.md, step 5");
+    } else if (program.find("aopt-acl-run") != std::string::npos) {
+      const auto check = in_env(env_file, first_line(found.out) + " --check", extra);
+      if (check.ok()) rep.ok("runner", first_line(found.out) + ": " + first_line(check.out));
+      else rep.miss("runner", first_line(check.err + check.out), "source the toolkit's set_env.sh (it puts lib64 on LD_LIBRARY_PATH); docs/cann.md, step 5");
+    } else {
+      rep.ok("runner", first_line(found.out) + " (not aopt-acl-run: not checked further)");
+    }
+  }
   // Without npu-smi (said above) there is no device list to read.
   const auto smi = have_smi ? in_env(env_file, "npu-smi info", extra) : common::process_outcome{};
   if (have_smi && smi.ok()) {

@@ -66,7 +66,8 @@ nlohmann::json request() {
 }
 
 int run_binary(const std::string& args, std::string& output) {
-  const std::string cmd = std::string(AOPT_ACL_RUN_BINARY) + " " + args + " 2>&1";
+  // No CANN runtime on the path, whatever the machine has installed.
+  const std::string cmd = "LD_LIBRARY_PATH= " + std::string(AOPT_ACL_RUN_BINARY) + " " + args + " 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
   char buf[512];
   output.clear();
@@ -230,5 +231,7 @@ TEST(AclRunner, TheBinaryExplainsABadRequestAndAMissingRuntime) {
   EXPECT_EQ(run_binary((dir / "rq.json").string(), out), 1);
   EXPECT_NE(out.find("libascendcl.so"), std::string::npos) << out;
   EXPECT_NE(out.find("set_env.sh"), std::string::npos) << out;
+  EXPECT_EQ(run_binary("--check", out), 1);  // no runtime on this test's LD_LIBRARY_PATH
+  EXPECT_NE(out.find("libascendcl.so"), std::string::npos) << out;
   fs::remove_all(dir);
 }

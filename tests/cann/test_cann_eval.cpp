@@ -190,6 +190,9 @@ TEST_F(CannEval, DoctorFindsTheStandInToolkitAndItsDevice) {
   EXPECT_NE(o.out.find("8.0.0-standin"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("ok       msprof"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("ok       devices      1 visible (0: 910B4 OK)"), std::string::npos) << o.out;
+  // The real runner finds every function it calls in the (stand-in) runtime set_env.sh exposes.
+  EXPECT_NE(o.out.find("ok       runner"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("CANN runtime loaded"), std::string::npos) << o.out;
   if (!fs::exists("/dev/davinci0")) {
     EXPECT_EQ(o.exit_code, 1);
     EXPECT_NE(o.out.find("MISSING  dev nodes"), std::string::npos) << o.out;
