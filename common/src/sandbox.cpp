@@ -204,6 +204,8 @@ void close_fds(unsigned from, unsigned to, unsigned flags) {
 
 [[noreturn]] void sandbox_init(const isolated_plan& plan) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The evaluator may have died before the line above: then only EOF on the sync pipe tells.
+  if (plan.sync_write_fd >= 0) ::close(plan.sync_write_fd);
   char go = 0;
   ssize_t n;
   do {

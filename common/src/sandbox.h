@@ -54,6 +54,10 @@ struct isolated_plan {
   char* child_stack = nullptr;
   std::size_t child_stack_bytes = 0;
   int sync_fd = -1;    // S reads one byte: maps and cgroup are in place
+  // The pipe's write end, which S closes first: its own copy would keep the read from ever
+  // seeing EOF, and an evaluator killed before it wrote the byte would leave S (holding every
+  // descriptor of the evaluator, a daemon's listening socket among them) waiting forever.
+  int sync_write_fd = -1;
   int status_fd = -1;  // S writes the exec'd child's wait status and rusage
   pid_t parent = 0;
 };

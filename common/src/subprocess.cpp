@@ -303,6 +303,7 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
     plan.child_stack_bytes = child_stack.bytes;
     plan.exec = ep;
     plan.sync_fd = sync_r.fd;
+    plan.sync_write_fd = sync_w.fd;
     plan.status_fd = st_w.fd;
     plan.parent = ::getpid();
     for (const auto& m : req.iso.mounts) {
