@@ -11,7 +11,9 @@
 #include <linux/close_range.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -38,7 +40,7 @@ namespace {
 
 enum step : int {
   st_exec = 0, st_chdir, st_private, st_base, st_newroot, st_pivot, st_mount_point, st_bind, st_remount,
-  st_tmpfs, st_dev, st_detach, st_final_pivot, st_root_ro, st_fork, st_sync,
+  st_tmpfs, st_dev, st_detach, st_final_pivot, st_root_ro, st_fork, st_sync, st_session,
 };
 
 [[noreturn]] void fail(int fd, int step_code, int index = -1) {
@@ -89,27 +91,29 @@ unsigned long locked_flags(const char* path) {
   return f;
 }
 
-void apply_mount(const prepared_mount& m, int index, int report) {
+// One mount of the root: `src` is the bind source (a tmpfs: its options), `dst` the target.
+void apply_mount(mount_entry::kind what, const char* src, const char* dst_path, bool optional, int index, int report) {
   char dst[4096];
-  if (m.dst.size() >= sizeof dst) {
+  const std::size_t dst_len = std::strlen(dst_path);
+  if (dst_len >= sizeof dst) {
     errno = ENAMETOOLONG;
     fail(report, st_mount_point, index);
   }
-  std::memcpy(dst, m.dst.c_str(), m.dst.size() + 1);
-  if (m.what == mount_entry::kind::tmpfs) {
+  std::memcpy(dst, dst_path, dst_len + 1);
+  if (what == mount_entry::kind::tmpfs) {
     if (!mkdir_p(dst)) fail(report, st_mount_point, index);
-    if (::mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, m.opts.c_str()) != 0) fail(report, st_tmpfs, index);
+    if (::mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, src) != 0) fail(report, st_tmpfs, index);
     return;
   }
   struct stat st {};
-  if (::lstat(m.src.c_str(), &st) != 0) {
-    if (m.optional && errno == ENOENT) return;
+  if (::lstat(src, &st) != 0) {
+    if (optional && errno == ENOENT) return;
     fail(report, st_bind, index);
   }
   if (!mkdir_parent(dst)) fail(report, st_mount_point, index);
   if (S_ISLNK(st.st_mode)) {
     char target[4096];
-    const ssize_t n = ::readlink(m.src.c_str(), target, sizeof target - 1);
+    const ssize_t n = ::readlink(src, target, sizeof target - 1);
     if (n < 0) fail(report, st_bind, index);
     target[n] = '\0';
     if (::symlink(target, dst) != 0 && errno != EEXIST) fail(report, st_mount_point, index);
@@ -122,11 +126,27 @@ void apply_mount(const prepared_mount& m, int index, int report) {
     if (fd >= 0) ::close(fd);
     else if (errno != EEXIST && errno != EROFS) fail(report, st_mount_point, index);
   }
-  if (::mount(m.src.c_str(), dst, nullptr, MS_BIND | MS_REC, nullptr) != 0) fail(report, st_bind, index);
+  if (::mount(src, dst, nullptr, MS_BIND | MS_REC, nullptr) != 0) fail(report, st_bind, index);
   unsigned long flags = MS_BIND | MS_REMOUNT | MS_NOSUID | locked_flags(dst);
-  if (m.what == mount_entry::kind::read_only) flags |= MS_RDONLY;
+  if (what == mount_entry::kind::read_only) flags |= MS_RDONLY;
   else flags &= ~static_cast<unsigned long>(MS_RDONLY);
   if (::mount(nullptr, dst, nullptr, flags, nullptr) != 0) fail(report, st_remount, index);
+}
+
+void apply_mount(const prepared_mount& m, int index, int report) {
+  apply_mount(m.what, m.what == mount_entry::kind::tmpfs ? m.opts.c_str() : m.src.c_str(), m.dst.c_str(), m.optional,
+              index, report);
+}
+
+// A fresh /proc is refused where the outer one is partly masked (some containers): not fatal.
+void mount_proc() {
+  char proc[] = "/newroot/proc";
+  if (mkdir_p(proc)) (void)::mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
+}
+
+bool fresh_shm() {
+  char shm[] = "/newroot/dev/shm";
+  return mkdir_p(shm) && ::mount("tmpfs", shm, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=1777") == 0;
 }
 
 void minimal_dev(int report) {
@@ -146,12 +166,13 @@ void minimal_dev(int report) {
   (void)::symlink("/proc/self/fd/0", "/newroot/dev/stdin");
   (void)::symlink("/proc/self/fd/1", "/newroot/dev/stdout");
   (void)::symlink("/proc/self/fd/2", "/newroot/dev/stderr");
-  char shm[] = "/newroot/dev/shm";
-  if (!mkdir_p(shm) || ::mount("tmpfs", shm, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=1777") != 0) {
-    fail(report, st_dev);
-  }
+  if (!fresh_shm()) fail(report, st_dev);
 }
 
+// The root: a base tmpfs holding /newroot (built from the plan's mounts, /proc and /dev) and
+// /oldroot (the evaluator's). A single run's init finishes it (finish_root); a session's init
+// keeps /oldroot to bind each run's own mounts from, and each run finishes it in its own mount
+// namespace.
 void build_root(const isolated_plan& plan) {
   const int report = plan.exec.report_fd;
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) fail(report, st_private);
@@ -163,10 +184,19 @@ void build_root(const isolated_plan& plan) {
   if (::syscall(SYS_pivot_root, "/tmp", "/tmp/oldroot") != 0) fail(report, st_pivot);
   if (::chdir("/") != 0) fail(report, st_pivot);
   for (std::size_t i = 0; i < plan.mounts.size(); ++i) apply_mount(plan.mounts[i], static_cast<int>(i), report);
-  char proc[] = "/newroot/proc";
-  // A fresh /proc is refused where the outer one is partly masked (some containers): not fatal.
-  if (mkdir_p(proc)) (void)::mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
+  // A session's runs each mount a /proc of their own PID namespace (run_in_session): S, whose
+  // mount namespace holds the evaluator's tree at /oldroot, is never in it.
+  if (plan.session_fd >= 0) {
+    char proc[] = "/newroot/proc";
+    if (!mkdir_p(proc)) fail(report, st_mount_point);
+  } else {
+    mount_proc();
+  }
   minimal_dev(report);
+}
+
+// Leaves only /newroot, read-only, as the root of the calling process's mount namespace.
+void finish_root(int report) {
   if (::umount2("/oldroot", MNT_DETACH) != 0) fail(report, st_detach);
   if (::chdir("/newroot") != 0 || ::syscall(SYS_pivot_root, ".", ".") != 0) fail(report, st_final_pivot);
   if (::umount2(".", MNT_DETACH) != 0 || ::chdir("/") != 0) fail(report, st_final_pivot);
@@ -185,6 +215,7 @@ void drop_capabilities() {
 
 int start_child(void* exec) { exec_child(*static_cast<const exec_plan*>(exec)); }
 
+
 // Closes (or, with CLOSE_RANGE_CLOEXEC, marks close-on-exec) the descriptors [from, to]. The
 // evaluator forks from several threads at once: a child holds, besides its own pipes, every
 // descriptor the other evaluations had open at that moment (their pipes' write ends among them),
@@ -202,6 +233,186 @@ void close_fds(unsigned from, unsigned to, unsigned flags) {
   }
 }
 
+// A string of the request's payload at `at`: NUL-terminated within [at, end), or nullptr.
+char* take_string(char*& at, char* end) {
+  char* s = at;
+  void* nul = std::memchr(at, '\0', static_cast<std::size_t>(end - at));
+  if (nul == nullptr) return nullptr;
+  at = static_cast<char*>(nul) + 1;
+  return s;
+}
+
+// Fills `out` with `n` strings of the payload and a terminating nullptr; false when malformed.
+bool take_strings(char*& at, char* end, char** out, std::uint32_t n) {
+  for (std::uint32_t i = 0; i < n; ++i) {
+    out[i] = take_string(at, end);
+    if (out[i] == nullptr) return false;
+  }
+  out[n] = nullptr;
+  return true;
+}
+
+// One run of a session, as its own init R sees it: what S parsed from the request.
+struct session_run_plan {
+  const exec_plan* exec = nullptr;
+  int status_fd = -1;
+  char* mounts = nullptr;  // the request's mount records
+  char* mounts_end = nullptr;
+  std::uint32_t mount_count = 0;
+  char* child_stack_top = nullptr;  // T's
+};
+
+// R: PID 1 of a PID namespace of its own and in a mount namespace of its own (a copy of S's),
+// sharing S's memory while S waits for it. It binds the run's mounts, gives the run a fresh /proc
+// (of this PID namespace: neither S nor the evaluator's tree in it) and /dev/shm, finishes the
+// root, starts T, reports T's end and exits: the kernel kills what T left, and S's wait for R
+// returns only once it is all gone.
+int run_in_session(void* arg) {
+  const auto& rp = *static_cast<const session_run_plan*>(arg);
+  const int report = rp.exec->report_fd;
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  char* at = rp.mounts;
+  for (std::uint32_t i = 0; i < rp.mount_count; ++i) {
+    if (rp.mounts_end - at < 2) fail(report, st_session);
+    const auto what = static_cast<mount_entry::kind>(at[0]);
+    const bool optional = at[1] != 0;
+    at += 2;
+    const char* src = take_string(at, rp.mounts_end);
+    const char* dst = src == nullptr ? nullptr : take_string(at, rp.mounts_end);
+    if (dst == nullptr) fail(report, st_session);
+    // The index reported on failure is the request's own: the parent maps it back.
+    apply_mount(what, src, dst, optional, static_cast<int>(i), report);
+  }
+  mount_proc();
+  if (!fresh_shm()) fail(report, st_dev);
+  finish_root(report);
+  const std::int64_t root_built = monotonic_ns();
+  const pid_t t = ::clone(start_child, rp.child_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<exec_plan*>(rp.exec));
+  if (t < 0) fail(report, st_fork);
+  const auto keep = static_cast<unsigned>(rp.status_fd);
+  close_fds(3, keep - 1, 0);
+  close_fds(keep + 1, ~0u, 0);
+  for (;;) {
+    child_status cs;
+    const pid_t w = ::wait4(-1, &cs.status, 0, &cs.ru);
+    if (w == t) {
+      cs.root_built_ns = root_built;
+      cs.child_ended_ns = monotonic_ns();
+      ssize_t ignored = ::write(rp.status_fd, &cs, sizeof cs);
+      (void)ignored;
+      ::_exit(0);
+    }
+    if (w < 0 && errno != EINTR) ::_exit(126);
+  }
+}
+
+// The runs of a session (common::sandbox_session), one at a time: receive a request, start its
+// init R (run_in_session) in new PID and mount namespaces, and wait for R, which returns only
+// when everything of the run is gone; the root S prepared is as it was for the next. No
+// allocation: S was cloned from a process with threads; the request lands in a buffer of S's own.
+[[noreturn]] void serve_session(const isolated_plan& plan) {
+  constexpr std::size_t msg_cap = std::size_t(1) << 20, ptr_cap = std::size_t(1) << 15, stack_cap = std::size_t(256) << 10;
+  auto map = [](std::size_t bytes) {
+    return ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  };
+  void* msg_map = map(msg_cap);
+  void* ptrs_map = map(ptr_cap * sizeof(char*));
+  void* r_stack = map(stack_cap);
+  if (msg_map == MAP_FAILED || ptrs_map == MAP_FAILED || r_stack == MAP_FAILED) fail(plan.exec.report_fd, st_session);
+  auto* msg = static_cast<char*>(msg_map);
+  auto* ptrs = static_cast<char**>(ptrs_map);
+  ::prctl(PR_SET_DUMPABLE, 0);  // nothing of a run may read S's memory
+  const int ctl = plan.session_fd;
+  {
+    child_report ready{0, session_ready_step, -1};
+    ssize_t ignored = ::write(plan.exec.report_fd, &ready, sizeof ready);
+    (void)ignored;
+  }
+  close_fds(3, static_cast<unsigned>(ctl) - 1, 0);
+  close_fds(static_cast<unsigned>(ctl) + 1, ~0u, 0);
+  // 0-2 stay taken (by the evaluator's, or /dev/null): a run's descriptors then arrive at 3 and
+  // up, and T's dup2s onto 0-2 never overwrite one it still needs.
+  for (int fd = 0; fd < 3; ++fd) {
+    if (::fcntl(fd, F_GETFD) < 0) (void)::open("/newroot/dev/null", O_RDWR);
+  }
+  for (;;) {
+    struct iovec iov = {msg, msg_cap};
+    alignas(struct cmsghdr) char cbuf[CMSG_SPACE(sizeof(int) * sfd_count)];
+    struct msghdr mh {};
+    mh.msg_iov = &iov;
+    mh.msg_iovlen = 1;
+    mh.msg_control = cbuf;
+    mh.msg_controllen = sizeof cbuf;
+    const ssize_t n = ::recvmsg(ctl, &mh, MSG_CMSG_CLOEXEC);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ::_exit(0);  // the evaluator closed the session (or died)
+    int fds[sfd_count];
+    int nfds = 0;
+    for (struct cmsghdr* c = CMSG_FIRSTHDR(&mh); c != nullptr; c = CMSG_NXTHDR(&mh, c)) {
+      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+      const int k = static_cast<int>((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+      for (int i = 0; i < k; ++i) {
+        int fd;
+        std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+        if (nfds < sfd_count) fds[nfds++] = fd;
+        else ::close(fd);
+      }
+    }
+    session_request rq;
+    const bool framed = nfds >= sfd_in + 1 && static_cast<std::size_t>(n) >= sizeof rq && (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) == 0;
+    if (framed) std::memcpy(&rq, msg, sizeof rq);
+    char* at = msg + sizeof rq;
+    char* const end = msg + n;
+    char **argv = ptrs, **envp = nullptr, **exe = nullptr;
+    char* cwd = nullptr;
+    bool ok = framed && (rq.has_channel == 0 || nfds == sfd_count) &&
+              std::size_t(rq.argc) + rq.envc + rq.exe_count + 3 <= ptr_cap && take_strings(at, end, argv, rq.argc);
+    if (ok) {
+      envp = argv + rq.argc + 1;
+      ok = take_strings(at, end, envp, rq.envc);
+    }
+    if (ok && rq.has_cwd) ok = (cwd = take_string(at, end)) != nullptr;
+    if (ok) {
+      exe = envp + rq.envc + 1;
+      ok = take_strings(at, end, exe, rq.exe_count);
+    }
+    if (!ok) {  // not from our evaluator: refuse it, and say so if it can be said
+      if (nfds > sfd_report) fail(fds[sfd_report], st_session);
+      ::_exit(125);
+    }
+    exec_plan ep;
+    ep.in_fd = fds[sfd_in];
+    ep.out_fd = fds[sfd_out];
+    ep.err_fd = fds[sfd_err];
+    ep.channel_src = rq.has_channel ? fds[sfd_channel] : -1;
+    ep.channel_dst = rq.has_channel ? rq.channel_dst : -1;
+    ep.report_fd = fds[sfd_report];
+    ep.cwd = cwd;
+    ep.limits = &rq.limits;
+    ep.nproc_limit = rq.nproc_limit;
+    ep.drop_caps = true;
+    ep.argv = argv;
+    ep.envp = envp;
+    ep.exe_candidates = exe;
+    session_run_plan rp;
+    rp.exec = &ep;
+    rp.status_fd = fds[sfd_status];
+    rp.mounts = at;
+    rp.mounts_end = end;
+    rp.mount_count = rq.mount_count;
+    rp.child_stack_top = plan.child_stack + plan.child_stack_bytes;
+    // R shares S's memory (S only waits meanwhile) and has its own copy of the descriptors.
+    const pid_t r = ::clone(run_in_session, static_cast<char*>(r_stack) + stack_cap,
+                            CLONE_NEWPID | CLONE_NEWNS | CLONE_VM | SIGCHLD, &rp);
+    if (r < 0) fail(ep.report_fd, st_fork);
+    for (int i = 0; i < nfds; ++i) ::close(fds[i]);
+    for (;;) {
+      const pid_t w = ::wait4(r, nullptr, __WALL, nullptr);
+      if (w == r || (w < 0 && errno != EINTR)) break;
+    }
+  }
+}
+
 [[noreturn]] void sandbox_init(const isolated_plan& plan) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   // The evaluator may have died before the line above: then only EOF on the sync pipe tells.
@@ -215,6 +426,8 @@ void close_fds(unsigned from, unsigned to, unsigned flags) {
   ::close(plan.sync_fd);
   ::sethostname("aopt-sandbox", 12);
   build_root(plan);
+  if (plan.session_fd >= 0) serve_session(plan);
+  finish_root(plan.exec.report_fd);
   const std::int64_t root_built = monotonic_ns();
   // Not glibc's fork(): that one takes malloc's locks for its atfork handlers, and S may have
   // inherited one held by another thread of the evaluator (clone() copied the memory, not the
@@ -289,6 +502,7 @@ std::string step_name(int s) {
     case st_root_ro: return "make the root read-only";
     case st_fork: return "fork the child";
     case st_sync: return "wait for the evaluator";
+    case st_session: return "read the session's request";
     default: return "step " + std::to_string(s);
   }
 }
@@ -306,7 +520,10 @@ void exec_child(const exec_plan& p) {
   // Only 0-2 and the channel reach the program: whatever else this process inherited closes at
   // exec (the report pipe stays usable until then).
   close_fds(3, ~0u, CLOSE_RANGE_CLOEXEC);
-  if (p.channel_src >= 0 && p.channel_dst >= 0) ::dup2(p.channel_src, p.channel_dst);
+  if (p.channel_src >= 0 && p.channel_dst >= 0) {
+    if (p.channel_src == p.channel_dst) ::fcntl(p.channel_dst, F_SETFD, 0);  // dup2 onto itself keeps close-on-exec
+    else ::dup2(p.channel_src, p.channel_dst);
+  }
   if (p.cwd != nullptr && ::chdir(p.cwd) != 0) fail(p.report_fd, st_chdir);
   struct rlimit no_core {0, 0};
   ::setrlimit(RLIMIT_CORE, &no_core);
@@ -325,8 +542,8 @@ void exec_child(const exec_plan& p) {
   if (p.drop_caps) drop_capabilities();
   errno = ENOENT;
   int last_err = ENOENT;
-  for (const auto& c : p.exe_candidates) {
-    ::execve(c.c_str(), p.argv, p.envp);
+  for (char* const* c = p.exe_candidates; c != nullptr && *c != nullptr; ++c) {
+    ::execve(*c, p.argv, p.envp);
     if (errno != ENOENT) last_err = errno;
   }
   errno = last_err;

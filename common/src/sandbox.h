@@ -7,6 +7,8 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +27,7 @@ struct exec_plan {
   bool drop_caps = false;                     // isolated: no capabilities, no new privileges
   char* const* argv = nullptr;
   char* const* envp = nullptr;
-  std::vector<std::string> exe_candidates;
+  char* const* exe_candidates = nullptr;      // tried in order; null-terminated
 };
 
 // What the failing child reports on the exec-error pipe.
@@ -45,6 +47,7 @@ struct prepared_mount {
   std::string opts;  // tmpfs options
   bool optional;
 };
+prepared_mount prepare_mount(const mount_entry& m);
 
 struct isolated_plan {
   exec_plan exec;
@@ -59,8 +62,28 @@ struct isolated_plan {
   // descriptor of the evaluator, a daemon's listening socket among them) waiting forever.
   int sync_write_fd = -1;
   int status_fd = -1;  // S writes the exec'd child's wait status and rusage
+  // A session's init (common::sandbox_session): S builds the root from `mounts`, reports
+  // st_ready on exec.report_fd, then serves the runs it receives on this socket (session_request)
+  // instead of starting one child.
+  int session_fd = -1;
   pid_t parent = 0;
 };
+
+// One run of a session, sent to its init on the session socket with the run's descriptors
+// (SCM_RIGHTS, in session_fd_index order). The payload follows the header: argv, envp, cwd (when
+// has_cwd), the executable candidates, then per mount its kind and optional flag (one byte each),
+// its source ("/oldroot/..."; a tmpfs: its options) and its target ("/newroot/..."), every string
+// NUL-terminated. The init parses it without allocating.
+struct session_request {
+  std::uint32_t argc = 0, envc = 0, exe_count = 0, mount_count = 0;
+  std::uint32_t has_cwd = 0, has_channel = 0;
+  std::int32_t channel_dst = -1;
+  std::uint64_t nproc_limit = 0;
+  sandbox_limits limits;
+};
+enum session_fd_index : int { sfd_out, sfd_err, sfd_report, sfd_status, sfd_in, sfd_channel, sfd_count };
+// The step a session's init reports on exec.report_fd once its root is ready.
+constexpr int session_ready_step = 100;
 
 struct child_status {
   int status = 0;
@@ -90,4 +113,29 @@ void remove_stale_pids_cgroups();
 // Tasks (threads) this real uid has now, for an RLIMIT_NPROC headroom.
 std::uint64_t tasks_of_uid(uid_t uid);
 
+bool trace_phases();  // AOPT_SANDBOX_TRACE set
+
+// The parent's side of a sandbox_session (sandbox_session.cpp).
+// The indices of `req`'s mounts a run in a session on `base` binds itself (a tmpfs, a bind the
+// base lacks, a base bind that a run's own mount earlier in the list would cover), or nullopt
+// when the run does not extend the base (a bind of the base it lacks, another process limit).
+std::optional<std::vector<std::size_t>> session_mounts(const isolation& base, const isolation& req);
+// Starts the init (namespaces, cgroup, the base's binds) and waits until its root is ready.
+bool session_start(sandbox_session::state& st, std::string& why);
+// Ends the init, if any: killed, then reaped (and its cgroup removed) in the background.
+void session_stop(sandbox_session::state& st);
+// Sends one run to the init; false when it is gone.
+bool session_send(sandbox_session::state& st, const exec_plan& ep, const std::vector<prepared_mount>& mounts,
+                  const int* fds, int nfds);
+
 }  // namespace aopt::common::detail
+
+namespace aopt::common {
+struct sandbox_session::state {
+  isolation base;
+  mutable std::mutex mu;  // one run at a time
+  pid_t init = -1;
+  int ctl = -1;           // the session socket (SOCK_SEQPACKET)
+  std::string cgroup;     // the pids cgroup of every run of this init
+};
+}  // namespace aopt::common

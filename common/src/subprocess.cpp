@@ -119,7 +119,16 @@ bool exists(const char* p) {
   return ::lstat(p, &st) == 0;
 }
 
-process_outcome run_impl(const process_request& req, bool isolate, const std::string& note);
+// A run inside a sandbox_session: its state (locked by the caller), the indices of the request's
+// mounts the run binds itself, and whether the request never reached the init (then the caller
+// starts a new init and tries again).
+struct session_run {
+  sandbox_session::state* st = nullptr;
+  std::vector<std::size_t> mounts;
+  bool not_sent = false;
+};
+
+process_outcome run_impl(const process_request& req, bool isolate, const std::string& note, session_run* sr = nullptr);
 
 }  // namespace
 
@@ -170,13 +179,26 @@ const isolation_support& probe_isolation() {
 process_outcome run_process(const process_request& req) {
   if (!req.iso.enabled) return run_impl(req, false, {});
   const auto& support = probe_isolation();
+  if (support.namespaces && req.session) {
+    auto& st = req.session->internal();
+    std::lock_guard<std::mutex> lock(st.mu);
+    if (auto per_run = detail::session_mounts(st.base, req.iso)) {
+      for (int attempt = 0; attempt < 2; ++attempt) {
+        std::string why;
+        if (st.init <= 0 && !detail::session_start(st, why)) break;  // the unshared run below says why
+        session_run sr{&st, *per_run, false};
+        auto out = run_impl(req, true, {}, &sr);
+        if (!sr.not_sent) return out;
+        detail::session_stop(st);
+      }
+    }
+  }
   return run_impl(req, support.namespaces, support.namespaces ? std::string() : support.why);
 }
 
-namespace {
-
-// AOPT_SANDBOX_TRACE=1: one stderr line per process with the time of each phase (docs/evaluation.md,
-// "The cost of isolation").
+namespace detail {
+// AOPT_SANDBOX_TRACE=1: one stderr line per process (and per session started) with the time of
+// each phase (docs/evaluation.md, "The cost of isolation").
 bool trace_phases() {
   static const bool on = [] {
     const char* v = std::getenv("AOPT_SANDBOX_TRACE");
@@ -184,8 +206,28 @@ bool trace_phases() {
   }();
   return on;
 }
+}  // namespace detail
 
-process_outcome run_impl(const process_request& req, bool isolate, const std::string& note) {
+sandbox_session::sandbox_session(isolation base) : s_(std::make_unique<state>()) { s_->base = std::move(base); }
+sandbox_session::~sandbox_session() { close(); }
+const isolation& sandbox_session::base() const { return s_->base; }
+sandbox_session::state& sandbox_session::internal() { return *s_; }
+void sandbox_session::close() {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  detail::session_stop(*s_);
+}
+long sandbox_session::init_pid() const {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  return s_->init > 0 ? s_->init : 0;
+}
+bool sandbox_session::running() const {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  return s_->init > 0;
+}
+
+namespace {
+
+process_outcome run_impl(const process_request& req, bool isolate, const std::string& note, session_run* sr) {
   const std::int64_t t_begin = detail::monotonic_ns();
   std::int64_t t_cgroup = 0, t_spawned = 0, t_released = 0, t_exec = 0, t_streams = 0, t_reaped = 0;
   detail::child_status traced{};
@@ -222,19 +264,24 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
   envp.push_back(nullptr);
   detail::exec_plan ep;
   const std::string exe = req.argv[0];
+  std::vector<std::string> exe_candidates;
   if (exe.find('/') != std::string::npos) {
-    ep.exe_candidates.push_back(exe);
+    exe_candidates.push_back(exe);
   } else {
     const std::string path = env_map.count("PATH") ? env_map["PATH"] : "/usr/bin:/bin";
     std::size_t start = 0;
     while (start <= path.size()) {
       const auto colon = path.find(':', start);
       const auto dir = path.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-      ep.exe_candidates.push_back((dir.empty() ? "." : dir) + "/" + exe);
+      exe_candidates.push_back((dir.empty() ? "." : dir) + "/" + exe);
       if (colon == std::string::npos) break;
       start = colon + 1;
     }
   }
+  std::vector<char*> exe_ptrs;
+  for (auto& c : exe_candidates) exe_ptrs.push_back(c.data());
+  exe_ptrs.push_back(nullptr);
+  ep.exe_candidates = exe_ptrs.data();
   const auto& lim = req.limits;
 
   fd_guard out_r, out_w, err_r, err_w, exec_r, exec_w, in_r, in_w, ch_r, ch_w, sync_r, sync_w, st_r, st_w;
@@ -261,7 +308,7 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
     }
   }
   if (isolate) {
-    make_pipe(sync_r, sync_w);
+    if (sr == nullptr) make_pipe(sync_r, sync_w);
     make_pipe(st_r, st_w);
   }
   ep.in_fd = in_r.fd;
@@ -277,10 +324,11 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
   ep.drop_caps = isolate;
   std::string cgroup;
   if (req.iso.enabled && req.iso.max_processes > 0) {
-    if (isolate && probe_isolation().pids_cgroup) cgroup = detail::make_pids_cgroup(req.iso.max_processes);
-    if (cgroup.empty() && ::getuid() != 0) {
+    if (isolate && sr == nullptr && probe_isolation().pids_cgroup) cgroup = detail::make_pids_cgroup(req.iso.max_processes);
+    const bool limited = !cgroup.empty() || (sr != nullptr && !sr->st->cgroup.empty());
+    if (!limited && ::getuid() != 0) {
       ep.nproc_limit = detail::tasks_of_uid(::getuid()) + req.iso.max_processes;
-    } else if (cgroup.empty() && result.isolation_note.empty()) {
+    } else if (!limited && result.isolation_note.empty()) {
       result.isolation_note = "no process limit: no writable pids cgroup, and RLIMIT_NPROC does not bind root";
     }
   }
@@ -293,7 +341,7 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
       if (at != MAP_FAILED) ::munmap(at, bytes);
     }
   } child_stack;
-  if (isolate) {
+  if (isolate && sr == nullptr) {
     child_stack.bytes = std::size_t(256) << 10;
     child_stack.at = ::mmap(nullptr, child_stack.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (child_stack.at == MAP_FAILED) {
@@ -306,18 +354,27 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
     plan.sync_write_fd = sync_w.fd;
     plan.status_fd = st_w.fd;
     plan.parent = ::getpid();
-    for (const auto& m : req.iso.mounts) {
-      detail::prepared_mount pm{m.what, {}, {}, {}, m.optional};
-      const std::string target = m.target.empty() ? m.source : m.target;
-      if (m.what != mount_entry::kind::tmpfs) pm.src = "/oldroot" + m.source;
-      pm.dst = "/newroot" + target;
-      if (m.what == mount_entry::kind::tmpfs) pm.opts = "size=" + std::to_string(std::max<std::uint64_t>(m.tmpfs_bytes, 4096)) + ",mode=1777";
-      plan.mounts.push_back(std::move(pm));
-    }
+    for (const auto& m : req.iso.mounts) plan.mounts.push_back(detail::prepare_mount(m));
   }
 
   const auto t0 = std::chrono::steady_clock::now();
-  const pid_t pid = isolate ? detail::spawn_isolated(plan) : ::fork();
+  if (sr != nullptr) {
+    // The prepared sandbox: the run's request and descriptors go to its init, which starts it.
+    std::vector<detail::prepared_mount> mounts;
+    for (auto i : sr->mounts) mounts.push_back(detail::prepare_mount(req.iso.mounts[i]));
+    int fds[detail::sfd_count] = {};
+    fds[detail::sfd_out] = out_w.fd;
+    fds[detail::sfd_err] = err_w.fd;
+    fds[detail::sfd_report] = exec_w.fd;
+    fds[detail::sfd_status] = st_w.fd;
+    fds[detail::sfd_in] = in_r.fd;
+    fds[detail::sfd_channel] = ch_w.fd;
+    if (!detail::session_send(*sr->st, ep, mounts, fds, ch_w.fd >= 0 ? detail::sfd_count : detail::sfd_channel)) {
+      sr->not_sent = true;
+      return result;
+    }
+  }
+  const pid_t pid = sr != nullptr ? sr->st->init : isolate ? detail::spawn_isolated(plan) : ::fork();
   if (pid < 0) {
     const int err = errno;
     detail::remove_pids_cgroup(cgroup);
@@ -328,7 +385,7 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
   t_spawned = detail::monotonic_ns();
   if (!isolate) ::setpgid(pid, pid);     // also done by the child; whichever runs first wins
   result.isolated = isolate;
-  if (isolate) {
+  if (isolate && sr == nullptr) {
     sync_r.reset();
     std::string why;
     if (!detail::release_isolated(pid, sync_w.fd, cgroup, why)) {
@@ -341,6 +398,8 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
     }
     sync_w.reset();
     t_released = detail::monotonic_ns();
+  } else if (sr != nullptr) {
+    t_released = t_spawned;
   }
   in_r.reset();
   out_w.reset();
@@ -415,7 +474,7 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
       }
       wait_ms = static_cast<int>(std::min<long long>(left.count(), 200));
     }
-    if (!reaped && ::wait4(pid, &status, WNOHANG, &ru) == pid) {
+    if (!reaped && sr == nullptr && ::wait4(pid, &status, WNOHANG, &ru) == pid) {
       // The child is gone; descendants still holding the pipes go with its group (or namespace).
       reaped = true;
       reaped_at = std::chrono::steady_clock::now();
@@ -481,10 +540,18 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
       status = cs.status;
       ru = cs.ru;
       traced = cs;
-      detail::reap_later(pid, cgroup);
+      if (sr == nullptr) detail::reap_later(pid, cgroup);
       cgroup.clear();
       reaped = true;
     }
+  }
+  // A session's init that did not report (the run timed out, or the init ended) goes; the next
+  // run starts another.
+  bool init_lost = false;
+  if (sr != nullptr && !reported) {
+    init_lost = !timed_out && !exec_failed;
+    detail::session_stop(*sr->st);
+    reaped = true;
   }
   // Streams closed (or timeout): wait for the child, still honouring the deadline (a child may
   // close its streams and keep running).
@@ -508,7 +575,7 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
   // Whatever the child left behind in its group goes too (an isolated run's namespace already
   // went with its init).
   if (!isolate) ::kill(-pid, SIGKILL);
-  if (isolate && !reported) {
+  if (isolate && !reported && sr == nullptr) {
     detail::child_status cs;
     const ssize_t n = ::read(st_r.fd, &cs, sizeof cs);
     if (n == static_cast<ssize_t>(sizeof cs)) {  // the init reported its child's end
@@ -518,7 +585,7 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
     }
   }
   detail::remove_pids_cgroup(cgroup);
-  if (trace_phases()) {
+  if (detail::trace_phases()) {
     const std::int64_t t_end = detail::monotonic_ns();
     auto ms = [](std::int64_t a, std::int64_t b) { return a > 0 && b > 0 ? static_cast<double>(b - a) * 1e-6 : -1.0; };
     std::fprintf(stderr,
@@ -536,6 +603,12 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
                        static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
   result.max_rss_bytes = static_cast<std::uint64_t>(ru.ru_maxrss) * 1024;
   result.address_space_limit = lim.address_space_bytes;
+  if (sr != nullptr && exec_failed && report.step != 0) detail::session_stop(*sr->st);  // a failed setup ends the init
+  if (init_lost) {
+    result.end = process_end::spawn_failed;
+    result.error = "the sandbox's init ended during the run (the evaluator's thread that started it ended?)";
+    return result;
+  }
   if (exec_failed) {
     result.end = process_end::spawn_failed;
     if (report.step == 0) {
@@ -543,8 +616,10 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
       if (!req.cwd.empty()) result.error += " (cwd " + req.cwd + ")";
     } else {
       std::string where;
-      if (report.index >= 0 && static_cast<std::size_t>(report.index) < req.iso.mounts.size()) {
-        const auto& m = req.iso.mounts[static_cast<std::size_t>(report.index)];
+      std::size_t index = report.index >= 0 ? static_cast<std::size_t>(report.index) : req.iso.mounts.size();
+      if (sr != nullptr) index = index < sr->mounts.size() ? sr->mounts[index] : req.iso.mounts.size();
+      if (index < req.iso.mounts.size()) {
+        const auto& m = req.iso.mounts[index];
         where = " of " + (m.target.empty() ? m.source : m.target);
       }
       result.error = "sandbox setup failed (" + detail::step_name(report.step) + where + "): " + std::strerror(report.err);

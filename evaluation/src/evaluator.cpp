@@ -464,6 +464,17 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
   const auto& spec = pkg.spec;
   const auto cases = cases_to_run(cand);
   const build_result built = backend_->build(cand, work / "build", cases);
+  // The prepared sandboxes of this evaluation's runs (the candidate's, a baseline's) end with it.
+  struct close_sandboxes {
+    const build_result& built;
+    decltype(baselines_)& baselines;
+    ~close_sandboxes() {
+      if (built.sandbox) built.sandbox->close();
+      for (auto& entry : baselines) {
+        if (entry.second.second.sandbox) entry.second.second.sandbox->close();
+      }
+    }
+  } closer{built, baselines_};
   if (!take_build(built, r)) return r;
   r.op_type = built.signature.value("op_type", std::string());
 

@@ -107,6 +107,16 @@ common::isolation compile_isolation(const sandbox_policy& p, const fs::path& bui
   return iso;
 }
 
+common::isolation run_session_base(const sandbox_policy& p, const std::vector<fs::path>& read_only) {
+  auto iso = base(p, p.disk_bytes / 2, p.max_processes, run_toolchain_paths());
+  std::set<std::string> seen;
+  for (const auto& r : read_only) {
+    const std::string c = real_path(r);
+    if (seen.insert(c).second) iso.mounts.push_back({mount_entry::kind::read_only, c, "", 0, false});
+  }
+  return iso;
+}
+
 common::isolation run_isolation(const sandbox_policy& p, const std::vector<fs::path>& read_only, const fs::path& run_dir,
                                 const std::vector<fs::path>& files_in_run_dir) {
   auto iso = base(p, p.disk_bytes / 2, p.max_processes, run_toolchain_paths());

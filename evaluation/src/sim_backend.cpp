@@ -657,7 +657,10 @@ class sim_backend final : public backend {
       req.limits.cpu_seconds = 30;
       req.limits.address_space_bytes = std::uint64_t(8) << 30;
       req.limits.file_size_bytes = std::uint64_t(64) << 20;
-      req.iso = run_isolation(policy_, {dir}, sig_dir, {});
+      // Every run of this build (this one, then each case's) shares one prepared sandbox.
+      if (policy_.isolate) br.sandbox = std::make_shared<common::sandbox_session>(run_session_base(policy_, {dir, profile_path_}));
+      req.iso = run_isolation(policy_, {dir, profile_path_}, sig_dir, {});
+      req.session = br.sandbox;
       const auto out = run_process(req);
       if (!out.ok()) {
         br.stage = "signature";
@@ -766,6 +769,7 @@ class sim_backend final : public backend {
       for (const auto& t : in.tensors) visible.push_back(t.file);
     }
     req.iso = run_isolation(policy_, visible, run_dir, {run_dir / "run.json"});
+    req.session = built.sandbox;
     rr.process = run_process(req);
     const auto& p = rr.process;
     const std::string err_tail = common::valid_utf8(tail(p.err, 1200));

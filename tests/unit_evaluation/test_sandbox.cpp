@@ -285,3 +285,145 @@ TEST(Isolation, ALongRunHoldsNoPipeOfAnotherRun) {
   EXPECT_GT(runs.load(), 10);
   EXPECT_LT(slowest, 2.0) << "a short run waited for a long one";
 }
+
+// --- Sessions: one prepared sandbox for the runs of an evaluation. ----------------------------
+
+namespace {
+
+std::shared_ptr<sandbox_session> session_on(const isolation& base) { return std::make_shared<sandbox_session>(base); }
+
+process_request in_session(const std::shared_ptr<sandbox_session>& s, const std::string& script) {
+  auto r = isolated_sh(script);
+  r.iso = s->base();
+  r.session = s;
+  return r;
+}
+
+}  // namespace
+
+TEST(Session, RunsShareOneInitAndItsChannel) {
+  REQUIRE_NAMESPACES();
+  const fs::path d = scratch("session-channel");
+  auto s = session_on(isolated_sh("").iso);
+  EXPECT_FALSE(s->running());
+  std::int64_t first_init = 0;
+  for (int i = 0; i < 3; ++i) {
+    auto r = in_session(s, "read x; printf '%s' \"$x\" >&3; echo out-$x; echo err >&2");
+    r.stdin_data = "run" + std::to_string(i) + "\n";
+    r.channel_fd = 3;
+    r.channel_file = (d / ("channel" + std::to_string(i))).string();
+    const auto o = run_process(r);
+    EXPECT_TRUE(o.ok()) << o.describe() << o.err << o.error;
+    EXPECT_TRUE(o.isolated);
+    EXPECT_EQ(o.out, "out-run" + std::to_string(i) + "\n");
+    EXPECT_EQ(o.err, "err\n");
+    std::ifstream in(r.channel_file);
+    EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), "run" + std::to_string(i));
+    ASSERT_TRUE(s->running());
+    if (i == 0) first_init = s->init_pid();
+    EXPECT_EQ(s->init_pid(), first_init) << "run " << i << " did not reuse the prepared sandbox";
+  }
+  s->close();
+  EXPECT_FALSE(s->running());
+  EXPECT_TRUE(run_process(in_session(s, "exit 0")).ok()) << "a closed session starts a new init for its next run";
+  EXPECT_TRUE(s->running());
+  fs::remove_all(d);
+}
+
+TEST(Session, NothingCarriesOverFromOneRunToTheNext) {
+  REQUIRE_NAMESPACES();
+  const fs::path run1 = scratch("session-run1"), run2 = scratch("session-run2");
+  auto s = session_on(isolated_sh("").iso);
+  auto r1 = in_session(s, "echo a > /tmp/left; echo b > /dev/shm/left; echo c > " + run1.string() +
+                              "/left; (setsid sleep 30 &); exec 3>&-; echo started");
+  r1.iso.mounts.push_back({mount_entry::kind::tmpfs, "", run1.string(), 1 << 20, false});
+  r1.cwd = run1.string();
+  const auto o1 = run_process(r1);
+  ASSERT_TRUE(o1.ok()) << o1.describe() << o1.err << o1.error;
+  EXPECT_LT(o1.wall_seconds, 5.0);
+  auto r2 = in_session(s, "ls -A /tmp /dev/shm " + run1.string() + " 2>&1; for c in /proc/[0-9]*/comm; do cat $c; done");
+  r2.iso.mounts.push_back({mount_entry::kind::tmpfs, "", run2.string(), 1 << 20, false});
+  r2.cwd = run2.string();
+  const auto o2 = run_process(r2);
+  EXPECT_TRUE(o2.ok()) << o2.describe() << o2.err << o2.error;
+  EXPECT_EQ(o2.out.find("left"), std::string::npos) << "a file of the first run was visible:\n" << o2.out;
+  EXPECT_EQ(o2.out.find("sleep"), std::string::npos) << "a process of the first run survived it:\n" << o2.out;
+  EXPECT_FALSE(fs::exists(run1 / "left")) << "the run's directory is a tmpfs of its own";
+  fs::remove_all(run1);
+  fs::remove_all(run2);
+}
+
+TEST(Session, TheInitAndTheEvaluatorsTreeStayOutOfReach) {
+  REQUIRE_NAMESPACES();
+  // The session's init keeps the evaluator's tree mounted (to bind each run's files from): no
+  // process a run can see may be in its mount namespace.
+  auto s = session_on(isolated_sh("").iso);
+  const auto o = run_process(in_session(s, "ls -A / /proc/1/root /proc/1/cwd 2>&1; for m in /proc/[0-9]*/mountinfo; do cat $m; done 2>&1"));
+  EXPECT_TRUE(o.ok()) << o.describe() << o.err << o.error;
+  EXPECT_EQ(o.out.find("oldroot"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("newroot"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("home"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("usr"), std::string::npos) << o.out;
+}
+
+TEST(Session, ATimeoutEndsTheInitAndTheNextRunGetsANewOne) {
+  REQUIRE_NAMESPACES();
+  auto s = session_on(isolated_sh("").iso);
+  ASSERT_TRUE(run_process(in_session(s, "exit 0")).ok());
+  const auto before = s->init_pid();
+  auto r = in_session(s, "sleep 30");
+  r.limits.wall_timeout = std::chrono::milliseconds(500);
+  const auto o = run_process(r);
+  EXPECT_EQ(o.end, process_end::timed_out) << o.describe();
+  EXPECT_LT(o.wall_seconds, 5.0);
+  EXPECT_FALSE(s->running());
+  const auto again = run_process(in_session(s, "echo fine"));
+  EXPECT_TRUE(again.ok()) << again.describe() << again.error;
+  EXPECT_EQ(again.out, "fine\n");
+  EXPECT_NE(s->init_pid(), before);
+}
+
+TEST(Session, AFailedMountIsReportedAndTheSessionRecovers) {
+  REQUIRE_NAMESPACES();
+  auto s = session_on(isolated_sh("").iso);
+  const std::string missing = (fs::temp_directory_path() / ("aopt-iso-missing-" + std::to_string(::getpid()))).string();
+  auto r = in_session(s, "exit 0");
+  r.iso.mounts.push_back({mount_entry::kind::read_only, missing, "", 0, false});
+  const auto o = run_process(r);
+  EXPECT_EQ(o.end, process_end::spawn_failed);
+  EXPECT_NE(o.error.find("bind mount of " + missing), std::string::npos) << o.error;
+  EXPECT_TRUE(run_process(in_session(s, "exit 0")).ok());
+}
+
+TEST(Session, ARunThatDoesNotExtendTheBaseRunsOnItsOwn) {
+  REQUIRE_NAMESPACES();
+  const fs::path extra = scratch("session-base-extra");
+  { std::ofstream(extra / "marker") << "in the base"; }
+  auto base = isolated_sh("").iso;
+  base.mounts.push_back({mount_entry::kind::read_only, extra.string(), "", 0, false});
+  auto s = session_on(base);
+  auto r = isolated_sh("cat " + (extra / "marker").string() + " 2>&1 || echo absent");  // lacks the base's bind
+  r.session = s;
+  const auto o = run_process(r);
+  EXPECT_TRUE(o.ok()) << o.describe() << o.err << o.error;
+  EXPECT_NE(o.out.find("absent"), std::string::npos) << "a bind the run did not ask for was visible: " << o.out;
+  EXPECT_FALSE(s->running()) << "the run should not have used the session";
+  const auto o2 = run_process(in_session(s, "cat " + (extra / "marker").string()));
+  EXPECT_EQ(o2.out, "in the base") << o2.err << o2.error;
+  fs::remove_all(extra);
+}
+
+TEST(Session, TheProcessLimitBindsEveryRun) {
+  REQUIRE_NAMESPACES();
+  if (!probe_isolation().pids_cgroup && ::getuid() == 0) GTEST_SKIP() << "no pids cgroup, and RLIMIT_NPROC does not bind root";
+  auto base = isolated_sh("").iso;
+  base.max_processes = 20;
+  auto s = session_on(base);
+  for (int i = 0; i < 2; ++i) {  // the first run's processes are gone before the second starts
+    const auto o = run_process(in_session(s, "n=0; for i in $(seq 60); do sleep 5 & n=$((n+1)); done; echo started=$n"));
+    EXPECT_NE(o.err.find("fork"), std::string::npos) << "run " << i << ": 60 processes under a limit of 20: " << o.out << o.err;
+    EXPECT_LT(o.wall_seconds, 4.0);
+    const auto few = run_process(in_session(s, "for i in 1 2 3 4 5; do sleep 0 & done; wait; echo done"));
+    EXPECT_TRUE(few.ok()) << "run " << i << ": leftovers of the previous run still counted: " << few.err;
+  }
+}

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,6 +58,33 @@ const isolation_support& probe_isolation();
 // plus a private /tmp of `tmp_bytes`.
 std::vector<mount_entry> system_mounts(std::uint64_t tmp_bytes = std::uint64_t(64) << 20);
 
+// A sandbox prepared once for several isolated runs in a row (the runs of one evaluation): the
+// namespaces, the pids cgroup and the binds of `base` (its tmpfs entries excepted) are set up by
+// the first run that uses it, by an init process that then stays. Each run binds what it lists
+// beyond the base (its working directory, inputs) and a fresh tmpfs for every tmpfs it lists,
+// runs in a mount namespace of its own with the same root as an unshared run would have, and
+// leaves nothing: the init kills every process the run left, waits for them and removes the
+// run's mounts before it takes the next. A run whose mounts do not extend the base (it lacks one
+// of the base's binds) runs unshared. A timeout or a failed setup ends the init; the next run
+// starts a new one. One run at a time (runs wait for each other); close() or the destructor
+// ends the init. docs/evaluation.md, "The sandbox".
+class sandbox_session {
+ public:
+  explicit sandbox_session(isolation base);
+  ~sandbox_session();
+  sandbox_session(const sandbox_session&) = delete;
+  sandbox_session& operator=(const sandbox_session&) = delete;
+  const isolation& base() const;
+  void close();          // ends the init now (a later run starts a new one)
+  bool running() const;  // an init is up
+  long init_pid() const; // its pid (0 when none), for diagnostics and tests
+  struct state;
+  state& internal();
+
+ private:
+  std::unique_ptr<state> s_;
+};
+
 struct process_request {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH when it has no '/'
   std::string cwd;                // empty = the parent's
@@ -69,6 +97,8 @@ struct process_request {
   int channel_fd = -1;
   std::string channel_file;
   std::uint64_t channel_max_bytes = std::uint64_t(1) << 32;
+  // Run in this prepared sandbox when `iso` extends its base (see sandbox_session); null = unshared.
+  std::shared_ptr<sandbox_session> session;
 };
 
 enum class process_end : std::uint8_t {

@@ -36,6 +36,9 @@ common::isolation compile_isolation(const sandbox_policy& p, const std::filesyst
 common::isolation run_isolation(const sandbox_policy& p, const std::vector<std::filesystem::path>& read_only,
                                 const std::filesystem::path& run_dir,
                                 const std::vector<std::filesystem::path>& files_in_run_dir);
+// What every run of one build shares: run_isolation's mounts without the run directory, the
+// base of the sandbox_session those runs use (runs given the same `read_only` first extend it).
+common::isolation run_session_base(const sandbox_policy& p, const std::vector<std::filesystem::path>& read_only);
 // A user script that only reads (an msOpST fuzz function, evaluation/fuzz.h): the system
 // directories and `read_only` read-only, a private /tmp, no toolchain, nothing else writable.
 common::isolation script_isolation(const sandbox_policy& p, const std::vector<std::filesystem::path>& read_only);
