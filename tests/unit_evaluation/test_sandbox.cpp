@@ -427,3 +427,39 @@ TEST(Session, TheProcessLimitBindsEveryRun) {
     EXPECT_TRUE(few.ok()) << "run " << i << ": leftovers of the previous run still counted: " << few.err;
   }
 }
+
+TEST(Session, ManyThreadsEachWithASessionWhileOthersAllocateNeverHang) {
+  REQUIRE_NAMESPACES();
+  // The session's init is a copy of a process with threads and parses each request without
+  // allocating: allocating threads keep malloc's locks busy while sessions start and serve. Two
+  // threads share one session (their runs wait for each other), a third has its own.
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> churn;
+  for (int t = 0; t < 2; ++t) {
+    churn.emplace_back([&] {
+      while (!stop) {
+        std::vector<std::unique_ptr<char[]>> v;
+        for (int i = 0; i < 64; ++i) v.emplace_back(new char[static_cast<std::size_t>(64 + i * 997)]);
+      }
+    });
+  }
+  auto shared = session_on(isolated_sh("").iso);
+  auto own = session_on(isolated_sh("").iso);
+  std::atomic<int> ok{0};
+  std::vector<std::thread> runners;
+  for (int t = 0; t < 3; ++t) {
+    runners.emplace_back([&, t] {
+      for (int i = 0; i < 30; ++i) {
+        auto r = in_session(t == 2 ? own : shared, "echo " + std::to_string(t) + "-" + std::to_string(i));
+        r.limits.wall_timeout = std::chrono::seconds(10);
+        const auto o = run_process(r);
+        if (o.ok() && o.out == std::to_string(t) + "-" + std::to_string(i) + "\n") ++ok;
+        if (i % 10 == 9) (t == 2 ? own : shared)->close();  // and sessions end and start meanwhile
+      }
+    });
+  }
+  for (auto& r : runners) r.join();
+  stop = true;
+  for (auto& c : churn) c.join();
+  EXPECT_EQ(ok.load(), 90);
+}
