@@ -124,8 +124,9 @@ std::optional<std::vector<std::size_t>> session_mounts(const isolation& base, co
 bool session_start(sandbox_session::state& st, std::string& why);
 // Ends the init, if any: killed, then reaped (and its cgroup removed) in the background.
 void session_stop(sandbox_session::state& st);
-// Sends one run to the init; false when it is gone.
-bool session_send(sandbox_session::state& st, const exec_plan& ep, const std::vector<prepared_mount>& mounts,
+// Sends one run to the init: 0, or the errno of the failure (EMSGSIZE: the request is larger than
+// the socket takes; anything else: the init is gone).
+int session_send(sandbox_session::state& st, const exec_plan& ep, const std::vector<prepared_mount>& mounts,
                   const int* fds, int nfds);
 
 }  // namespace aopt::common::detail

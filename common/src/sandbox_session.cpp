@@ -194,9 +194,9 @@ void session_stop(sandbox_session::state& st) {
   st.cgroup.clear();
 }
 
-bool session_send(sandbox_session::state& st, const exec_plan& ep, const std::vector<prepared_mount>& mounts,
+int session_send(sandbox_session::state& st, const exec_plan& ep, const std::vector<prepared_mount>& mounts,
                   const int* fds, int nfds) {
-  if (st.ctl < 0) return false;
+  if (st.ctl < 0) return EPIPE;
   session_request rq;
   std::string payload;
   auto add = [&payload](const char* s) { payload.append(s).push_back('\0'); };
@@ -232,11 +232,12 @@ bool session_send(sandbox_session::state& st, const exec_plan& ep, const std::ve
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int) * static_cast<std::size_t>(nfds));
   std::memcpy(CMSG_DATA(c), fds, sizeof(int) * static_cast<std::size_t>(nfds));
+  if (msg.size() > (std::size_t(1) << 20)) return EMSGSIZE;  // the init's buffer
   for (;;) {
     const ssize_t n = ::sendmsg(st.ctl, &mh, MSG_NOSIGNAL);
-    if (n == static_cast<ssize_t>(msg.size())) return true;
+    if (n == static_cast<ssize_t>(msg.size())) return 0;
     if (n < 0 && errno == EINTR) continue;
-    return false;  // the init is gone (EPIPE, ECONNRESET) or the request is too large (EMSGSIZE)
+    return n < 0 ? errno : EPIPE;  // EPIPE, ECONNRESET: the init is gone; EMSGSIZE: too large
   }
 }
 

@@ -120,12 +120,14 @@ bool exists(const char* p) {
 }
 
 // A run inside a sandbox_session: its state (locked by the caller), the indices of the request's
-// mounts the run binds itself, and whether the request never reached the init (then the caller
-// starts a new init and tries again).
+// mounts the run binds itself, and whether the request never reached the init: it was gone
+// (then the caller starts a new init and tries again) or the request was too large for the
+// session's socket (then the run goes unshared and the session stays).
 struct session_run {
   sandbox_session::state* st = nullptr;
   std::vector<std::size_t> mounts;
   bool not_sent = false;
+  bool too_large = false;
 };
 
 process_outcome run_impl(const process_request& req, bool isolate, const std::string& note, session_run* sr = nullptr);
@@ -186,9 +188,10 @@ process_outcome run_process(const process_request& req) {
       for (int attempt = 0; attempt < 2; ++attempt) {
         std::string why;
         if (st.init <= 0 && !detail::session_start(st, why)) break;  // the unshared run below says why
-        session_run sr{&st, *per_run, false};
+        session_run sr{&st, *per_run};
         auto out = run_impl(req, true, {}, &sr);
         if (!sr.not_sent) return out;
+        if (sr.too_large) break;
         detail::session_stop(st);
       }
     }
@@ -369,8 +372,10 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
     fds[detail::sfd_status] = st_w.fd;
     fds[detail::sfd_in] = in_r.fd;
     fds[detail::sfd_channel] = ch_w.fd;
-    if (!detail::session_send(*sr->st, ep, mounts, fds, ch_w.fd >= 0 ? detail::sfd_count : detail::sfd_channel)) {
+    const int sent = detail::session_send(*sr->st, ep, mounts, fds, ch_w.fd >= 0 ? detail::sfd_count : detail::sfd_channel);
+    if (sent != 0) {
       sr->not_sent = true;
+      sr->too_large = sent == EMSGSIZE;
       return result;
     }
   }

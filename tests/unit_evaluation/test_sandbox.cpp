@@ -463,3 +463,18 @@ TEST(Session, ManyThreadsEachWithASessionWhileOthersAllocateNeverHang) {
   for (auto& c : churn) c.join();
   EXPECT_EQ(ok.load(), 90);
 }
+
+TEST(Session, ARequestTooLargeForTheSessionRunsOnItsOwnAndTheSessionStays) {
+  REQUIRE_NAMESPACES();
+  auto s = session_on(isolated_sh("").iso);
+  ASSERT_TRUE(run_process(in_session(s, "exit 0")).ok());
+  const auto init = s->init_pid();
+  auto r = in_session(s, "echo $((${#BIG0} + ${#BIG1} + ${#BIG2} + ${#BIG3} + ${#BIG4} + ${#BIG5}))");
+  for (int i = 0; i < 6; ++i) {  // 600 KiB in all: beyond the session socket's buffer, within exec's limits
+    r.env.emplace_back("BIG" + std::to_string(i), std::string(std::size_t(100) << 10, 'x'));
+  }
+  const auto o = run_process(r);
+  EXPECT_TRUE(o.ok()) << o.describe() << o.err.substr(0, 200) << o.error.substr(0, 200);
+  EXPECT_EQ(o.out, std::to_string(std::size_t(600) << 10) + "\n");
+  EXPECT_EQ(s->init_pid(), init) << "the session was ended for a request it could not take";
+}
