@@ -233,6 +233,41 @@ void close_fds(unsigned from, unsigned to, unsigned flags) {
   }
 }
 
+// The end of an init's setup (a single run's S, a session run's R), PID 1 of the run's namespace
+// with the root in place: starts T, reports T's end on `status_fd` and exits, which kills what T
+// left in the namespace.
+[[noreturn]] void run_child(const exec_plan& ep, char* stack_top, int status_fd) {
+  const std::int64_t root_built = monotonic_ns();
+  // Not glibc's fork(): that one takes malloc's locks for its atfork handlers, and the init may
+  // have inherited one held by another thread of the evaluator (clone() copied the memory, not the
+  // thread): it would wait forever. clone() with CLONE_VM | CLONE_VFORK runs T in the init's memory
+  // on its own stack until T execs (the init waits meanwhile), as posix_spawn does: no second copy
+  // of the evaluator's page tables. T touches only its stack and the init's (suspended)
+  // thread-local errno.
+  const pid_t t = ::clone(start_child, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<exec_plan*>(&ep));
+  if (t < 0) fail(ep.report_fd, st_fork);
+  // The init keeps only the status pipe: the parent sees EOF on the others when T's side closes
+  // them. Nothing else either: the init never execs, so the descriptors of other evaluations it
+  // inherited (close-on-exec or not) would stay open as long as this run, and an evaluation whose
+  // exec report pipe it held would wait for its EOF until its deadline, its child blocked on a
+  // full pipe.
+  const auto keep = static_cast<unsigned>(status_fd);
+  close_fds(3, keep - 1, 0);
+  close_fds(keep + 1, ~0u, 0);
+  for (;;) {
+    child_status cs;
+    const pid_t w = ::wait4(-1, &cs.status, 0, &cs.ru);
+    if (w == t) {
+      cs.root_built_ns = root_built;
+      cs.child_ended_ns = monotonic_ns();
+      ssize_t ignored = ::write(status_fd, &cs, sizeof cs);
+      (void)ignored;
+      ::_exit(0);  // the namespace and everything left in it go with the init
+    }
+    if (w < 0 && errno != EINTR) ::_exit(126);
+  }
+}
+
 // A string of the request's payload at `at`: NUL-terminated within [at, end), or nullptr.
 char* take_string(char*& at, char* end) {
   char* s = at;
@@ -286,24 +321,7 @@ int run_in_session(void* arg) {
   mount_proc();
   if (!fresh_shm()) fail(report, st_dev);
   finish_root(report);
-  const std::int64_t root_built = monotonic_ns();
-  const pid_t t = ::clone(start_child, rp.child_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<exec_plan*>(rp.exec));
-  if (t < 0) fail(report, st_fork);
-  const auto keep = static_cast<unsigned>(rp.status_fd);
-  close_fds(3, keep - 1, 0);
-  close_fds(keep + 1, ~0u, 0);
-  for (;;) {
-    child_status cs;
-    const pid_t w = ::wait4(-1, &cs.status, 0, &cs.ru);
-    if (w == t) {
-      cs.root_built_ns = root_built;
-      cs.child_ended_ns = monotonic_ns();
-      ssize_t ignored = ::write(rp.status_fd, &cs, sizeof cs);
-      (void)ignored;
-      ::_exit(0);
-    }
-    if (w < 0 && errno != EINTR) ::_exit(126);
-  }
+  run_child(*rp.exec, rp.child_stack_top, rp.status_fd);
 }
 
 // The runs of a session (common::sandbox_session), one at a time: receive a request, start its
@@ -428,34 +446,7 @@ int run_in_session(void* arg) {
   build_root(plan);
   if (plan.session_fd >= 0) serve_session(plan);
   finish_root(plan.exec.report_fd);
-  const std::int64_t root_built = monotonic_ns();
-  // Not glibc's fork(): that one takes malloc's locks for its atfork handlers, and S may have
-  // inherited one held by another thread of the evaluator (clone() copied the memory, not the
-  // thread): it would wait forever. clone() with CLONE_VM | CLONE_VFORK runs T in S's memory on
-  // its own stack until T execs (S waits meanwhile), as posix_spawn does: no second copy of the
-  // evaluator's page tables. T touches only its stack and S's (suspended) thread-local errno.
-  const pid_t t = ::clone(start_child, plan.child_stack + plan.child_stack_bytes, CLONE_VM | CLONE_VFORK | SIGCHLD,
-                          const_cast<exec_plan*>(&plan.exec));
-  if (t < 0) fail(plan.exec.report_fd, st_fork);
-  // S keeps only the status pipe: the parent sees EOF on the others when T's side closes them.
-  // Nothing else either: S never execs, so the descriptors of other evaluations it inherited
-  // (close-on-exec or not) would stay open as long as this run, and an evaluation whose exec
-  // report pipe S held would wait for its EOF until its deadline, its child blocked on a full pipe.
-  const auto keep = static_cast<unsigned>(plan.status_fd);
-  close_fds(3, keep - 1, 0);
-  close_fds(keep + 1, ~0u, 0);
-  for (;;) {
-    child_status cs;
-    const pid_t w = ::wait4(-1, &cs.status, 0, &cs.ru);
-    if (w == t) {
-      cs.root_built_ns = root_built;
-      cs.child_ended_ns = monotonic_ns();
-      ssize_t ignored = ::write(plan.status_fd, &cs, sizeof cs);
-      (void)ignored;
-      ::_exit(0);  // the namespace and everything left in it go with S
-    }
-    if (w < 0 && errno != EINTR) ::_exit(126);
-  }
+  run_child(plan.exec, plan.child_stack + plan.child_stack_bytes, plan.status_fd);
 }
 
 bool write_file(const std::string& path, const std::string& text, std::string& why) {

@@ -138,6 +138,27 @@ process_request isolated_sh(const std::string& script, const fs::path& rw = {}) 
 #define REQUIRE_NAMESPACES()                                                        \
   if (!probe_isolation().namespaces) GTEST_SKIP() << probe_isolation().why
 
+// Threads that allocate and free until destroyed: they keep malloc's locks busy, so a child
+// cloned from this process may inherit one held.
+struct allocating_threads {
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  explicit allocating_threads(int n) {
+    for (int t = 0; t < n; ++t) {
+      threads.emplace_back([this] {
+        while (!stop) {
+          std::vector<std::unique_ptr<char[]>> v;
+          for (int i = 0; i < 64; ++i) v.emplace_back(new char[static_cast<std::size_t>(64 + i * 997)]);
+        }
+      });
+    }
+  }
+  ~allocating_threads() {
+    stop = true;
+    for (auto& t : threads) t.join();
+  }
+};
+
 fs::path scratch(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("aopt-iso-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
@@ -217,16 +238,7 @@ TEST(Isolation, SpawningFromManyThreadsWhileOthersAllocateNeverHangs) {
   REQUIRE_NAMESPACES();
   // Regression: the sandbox init used glibc's fork(), which takes malloc's locks; one held by
   // another thread at clone time hung the build. Allocating threads keep those locks busy.
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> churn;
-  for (int t = 0; t < 3; ++t) {
-    churn.emplace_back([&] {
-      while (!stop) {
-        std::vector<std::unique_ptr<char[]>> v;
-        for (int i = 0; i < 64; ++i) v.emplace_back(new char[static_cast<std::size_t>(64 + i * 997)]);
-      }
-    });
-  }
+  allocating_threads churn(3);
   std::atomic<int> ok{0};
   std::vector<std::thread> spawners;
   for (int t = 0; t < 2; ++t) {
@@ -239,8 +251,6 @@ TEST(Isolation, SpawningFromManyThreadsWhileOthersAllocateNeverHangs) {
     });
   }
   for (auto& s : spawners) s.join();
-  stop = true;
-  for (auto& c : churn) c.join();
   EXPECT_EQ(ok.load(), 80);
 }
 
@@ -433,16 +443,7 @@ TEST(Session, ManyThreadsEachWithASessionWhileOthersAllocateNeverHang) {
   // The session's init is a copy of a process with threads and parses each request without
   // allocating: allocating threads keep malloc's locks busy while sessions start and serve. Two
   // threads share one session (their runs wait for each other), a third has its own.
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> churn;
-  for (int t = 0; t < 2; ++t) {
-    churn.emplace_back([&] {
-      while (!stop) {
-        std::vector<std::unique_ptr<char[]>> v;
-        for (int i = 0; i < 64; ++i) v.emplace_back(new char[static_cast<std::size_t>(64 + i * 997)]);
-      }
-    });
-  }
+  allocating_threads churn(2);
   auto shared = session_on(isolated_sh("").iso);
   auto own = session_on(isolated_sh("").iso);
   std::atomic<int> ok{0};
@@ -459,8 +460,6 @@ TEST(Session, ManyThreadsEachWithASessionWhileOthersAllocateNeverHang) {
     });
   }
   for (auto& r : runners) r.join();
-  stop = true;
-  for (auto& c : churn) c.join();
   EXPECT_EQ(ok.load(), 90);
 }
 
