@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -14,6 +15,18 @@
 namespace aopt::common {
 
 namespace fs = std::filesystem;
+
+fs::path find_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path ? path : "");
+  for (std::string d; std::getline(ss, d, ':');) {
+    if (d.empty()) continue;
+    const fs::path p = fs::path(d) / name;
+    std::error_code e;
+    if (fs::is_regular_file(p, e) && ::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return {};
+}
 
 std::string read_text_file(const fs::path& file) {
   std::error_code ec_;

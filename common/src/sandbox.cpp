@@ -501,6 +501,12 @@ std::string step_name(int s) {
 void exec_child(const exec_plan& p) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the evaluator's death ends the run
+  // No handler of the evaluator's may run here (this process may share its memory until exec),
+  // and the program starts with the default dispositions of the signals that end it.
+  for (int s = 1; s < NSIG; ++s) {
+    struct sigaction sa {};
+    if (::sigaction(s, nullptr, &sa) == 0 && sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN) ::signal(s, SIG_DFL);
+  }
   for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGXCPU, SIGXFSZ, SIGHUP}) ::signal(s, SIG_DFL);
   sigset_t none;
   sigemptyset(&none);
@@ -539,6 +545,19 @@ void exec_child(const exec_plan& p) {
   }
   errno = last_err;
   fail(p.report_fd, st_exec);
+}
+
+pid_t spawn_plain(const exec_plan& ep, char* stack_top) {
+  // As posix_spawn: every signal blocked across the clone, so none is handled in the child while it
+  // shares this process's memory; exec_child resets the handlers before it unblocks them.
+  sigset_t all, old;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  const pid_t pid = ::clone(start_child, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<exec_plan*>(&ep));
+  const int err = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  errno = err;
+  return pid;
 }
 
 pid_t spawn_isolated(const isolated_plan& plan) {

@@ -94,6 +94,11 @@ struct child_status {
 // CLOCK_MONOTONIC in nanoseconds (async-signal-safe; the same clock inside the namespaces).
 std::int64_t monotonic_ns();
 
+// Starts the child of a run without isolation vfork-style on `stack_top` (it shares this
+// process's memory until it execs: no copy of the page tables, which fork() makes and which costs
+// more the larger the evaluator). Returns its pid or -1 (errno set).
+pid_t spawn_plain(const exec_plan& ep, char* stack_top);
+
 // clone()s the sandbox init S (PID 1 of its namespaces), which builds the root and forks the
 // child that exec_child()s. Returns S's pid (or -1, errno set). The caller then calls
 // release_isolated() to map ids and join the cgroup.

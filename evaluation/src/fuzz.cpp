@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "aopt/common/error.h"
+#include "aopt/common/fs.h"
 #include "aopt/common/json.h"
 #include "aopt/common/subprocess.h"
 #include "aopt/evaluation/sandbox.h"
@@ -70,15 +71,8 @@ std::string last_lines(const std::string& text, std::size_t n) {
 }
 
 std::string on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::stringstream ss(path ? path : "");
-  for (std::string d; std::getline(ss, d, ':');) {
-    if (d.empty()) continue;
-    const fs::path p = fs::path(d) / name;
-    std::error_code e;
-    if (fs::is_regular_file(p, e) && ::access(p.c_str(), X_OK) == 0) return p.string();
-  }
-  return name;
+  const fs::path p = common::find_on_path(name);
+  return p.empty() ? name : p.string();
 }
 
 // The interpreter's installation outside /usr (a venv or pyenv prefix), bound read-only.

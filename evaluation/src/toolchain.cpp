@@ -1,5 +1,7 @@
 #include "aopt/evaluation/toolchain.h"
 
+#include "aopt/common/fs.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +11,7 @@
 
 #include "aopt/common/error.h"
 #include "aopt/common/fast_hash.h"
+#include "aopt/common/fs.h"
 #include "aopt/common/sha256.h"
 #include "aopt/evaluation/build_config.h"
 
@@ -32,15 +35,14 @@ std::vector<std::string> split_ws(const std::string& s) {
   return out;
 }
 
-bool on_path(const std::string& exe) {
-  const char* path = std::getenv("PATH");
-  if (!path) return false;
-  std::istringstream in(path);
-  for (std::string dir; std::getline(in, dir, ':');) {
-    if (!dir.empty() && fs::exists(fs::path(dir) / exe)) return true;
-  }
-  return false;
+// A path that exists and can be looked at: an unreadable directory on the way is "absent", not
+// an exception.
+bool present(const fs::path& p) {
+  std::error_code e;
+  return fs::exists(p, e);
 }
+
+bool on_path(const std::string& exe) { return !common::find_on_path(exe).empty(); }
 
 }  // namespace
 
@@ -52,9 +54,9 @@ const toolchain& toolchain::get() {
     t.sim_include = env_or("AOPT_SIM_INCLUDE_DIR", AOPT_SIM_INCLUDE_DIR);
     t.profile_dir = env_or("AOPT_PROFILE_DIR", AOPT_PROFILE_DIR);
     t.pch_header = env_or("AOPT_PCH_HEADER", AOPT_HAVE_PCH ? AOPT_PCH_HEADER : "");
-    if (!t.pch_header.empty() && !fs::exists(t.pch_header + ".gch")) t.pch_header.clear();
+    if (!t.pch_header.empty() && !present(t.pch_header + ".gch")) t.pch_header.clear();
     t.host_pch_header = env_or("AOPT_HOST_PCH_HEADER", AOPT_HAVE_HOST_PCH ? AOPT_HOST_PCH_HEADER : "");
-    if (!t.host_pch_header.empty() && !fs::exists(t.host_pch_header + ".gch")) t.host_pch_header.clear();
+    if (!t.host_pch_header.empty() && !present(t.host_pch_header + ".gch")) t.host_pch_header.clear();
     t.common_flags = split_ws(AOPT_KERNEL_COMMON_FLAGS);
     t.host_flags = split_ws(AOPT_HOST_EXTRA_FLAGS);
     t.fixed_defines = split_ws(AOPT_KERNEL_FIXED_DEFINES);
@@ -99,12 +101,12 @@ void toolchain::check_host_chain() const {
                 "provides them, or set AOPT_HOST_LINK to the link items");
   }
   for (const auto& item : host_link) {
-    if (!item.empty() && item[0] == '/' && !fs::exists(item)) {
+    if (!item.empty() && item[0] == '/' && !present(item)) {
       throw error(ec::toolchain_error, item + ": prebuilt library missing; build it first "
                                               "(cmake --build <build-dir> --target aopt)");
     }
   }
-  if (!fs::exists(fs::path(sim_include) / "kernel_operator.h")) {
+  if (!present(fs::path(sim_include) / "kernel_operator.h")) {
     throw error(ec::toolchain_error, sim_include + "/kernel_operator.h missing: the sim headers are not where "
                                                    "the build expected them; set AOPT_SIM_INCLUDE_DIR");
   }

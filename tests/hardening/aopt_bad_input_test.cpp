@@ -110,3 +110,34 @@ TEST_F(AoptBadInput, RandomBytesSourceIsACompileErrorWithValidJson) {
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_TRUE(nlohmann::json::parse(again.out).value("cached", false)) << again.out.substr(0, 500);
 }
+
+TEST_F(AoptBadInput, UnreadableDirectoryOnPathIsSkipped) {
+  // Was "internal error: filesystem error: status: Permission denied [/root/.cargo/bin/ccache]",
+  // exit 3, for a user whose PATH held a directory it may not enter (looking for ccache).
+  const fs::path locked = root_ / "locked";
+  fs::create_directories(locked / "bin");
+  write_spec(R"({"kernel": "add_custom", "cases": [{"name": "c")" + tail_);
+  aopt::common::process_request r;
+  const std::string path = (locked / "bin").string() + ":/usr/bin:/bin";
+  r.env = {{"PATH", path}, {"HOME", root_.string()}, {"TMPDIR", root_.string()}};
+  r.argv = {AOPT_BINARY, "eval", pkg().string(), "--cache-dir", (root_ / "cache").string()};
+  if (::getuid() == 0) {  // root enters any directory: run as nobody, for whom `locked` (0700, root's) is closed
+    if (!fs::exists("/usr/bin/setpriv")) GTEST_SKIP() << "running as root without setpriv to drop to another user";
+    fs::permissions(root_, fs::perms::all);
+    for (const auto& e : fs::recursive_directory_iterator(root_)) {
+      if (e.path().string().rfind(locked.string(), 0) == 0) continue;
+      fs::permissions(e.path(), e.is_directory() ? fs::perms::all : fs::perms(0666));
+    }
+    fs::permissions(locked, fs::perms::owner_all);
+    r.argv.insert(r.argv.begin(), {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
+  } else {
+    fs::permissions(locked, fs::perms::none);
+  }
+  r.limits.wall_timeout = std::chrono::seconds(240);
+  r.limits.max_output_bytes = 4 << 20;
+  const auto o = aopt::common::run_process(r);
+  fs::permissions(locked, fs::perms::owner_all);
+  EXPECT_EQ(o.end, aopt::common::process_end::exited) << o.describe();
+  EXPECT_EQ(o.exit_code, 0) << o.err.substr(0, 2000) << o.out.substr(0, 2000);
+  EXPECT_EQ(o.err.find("internal error"), std::string::npos) << o.err.substr(0, 2000);
+}
