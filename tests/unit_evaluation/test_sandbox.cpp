@@ -309,6 +309,14 @@ process_request in_session(const std::shared_ptr<sandbox_session>& s, const std:
   return r;
 }
 
+// A session on the system mounts whose init is up (one run done).
+std::shared_ptr<sandbox_session> started_session() {
+  auto s = session_on(isolated_sh("").iso);
+  const auto o = run_process(in_session(s, "exit 0"));
+  EXPECT_TRUE(o.ok() && s->running()) << o.describe() << o.error;
+  return s;
+}
+
 }  // namespace
 
 TEST(Session, RunsShareOneInitAndItsChannel) {
@@ -378,8 +386,7 @@ TEST(Session, TheInitAndTheEvaluatorsTreeStayOutOfReach) {
 
 TEST(Session, ATimeoutEndsTheInitAndTheNextRunGetsANewOne) {
   REQUIRE_NAMESPACES();
-  auto s = session_on(isolated_sh("").iso);
-  ASSERT_TRUE(run_process(in_session(s, "exit 0")).ok());
+  auto s = started_session();
   const auto before = s->init_pid();
   auto r = in_session(s, "sleep 30");
   r.limits.wall_timeout = std::chrono::milliseconds(500);
@@ -465,8 +472,7 @@ TEST(Session, ManyThreadsEachWithASessionWhileOthersAllocateNeverHang) {
 
 TEST(Session, ARequestTooLargeForTheSessionRunsOnItsOwnAndTheSessionStays) {
   REQUIRE_NAMESPACES();
-  auto s = session_on(isolated_sh("").iso);
-  ASSERT_TRUE(run_process(in_session(s, "exit 0")).ok());
+  auto s = started_session();
   const auto init = s->init_pid();
   auto r = in_session(s, "echo $((${#BIG0} + ${#BIG1} + ${#BIG2} + ${#BIG3} + ${#BIG4} + ${#BIG5}))");
   for (int i = 0; i < 6; ++i) {  // 600 KiB in all: beyond the session socket's buffer, within exec's limits
