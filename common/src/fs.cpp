@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -15,6 +15,11 @@
 namespace aopt::common {
 
 namespace fs = std::filesystem;
+
+bool path_under(const std::string& path, const std::string& dir) {
+  if (dir == "/") return !path.empty() && path[0] == '/';
+  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
+}
 
 fs::path find_on_path(const std::string& name) {
   const char* path = std::getenv("PATH");

@@ -120,6 +120,10 @@ std::uint64_t tasks_of_uid(uid_t uid);
 
 bool trace_phases();  // AOPT_SANDBOX_TRACE set
 
+// `fd` moved to a number of 10 or above, close-on-exec: descriptors a child inherits live there, so
+// the dup2s onto 0, 1, 2 and the channel's number never overwrite one still needed.
+int high_fd(int fd);
+
 // The parent's side of a sandbox_session (sandbox_session.cpp).
 // The indices of `req`'s mounts a run in a session on `base` binds itself (a tmpfs, a bind the
 // base lacks, a base bind that a run's own mount earlier in the list would cover), or nullopt

@@ -16,6 +16,7 @@
 #include <set>
 #include <tuple>
 
+#include "aopt/common/fs.h"
 #include "sandbox.h"
 
 namespace aopt::common::detail {
@@ -24,21 +25,8 @@ namespace {
 
 std::string target_of(const mount_entry& m) { return m.target.empty() ? m.source : m.target; }
 
-bool under(const std::string& path, const std::string& dir) {
-  if (dir == "/") return true;
-  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
-}
-
 using bind_key = std::tuple<mount_entry::kind, std::string, std::string, bool>;
 bind_key key_of(const mount_entry& m) { return {m.what, m.source, target_of(m), m.optional}; }
-
-// A descriptor of ours at 10 or above, close-on-exec (see high_fd in subprocess.cpp).
-int high(int fd) {
-  if (fd < 0 || fd >= 10) return fd;
-  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 10);
-  ::close(fd);
-  return moved;
-}
 
 void close_fd(int& fd) {
   if (fd >= 0) ::close(fd);
@@ -46,6 +34,13 @@ void close_fd(int& fd) {
 }
 
 }  // namespace
+
+int high_fd(int fd) {
+  if (fd < 0 || fd >= 10) return fd;
+  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 10);
+  ::close(fd);
+  return moved;
+}
 
 prepared_mount prepare_mount(const mount_entry& m) {
   prepared_mount pm{m.what, {}, "/newroot" + target_of(m), {}, m.optional};
@@ -69,7 +64,7 @@ std::optional<std::vector<std::size_t>> session_mounts(const isolation& base, co
   for (std::size_t i = 0; i < req.mounts.size(); ++i) {
     const auto& m = req.mounts[i];
     const std::string t = target_of(m);
-    const bool covered = std::any_of(own_targets.begin(), own_targets.end(), [&](const std::string& d) { return under(t, d); });
+    const bool covered = std::any_of(own_targets.begin(), own_targets.end(), [&](const std::string& d) { return path_under(t, d); });
     if (m.what != mount_entry::kind::tmpfs && prepared.count(key_of(m))) {
       seen.insert(key_of(m));
       if (!covered) continue;  // in the prepared root, visible as it is
@@ -89,7 +84,7 @@ bool session_start(sandbox_session::state& st, std::string& why) {
     why = std::string("socketpair: ") + std::strerror(errno);
     return false;
   }
-  int ctl = high(sv[0]), child_ctl = high(sv[1]);
+  int ctl = high_fd(sv[0]), child_ctl = high_fd(sv[1]);
   int p_sync[2], p_ready[2];
   if (::pipe2(p_sync, O_CLOEXEC) != 0) {
     why = std::string("pipe2: ") + std::strerror(errno);
@@ -102,7 +97,7 @@ bool session_start(sandbox_session::state& st, std::string& why) {
     for (int* fd : {&ctl, &child_ctl, &p_sync[0], &p_sync[1]}) close_fd(*fd);
     return false;
   }
-  int sync_r = high(p_sync[0]), sync_w = high(p_sync[1]), ready_r = high(p_ready[0]), ready_w = high(p_ready[1]);
+  int sync_r = high_fd(p_sync[0]), sync_w = high_fd(p_sync[1]), ready_r = high_fd(p_ready[0]), ready_w = high_fd(p_ready[1]);
   isolated_plan plan;
   for (const auto& m : st.base.mounts) {
     if (m.what != mount_entry::kind::tmpfs) plan.mounts.push_back(prepare_mount(m));

@@ -95,23 +95,14 @@ struct fd_guard {
   }
 };
 
-// Descriptors the child inherits live at 10 and up, so the dup2s onto 0, 1, 2 and the channel's
-// number never overwrite one still needed.
-int high_fd(int fd) {
-  if (fd < 0 || fd >= 10) return fd;
-  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 10);
-  ::close(fd);
-  return moved;
-}
-
 void make_pipe(fd_guard& r, fd_guard& w) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     throw error(ec::subprocess_error, std::string("pipe2 failed: ") + std::strerror(errno) +
                                           " (too many open files? raise `ulimit -n`)");
   }
-  r.fd = high_fd(fds[0]);
-  w.fd = high_fd(fds[1]);
+  r.fd = detail::high_fd(fds[0]);
+  w.fd = detail::high_fd(fds[1]);
 }
 
 bool exists(const char* p) {
@@ -299,7 +290,7 @@ process_outcome run_impl(const process_request& req, bool isolate, const std::st
     }
     in_w.reset();
   } else {
-    in_r.fd = high_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    in_r.fd = detail::high_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   }
   fd_guard channel_out;
   if (req.channel_fd >= 0) {

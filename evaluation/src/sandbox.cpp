@@ -76,10 +76,6 @@ common::isolation base(const sandbox_policy& p, std::uint64_t tmp_bytes, std::ui
 
 }  // namespace
 
-bool path_under(const std::string& path, const std::string& dir) {
-  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
-}
-
 bool isolation_default() {
   const char* v = std::getenv("AOPT_SANDBOX");
   return !(v && std::string(v) == "0");

@@ -1,7 +1,5 @@
 #include "aopt/evaluation/toolchain.h"
 
-#include "aopt/common/fs.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

@@ -15,10 +15,12 @@ std::string read_text_file(const std::filesystem::path& file, std::uintmax_t max
 void write_text_file(const std::filesystem::path& file, const std::string& content);
 // Writes to a sibling temporary file, then renames: readers never see a partial file.
 void write_text_file_atomic(const std::filesystem::path& file, const std::string& content);
-// A new, empty, uniquely named directory below `parent` (created if needed).
 // The first executable `name` in the directories of $PATH, or empty; directories that cannot be
 // read (another user's, missing) are skipped, never an error.
 std::filesystem::path find_on_path(const std::string& name);
+// True when `path` is `dir` or below it (both absolute and normalised; compared as text).
+bool path_under(const std::string& path, const std::string& dir);
+// A new, empty, uniquely named directory below `parent` (created if needed).
 std::filesystem::path make_unique_dir(const std::filesystem::path& parent, const std::string& prefix);
 
 }  // namespace aopt::common

@@ -60,12 +60,11 @@ std::vector<mount_entry> system_mounts(std::uint64_t tmp_bytes = std::uint64_t(6
 
 // A sandbox prepared once for several isolated runs in a row (the runs of one evaluation): the
 // namespaces, the pids cgroup and the binds of `base` (its tmpfs entries excepted) are set up by
-// the first run that uses it, by an init process that then stays. Each run binds what it lists
-// beyond the base (its working directory, inputs) and a fresh tmpfs for every tmpfs it lists,
-// runs in a mount namespace of its own with the same root as an unshared run would have, and
-// leaves nothing: the init kills every process the run left, waits for them and removes the
-// run's mounts before it takes the next. A run whose mounts do not extend the base (it lacks one
-// of the base's binds) runs unshared. A timeout or a failed setup ends the init; the next run
+// the first run that uses it, by an init process that then stays. Each run gets PID and mount
+// namespaces of its own, binds what it lists beyond the base (its working directory, inputs) and
+// a fresh tmpfs for every tmpfs it lists, so it has the same root as an unshared run would have,
+// and leaves nothing: what it left dies with its PID namespace before the next run starts. A run
+// whose mounts do not extend the base (it lacks one of the base's binds) runs unshared. A timeout or a failed setup ends the init; the next run
 // starts a new one. One run at a time (runs wait for each other); close() or the destructor
 // ends the init. docs/evaluation.md, "The sandbox".
 class sandbox_session {

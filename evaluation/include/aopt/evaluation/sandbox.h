@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "aopt/common/fs.h"
 #include "aopt/common/subprocess.h"
 
 namespace aopt::evaluation {
@@ -42,8 +43,7 @@ common::isolation run_session_base(const sandbox_policy& p, const std::vector<st
 // A user script that only reads (an msOpST fuzz function, evaluation/fuzz.h): the system
 // directories and `read_only` read-only, a private /tmp, no toolchain, nothing else writable.
 common::isolation script_isolation(const sandbox_policy& p, const std::vector<std::filesystem::path>& read_only);
-// True when `path` is `dir` or below it (both absolute and normalised; compared as text).
-bool path_under(const std::string& path, const std::string& dir);
+using common::path_under;  // common/fs.h
 // The warning every result carries when isolation was asked for and this machine cannot give it
 // (empty otherwise); logged once per process.
 std::string isolation_warning(const sandbox_policy& p);
