@@ -14,12 +14,14 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "aopt/actors/node.hpp"
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
 #include "aopt/common/log.h"
+#include "aopt/common/ownership.h"
 #include "aopt/common/tar.h"
 #include "aopt/evaluation/artifacts.h"
 #include "aopt/evaluation/cann.h"
@@ -169,7 +171,11 @@ int main(int argc, char** argv) {
       info.labels = labels;
       o.devices.push_back(std::move(info));
     }
-    const fs::path root = (state_dir.empty() ? aopt::jobs::default_state_dir() / "node" : fs::path(state_dir)) / "packages";
+    // The packages (operator sources) and artifacts kept here are this user's only.
+    ::umask(077);
+    const fs::path state = state_dir.empty() ? aopt::jobs::default_state_dir() / "node" : fs::path(state_dir);
+    aopt::common::make_private_dir(state, 0700, "state directory", true);
+    const fs::path root = state / "packages";
     fs::create_directories(root);
     std::signal(SIGTERM, on_signal);
     std::signal(SIGINT, on_signal);

@@ -3,18 +3,25 @@
 // is docs/api.md. Exit codes: 0 done, 1 the job failed or was cancelled (watch, submit --wait),
 // 2 an error (the daemon's error message is printed).
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
 
 #include <curl/curl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
+#include "aopt/common/ownership.h"
 #include "aopt/common/tar.h"
 #include "aopt/jobs/daemon_paths.h"
 #include "aopt/optimize/optimizer.h"
@@ -27,8 +34,47 @@ using nlohmann::json;
 
 namespace {
 
+// Who may answer on the socket (docs/api.md, "Access"): the socket, its directory and the process
+// listening (SO_PEERCRED, checked before a byte is sent) must belong to this user, root, the user
+// of --daemon-user / $AOPT_DAEMON_USER, or the owner of a socket directory that sits in a
+// directory only root may write to (root placed it: systemd's /run/aoptd). Anything else may be
+// another user's fake daemon: refused, exit 2.
+struct trust {
+  std::string socket;
+  std::vector<uid_t> owners;
+
+  [[noreturn]] void refuse(const std::string& why) const {
+    throw error(ec::invalid_argument,
+                fmt::format("refusing to talk to aoptd at {}: {}. Another user could be answering in aoptd's place; if "
+                            "you trust that user, pass --daemon-user USER (or set AOPT_DAEMON_USER), else ask who runs "
+                            "aoptd (docs/api.md, \"Access\")",
+                            socket, why));
+  }
+
+  // The path's checks; nothing when the socket is missing (connecting says so).
+  std::vector<uid_t> check_path() const {
+    struct stat s {};
+    if (::lstat(socket.c_str(), &s) != 0) return owners;
+    const fs::path dir = fs::absolute(socket).lexically_normal().parent_path();
+    std::vector<uid_t> ok = owners;
+    struct stat d {}, up {};
+    if (::lstat(dir.c_str(), &d) == 0 && S_ISDIR(d.st_mode) && ::stat(dir.parent_path().c_str(), &up) == 0 &&
+        up.st_uid == 0 && (up.st_mode & (S_IWGRP | S_IWOTH)) == 0) {
+      ok.push_back(d.st_uid);
+    }
+    if (const auto why = common::untrusted_dir(dir, ok); !why.empty()) refuse("its directory " + why);
+    if (!S_ISSOCK(s.st_mode)) refuse("it is not a socket");
+    if (std::find(ok.begin(), ok.end(), s.st_uid) == ok.end()) {
+      refuse("the socket is owned by " + common::describe_uid(s.st_uid) + "; expected " +
+             common::describe_uid(ok.front()) + ", root or the daemon's user");
+    }
+    return ok;
+  }
+};
+
 struct client {
   std::string socket;
+  trust trusted;
 
   struct reply {
     long status = 0;
@@ -50,6 +96,37 @@ struct client {
       s->data.append(p, n);
       return n;
     };
+    // Who listens is asked of the connected socket (SO_PEERCRED) before the request is sent:
+    // libcurl hands over its socket before connecting, and calls the pre-request check after.
+    struct peer {
+      std::vector<uid_t> owners;
+      curl_socket_t fd;
+      std::string untrusted;
+    } pr{trusted.check_path(), CURL_SOCKET_BAD, {}};
+    auto remember = +[](void* u, curl_socket_t fd, curlsocktype) -> int {
+      static_cast<peer*>(u)->fd = fd;
+      return CURL_SOCKOPT_OK;
+    };
+    auto check_peer = +[](void* u, char*, char*, int, int) -> int {
+      auto* p = static_cast<peer*>(u);
+      ucred cred{};
+      socklen_t len = sizeof cred;
+      if (p->fd == CURL_SOCKET_BAD || ::getsockopt(p->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+        p->untrusted = std::string("cannot tell who listens on it (SO_PEERCRED: ") + std::strerror(errno) + ")";
+        return CURL_PREREQFUNC_ABORT;
+      }
+      if (std::find(p->owners.begin(), p->owners.end(), cred.uid) == p->owners.end()) {
+        p->untrusted = "the process listening on it (pid " + std::to_string(cred.pid) + ") runs as " +
+                       common::describe_uid(cred.uid) + "; expected " + common::describe_uid(p->owners.front()) +
+                       ", root or the daemon's user";
+        return CURL_PREREQFUNC_ABORT;
+      }
+      return CURL_PREREQFUNC_OK;
+    };
+    curl_easy_setopt(h.get(), CURLOPT_SOCKOPTFUNCTION, remember);
+    curl_easy_setopt(h.get(), CURLOPT_SOCKOPTDATA, &pr);
+    curl_easy_setopt(h.get(), CURLOPT_PREREQFUNCTION, check_peer);
+    curl_easy_setopt(h.get(), CURLOPT_PREREQDATA, &pr);
     const std::string url = "http://localhost" + path;
     curl_easy_setopt(h.get(), CURLOPT_UNIX_SOCKET_PATH, socket.c_str());
     curl_easy_setopt(h.get(), CURLOPT_URL, url.c_str());
@@ -70,6 +147,7 @@ struct client {
     curl_slist_free_all(headers);
     reply r;
     curl_easy_getinfo(h.get(), CURLINFO_RESPONSE_CODE, &r.status);
+    if (!pr.untrusted.empty()) trusted.refuse(pr.untrusted);
     if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && sink)) {
       throw error(ec::io_error, fmt::format("cannot talk to aoptd at {}: {} (is it running? start it with `aoptd`, or "
                                             "give --socket PATH or AOPT_SOCKET)",
@@ -96,12 +174,26 @@ struct client {
   }
 };
 
-void add_socket_option(CLI::App& app, std::string& socket) {
-  app.add_option("--socket", socket, "aoptd's socket (default: $AOPT_SOCKET, else the daemon's default path)");
+// Where the daemon is, and whom besides this user and root to trust to answer there.
+struct endpoint {
+  std::string socket, daemon_user;
+};
+
+void add_socket_option(CLI::App& app, endpoint& ep) {
+  app.add_option("--socket", ep.socket, "aoptd's socket (default: $AOPT_SOCKET, else the daemon's default path)");
+  app.add_option("--daemon-user", ep.daemon_user,
+                 "The user (name or uid) aoptd runs as, when neither you nor root (default: $AOPT_DAEMON_USER); the "
+                 "socket must be this user's, yours or root's");
 }
 
-client make_client(const std::string& socket) {
-  return client{socket.empty() ? jobs::default_socket_path(/*with_env=*/true).string() : socket};
+client make_client(const endpoint& ep) {
+  client c{ep.socket.empty() ? jobs::default_socket_path(/*with_env=*/true).string() : ep.socket, {}};
+  c.trusted.socket = c.socket;
+  c.trusted.owners = {::geteuid(), 0};
+  const char* env = std::getenv("AOPT_DAEMON_USER");
+  const std::string user = !ep.daemon_user.empty() ? ep.daemon_user : env != nullptr ? env : "";
+  if (!user.empty()) c.trusted.owners.push_back(common::uid_of_user(user, "--daemon-user"));
+  return c;
 }
 
 std::string fmt_speedup(const json& j) {
@@ -189,7 +281,8 @@ std::string package_tar(const fs::path& dir, const package_args& pa) {
 
 command_fn add_submit_command(CLI::App& app) {
   struct args {
-    std::string socket, op_dir, engine = "offline", profile;
+    std::string op_dir, engine = "offline", profile;
+    endpoint ep;
     std::size_t budget = 0;
     int priority = 0;
     std::uint64_t seed = 1;
@@ -206,9 +299,9 @@ command_fn add_submit_command(CLI::App& app) {
   add_package_options(app, a->package);
   app.add_flag("--wait", a->wait, "Follow the job's progress until it ends");
   app.add_flag("-q,--quiet", a->quiet, "Print only the job id");
-  add_socket_option(app, a->socket);
+  add_socket_option(app, a->ep);
   return [a]() {
-    const auto c = make_client(a->socket);
+    const auto c = make_client(a->ep);
     const fs::path dir = fs::absolute(a->op_dir).lexically_normal();
     std::string name = dir.filename().string();
     if (name == "baseline" || name == "expert") name = dir.parent_path().filename().string();
@@ -240,7 +333,7 @@ namespace {
 
 // A listing command: `--socket`, `--json` (the API's JSON as is), else a table of `rows(json)`.
 command_fn listing_command(CLI::App& app, std::string path, std::function<void(const nlohmann::json&)> table) {
-  auto socket = std::make_shared<std::string>();
+  auto socket = std::make_shared<endpoint>();
   auto as_json = std::make_shared<bool>(false);
   add_socket_option(app, *socket);
   app.add_flag("--json", *as_json, "Print the API's JSON");
@@ -293,7 +386,7 @@ namespace {
 
 // A command about one job: `ID`, `--socket`, and `run(client, id)`.
 command_fn id_command(CLI::App& app, std::function<int(const client&, const std::string&)> run) {
-  auto socket = std::make_shared<std::string>();
+  auto socket = std::make_shared<endpoint>();
   auto id = std::make_shared<std::string>();
   app.add_option("ID", *id, "Job id (from aopt submit or aopt jobs)")->required();
   add_socket_option(app, *socket);

@@ -18,6 +18,7 @@
 
 #include "aopt/common/error.h"
 #include "aopt/common/log.h"
+#include "aopt/common/ownership.h"
 
 namespace aopt::daemon {
 
@@ -236,11 +237,20 @@ http_server::http_server(fs::path socket, http_limits limits, handler h, const s
   const gid_t gid = shared ? group_id(group) : 0;
   const auto dir = socket_.parent_path().empty() ? fs::path(".") : socket_.parent_path();
   std::error_code e;
-  if (!fs::exists(dir, e)) {
-    fs::create_directories(dir, e);
-    if (e) throw error(ec::io_error, dir.string() + ": cannot create the socket directory: " + e.message());
-    if (shared) share_with_group(dir, gid, 0750);
-    else ::chmod(dir.c_str(), 0700);
+  // The directory is ours, or aoptd does not start: whoever may write to it could move the socket
+  // aside and answer in aoptd's place. Created here (mkdir, then checked: no race with another
+  // user creating it first); the group needs only to enter it (x) to connect.
+  fs::create_directories(fs::absolute(dir).parent_path(), e);
+  if (::mkdir(dir.c_str(), shared ? 0710 : 0700) == 0) {
+    if (shared) share_with_group(dir, gid, 0710);
+  } else if (errno != EEXIST) {
+    throw error(ec::io_error, dir.string() + ": cannot create the socket directory: " + std::strerror(errno));
+  }
+  if (const auto why = common::untrusted_dir(dir, {::geteuid()}); !why.empty()) {
+    throw error(ec::io_error, "refusing to listen: the socket directory " + why +
+                                  ". Another user could replace the socket and answer in aoptd's place. Remove the "
+                                  "directory (rm -r " + dir.string() + ") to let aoptd create it, or give --socket a "
+                                  "path in a directory of your own that only you may write to (docs/api.md, \"Access\")");
   }
   if (socket_.string().size() >= sizeof(sockaddr_un{}.sun_path)) {
     throw error(ec::invalid_argument, socket_.string() + ": too long for a Unix socket path");

@@ -3,7 +3,8 @@
 // and body size limits (431, 413), Content-Length bodies only, `Connection: close` after every
 // response. The peer's uid (SO_PEERCRED) comes with each request. A response is either a body or
 // a stream (newline-delimited JSON written until the producer ends or the client goes away).
-// No TCP: the socket's directory is created 0700.
+// No TCP: the socket's directory is created 0700 and must be the daemon user's, writable by no one
+// else (else the server refuses to start).
 #pragma once
 
 #include <atomic>
@@ -56,11 +57,13 @@ class http_server {
  public:
   using handler = std::function<http_response(const http_request&)>;
 
-  // Creates the socket's directory when missing, refuses a socket another process still listens
-  // on (aopt::error(io_error) saying so), removes a stale one, binds and listens. Without
-  // `group` the directory is 0700 and the socket 0600 (this user and root only); with a group
-  // name the directory it creates is 0750 and the socket 0660, both owned by that group, so its
-  // members may connect (aopt::error(invalid_argument) when there is no such group).
+  // Creates the socket's directory when missing; refuses (aopt::error(io_error) naming it, its
+  // owner and mode) a directory that is not this user's, is a symbolic link, or that its group or
+  // others may write to; refuses a socket another process still listens on, removes a stale one,
+  // binds and listens. Without `group` the directory is 0700 and the socket 0600 (this user and
+  // root only); with a group name the directory it creates is 0710 (enough to reach the socket)
+  // and the socket 0660, both owned by that group, so its members may connect
+  // (aopt::error(invalid_argument) when there is no such group).
   http_server(std::filesystem::path socket, http_limits limits, handler h, const std::string& group = "");
   ~http_server();  // stop()
   http_server(const http_server&) = delete;

@@ -13,11 +13,13 @@
 
 #include <CLI/CLI.hpp>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "aopt/common/error.h"
 #include "aopt/common/log.h"
+#include "aopt/common/ownership.h"
 #include "aopt/storage/experience_bank.h"
 #include "api.h"
 #include "config.h"
@@ -84,6 +86,10 @@ int main(int argc, char** argv) {
     if (app.count("--nodes-listen") != 0) cfg.nodes_listen = nodes_listen;
     cfg.validate();
     aopt::common::set_log_level(cfg.log_level);
+    // Everything aoptd writes (jobs, journals, the bank, caches) is its user's only; with a socket
+    // group, readable by the group too. The state directory itself is checked and tightened.
+    ::umask(cfg.socket_group.empty() ? 077 : 027);
+    aopt::common::make_private_dir(cfg.state_dir, cfg.socket_group.empty() ? 0700 : 0750, "state directory", true);
     // Metrics first, so that the jobs recovered at start-up are counted.
     auto metrics = std::make_shared<aopt::monitoring::metrics>();
     metrics_observer observer(metrics, [bank = cfg.bank_dir.empty() ? aopt::storage::default_bank_dir() : cfg.bank_dir]() {

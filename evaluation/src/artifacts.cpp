@@ -85,8 +85,8 @@ void artifact_store::write(const std::string& key, const std::string& bytes) con
       return;
     }
   }
-  // An artifact runs: keep the executable bit the build gave it.
-  fs::permissions(tmp, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec, e);
+  // An artifact runs: executable, by its owner only (it is built from an operator's sources).
+  fs::permissions(tmp, fs::perms::owner_all, e);
   fs::rename(tmp, p, e);
   if (e) fs::remove(tmp, e);
   if (++stores_ % 32 == 0) prune();

@@ -5,12 +5,20 @@
 #include "aopt/common/error.h"
 #include "aopt/common/json.h"
 #include "aopt/common/log.h"
+#include "aopt/common/ownership.h"
 
 namespace aopt::evaluation {
 
 namespace fs = std::filesystem;
 
 eval_cache::eval_cache(fs::path root) : root_(std::move(root)) {
+  // Results quote compiler diagnostics (source lines), and the artifacts below are built from the
+  // operators: this user's only (another user's cache is used as it is).
+  try {
+    common::make_private_dir(root_, 0700, "evaluation cache", false);
+  } catch (const error& x) {
+    throw error(ec::cache_error, std::string(x.what()) + "; pass --cache-dir DIR or --no-cache");
+  }
   std::error_code e;
   fs::create_directories(root_ / "results", e);
   if (e) {

@@ -15,6 +15,7 @@
 #include "aopt/common/json.h"
 #include "aopt/common/log.h"
 #include "aopt/common/mapped_file.h"
+#include "aopt/common/ownership.h"
 #include "aopt/common/sha256.h"
 #include "aopt/common/text.h"
 #include "aopt/evaluation/cann.h"
@@ -122,7 +123,7 @@ fs::path provide_input(const tensor_spec& ts, std::uint64_t seed, const std::str
     common::write_file_bytes(file, buf.data(), buf.size());
   } else {
     common::write_file_bytes_atomic(file, buf.data(), buf.size());
-    ::chmod(file.c_str(), 0444);  // shared by every later run: read-only
+    ::chmod(file.c_str(), 0400);  // shared by every later run: read-only (and this user's only)
   }
   return file;
 }
@@ -242,11 +243,10 @@ evaluator::evaluator(eval_options opts, std::unique_ptr<backend> be) : opts_(std
   const char* art = std::getenv("AOPT_ARTIFACT_CACHE");
   if (opts_.reuse_artifacts && !(art && std::string(art) == "0")) {
     artifact_root_ = opts_.cache_dir.empty() ? eval_cache::default_root() : opts_.cache_dir;
-    std::error_code e;
-    fs::create_directories(artifact_root_, e);
-    if (e) {
-      common::logger()->warn("{}: cannot create the artifact cache ({}); inputs and references are not reused",
-                             artifact_root_.string(), e.message());
+    try {
+      common::make_private_dir(artifact_root_, 0700, "artifact cache", false);
+    } catch (const std::exception& x) {
+      common::logger()->warn("{}; inputs and references are not reused", x.what());
       artifact_root_.clear();
     }
   }
@@ -260,6 +260,7 @@ evaluator::~evaluator() {
 
 fs::path evaluator::new_work_dir(const std::string& prefix) {
   const fs::path dir = common::make_unique_dir(opts_.work_root, prefix);
+  fs::permissions(dir, fs::perms::owner_all);  // the operator's sources are copied here
   const long pid = static_cast<long>(::getpid());
   common::write_text_file(dir / owner_file, std::to_string(pid) + " " + process_start_time(pid) + "\n");
   return dir;
