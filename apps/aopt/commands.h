@@ -57,7 +57,8 @@ command_fn add_calibrate_command(CLI::App& app);
 command_fn add_bank_rewind_command(CLI::App& bank);
 
 // The daemon's client (client_command.cpp; docs/api.md): `aopt submit OP_DIR`, `jobs`, `job ID`,
-// `watch ID`, `cancel ID`, `fetch ID --out DIR`, each with `--socket PATH` (or AOPT_SOCKET).
+// `watch ID`, `cancel ID`, `fetch ID --out DIR`, each with `--socket PATH` (or AOPT_SOCKET) and
+// `--daemon-user USER` (or AOPT_DAEMON_USER): whom to trust to listen there besides you and root.
 command_fn add_submit_command(CLI::App& app);
 command_fn add_jobs_command(CLI::App& app);
 command_fn add_devices_command(CLI::App& app);  // `aopt devices`: aoptd's evaluators

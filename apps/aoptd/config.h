@@ -32,7 +32,8 @@ struct daemon_config {
   // [daemon]
   std::filesystem::path socket;     // Default: $XDG_RUNTIME_DIR/aopt/aoptd.sock, else /tmp/aopt-<uid>/aoptd.sock
   // "" = only this user and root may connect (directory 0700, socket 0600); a group name = its
-  // members may connect too (directory 0750 when aoptd creates it, socket 0660). Default: ""
+  // members may connect too (directory 0710 when aoptd creates it, socket 0660; the state is then
+  // group-readable: umask 027). Default: ""
   std::string socket_group;
   std::filesystem::path state_dir;  // Default: $XDG_STATE_HOME/aopt, else $HOME/.local/state/aopt
   // Where monitoring/ serves Prometheus metrics ("" = off; port 0 = any free port, logged). Default: 127.0.0.1:9464

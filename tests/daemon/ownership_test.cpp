@@ -127,6 +127,7 @@ TEST(daemon_ownership, ASocketDirectoryAnotherUserMadeStopsAoptd) {
   const fs::path run = d.socket().parent_path();
   ASSERT_EQ(as_nobody([&] { return ::mkdir(run.c_str(), 0777) == 0 && ::chmod(run.c_str(), 0777) == 0 ? 0 : 1; }), 0);
   EXPECT_FALSE(d.start()) << "aoptd listened in a directory of uid 65534";
+  d.kill9();  // (when it did)
   const std::string log = d.log();
   EXPECT_NE(log.find(run.string()), std::string::npos) << log;
   EXPECT_NE(log.find("uid 65534"), std::string::npos) << log;
@@ -319,4 +320,19 @@ TEST(daemon_ownership, TheNodeStateDirectoryIsPrivate) {
   kill_and_reap(node);
   EXPECT_EQ(mode_of(state), 0700u);
   EXPECT_EQ(mode_of(state / "packages"), 0700u);
+}
+
+// The systemd unit gives aoptd directories it accepts and keeps private: a runtime directory no
+// one else may write to (else aoptd refuses to start), state and cache directories 0700.
+TEST(daemon_ownership, TheSystemdUnitKeepsItsDirectoriesPrivate) {
+  const std::string unit = common::read_text_file(source_dir() / "config" / "systemd" / "aoptd.service");
+  const auto mode = [&](const std::string& key) -> long {
+    const auto at = unit.find("\n" + key + "=");
+    return at == std::string::npos ? -1 : std::strtol(unit.c_str() + at + key.size() + 2, nullptr, 8);
+  };
+  ASSERT_NE(mode("RuntimeDirectoryMode"), -1) << "systemd's default 0755 would do, but say it";
+  EXPECT_EQ(mode("RuntimeDirectoryMode") & 022, 0) << "aoptd refuses a socket directory others may write to";
+  EXPECT_EQ(mode("RuntimeDirectoryMode") & 0007, 0) << "the socket group needs x; others nothing";
+  EXPECT_EQ(mode("StateDirectoryMode"), 0700);
+  EXPECT_EQ(mode("CacheDirectoryMode"), 0700) << "systemd's default is 0755";
 }
