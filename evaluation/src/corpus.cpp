@@ -220,11 +220,11 @@ std::string corpus_report::to_markdown() const {
       md += fmt::format("| {} | {} | {} |\n", src, count.get<std::size_t>(), ok);
     }
   }
-  md += "\n| operator | cases | status | cause | first error |\n|---|---|---|---|---|\n";
+  md += "\n| operator | status | cause | first error | cases |\n|---|---|---|---|---|\n";
   for (const auto& e : entries) {
     const auto why = e.note.empty() ? e.first_error : e.note + " (" + e.first_error + ")";
-    md += fmt::format("| {} | {} | {} | {} | {} |\n", e.op, e.cases.empty() ? "-" : e.cases, e.status, e.cause,
-                      cell(e.cause == "ok" ? "" : why));
+    md += fmt::format("| {} | {} | {} | {} | {} |\n", e.op, e.status, e.cause, cell(e.cause == "ok" ? "" : why),
+                      e.cases.empty() ? "-" : e.cases);
   }
   return md;
 }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 
 #include "aopt/common/error.h"
@@ -49,6 +51,28 @@ const draft_param* find_input(const op_interface& op, const std::string& name) {
     if (p.name == name) return &p;
   }
   return nullptr;
+}
+
+// A float attribute's default as the OpDef wrote it: the float32 value with the fewest digits
+// (1e-06, not 9.999999974752427e-07).
+nlohmann::json float_text(const std::string& type, const nlohmann::json& v) {
+  auto shortest = [](double d) {
+    const float f = static_cast<float>(d);
+    for (int digits = 1; digits <= 9; ++digits) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(f));
+      const double back = std::strtod(buf, nullptr);
+      if (static_cast<float>(back) == f) return back;
+    }
+    return d;
+  };
+  if (type == "float" && v.is_number_float()) return shortest(v.get<double>());
+  if (type == "list_float" && v.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& x : v) out.push_back(x.is_number_float() ? nlohmann::json(shortest(x.get<double>())) : x);
+    return out;
+  }
+  return v;
 }
 
 }  // namespace
@@ -204,7 +228,7 @@ nlohmann::json draft_attrs(const op_interface& op, std::vector<std::string>& not
   nlohmann::json attrs = nlohmann::json::object();
   for (const auto& a : op.attrs) {
     if (!a.required && !a.default_value.is_null()) {
-      attrs[a.name] = a.default_value;
+      attrs[a.name] = float_text(a.type, a.default_value);
       continue;
     }
     const std::string n = lower(a.name);

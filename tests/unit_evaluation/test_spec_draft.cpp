@@ -100,7 +100,8 @@ TEST(SpecDraft, AttributesFromDefaultsElseGuessed) {
                                      {{"name", "keep_dims"}, {"type", "bool"}, {"required", false}, {"default", false}},
                                      {{"name", "epsilon"}, {"type", "float"}, {"required", true}, {"default", nullptr}},
                                      {{"name", "axes"}, {"type", "list_int"}, {"required", true}, {"default", nullptr}},
-                                     {{"name", "reduction"}, {"type", "string"}, {"required", true}, {"default", nullptr}}}));
+                                     {{"name", "reduction"}, {"type", "string"}, {"required", true}, {"default", nullptr}},
+                                     {{"name", "eps2"}, {"type", "float"}, {"required", false}, {"default", static_cast<double>(1e-6f)}}}));
   std::vector<std::string> notes;
   const auto attrs = ev::draft_attrs(op, notes);
   EXPECT_EQ(attrs["axis"], -1);
@@ -108,6 +109,7 @@ TEST(SpecDraft, AttributesFromDefaultsElseGuessed) {
   EXPECT_EQ(attrs["epsilon"], 1e-5);
   EXPECT_EQ(attrs["axes"], json::array({-1}));
   EXPECT_EQ(attrs["reduction"], "mean");
+  EXPECT_EQ(attrs["eps2"].dump(), "1e-06") << "a float32 default written as the OpDef wrote it";
   EXPECT_EQ(notes.size(), 4u) << "one note per guessed attribute, none for a default";
   // Variants change one guessed axis (or keep_dims) at a time.
   const auto variants = ev::attr_variants(op, attrs);

@@ -35,10 +35,10 @@ struct corpus_entry {
   std::string cause;        // one of corpus_causes
   std::string first_error;  // the first error line of the diagnostic ("" when ok)
   std::string note;         // from the notes file: what was found out about it
+  double seconds = 0;
   // Where its cases came from: "msopst" (its tests/st files), "aopt.json" (its own), "init" (a
   // spec `aopt init` drafted, kept under corpus_options::specs_dir), "" (unsupported, not run).
   std::string cases;
-  double seconds = 0;
   nlohmann::json to_json() const;
   static corpus_entry from_json(const nlohmann::json& j);
 };
