@@ -7,6 +7,7 @@
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
 #include "aopt/common/mapped_file.h"
+#include "aopt/common/text.h"
 #include "aopt/evaluation/backend.h"
 #include "aopt/evaluation/candidate.h"
 #include "aopt/evaluation/inputs.h"
@@ -79,6 +80,19 @@ probe_attempt screen_case(backend& be, const build_result& built, std::size_t co
   const auto rr = be.run(built, rs, run_dir, limits);
   a.status = rr.status;
   a.diagnostic = first_line(rr.diagnostic);
+  // What the tiling logged (OP_LOGE: on stderr with sim's log header, on stdout where an
+  // operator defines it as printf, as many cann-ops operators do): the last line.
+  if (rr.status == "tiling_error") {
+    for (const auto* stream : {&rr.process.err, &rr.process.out}) {
+      std::string text = *stream;
+      while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\r')) text.pop_back();
+      const auto nl = text.rfind('\n');
+      const std::string last = common::valid_utf8(first_line(nl == std::string::npos ? text : text.substr(nl + 1)));
+      if (last.empty()) continue;
+      a.diagnostic += std::string(" [") + (stream == &rr.process.err ? "stderr" : "stdout") + ": " + last + "]";
+      break;
+    }
+  }
   if (rr.status == "ok" && rr.harness.contains("output_shapes") && rr.harness["output_shapes"].is_array()) {
     for (const auto& o : rr.harness["output_shapes"]) {
       std::int64_t n = 1;

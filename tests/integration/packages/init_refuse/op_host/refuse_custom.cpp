@@ -1,6 +1,8 @@
 // Host side of RefuseCustom (a fixture of `aopt init`): a tiling that accepts only 7-D tensors,
 // which no probe of `aopt init` tries, so init must say which shapes it tried and what the
 // tiling answered.
+#include <cstdio>
+
 #include "refuse_custom_tiling.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
@@ -42,7 +44,8 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
 
     const gert::Shape& shape = context->GetInputShape(0)->GetStorageShape();
     if (shape.GetDimNum() != 7) {
-        return ge::GRAPH_FAILED;  // 7-D tensors only
+        std::printf("RefuseCustom: needs a 7-D tensor, got %zu dimensions\n", shape.GetDimNum());
+        return ge::GRAPH_FAILED;
     }
     const uint64_t totalLength = shape.GetShapeSize();
     if (totalLength > 0xFFFFFFFFULL) {
