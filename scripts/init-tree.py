@@ -69,7 +69,7 @@ def one(op):
         j = json.loads(p.stdout)
         rec['init'] = j.get('status')
         rec['init_stage'] = j.get('stage', '')
-        rec['init_error'] = first_line(j.get('failure', '')) if j.get('status') != 'ok' else ''
+        rec['init_error'] = first_line(j.get('diagnostic') or j.get('failure', '')) if j.get('status') != 'ok' else ''
         rec['probes'] = len(j.get('attempts', []))
         if j.get('status') != 'ok' and j.get('attempts'):
             last = j['attempts'][0]

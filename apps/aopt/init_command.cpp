@@ -1,5 +1,5 @@
-// `aopt init OP_DIR [--elements N] [--out FILE] [--force] [--json] [--profile P] [--no-sandbox]
-//                   [--keep-workdir] [--timeout S] [--memory-limit MiB]`
+// `aopt init OP_DIR [--elements N] [--out FILE] [--force] [--json] [--no-run] [--profile P]
+//                   [--no-sandbox] [--keep-workdir] [--timeout S] [--memory-limit MiB]`
 // A draft aopt.json from the operator itself (evaluation/spec_draft_probe.h; docs/evaluation.md,
 // "Drafting a spec: aopt init").
 #include <filesystem>
@@ -30,6 +30,7 @@ struct init_args {
   std::string profile = "910b4";
   bool no_sandbox = false;
   bool keep_workdir = false;
+  bool no_run = false;
   run_limit_options run;
 };
 
@@ -54,6 +55,7 @@ command_fn add_init_command(CLI::App& app) {
   app.add_option("--profile", a->profile, "device profile of sim: a name (910b4, a2) or a .json path");
   app.add_flag("--no-sandbox", a->no_sandbox, "build and run without namespaces (resource limits only; also AOPT_SANDBOX=0)");
   app.add_flag("--keep-workdir", a->keep_workdir, "keep the build and probe directory");
+  app.add_flag("--no-run", a->no_run, "only screen the tiling; do not build and run the kernel on the shapes it accepts");
   add_run_limit_options(app, a->run);
   return [a]() -> int {
     const fs::path out = a->out.empty() ? fs::path(a->op_dir) / "aopt.json" : fs::path(a->out);
@@ -63,6 +65,7 @@ command_fn add_init_command(CLI::App& app) {
     }
     ev::draft_options o;
     o.elements = a->elements;
+    o.run_kernel = !a->no_run;
     o.eval.profile = a->profile;
     o.eval.keep_workdir = a->keep_workdir;
     if (a->no_sandbox) o.eval.sandbox.isolate = false;
@@ -80,6 +83,7 @@ command_fn add_init_command(CLI::App& app) {
       } else {
         j["stage"] = d.stage;
         j["failure"] = d.failure;
+        if (!d.compile_diagnostic.empty()) j["diagnostic"] = d.compile_diagnostic;
       }
       std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       return d.ok ? 0 : 1;

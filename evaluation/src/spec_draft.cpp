@@ -224,9 +224,37 @@ range_guess guess_range(const std::string& op_type, const draft_param& in, std::
   return g;
 }
 
-nlohmann::json draft_attrs(const op_interface& op, std::vector<std::string>& notes) {
+int ge_dtype_number(dtype t) {
+  switch (t) {
+    case dtype::float32: return 0;
+    case dtype::float16: return 1;
+    case dtype::int8: return 2;
+    case dtype::int32: return 3;
+    case dtype::uint8: return 4;
+    case dtype::int16: return 6;
+    case dtype::uint16: return 7;
+    case dtype::uint32: return 8;
+    case dtype::int64: return 9;
+    case dtype::uint64: return 10;
+    case dtype::bool_: return 12;
+    case dtype::bfloat16: return 27;
+  }
+  return 0;
+}
+
+nlohmann::json draft_attrs(const op_interface& op, std::size_t column, std::vector<std::string>& notes) {
   nlohmann::json attrs = nlohmann::json::object();
   for (const auto& a : op.attrs) {
+    const std::string an = lower(a.name);
+    if ((a.type == "int" || a.type == "data_type") &&
+        one_of(an, {"dst_type", "dst_dtype", "dtype", "out_dtype", "output_dtype", "dst_t", "to"}) && !op.outputs.empty()) {
+      if (const auto t = dtype_at(op.outputs.front(), column)) {
+        attrs[a.name] = ge_dtype_number(*t);
+        notes.push_back("attribute '" + a.name + "': " + std::to_string(ge_dtype_number(*t)) + " (ge::DataType of output '" +
+                        op.outputs.front().name + "', " + dtype_name(*t) + ")");
+        continue;
+      }
+    }
     if (!a.required && !a.default_value.is_null()) {
       attrs[a.name] = float_text(a.type, a.default_value);
       continue;

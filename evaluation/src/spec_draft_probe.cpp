@@ -3,6 +3,7 @@
 #include "aopt/evaluation/spec_draft_probe.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
@@ -44,10 +45,11 @@ std::string first_line(const std::string& s) {
   return l;
 }
 
-// Runs the tiling of case `c` on the built host (a screen: no kernel). "ok" when InferShape and
-// the tiling accept it and no output is absurdly larger than the inputs.
-probe_attempt screen_case(backend& be, const build_result& built, std::size_t column, const case_spec& c,
-                          const fs::path& run_dir, const common::sandbox_limits& limits) {
+// Runs case `c` on a build: with `screen` its tiling only (no kernel), "ok" when InferShape and
+// the tiling accept it and no output is absurdly larger than the inputs; without, the kernel too
+// (no timing), "ok" when it runs clean.
+probe_attempt run_probe(backend& be, const build_result& built, std::size_t column, const case_spec& c,
+                        const fs::path& run_dir, const common::sandbox_limits& limits, bool screen) {
   probe_attempt a;
   a.case_name = c.name;
   a.shapes = describe_case(c);
@@ -56,7 +58,7 @@ probe_attempt screen_case(backend& be, const build_result& built, std::size_t co
   rs.column = column;
   rs.attrs = c.attrs;
   rs.timing = false;
-  rs.screen = true;
+  rs.screen = screen;
   std::int64_t largest_input = 1;
   for (const auto& in : c.inputs) {
     run_input ri;
@@ -162,49 +164,97 @@ spec_draft draft_spec(const fs::path& op_dir, const draft_options& o) {
   }
   std::vector<std::string> notes;
   notes.push_back("drafted by `aopt init` from " + op.op_type + "'s OpDef and its tiling: review the shapes, ranges and attributes");
-  const auto attrs = draft_attrs(op, notes);
+  const auto attrs = draft_attrs(op, *column, notes);
   const auto probes = timed_probes(op, attrs, o.max_probes);
   std::size_t n = 0;
-  const probe* chosen = nullptr;
-  for (const auto& p : probes) {
-    const auto c = probe_case(op, p, *column, "perf", true, o.elements, false);
-    auto a = screen_case(*be, built, *column, c, work / "probe" / std::to_string(n++), o.eval.limits);
-    a.what = p.what;
+  // The kernel, built on the first probe the tiling accepts, runs each accepted probe once
+  // (o.run_kernel): a shape the tiling takes but the kernel does not handle (its UB overflows, it
+  // reads past an input) is not drafted.
+  std::optional<build_result> full;
+  std::string kernel_problem;
+  auto accepted = [&](const case_spec& c, const std::string& what) {
+    auto a = run_probe(*be, built, *column, c, work / "probe" / std::to_string(n++), o.eval.limits, true);
+    a.what = what;
     d.attempts.push_back(a);
-    if (a.status == "ok") {
-      chosen = &p;
-      break;
+    if (a.status != "ok" || !o.run_kernel) return a.status == "ok";
+    if (!full && kernel_problem.empty()) {
+      const std::vector<const case_spec*> cs = {&c};
+      auto b = be->build(cand, work / "full", cs);
+      if (b.ok) {
+        full = std::move(b);
+      } else {
+        kernel_problem = first_line(b.diagnostic.empty() ? b.stage : b.diagnostic);
+      }
+    }
+    if (!full) return true;  // the kernel does not build on sim: the shapes are only screened
+    auto r = run_probe(*be, *full, *column, c, work / "probe" / std::to_string(n++), o.eval.limits, false);
+    r.what = what + ", kernel run";
+    d.attempts.push_back(r);
+    return r.status == "ok";
+  };
+  const probe* chosen = nullptr;
+  std::int64_t elements = o.elements;
+  std::vector<const probe*> tiled;  // probes the tiling accepted but the kernel failed on
+  for (std::int64_t size : {o.elements, o.elements / 16, o.elements / 256}) {
+    if (chosen != nullptr || (size != o.elements && (size < 4096 || !o.run_kernel || !full))) break;
+    std::vector<const probe*> todo;
+    for (const auto& p : probes) todo.push_back(&p);
+    if (size != o.elements && !tiled.empty()) todo = tiled;  // smaller: only what failed when run
+    tiled.clear();
+    for (const auto* p : todo) {
+      const auto c = probe_case(op, *p, *column, "perf", true, size, false);
+      const std::size_t before = d.attempts.size();
+      if (accepted(c, p->what)) {
+        chosen = p;
+        elements = size;
+        break;
+      }
+      if (d.attempts.size() - before == 2) tiled.push_back(p);
     }
   }
   if (chosen == nullptr) {
     d.stage = "probe";
-    d.failure = "InferShape or the tiling of " + op.op_type + " refused every shape tried (" + std::to_string(d.attempts.size()) +
-                " probes)";
+    const bool ran = !tiled.empty() || std::any_of(d.attempts.begin(), d.attempts.end(), [](const probe_attempt& a) {
+      return a.what.find("kernel run") != std::string::npos;
+    });
+    d.failure = ran ? "every shape " + op.op_type + "'s tiling accepted failed when its kernel ran (" + std::to_string(d.attempts.size()) +
+                          " probes and runs)"
+                    : "InferShape or the tiling of " + op.op_type + " refused every shape tried (" + std::to_string(d.attempts.size()) +
+                          " probes)";
     return d;
+  }
+  if (elements != o.elements) {
+    notes.push_back("the timed case holds about " + std::to_string(elements) + " elements: at " + std::to_string(o.elements) +
+                    " every shape the tiling accepted failed when the kernel ran");
   }
   const probe* tail = nullptr;
   const auto tails = tail_probes(*chosen);
+  std::string tail_refusal;
   for (const auto& p : tails) {
-    const auto c = probe_case(op, p, *column, "tail", false, o.elements, true);
-    auto a = screen_case(*be, built, *column, c, work / "probe" / std::to_string(n++), o.eval.limits);
-    a.what = p.what;
-    d.attempts.push_back(a);
-    if (a.status == "ok") {
+    const auto c = probe_case(op, p, *column, "tail", false, elements, true);
+    if (accepted(c, p.what)) {
       tail = &p;
       break;
     }
+    if (tail_refusal.empty()) tail_refusal = d.attempts.back().status + ": " + d.attempts.back().diagnostic;
   }
   std::vector<case_spec> cases;
-  cases.push_back(probe_case(op, *chosen, *column, "perf", true, o.elements, false, &notes));
+  cases.push_back(probe_case(op, *chosen, *column, "perf", true, elements, false, &notes));
   if (tail != nullptr) {
-    cases.push_back(probe_case(op, *tail, *column, "tail", false, o.elements, true, &notes));
-    if (tail != &tails.front()) notes.push_back("the unaligned tail " + describe_case(probe_case(op, tails.front(), *column, "tail", false, o.elements, true)) +
-                                                " was refused (" + d.attempts[d.attempts.size() - 2].diagnostic + "); the tail case is aligned in its last dimension");
+    cases.push_back(probe_case(op, *tail, *column, "tail", false, elements, true, &notes));
+    if (tail != &tails.front()) notes.push_back("the unaligned tail " + describe_case(probe_case(op, tails.front(), *column, "tail", false, elements, true)) +
+                                                " failed (" + tail_refusal + "); the tail case is aligned in its last dimension");
   } else {
-    notes.push_back("no tail case: the tiling refused every tail shape tried");
+    notes.push_back("no tail case: every tail shape tried failed (" + tail_refusal + ")");
   }
-  if (chosen->what.find("roles by name") == std::string::npos || chosen != &probes.front()) {
-    notes.push_back("shapes: " + chosen->what + " (the first of " + std::to_string(probes.size()) + " probes the tiling accepted)");
+  if (chosen != &probes.front()) {
+    notes.push_back("shapes: " + chosen->what + " (probe " + std::to_string(chosen - probes.data() + 1) + " of " +
+                    std::to_string(probes.size()) + "; the ones before failed)");
+  }
+  if (!kernel_problem.empty()) {
+    notes.push_back("the kernel does not build on sim (" + kernel_problem + "): the shapes are those the tiling accepts, not run");
+  } else if (!o.run_kernel) {
+    notes.push_back("the shapes are those the tiling accepts (--no-run: the kernel was not run)");
   }
   for (const auto& in : op.inputs) {
     if (in.kind == "optional" && !chosen->with_optional) notes.push_back("optional input '" + in.name + "' left out");

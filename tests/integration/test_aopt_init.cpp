@@ -1,9 +1,10 @@
 // The real `aopt init` on fixture operators of our own: an elementwise one (add_custom), a
 // reduction with an axis attribute (reduce_sum), a gather with indices, and a log whose math
 // needs positive inputs and whose tiling takes only rows of whole 32-byte blocks
-// (packages/init_log). Each draft is evaluated unedited by the real `aopt eval`: ok. A tiling
-// that refuses every probe (packages/init_refuse) gets a message naming the shapes tried and
-// what the tiling said; `aopt corpus` drafts specs for the operators without msOpST cases.
+// (packages/init_log). Each draft is evaluated unedited by the real `aopt eval`: ok. A shape the
+// tiling takes but the kernel fails on (packages/init_one_tile) is not drafted. A tiling that
+// refuses every probe (packages/init_refuse) gets a message naming the shapes tried and what the
+// tiling said; `aopt corpus` drafts specs for the operators without msOpST cases.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -32,9 +33,9 @@ class AoptInit : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // `aopt init OP --out <dir>/<name>.json`, then `aopt eval OP --spec` on it: the draft.
-  json init_and_eval(const std::string& op, const std::string& name) {
+  json init_and_eval(const std::string& op, const std::string& name, const std::string& elements = "262144") {
     const fs::path out = dir_ / (name + ".json");
-    const auto i = aopt::testing::run_aopt({"init", op, "--out", out.string(), "--elements", "262144"}, 600);
+    const auto i = aopt::testing::run_aopt({"init", op, "--out", out.string(), "--elements", elements}, 600);
     EXPECT_EQ(i.exit_code, 0) << i.out << i.err;
     if (i.exit_code != 0) return json();
     std::ifstream f(out);
@@ -97,7 +98,23 @@ TEST_F(AoptInit, LogGetsPositiveInputsAndAnAlignedTailWithANote) {
   EXPECT_EQ(input_of(spec, 1, "x")["shape"], json::array({37, 1024})) << "the tiling refuses the unaligned tail";
   std::string notes = spec["notes"].dump();
   EXPECT_NE(notes.find("positive"), std::string::npos) << notes;
-  EXPECT_NE(notes.find("refused"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("failed (tiling_error"), std::string::npos) << notes;
+}
+
+TEST_F(AoptInit, AShapeTheKernelFailsOnIsNotDrafted) {
+  // The tiling takes 2M elements, the kernel's one tile a core overflows UB there: --no-run
+  // drafts it (and the draft fails), the default run finds a size the kernel handles.
+  const std::string op = src + "/tests/integration/packages/init_one_tile";
+  const auto screened = aopt::testing::run_aopt({"init", op, "--out", (dir_ / "screened.json").string(), "--no-run"}, 600);
+  ASSERT_EQ(screened.exit_code, 0) << screened.out << screened.err;
+  const auto e = aopt::testing::run_aopt({"eval", op, "--spec", (dir_ / "screened.json").string(), "--json", "--cache-dir",
+                                          (dir_ / "cache").string()}, 900);
+  EXPECT_EQ(e.exit_code, 1) << e.out << e.err;
+  EXPECT_NE(e.out.find("ub_overflow"), std::string::npos) << e.out;
+  const auto spec = init_and_eval(op, "one_tile", "2097152");
+  ASSERT_TRUE(spec.is_object());
+  EXPECT_EQ(input_of(spec, 0, "x")["shape"], json::array({128, 1024})) << spec.dump();
+  EXPECT_NE(spec["notes"].dump().find("failed when the kernel ran"), std::string::npos) << spec.dump();
 }
 
 TEST_F(AoptInit, ARefusingTilingIsExplained) {

@@ -103,7 +103,7 @@ TEST(SpecDraft, AttributesFromDefaultsElseGuessed) {
                                      {{"name", "reduction"}, {"type", "string"}, {"required", true}, {"default", nullptr}},
                                      {{"name", "eps2"}, {"type", "float"}, {"required", false}, {"default", static_cast<double>(1e-6f)}}}));
   std::vector<std::string> notes;
-  const auto attrs = ev::draft_attrs(op, notes);
+  const auto attrs = ev::draft_attrs(op, 0, notes);
   EXPECT_EQ(attrs["axis"], -1);
   EXPECT_EQ(attrs["keep_dims"], false);
   EXPECT_EQ(attrs["epsilon"], 1e-5);
@@ -116,6 +116,16 @@ TEST(SpecDraft, AttributesFromDefaultsElseGuessed) {
   EXPECT_NE(std::find_if(variants.begin(), variants.end(), [](const json& v) { return v["axis"] == 0; }), variants.end());
   EXPECT_NE(std::find_if(variants.begin(), variants.end(), [](const json& v) { return v["keep_dims"] == true; }), variants.end());
   for (const auto& v : variants) EXPECT_NE(v, attrs);
+}
+
+TEST(SpecDraft, AnOutputTypeAttributeFollowsTheColumn) {
+  const auto op = iface("Cast", {param("x", {"float32", "float16"})},
+                        json::array({{{"name", "dst_type"}, {"type", "int"}, {"required", true}, {"default", nullptr}}}));
+  std::vector<std::string> notes;
+  EXPECT_EQ(ev::draft_attrs(op, 0, notes)["dst_type"], 1) << "column 0's output y is float16: ge::DT_FLOAT16";
+  EXPECT_EQ(ev::draft_attrs(op, 1, notes)["dst_type"], 0) << "column 1's output y is float32: ge::DT_FLOAT";
+  EXPECT_EQ(ev::ge_dtype_number(ev::dtype::bfloat16), 27);
+  EXPECT_EQ(ev::ge_dtype_number(ev::dtype::int32), 3);
 }
 
 TEST(SpecDraft, MainShapes) {

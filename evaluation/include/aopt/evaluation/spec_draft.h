@@ -71,8 +71,12 @@ range_guess guess_range(const std::string& op_type, const draft_param& in, std::
                         dtype type, std::int64_t index_bound);
 
 // A value for each attribute the case must or may set: the OpDef's default, else a guess by
-// type and name (axis/dim -1, eps 1e-5, a count 1, ...). `notes` gets one line per guess.
-nlohmann::json draft_attrs(const op_interface& op, std::vector<std::string>& notes);
+// type and name (axis/dim -1, eps 1e-5, a count 1, ...); an attribute naming the output's type
+// (dst_type, dtype, out_dtype: int or data_type) is the first output's dtype in `column` as a
+// ge::DataType number, its default included. `notes` gets one line per guess.
+nlohmann::json draft_attrs(const op_interface& op, std::size_t column, std::vector<std::string>& notes);
+// ge::DataType's number of a dtype (DT_FLOAT 0, DT_FLOAT16 1, DT_INT32 3, DT_BF16 27, ...).
+int ge_dtype_number(dtype t);
 // Other values worth trying for the guessed attributes when no probe with draft_attrs is
 // accepted (axis 0 and 1, keep_dims true, ...): each a full attrs object.
 std::vector<nlohmann::json> attr_variants(const op_interface& op, const nlohmann::json& base);

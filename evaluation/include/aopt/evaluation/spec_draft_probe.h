@@ -1,7 +1,8 @@
 // `aopt init OP_DIR`: builds the operator's host code on `sim`, reads its OpDef (`host
 // --signature`), runs the tiling of each probe (spec_draft.h) in the harness's screen mode (no
-// kernel, no GM beyond the inputs) and writes the first the InferShape and TilingFunc accept as
-// the draft's timed case, then an unaligned tail case. docs/evaluation.md, "Drafting a spec".
+// kernel, no GM beyond the inputs), runs the kernel once on the first the InferShape and
+// TilingFunc accept, and writes the first that runs clean as the draft's timed case, then an
+// unaligned tail case. docs/evaluation.md, "Drafting a spec".
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,9 @@ namespace aopt::evaluation {
 struct draft_options {
   std::int64_t elements = std::int64_t(1) << 21;  // the timed case's size (about; `--elements`)
   std::size_t max_probes = 64;                    // timed-case probes tried at most
+  // Run the kernel on each shape the tiling accepts (`--no-run`: false): a shape it fails on is
+  // not drafted, and when every one fails at `elements`, 1/16 and 1/256 of it are tried.
+  bool run_kernel = true;
   eval_options eval;                              // profile, sandbox, limits, work directory
 };
 
