@@ -364,39 +364,31 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
     return sets;
   };
   std::vector<probe> out;
-  auto push = [&](const probe& p) {
-    if (out.size() < max_probes) out.push_back(p);
+  auto push = [&](int rank, std::int64_t last, const std::string& what, const std::vector<std::pair<std::string, input_role>>& roles,
+                  bool with_optional, const nlohmann::json& probe_attrs) {
+    if (out.size() >= max_probes) return;
+    probe p;
+    p.rank = rank;
+    p.last = last;
+    p.roles = roles;
+    p.with_optional = with_optional;
+    p.attrs = probe_attrs;
+    p.what = "rank " + std::to_string(rank) + (last ? " (last dimension " + std::to_string(last) + ")" : "") + ", " + what +
+             (with_optional ? ", with the optional inputs" : "") + (probe_attrs == attrs ? "" : ", attrs " + probe_attrs.dump());
+    out.push_back(std::move(p));
   };
   bool any_optional = false;
   for (const auto& p : op.inputs) any_optional = any_optional || p.kind == "optional";
   for (bool with_optional : {false, true}) {
     if (with_optional && !any_optional) continue;
     for (const auto& [rank, last] : ranks) {
-      for (const auto& [what, roles] : role_sets(with_optional)) {
-        probe p;
-        p.rank = rank;
-        p.last = last;
-        p.roles = roles;
-        p.with_optional = with_optional;
-        p.attrs = attrs;
-        p.what = "rank " + std::to_string(rank) + (last ? " (last dimension " + std::to_string(last) + ")" : "") + ", " + what +
-                 (with_optional ? ", with the optional inputs" : "");
-        push(p);
-      }
+      for (const auto& [what, roles] : role_sets(with_optional)) push(rank, last, what, roles, with_optional, attrs);
     }
   }
   // Other values of the guessed attributes, on the likeliest shapes.
   for (const auto& variant : attr_variants(op, attrs)) {
     for (const auto& [rank, last] : std::vector<std::pair<int, std::int64_t>>{ranks[0], ranks[1], {3, 0}}) {
-      for (const auto& [what, roles] : role_sets(false)) {
-        probe p;
-        p.rank = rank;
-        p.last = last;
-        p.roles = roles;
-        p.attrs = variant;
-        p.what = "rank " + std::to_string(rank) + ", " + what + ", attrs " + variant.dump();
-        push(p);
-      }
+      for (const auto& [what, roles] : role_sets(false)) push(rank, last, what, roles, false, variant);
     }
   }
   return out;
