@@ -33,6 +33,9 @@ void add_package_options(CLI::App& app, package_args& a);
 // `aopt eval OP_DIR ...`: compile, check and time one operator package.
 command_fn add_eval_command(CLI::App& app);
 
+// `aopt init OP_DIR ...`: a draft aopt.json from the operator's OpDef and tiling (init_command.cpp).
+command_fn add_init_command(CLI::App& app);
+
 // `aopt corpus DIR ...`: every operator of a cann-ops-style tree on its own msOpST cases.
 command_fn add_corpus_command(CLI::App& app);
 

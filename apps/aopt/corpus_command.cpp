@@ -24,6 +24,7 @@ struct corpus_args {
   std::string notes;
   std::string profile = "910b4";
   std::string cache_dir;
+  bool msopst_only = false;
   run_limit_options run;
 };
 
@@ -31,7 +32,7 @@ struct corpus_args {
 
 command_fn add_corpus_command(CLI::App& app) {
   auto a = std::make_shared<corpus_args>();
-  app.add_option("DIR", a->root, "root of a cann-ops-style tree (operators with op_host/, op_kernel/, tests/st/*.json)")
+  app.add_option("DIR", a->root, "root of a cann-ops-style tree (operators with op_host/, op_kernel/, and tests/st/*.json or not)")
       ->required();
   app.add_option("-j,--jobs", a->jobs, "operators evaluated at once")->check(CLI::Range(1, 64));
   app.add_option("--out", a->out, "output prefix: writes PREFIX.json and PREFIX.md (default: corpus)");
@@ -40,6 +41,8 @@ command_fn add_corpus_command(CLI::App& app) {
   app.add_option("--notes", a->notes, "JSON file {\"cat/op\": {\"cause\": ..., \"note\": ...}}: causes found by hand");
   app.add_option("--profile", a->profile, "device profile: a name (910b4, a2) or a .json path");
   app.add_option("--cache-dir", a->cache_dir, "evaluation cache directory");
+  app.add_flag("--msopst-only", a->msopst_only,
+               "only the operators with msOpST cases (otherwise the others get a spec from `aopt init`, kept in PREFIX.specs/)");
   add_run_limit_options(app, a->run);
   return [a]() -> int {
     ev::corpus_options o;
@@ -50,6 +53,8 @@ command_fn add_corpus_command(CLI::App& app) {
     o.jobs = a->jobs;
     o.rerun = a->rerun;
     o.only = a->only;
+    o.msopst_only = a->msopst_only;
+    o.specs_dir = a->out + ".specs";
     o.eval.profile = a->profile;
     o.eval.cache_dir = a->cache_dir;
     o.eval.limits = a->run.limits();

@@ -70,7 +70,9 @@ int main(int argc, char** argv) {
   std::map<CLI::App*, aopt::app::command_fn> commands;
   auto* eval = app.add_subcommand("eval", "Compile, check and time one operator package");
   commands[eval] = aopt::app::add_eval_command(*eval);
-  auto* corpus = app.add_subcommand("corpus", "Evaluate every operator of a cann-ops-style tree unchanged on its msOpST cases; tables of causes");
+  auto* init = app.add_subcommand("init", "Draft an aopt.json from the operator itself: OpDef, shapes its tiling accepts, value ranges");
+  commands[init] = aopt::app::add_init_command(*init);
+  auto* corpus = app.add_subcommand("corpus", "Evaluate every operator of a cann-ops-style tree unchanged on its msOpST cases (or a spec aopt init drafts); tables of causes");
   commands[corpus] = aopt::app::add_corpus_command(*corpus);
   std::string argv_line = "aopt";
   for (int i = 1; i < argc; ++i) argv_line += std::string(" ") + argv[i];

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <set>
 #include <thread>
@@ -16,6 +17,8 @@
 #include "aopt/common/fs.h"
 #include "aopt/common/json.h"
 #include "aopt/evaluation/package.h"
+#include "aopt/evaluation/spec_draft.h"
+#include "aopt/evaluation/spec_draft_probe.h"
 
 namespace aopt::evaluation {
 
@@ -23,7 +26,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool has_st_cases(const fs::path& op_dir) {
+bool has_host_sources(const fs::path& op_dir) {
+  std::error_code e;
+  const auto host = op_dir / "op_host";
+  if (!fs::is_directory(host, e)) return false;
+  for (const auto& f : fs::directory_iterator(host, e)) {
+    const auto ext = f.path().extension();
+    if ((ext == ".cpp" || ext == ".cc") && f.is_regular_file(e)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool has_msopst_cases(const fs::path& op_dir) {
   std::error_code e;
   const auto st = op_dir / "tests" / "st";
   if (!fs::is_directory(st, e)) return false;
@@ -32,6 +48,8 @@ bool has_st_cases(const fs::path& op_dir) {
   }
   return false;
 }
+
+namespace {
 
 std::string read_all_sources(const fs::path& dir) {
   std::string all;
@@ -67,11 +85,17 @@ std::string cell(std::string s, std::size_t max = 160) {
 
 bool is_unsupported(const std::string& cause) { return cause == "cube" || cause == "aicpu"; }
 
+// `aopt init` found no spec for an operator without cases: its corpus cause and first error.
+struct init_failure {
+  std::string cause, first_error;
+};
+
 }  // namespace
 
 nlohmann::json corpus_entry::to_json() const {
   nlohmann::json j = {{"op", op}, {"status", status}, {"cause", cause}, {"first_error", first_error}, {"seconds", seconds}};
   if (!note.empty()) j["note"] = note;
+  if (!cases.empty()) j["cases"] = cases;
   return j;
 }
 
@@ -82,11 +106,12 @@ corpus_entry corpus_entry::from_json(const nlohmann::json& j) {
   e.cause = j.value("cause", std::string());
   e.first_error = j.value("first_error", std::string());
   e.note = j.value("note", std::string());
+  e.cases = j.value("cases", std::string());
   e.seconds = j.value("seconds", 0.0);
   return e;
 }
 
-std::vector<fs::path> find_corpus_operators(const fs::path& root) {
+std::vector<fs::path> find_corpus_operators(const fs::path& root, bool msopst_only) {
   std::error_code e;
   if (!fs::is_directory(root, e)) {
     throw error(ec::not_found, root.string() + ": no such directory; give the root of a cann-ops-style tree (src/<category>/<op>/)");
@@ -97,7 +122,8 @@ std::vector<fs::path> find_corpus_operators(const fs::path& root) {
     if (e) break;
     if (!it->is_directory()) continue;
     const auto& d = it->path();
-    if ((fs::is_directory(d / "op_kernel") || fs::is_directory(d / "op_host")) && has_st_cases(d)) {
+    if (((fs::is_directory(d / "op_kernel") || fs::is_directory(d / "op_host")) && has_msopst_cases(d)) ||
+        (!msopst_only && has_host_sources(d))) {
       ops.push_back(d);
       it.disable_recursion_pending();
     }
@@ -166,7 +192,11 @@ nlohmann::json corpus_report::to_json() const {
     ++vector_ops;
     ok += e.cause == "ok";
   }
-  return {{"version", 1}, {"operators", ops}, {"by_cause", by_cause()},
+  std::map<std::string, std::size_t> by_cases;
+  for (const auto& e : entries) {
+    if (!e.cases.empty()) ++by_cases[e.cases];
+  }
+  return {{"version", 1}, {"operators", ops}, {"by_cause", by_cause()}, {"by_cases", by_cases},
           {"summary", {{"operators", entries.size()}, {"supported", vector_ops}, {"ok", ok}}}};
 }
 
@@ -182,10 +212,19 @@ std::string corpus_report::to_markdown() const {
     const auto m = by_cause();
     if (m.count(c)) md += fmt::format("| {} | {} |\n", c, m.at(c));
   }
-  md += "\n| operator | status | cause | first error |\n|---|---|---|---|\n";
+  if (!j["by_cases"].empty()) {
+    md += "\n| cases from | operators | ok |\n|---|---|---|\n";
+    for (const auto& [src, count] : j["by_cases"].items()) {
+      std::size_t ok = 0;
+      for (const auto& e : entries) ok += e.cases == src && e.cause == "ok";
+      md += fmt::format("| {} | {} | {} |\n", src, count.get<std::size_t>(), ok);
+    }
+  }
+  md += "\n| operator | status | cause | first error | cases |\n|---|---|---|---|---|\n";
   for (const auto& e : entries) {
     const auto why = e.note.empty() ? e.first_error : e.note + " (" + e.first_error + ")";
-    md += fmt::format("| {} | {} | {} | {} |\n", e.op, e.status, e.cause, cell(e.cause == "ok" ? "" : why));
+    md += fmt::format("| {} | {} | {} | {} | {} |\n", e.op, e.status, e.cause, cell(e.cause == "ok" ? "" : why),
+                      e.cases.empty() ? "-" : e.cases);
   }
   return md;
 }
@@ -193,13 +232,14 @@ std::string corpus_report::to_markdown() const {
 corpus_report run_corpus(const corpus_options& o) {
   const auto root = fs::absolute(o.root);
   std::vector<std::string> todo;
-  for (const auto& d : find_corpus_operators(root)) {
+  for (const auto& d : find_corpus_operators(root, o.msopst_only)) {
     const auto rel = d.lexically_relative(root).generic_string();
     if (o.only.empty() || std::find(o.only.begin(), o.only.end(), rel) != o.only.end()) todo.push_back(rel);
   }
   for (const auto& want : o.only) {
     if (std::find(todo.begin(), todo.end(), want) == todo.end()) {
-      throw error(ec::invalid_argument, "--only " + want + ": no operator with msOpST cases at " + (root / want).string());
+      throw error(ec::invalid_argument, "--only " + want + ": no operator at " + (root / want).string() +
+                                            (o.msopst_only ? " with msOpST cases" : " (op_host/ with sources, or tests/st/ cases)"));
     }
   }
   nlohmann::json notes = nlohmann::json::object();
@@ -239,6 +279,36 @@ corpus_report run_corpus(const corpus_options& o) {
     if (!o.markdown_out.empty()) common::write_text_file_atomic(o.markdown_out, rep.to_markdown());
     if (o.progress) o.progress(e, finished, todo.size());
   };
+  // Specs `aopt init` drafts for the operators without cases.
+  fs::path specs_dir = o.specs_dir;
+  std::optional<fs::path> temp_specs;
+  if (specs_dir.empty()) {
+    temp_specs = common::make_unique_dir(fs::temp_directory_path(), "aopt-corpus-specs-");
+    specs_dir = *temp_specs;
+  }
+  struct remove_temp {
+    const std::optional<fs::path>& dir;
+    ~remove_temp() {
+      std::error_code e;
+      if (dir) fs::remove_all(*dir, e);
+    }
+  } temp_guard{temp_specs};
+  auto draft_for_corpus = [&](const fs::path& op_dir, const std::string& op) -> fs::path {
+    draft_options d;
+    d.elements = o.init_elements;
+    d.eval = o.eval;
+    const auto draft = draft_spec(op_dir, d);
+    if (!draft.ok) {
+      init_failure f;
+      f.cause = draft.stage == "host" ? "missing_api" : "import";
+      f.first_error = "aopt init: " + (draft.stage == "host" ? first_error_line(draft.compile_diagnostic) : first_error_line(draft.failure));
+      throw f;
+    }
+    const fs::path file = specs_dir / op / "aopt.json";
+    fs::create_directories(file.parent_path());
+    common::write_text_file_atomic(file, draft_text(draft.spec));
+    return file;
+  };
   std::atomic<std::size_t> next{0};
   auto evaluate_queue = [&] {
     evaluator ev(o.eval);
@@ -254,7 +324,14 @@ corpus_report run_corpus(const corpus_options& o) {
         e.first_error = unit == "cube" ? "uses the Cube unit (Matmul/Mmad/cube buffers)" : "no op_kernel/ sources: an AI CPU operator";
       } else {
         try {
-          auto pkg = std::make_shared<const op_package>(load_package(root / op));
+          package_options po;
+          po.isolate = o.eval.sandbox.isolate;
+          e.cases = has_msopst_cases(root / op) ? "msopst" : "aopt.json";
+          if (e.cases == "aopt.json" && !fs::exists(root / op / "aopt.json") && !fs::exists(root / op / ".." / "aopt.json")) {
+            e.cases = "init";
+            po.spec_file = draft_for_corpus(root / op, op);
+          }
+          auto pkg = std::make_shared<const op_package>(load_package(root / op, po));
           const auto r = ev.evaluate(candidate(pkg));
           e.status = r.status;
           e.cause = classify_failure(r);
@@ -265,6 +342,10 @@ corpus_report run_corpus(const corpus_options& o) {
             }
             e.first_error = first_error_line(diag);
           }
+        } catch (const init_failure& f) {
+          e.status = "init_error";
+          e.cause = f.cause;
+          e.first_error = f.first_error;
         } catch (const std::exception& ex) {
           e.status = "load_error";
           e.cause = "import";

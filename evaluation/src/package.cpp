@@ -155,6 +155,7 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
   for (const fs::path& cand : {op_dir / "aopt.json", op_dir.parent_path() / "aopt.json"}) {
     if (spec_file.empty() && fs::is_regular_file(cand)) spec_file = cand;
   }
+  if (options.without_cases) spec_file.clear();
   const fs::path host_dir = op_dir / "op_host";
   const fs::path kernel_dir = op_dir / "op_kernel";
   std::string kernel_hint;
@@ -229,7 +230,9 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
   pkg.kernel_source = kernel_src.lexically_relative(op_dir).generic_string();
   if (kernel_hint.empty()) kernel_hint = kernel_src.stem().string();
 
-  if (spec_file.empty()) {
+  if (options.without_cases) {
+    pkg.spec.kernel = kernel_hint;
+  } else if (spec_file.empty()) {
     const fs::path st = find_msopst(op_dir);
     if (st.empty()) {
       throw error(ec::not_found, op_dir.string() + ": no aopt.json here or in " + op_dir.parent_path().string() +
@@ -243,7 +246,7 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
     pkg.spec = parse_msopst_cases(text, st, kernel_hint, fuzz);
     pkg.spec_file = st;
   }
-  if (!options.timed_shape.empty()) {
+  if (!options.timed_shape.empty() && !options.without_cases) {
     set_timed_shape(pkg.spec, options.timed_shape, "--timed-shape (" + pkg.spec_file.string() + ")");
   }
   pkg.source_files();  // the size and readability checks, now rather than at the first evaluation

@@ -234,7 +234,7 @@ class spec_reader {
     spec.source = doc_.file;
     const ojson& root = doc_.value;
     need_object(root, "", "(top level)");
-    warn_unknown(root, "", "", {"kernel", "cases", "tolerance", "reference", "seed", "description", "version", "timed_shape"},
+    warn_unknown(root, "", "", {"kernel", "cases", "tolerance", "reference", "seed", "description", "version", "timed_shape", "notes"},
                  spec.warnings);
     if (root.contains("version")) {
       const auto& v = root["version"];
@@ -250,6 +250,12 @@ class spec_reader {
            "use the kernel function's name");
     }
     if (root.contains("description")) need_string(root["description"], "/description", "description");
+    // "notes": what a person (or `aopt init`) guessed or wants to remember; not used otherwise.
+    if (root.contains("notes")) {
+      const auto& v = root["notes"];
+      if (!v.is_array()) fail("/notes", "notes", "expected a list of strings, found " + v.dump(), "write \"notes\": [\"...\"]");
+      for (std::size_t i = 0; i < v.size(); ++i) need_string(v[i], "/notes/" + std::to_string(i), "notes");
+    }
     if (root.contains("seed")) {
       const auto& s = root["seed"];
       if (!s.is_number_unsigned()) fail("/seed", "seed", "expected a non-negative integer, found " + s.dump(), "write e.g. 1");

@@ -734,6 +734,12 @@ void runner::write_result() {
     r["tiling"]["ub_capacity"] = profile_.ub_bytes;
     r["tiling"]["ub_usable"] = profile_.ub_usable_bytes;
     r["outputs"] = json::array();
+    // The shapes InferShape gave (or the run.json set), one entry per tensor of a list.
+    json shapes = json::array();
+    for (const auto& a : outputs_) {
+      for (const auto& t : a.items) shapes.push_back({{"name", a.name}, {"shape", t.shape}});
+    }
+    r["output_shapes"] = std::move(shapes);
   }
   if (result_fd_ >= 0) {
     write_frame(r);

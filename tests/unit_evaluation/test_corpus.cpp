@@ -69,9 +69,9 @@ TEST(Corpus, ClassifiesEvaluationFailures) {
 
 TEST(Corpus, TablesCountSupportedOperatorsApart) {
   ev::corpus_report rep;
-  rep.entries = {{"a/ok", "ok", "ok", "", "", 1.0},
-                 {"a/bad", "compile_error", "missing_api", "k.cpp:1: error: x | y", "", 2.0},
-                 {"b/mm", "unsupported", "cube", "uses the Cube unit", "", 0.0}};
+  rep.entries = {{"a/ok", "ok", "ok", "", "", 1.0, ""},
+                 {"a/bad", "compile_error", "missing_api", "k.cpp:1: error: x | y", "", 2.0, ""},
+                 {"b/mm", "unsupported", "cube", "uses the Cube unit", "", 0.0, ""}};
   const auto j = rep.to_json();
   EXPECT_EQ(j["summary"]["operators"], 3);
   EXPECT_EQ(j["summary"]["supported"], 2);
@@ -90,7 +90,7 @@ TEST(Corpus, ResumesFromItsJsonAndAppliesNotes) {
   fs::create_directories(dir);
   ev::corpus_report old;
   for (const auto& p : rel(ev::find_corpus_operators(tree))) {
-    old.entries.push_back({p, "ok", "ok", "", "", 42.0});
+    old.entries.push_back({p, "ok", "ok", "", "", 42.0, ""});
   }
   aopt::common::write_json_file(dir / "c.json", old.to_json());
   ev::corpus_options o;

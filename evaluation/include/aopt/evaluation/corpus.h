@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -35,13 +36,19 @@ struct corpus_entry {
   std::string first_error;  // the first error line of the diagnostic ("" when ok)
   std::string note;         // from the notes file: what was found out about it
   double seconds = 0;
+  // Where its cases came from: "msopst" (its tests/st files), "aopt.json" (its own), "init" (a
+  // spec `aopt init` drafted, kept under corpus_options::specs_dir), "" (unsupported, not run).
+  std::string cases;
   nlohmann::json to_json() const;
   static corpus_entry from_json(const nlohmann::json& j);
 };
 
-// Operator directories below `root`: every directory holding op_kernel/ or op_host/ and at
-// least one tests/st/*.json, sorted by relative path.
-std::vector<std::filesystem::path> find_corpus_operators(const std::filesystem::path& root);
+// Operator directories below `root`, sorted by relative path: every directory holding op_kernel/
+// or op_host/ and at least one tests/st/*.json, and (unless `msopst_only`) every directory whose
+// op_host/ holds a .cpp or .cc file (the operators without msOpST cases, drafted by `aopt init`).
+std::vector<std::filesystem::path> find_corpus_operators(const std::filesystem::path& root, bool msopst_only = false);
+// Whether `op_dir` ships msOpST cases (a tests/st/*.json).
+bool has_msopst_cases(const std::filesystem::path& op_dir);
 
 // "cube" when the kernel sources use the Cube unit, "aicpu" when there is no AI Core kernel,
 // else "".
@@ -61,6 +68,12 @@ struct corpus_options {
   unsigned jobs = 1;
   bool rerun = false;                   // evaluate operators already in json_out again
   std::vector<std::string> only;        // evaluate only these relative paths (empty = all)
+  // Operators without msOpST cases or aopt.json get a spec drafted by `aopt init`
+  // (spec_draft_probe.h), written to <specs_dir>/<op>/aopt.json (empty: a temporary directory);
+  // msopst_only skips them as before.
+  bool msopst_only = false;
+  std::filesystem::path specs_dir;
+  std::int64_t init_elements = std::int64_t(1) << 21;
   eval_options eval;
   // Called after each operator (from the worker that ran it; calls are serialised).
   std::function<void(const corpus_entry&, std::size_t done, std::size_t total)> progress;

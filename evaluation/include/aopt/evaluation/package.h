@@ -45,6 +45,9 @@ struct package_options {
   // Run an msOpST file's fuzz functions (evaluation/fuzz.h) in their own namespaces; false
   // (--no-sandbox, AOPT_SANDBOX=0): resource limits only.
   bool isolate = isolation_default();
+  // Load the sources only (`aopt init`, which drafts the cases): no aopt.json or msOpST file is
+  // looked for or read; spec.kernel is the kernel's name as the layout gives it, spec.cases empty.
+  bool without_cases = false;
 };
 
 // Loads OP_DIR: detects the layout, finds aopt.json (options.spec_file, else OP_DIR's, else its

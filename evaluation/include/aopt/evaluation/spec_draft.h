@@ -1,0 +1,122 @@
+// `aopt init OP_DIR`: a draft aopt.json made from the operator itself (docs/evaluation.md,
+// "Drafting a spec: aopt init"). This header holds the pure half: the operator's interface as
+// `host --signature` reports it, the shapes and attributes worth trying (probes), the value
+// ranges its math needs, and the spec written from the probes the tiling accepted. The impure
+// half, which builds the host and runs each probe's tiling, is spec_draft_probe.h.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aopt/evaluation/spec.h"
+
+namespace aopt::evaluation {
+
+// One input or output of the OpDef (signature "inputs"/"outputs").
+struct draft_param {
+  std::string name;
+  std::string kind = "required";      // required, optional, dynamic (a tensor list)
+  std::vector<std::string> dtypes;    // per column, aopt.json names ("unsupported" when none)
+  std::vector<std::string> formats;   // per column, e.g. "ND", "NCHW"
+  bool value_depend = false;          // the tiling reads its data
+};
+
+struct draft_attr {
+  std::string name;
+  std::string type;                   // bool, int, float, string, list_int, list_float, list_bool, data_type
+  bool required = false;
+  nlohmann::json default_value;       // null when required
+};
+
+// The OpDef as `host --signature` prints it (docs/harness-protocol.md, "Running").
+struct op_interface {
+  std::string op_type, kernel;
+  std::vector<draft_param> inputs, outputs;
+  std::vector<draft_attr> attrs;
+  bool has_infer_shape = false;
+  // Throws aopt::error(invalid_argument) when `signature` is not an object with "inputs".
+  static op_interface from_signature(const nlohmann::json& signature);
+  std::size_t columns() const;        // dtype columns (the longest dtypes list; at least 1)
+};
+
+// The dtype column a draft uses: the first whose inputs all have an aopt.json dtype, preferring
+// float16, then float32, then bfloat16 for the first input. nullopt when no column is usable.
+std::optional<std::size_t> preferred_column(const op_interface& op);
+
+// What an input is guessed to be, from its name (and the operator's): decides its shape in a
+// probe and its value range.
+enum class input_role {
+  data,       // shaped like the main tensor
+  vector,     // a per-channel parameter: the main shape's last dimension (gamma, beta, weight, bias, scale)
+  scalar,     // one element (value, alpha, a scalar operand)
+  index,      // indices into another input: one dimension, values within bounds
+  axis,       // axes given as data: one element, value -1
+};
+input_role guess_role(const std::string& op_type, const draft_param& in);
+
+// A value range an input needs, with the note saying why (empty `note` and no range: the
+// generator's default, [-1, 1] for floats, small integers). `index_bound` is the smallest
+// dimension of the case's data inputs (indices stay below it); `position` is the input's place
+// in the OpDef (a division's divisor is any data input but the first).
+struct range_guess {
+  std::optional<std::pair<double, double>> range;
+  std::string note;
+};
+range_guess guess_range(const std::string& op_type, const draft_param& in, std::size_t position, input_role role,
+                        dtype type, std::int64_t index_bound);
+
+// A value for each attribute the case must or may set: the OpDef's default, else a guess by
+// type and name (axis/dim -1, eps 1e-5, a count 1, ...); an attribute naming the output's type
+// (dst_type, dtype, out_dtype: int or data_type) is the first output's dtype in `column` as a
+// ge::DataType number, its default included. `notes` gets one line per guess.
+nlohmann::json draft_attrs(const op_interface& op, std::size_t column, std::vector<std::string>& notes);
+// ge::DataType's number of a dtype (DT_FLOAT 0, DT_FLOAT16 1, DT_INT32 3, DT_BF16 27, ...).
+int ge_dtype_number(dtype t);
+// Other values worth trying for the guessed attributes when no probe with draft_attrs is
+// accepted (axis 0 and 1, keep_dims true, ...): each a full attrs object.
+std::vector<nlohmann::json> attr_variants(const op_interface& op, const nlohmann::json& base);
+
+// The main tensor's shape in a probe: rank `rank`, about `elements` elements for the timed case
+// ([elements / 1024, 1024] at rank 2; `last` overrides the last dimension), or the unaligned tail
+// shape ([37037], [37, 1001], [3, 37, 1001], ...) when `tail`.
+std::vector<std::int64_t> main_shape(int rank, std::int64_t elements, bool tail, std::int64_t last = 0);
+
+// One try: every present input's shape (in OpDef order) and the attributes, and what it is.
+struct probe {
+  std::string what;                    // "rank 2, same shape", ...
+  int rank = 2;
+  std::int64_t last = 0;               // main_shape's `last` (0: the default)
+  std::vector<std::pair<std::string, input_role>> roles;  // present inputs: role each
+  bool with_optional = false;
+  nlohmann::json attrs = nlohmann::json::object();
+};
+
+// The probes for the timed case, most likely first, at most `max_probes`: ranks from the
+// formats (NCDHW: 5, NCHW/NHWC: 4) then 2, 1, 3, 4; per rank the roles all-data, by-name,
+// first-data-others-scalar, first-data-others-vector; then with optional inputs; then the
+// attribute variants.
+std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes = 48);
+
+// The case a probe makes in `column`: tensors shaped by role (a list input holds two tensors),
+// ranges by guess_range (notes appended to `notes` once per input), the probe's attributes.
+case_spec probe_case(const op_interface& op, const probe& p, std::size_t column, const std::string& name,
+                     bool timed, std::int64_t elements, bool tail, std::vector<std::string>* notes = nullptr);
+
+// The tail shapes to try after the probe the timed case took, in order: the unaligned tail, then
+// tails aligned in the last dimension (the operator may refuse ragged rows; the note says so).
+std::vector<probe> tail_probes(const probe& timed);
+
+// The draft aopt.json (DESIGN.md section 4): kernel, notes, the cases, tolerances by dtype (the
+// defaults of tolerance_spec::for_dtype for every float dtype the cases use), reference
+// "baseline". Input ranges are written only where guessed.
+nlohmann::ordered_json draft_json(const std::string& kernel, const std::vector<case_spec>& cases,
+                                  const std::vector<std::string>& notes);
+// draft_json as text: one case per line, as a person would write it.
+std::string draft_text(const nlohmann::ordered_json& spec);
+
+}  // namespace aopt::evaluation

@@ -1,0 +1,520 @@
+// The pure half of `aopt init` (spec_draft.h): interface, probes, ranges, attributes, the draft.
+#include "aopt/evaluation/spec_draft.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "aopt/common/error.h"
+
+namespace aopt::evaluation {
+
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+
+bool one_of(const std::string& s, std::initializer_list<const char*> names) {
+  for (const char* n : names) {
+    if (s == n) return true;
+  }
+  return false;
+}
+
+// The operator's name in lower case without separators: "ApplyAdamWV2" and "apply_adam_w_v2"
+// both read "applyadamwv2".
+std::string op_key(const std::string& op_type) {
+  std::string out;
+  for (char c : lower(op_type)) {
+    if (c != '_') out += c;
+  }
+  return out;
+}
+
+bool all_integer(const draft_param& p) {
+  if (p.dtypes.empty()) return false;
+  for (const auto& d : p.dtypes) {
+    const auto t = parse_dtype(d);
+    if (!t || is_float(*t) || *t == dtype::bool_) return false;
+  }
+  return true;
+}
+
+const draft_param* find_input(const op_interface& op, const std::string& name) {
+  for (const auto& p : op.inputs) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+// A float attribute's default as the OpDef wrote it: the float32 value with the fewest digits
+// (1e-06, not 9.999999974752427e-07).
+nlohmann::json float_text(const std::string& type, const nlohmann::json& v) {
+  auto shortest = [](double d) {
+    const float f = static_cast<float>(d);
+    for (int digits = 1; digits <= 9; ++digits) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(f));
+      const double back = std::strtod(buf, nullptr);
+      if (static_cast<float>(back) == f) return back;
+    }
+    return d;
+  };
+  if (type == "float" && v.is_number_float()) return shortest(v.get<double>());
+  if (type == "list_float" && v.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& x : v) out.push_back(x.is_number_float() ? nlohmann::json(shortest(x.get<double>())) : x);
+    return out;
+  }
+  return v;
+}
+
+}  // namespace
+
+op_interface op_interface::from_signature(const nlohmann::json& sig) {
+  if (!sig.is_object() || !sig.contains("inputs") || !sig["inputs"].is_array()) {
+    throw error(ec::invalid_argument, "the operator's signature (host --signature) has no \"inputs\" list");
+  }
+  op_interface op;
+  op.op_type = sig.value("op_type", std::string());
+  op.kernel = sig.value("kernel", std::string());
+  op.has_infer_shape = sig.value("has_infer_shape", false);
+  auto params = [](const nlohmann::json& arr) {
+    std::vector<draft_param> out;
+    if (!arr.is_array()) return out;
+    for (const auto& j : arr) {
+      draft_param p;
+      p.name = j.value("name", std::string());
+      p.kind = j.value("param_type", std::string("required"));
+      p.value_depend = j.value("value_depend", false);
+      for (const auto& d : j.value("dtypes", nlohmann::json::array())) p.dtypes.push_back(d.is_string() ? d.get<std::string>() : "unsupported");
+      for (const auto& f : j.value("formats", nlohmann::json::array())) p.formats.push_back(f.is_string() ? f.get<std::string>() : "");
+      out.push_back(std::move(p));
+    }
+    return out;
+  };
+  op.inputs = params(sig["inputs"]);
+  op.outputs = params(sig.value("outputs", nlohmann::json::array()));
+  for (const auto& j : sig.value("attrs", nlohmann::json::array())) {
+    draft_attr a;
+    a.name = j.value("name", std::string());
+    a.type = j.value("type", std::string());
+    a.required = j.value("required", false);
+    a.default_value = j.contains("default") ? j["default"] : nlohmann::json();
+    op.attrs.push_back(std::move(a));
+  }
+  return op;
+}
+
+std::size_t op_interface::columns() const {
+  std::size_t n = 1;
+  for (const auto& p : inputs) n = std::max(n, p.dtypes.size());
+  for (const auto& p : outputs) n = std::max(n, p.dtypes.size());
+  return n;
+}
+
+namespace {
+
+// The dtype of parameter `p` in column `col` (a single-dtype list serves every column).
+std::optional<dtype> dtype_at(const draft_param& p, std::size_t col) {
+  if (p.dtypes.empty()) return std::nullopt;
+  return parse_dtype(p.dtypes[std::min(col, p.dtypes.size() - 1)]);
+}
+
+}  // namespace
+
+std::optional<std::size_t> preferred_column(const op_interface& op) {
+  std::vector<std::size_t> usable;
+  for (std::size_t c = 0; c < op.columns(); ++c) {
+    bool ok = true;
+    for (const auto& p : op.inputs) ok = ok && (p.dtypes.empty() || dtype_at(p, c).has_value());
+    for (const auto& p : op.outputs) ok = ok && (p.dtypes.empty() || dtype_at(p, c).has_value());
+    if (ok) usable.push_back(c);
+  }
+  if (usable.empty()) return std::nullopt;
+  if (op.inputs.empty() || op.inputs.front().dtypes.empty()) return usable.front();
+  for (dtype want : {dtype::float16, dtype::float32, dtype::bfloat16}) {
+    for (auto c : usable) {
+      if (dtype_at(op.inputs.front(), c) == want) return c;
+    }
+  }
+  return usable.front();
+}
+
+input_role guess_role(const std::string& op_type, const draft_param& in) {
+  const std::string n = lower(in.name);
+  const bool ints = all_integer(in);
+  if (ints && (one_of(n, {"axis", "axes", "dim", "dims", "reduce_axis", "reduce_axes"}))) return input_role::axis;
+  if (ints && (has(n, "indice") || has(n, "index") || one_of(n, {"idx", "ids", "input_ids", "label", "labels", "target", "position", "positions"}) ||
+               (n.size() > 4 && (n.compare(n.size() - 4, 4, "_idx") == 0 || n.compare(n.size() - 4, 4, "_ids") == 0)))) {
+    return input_role::index;
+  }
+  const std::string op = op_key(op_type);
+  if (one_of(n, {"gamma", "beta", "bias", "scale", "scales", "smooth_scale", "smooth_scales", "smooth_scale1", "smooth_scale2"}) ||
+      (n == "weight" && !has(op, "embedding"))) {
+    return input_role::vector;
+  }
+  if (one_of(n, {"value", "alpha", "scalar", "scalars", "lr", "learning_rate", "step", "weight_decay", "beta1_power",
+                 "beta2_power", "max_grad_norm", "global_grad_norm", "epsilon", "eps"})) {
+    return input_role::scalar;
+  }
+  return input_role::data;
+}
+
+range_guess guess_range(const std::string& op_type, const draft_param& in, std::size_t position, input_role role,
+                        dtype type, std::int64_t index_bound) {
+  range_guess g;
+  const std::string n = lower(in.name);
+  const std::string op = op_key(op_type);
+  if (type == dtype::bool_) return g;
+  if (!is_float(type)) {
+    if (role == input_role::index) {
+      const std::int64_t hi = std::max<std::int64_t>(index_bound, 1) - 1;
+      g.range = std::make_pair(0.0, static_cast<double>(hi));
+      g.note = "input '" + in.name + "': indices in [0, smallest data dimension - 1] (guessed from its name; check which dimension they index)";
+    } else if (role == input_role::axis) {
+      g.range = std::make_pair(-1.0, -1.0);
+      g.note = "input '" + in.name + "': axis -1 (the last dimension; guessed from its name)";
+    }
+    return g;
+  }
+  const std::pair<double, double> positive{0.5, 2.0};
+  // Functions defined on part of the real line, by the operator's name.
+  const bool positive_op = (has(op, "log") && !has(op, "logical") && !has(op, "softmax") && !has(op, "sigmoid") &&
+                            !has(op, "sumexp") && !has(op, "logit")) ||
+                           has(op, "sqrt") || has(op, "reciprocal") || has(op, "pow") || has(op, "gamma") ||
+                           has(op, "xlogy");
+  if (role == input_role::data && positive_op) {
+    g.range = positive;
+    g.note = "input '" + in.name + "': positive values [0.5, 2] (the operator's name suggests log, sqrt, reciprocal, pow or gamma)";
+    return g;
+  }
+  if (role == input_role::data && has(op, "acosh")) {
+    g.range = std::make_pair(1.1, 3.0);
+    g.note = "input '" + in.name + "': values in [1.1, 3] (acosh is defined from 1)";
+    return g;
+  }
+  if (role == input_role::data && (has(op, "asin") || has(op, "acos") || has(op, "atanh"))) {
+    g.range = std::make_pair(-0.9, 0.9);
+    g.note = "input '" + in.name + "': values in [-0.9, 0.9] (asin, acos and atanh are defined on [-1, 1])";
+    return g;
+  }
+  if (has(n, "prob") || (role == input_role::data && (has(op, "binarycrossentropy") || has(op, "bce")))) {
+    g.range = std::make_pair(0.01, 0.99);
+    g.note = "input '" + in.name + "': probabilities in [0.01, 0.99] (from its name or the operator's)";
+    return g;
+  }
+  if (one_of(n, {"variance", "running_var", "rstd", "std", "exp_avg_sq", "max_exp_avg_sq", "var_sq", "denominator",
+                 "divisor"}) ||
+      (n == "v" && has(op, "adam"))) {
+    g.range = positive;
+    g.note = "input '" + in.name + "': positive values [0.5, 2] (a variance, a second moment or a divisor, from its name)";
+    return g;
+  }
+  if (has(op, "div") && role == input_role::data && position > 0) {
+    g.range = positive;
+    g.note = "input '" + in.name + "': positive values [0.5, 2] (a division's divisor: every data input but the first)";
+  }
+  return g;
+}
+
+int ge_dtype_number(dtype t) {
+  switch (t) {
+    case dtype::float32: return 0;
+    case dtype::float16: return 1;
+    case dtype::int8: return 2;
+    case dtype::int32: return 3;
+    case dtype::uint8: return 4;
+    case dtype::int16: return 6;
+    case dtype::uint16: return 7;
+    case dtype::uint32: return 8;
+    case dtype::int64: return 9;
+    case dtype::uint64: return 10;
+    case dtype::bool_: return 12;
+    case dtype::bfloat16: return 27;
+  }
+  return 0;
+}
+
+nlohmann::json draft_attrs(const op_interface& op, std::size_t column, std::vector<std::string>& notes) {
+  nlohmann::json attrs = nlohmann::json::object();
+  for (const auto& a : op.attrs) {
+    const std::string an = lower(a.name);
+    if ((a.type == "int" || a.type == "data_type") &&
+        one_of(an, {"dst_type", "dst_dtype", "dtype", "out_dtype", "output_dtype", "dst_t", "to"}) && !op.outputs.empty()) {
+      if (const auto t = dtype_at(op.outputs.front(), column)) {
+        attrs[a.name] = ge_dtype_number(*t);
+        notes.push_back("attribute '" + a.name + "': " + std::to_string(ge_dtype_number(*t)) + " (ge::DataType of output '" +
+                        op.outputs.front().name + "', " + dtype_name(*t) + ")");
+        continue;
+      }
+    }
+    if (!a.required && !a.default_value.is_null()) {
+      attrs[a.name] = float_text(a.type, a.default_value);
+      continue;
+    }
+    const std::string n = lower(a.name);
+    const bool axis = has(n, "axis") || has(n, "axes") || n == "dim" || n == "dims";
+    nlohmann::json v;
+    if (a.type == "int") {
+      v = axis ? -1 : 1;
+    } else if (a.type == "data_type") {
+      v = 0;  // ge::DT_FLOAT
+    } else if (a.type == "float") {
+      v = (has(n, "eps") ? 1e-5 : 1.0);
+    } else if (a.type == "bool") {
+      v = false;
+    } else if (a.type == "string") {
+      v = n == "reduction" ? "mean" : "";
+    } else if (a.type == "list_int") {
+      v = axis ? nlohmann::json::array({-1}) : nlohmann::json::array({1});
+    } else if (a.type == "list_float") {
+      v = nlohmann::json::array({1.0});
+    } else if (a.type == "list_bool") {
+      v = nlohmann::json::array({false});
+    } else {
+      continue;
+    }
+    attrs[a.name] = v;
+    notes.push_back("attribute '" + a.name + "' (" + a.type + (a.required ? ", required" : ", no default") +
+                    "): guessed " + v.dump());
+  }
+  return attrs;
+}
+
+std::vector<nlohmann::json> attr_variants(const op_interface& op, const nlohmann::json& base) {
+  std::vector<nlohmann::json> out;
+  for (const auto& a : op.attrs) {
+    const std::string n = lower(a.name);
+    const bool axis = has(n, "axis") || has(n, "axes") || n == "dim" || n == "dims";
+    std::vector<nlohmann::json> values;
+    if (axis && a.type == "int") values = {0, 1, -2};
+    if (axis && a.type == "list_int") values = {nlohmann::json::array({0}), nlohmann::json::array({1}), nlohmann::json::array({-2})};
+    if (a.type == "bool" && has(n, "keep")) values = {!base.value(a.name, false)};
+    for (const auto& v : values) {
+      if (base.contains(a.name) && base[a.name] == v) continue;
+      nlohmann::json x = base;
+      x[a.name] = v;
+      out.push_back(std::move(x));
+    }
+  }
+  return out;
+}
+
+std::vector<std::int64_t> main_shape(int rank, std::int64_t elements, bool tail, std::int64_t last) {
+  rank = std::clamp(rank, 1, 5);
+  if (tail) {
+    static const std::vector<std::vector<std::int64_t>> tails = {
+        {37037}, {37, 1001}, {3, 37, 1001}, {2, 3, 37, 101}, {2, 3, 5, 7, 101}};
+    auto s = tails[static_cast<std::size_t>(rank - 1)];
+    if (last > 0) s.back() = rank == 1 ? 37 * last : last;
+    return s;
+  }
+  elements = std::max<std::int64_t>(elements, 1);
+  if (rank == 1) return {elements};
+  static const std::vector<std::vector<std::int64_t>> leading = {{}, {}, {16}, {8, 16}, {2, 16, 8}};
+  std::vector<std::int64_t> s = leading[static_cast<std::size_t>(rank - 1)];
+  const std::int64_t l = last > 0 ? last : (rank >= 4 ? 128 : 1024);
+  std::int64_t fixed = l;
+  for (auto d : s) fixed *= d;
+  s.push_back(std::max<std::int64_t>(1, elements / fixed));
+  s.push_back(l);
+  return s;
+}
+
+std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes) {
+  // Ranks (with the last dimension) in the order to try; the formats say NCHW or NCDHW first.
+  std::vector<std::pair<int, std::int64_t>> ranks;
+  bool five = false, four = false;
+  for (const auto& p : op.inputs) {
+    for (const auto& f : p.formats) {
+      if (has(f, "NCDHW") || has(f, "NDHWC") || has(f, "NDC1HWC0")) five = true;
+      if (f == "NCHW" || f == "NHWC" || f == "NC1HWC0") four = true;
+    }
+  }
+  if (five) ranks.emplace_back(5, 0);
+  if (four) ranks.emplace_back(4, 0);
+  for (auto r : std::vector<std::pair<int, std::int64_t>>{{2, 0}, {1, 0}, {2, 2048}, {3, 0}, {4, 0}, {5, 0}}) {
+    if (std::find(ranks.begin(), ranks.end(), r) == ranks.end()) ranks.push_back(r);
+  }
+  auto role_sets = [&](bool with_optional) {
+    std::vector<const draft_param*> present;
+    for (const auto& p : op.inputs) {
+      if (p.kind != "optional" || with_optional) present.push_back(&p);
+    }
+    std::vector<std::pair<std::string, std::vector<std::pair<std::string, input_role>>>> sets;
+    auto add = [&](const std::string& what, auto role_of) {
+      std::vector<std::pair<std::string, input_role>> roles;
+      for (std::size_t i = 0; i < present.size(); ++i) roles.emplace_back(present[i]->name, role_of(i, *present[i]));
+      for (const auto& s : sets) {
+        if (s.second == roles) return;
+      }
+      sets.emplace_back(what, std::move(roles));
+    };
+    add("roles by name", [&](std::size_t, const draft_param& p) { return guess_role(op.op_type, p); });
+    add("every input the same shape", [&](std::size_t, const draft_param&) { return input_role::data; });
+    add("first input full, the others one element", [&](std::size_t i, const draft_param&) { return i == 0 ? input_role::data : input_role::scalar; });
+    add("first input full, the others its last dimension", [&](std::size_t i, const draft_param&) { return i == 0 ? input_role::data : input_role::vector; });
+    return sets;
+  };
+  std::vector<probe> out;
+  auto push = [&](int rank, std::int64_t last, const std::string& what, const std::vector<std::pair<std::string, input_role>>& roles,
+                  bool with_optional, const nlohmann::json& probe_attrs) {
+    if (out.size() >= max_probes) return;
+    probe p;
+    p.rank = rank;
+    p.last = last;
+    p.roles = roles;
+    p.with_optional = with_optional;
+    p.attrs = probe_attrs;
+    p.what = "rank " + std::to_string(rank) + (last ? " (last dimension " + std::to_string(last) + ")" : "") + ", " + what +
+             (with_optional ? ", with the optional inputs" : "") + (probe_attrs == attrs ? "" : ", attrs " + probe_attrs.dump());
+    out.push_back(std::move(p));
+  };
+  bool any_optional = false;
+  for (const auto& p : op.inputs) any_optional = any_optional || p.kind == "optional";
+  for (bool with_optional : {false, true}) {
+    if (with_optional && !any_optional) continue;
+    for (const auto& [rank, last] : ranks) {
+      for (const auto& [what, roles] : role_sets(with_optional)) push(rank, last, what, roles, with_optional, attrs);
+    }
+  }
+  // Other values of the guessed attributes, on the likeliest shapes.
+  for (const auto& variant : attr_variants(op, attrs)) {
+    for (const auto& [rank, last] : std::vector<std::pair<int, std::int64_t>>{ranks[0], ranks[1], {3, 0}}) {
+      for (const auto& [what, roles] : role_sets(false)) push(rank, last, what, roles, false, variant);
+    }
+  }
+  return out;
+}
+
+case_spec probe_case(const op_interface& op, const probe& p, std::size_t column, const std::string& name, bool timed,
+                     std::int64_t elements, bool tail, std::vector<std::string>* notes) {
+  bool any_list = false;
+  for (const auto& [in, role] : p.roles) {
+    const auto* d = find_input(op, in);
+    any_list = any_list || (d != nullptr && d->kind == "dynamic");
+  }
+  const auto main = main_shape(p.rank, any_list ? elements / 2 : elements, tail, p.last);
+  const std::int64_t index_bound = *std::min_element(main.begin(), main.end());
+  case_spec c;
+  c.name = name;
+  c.timed = timed;
+  c.attrs = p.attrs.is_object() ? p.attrs : nlohmann::json::object();
+  for (const auto& [in, role] : p.roles) {
+    const auto* d = find_input(op, in);
+    if (d == nullptr) continue;
+    const auto t = dtype_at(*d, column).value_or(dtype::float32);
+    tensor_spec ts;
+    ts.type = t;
+    switch (role) {
+      case input_role::data: ts.shape = main; break;
+      case input_role::vector: ts.shape = {main.back()}; break;
+      case input_role::scalar: ts.shape = {1}; break;
+      case input_role::index: ts.shape = {main.front()}; break;
+      case input_role::axis: ts.shape = {1}; break;
+    }
+    const auto position = static_cast<std::size_t>(d - op.inputs.data());
+    const auto g = guess_range(op.op_type, *d, position, role, t, index_bound);
+    ts.range = g.range;
+    if (notes != nullptr && !g.note.empty() && std::find(notes->begin(), notes->end(), g.note) == notes->end()) {
+      notes->push_back(g.note);
+    }
+    input_spec is;
+    is.name = in;
+    is.is_list = d->kind == "dynamic";
+    is.tensors.push_back(ts);
+    if (is.is_list) is.tensors.push_back(ts);
+    c.inputs.push_back(std::move(is));
+  }
+  return c;
+}
+
+std::vector<probe> tail_probes(const probe& timed) {
+  std::vector<probe> out;
+  for (std::int64_t last : {std::int64_t{0}, std::int64_t{1024}}) {
+    probe p = timed;
+    p.last = last;
+    p.what = timed.what + (last ? ", tail aligned in the last dimension" : ", unaligned tail");
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+nlohmann::ordered_json draft_json(const std::string& kernel, const std::vector<case_spec>& cases,
+                                  const std::vector<std::string>& notes) {
+  nlohmann::ordered_json spec;
+  spec["kernel"] = kernel;
+  spec["notes"] = notes;
+  nlohmann::ordered_json cs = nlohmann::ordered_json::array();
+  std::set<dtype> floats;
+  for (const auto& c : cases) {
+    nlohmann::ordered_json cj;
+    cj["name"] = c.name;
+    if (c.timed) cj["timed"] = true;
+    nlohmann::ordered_json ins = nlohmann::ordered_json::object();
+    auto tensor = [&](const tensor_spec& t) {
+      nlohmann::ordered_json tj;
+      tj["shape"] = t.shape;
+      tj["dtype"] = dtype_name(t.type);
+      if (t.range) tj["range"] = {t.range->first, t.range->second};
+      if (is_float(t.type)) floats.insert(t.type);
+      return tj;
+    };
+    for (const auto& i : c.inputs) {
+      if (i.is_list) {
+        nlohmann::ordered_json l = nlohmann::ordered_json::array();
+        for (const auto& t : i.tensors) l.push_back(tensor(t));
+        ins[i.name] = {{"list", l}};
+      } else if (!i.tensors.empty()) {
+        ins[i.name] = tensor(i.tensors.front());
+      }
+    }
+    cj["inputs"] = ins;
+    if (!c.attrs.empty()) cj["attrs"] = c.attrs;
+    cs.push_back(cj);
+  }
+  spec["cases"] = cs;
+  nlohmann::ordered_json tol = nlohmann::ordered_json::object();
+  const tolerance_spec defaults;
+  for (auto t : floats) {
+    const auto e = defaults.for_dtype(t);
+    tol[dtype_name(t)] = {{"rtol", e.rtol}, {"atol", e.atol}};
+  }
+  tol["max_mismatch_ratio"] = defaults.max_mismatch_ratio;
+  spec["tolerance"] = tol;
+  spec["reference"] = "baseline";
+  return spec;
+}
+
+std::string draft_text(const nlohmann::ordered_json& spec) {
+  std::string out = "{\n";
+  bool first = true;
+  for (auto it = spec.begin(); it != spec.end(); ++it) {
+    out += first ? "" : ",\n";
+    first = false;
+    out += "  " + nlohmann::ordered_json(it.key()).dump() + ": ";
+    if ((it.key() == "cases" || it.key() == "notes") && it.value().is_array()) {
+      if (it.value().empty()) {
+        out += "[]";
+        continue;
+      }
+      out += "[\n";
+      for (std::size_t i = 0; i < it.value().size(); ++i) {
+        out += "    " + it.value()[i].dump() + (i + 1 < it.value().size() ? ",\n" : "\n");
+      }
+      out += "  ]";
+    } else {
+      out += it.value().dump();
+    }
+  }
+  return out + "\n}\n";
+}
+
+}  // namespace aopt::evaluation
