@@ -21,9 +21,11 @@ struct csv_table {
 // row whose column count differs from the header's.
 csv_table parse_csv(const std::string& text, const std::string& file);
 
-// Each of `columns` averaged over the data rows (PipeUtilization has one row per core; msprof's
-// kernel-level fields are per-core averages, as sim reports them). Throws parse_error naming
-// the file and line of a missing column or a value that is not a number.
+// Each of `columns` averaged over the data rows that have a value (PipeUtilization has one row
+// per core; msprof's kernel-level fields are per-core averages, as sim reports them). An N/A cell
+// (evaluation::msprof_absent) is no value; a column with none is left out of the result. Throws
+// parse_error naming the file and line of a missing column or a value that is neither a number
+// nor N/A.
 std::map<std::string, double> column_means(const csv_table& t, const std::vector<std::string>& columns,
                                            const std::string& file);
 
