@@ -1,8 +1,9 @@
 // aopt-acl-run REQUEST.json: runs one request of the cann backend on an Ascend device (docs/cann.md,
-// "The runner"). It loads the CANN runtime (libascendcl.so, libnnopbase.so) and the installed
-// operator's aclnn library with dlopen, calls aclnn<Op>GetWorkspaceSize through libffi with the
-// parameters its generated header declares, launches warmup + repeat times, each launch timed
-// between two ACL events on the stream, and writes the outputs and result.json.
+// "The runner"). It loads the CANN runtime (libacl_rt.so or libascendcl.so, libnnopbase.so) and
+// the installed operator's aclnn library with dlopen, calls aclnn<Op>GetWorkspaceSize through
+// libffi with the parameters its generated header declares, times kernel time (a repeatable
+// executor, `launches` launches between two ACL events on a busy stream, per sample), and writes
+// the outputs and result.json.
 //
 // Exit codes: 0 done; 1 a CANN call failed ("[ERROR] <call> failed, error code <N>" and the
 // runtime's own message, which the backend maps to a status) or the runtime/package is missing;

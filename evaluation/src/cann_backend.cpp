@@ -178,7 +178,8 @@ class cann_backend final : public backend {
     std::error_code e;
     if (!fs::is_regular_file(p_.set_env, e)) {
       throw error(ec::toolchain_error, p_.set_env.string() + " not found: no CANN toolkit at " + p_.toolkit.string() +
-                                           " ([cann] toolkit in " + p_.file.string() + "); run `aopt doctor --cann-config " +
+                                           " ([cann] toolkit in " + p_.file.string() +
+                                           "; CANN 8.0-8.3: .../ascend-toolkit/latest, 8.5 and later: .../cann); run `aopt doctor --cann-config " +
                                            p_.file.string() + "` for what to install");
     }
     if (!fs::is_directory(p_.project_template, e)) {

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "acl/aclnn_gen.h"
+#include "error_text.h"
 #include "runner.h"
 
 namespace fs = std::filesystem;
@@ -26,14 +27,7 @@ namespace run = aopt::acl_run;
 
 namespace {
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using aopt::testing::message_of;
 
 // A declaration as installed headers lay it out (one parameter a line, the msOpGen comment).
 std::string header(const std::string& op, const std::vector<std::string>& params) {

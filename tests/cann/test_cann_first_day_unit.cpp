@@ -14,20 +14,14 @@
 #include "aopt/calibrate/msprof_csv.h"
 #include "aopt/common/subprocess.h"
 #include "aopt/evaluation/cann.h"
+#include "error_text.h"
 
 namespace fs = std::filesystem;
 namespace ev = aopt::evaluation;
 
 namespace {
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using aopt::testing::message_of;
 
 class CannFirstDayUnit : public ::testing::Test {
  protected:

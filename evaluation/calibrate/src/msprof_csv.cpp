@@ -88,7 +88,7 @@ std::map<std::string, double> column_means(const csv_table& t, const std::vector
 }
 
 std::string csv_of_field(const std::string& field) {
-  return field.rfind("aiv_", 0) == 0 ? "PipeUtilization.csv" : "OpBasicInfo.csv";
+  return field.rfind("aiv_", 0) == 0 || field.rfind("aic_", 0) == 0 ? "PipeUtilization.csv" : "OpBasicInfo.csv";
 }
 
 std::map<std::string, double> read_opprof_dir(const fs::path& dir, const std::vector<std::string>& fields) {

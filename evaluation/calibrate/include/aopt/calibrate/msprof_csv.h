@@ -40,8 +40,8 @@ struct case_measurement {
 };
 case_measurement read_case_dir(const std::filesystem::path& case_dir, const std::vector<std::string>& fields);
 
-// Which CSV a field lives in ("Task Duration(us)", "Block Dim": OpBasicInfo.csv; the aiv_*
-// fields: PipeUtilization.csv).
+// Which CSV a field lives in ("Task Duration(us)", "Block Dim": OpBasicInfo.csv; the aiv_* and
+// aic_* fields: PipeUtilization.csv).
 std::string csv_of_field(const std::string& field);
 
 }  // namespace aopt::calibrate
