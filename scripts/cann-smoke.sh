@@ -77,7 +77,8 @@ say "-- 1/3 aopt doctor --cann-config $config"
 rc=$?
 cat "$out/doctor.txt" >> "$log"
 if [ $rc -ne 0 ]; then
-  say "FAILED: doctor reports missing pieces (MISSING lines above, each with its fix)."
+  grep -A1 '^MISSING' "$out/doctor.txt"
+  say "FAILED: doctor reports missing pieces (the MISSING lines, each with its fix; all of it in doctor.txt)."
   finish 1
 fi
 grep -q "CANN runtime loaded" "$out/doctor.txt" || say "note: doctor did not check aopt-acl-run (is [commands] run the runner?)"
