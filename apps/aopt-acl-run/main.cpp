@@ -1,8 +1,9 @@
 // aopt-acl-run REQUEST.json: runs one request of the cann backend on an Ascend device (docs/cann.md,
-// "The runner"). It loads the CANN runtime (libascendcl.so, libnnopbase.so) and the installed
-// operator's aclnn library with dlopen, calls aclnn<Op>GetWorkspaceSize through libffi with the
-// parameters its generated header declares, launches warmup + repeat times, each launch timed
-// between two ACL events on the stream, and writes the outputs and result.json.
+// "The runner"). It loads the CANN runtime (libacl_rt.so or libascendcl.so, libnnopbase.so) and
+// the installed operator's aclnn library with dlopen, calls aclnn<Op>GetWorkspaceSize through
+// libffi with the parameters its generated header declares, times kernel time (a repeatable
+// executor, `launches` launches between two ACL events on a busy stream, per sample), and writes
+// the outputs and result.json.
 //
 // Exit codes: 0 done; 1 a CANN call failed ("[ERROR] <call> failed, error code <N>" and the
 // runtime's own message, which the backend maps to a status) or the runtime/package is missing;
@@ -10,6 +11,8 @@
 #include <dlfcn.h>
 #include <ffi.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -49,61 +52,40 @@ F symbol(void* lib, const char* name, const std::string& lib_name) {
   return reinterpret_cast<F>(p);
 }
 
-// The runtime's functions, typed by their declarations in acl_abi.h.
+// The runtime's functions, typed by the declarations of acl_abi.h.
 struct acl_api {
-#define AOPT_ACL_FN(f) decltype(&::f) f = nullptr
-  AOPT_ACL_FN(aclInit);
-  AOPT_ACL_FN(aclFinalize);
-  AOPT_ACL_FN(aclrtSetDevice);
-  AOPT_ACL_FN(aclrtResetDevice);
-  AOPT_ACL_FN(aclrtCreateStream);
-  AOPT_ACL_FN(aclrtDestroyStream);
-  AOPT_ACL_FN(aclrtSynchronizeStream);
-  AOPT_ACL_FN(aclrtMalloc);
-  AOPT_ACL_FN(aclrtFree);
-  AOPT_ACL_FN(aclrtMemcpy);
-  AOPT_ACL_FN(aclrtCreateEvent);
-  AOPT_ACL_FN(aclrtDestroyEvent);
-  AOPT_ACL_FN(aclrtRecordEvent);
-  AOPT_ACL_FN(aclrtEventElapsedTime);
-  AOPT_ACL_FN(aclGetRecentErrMsg);
-  AOPT_ACL_FN(aclCreateTensor);
-  AOPT_ACL_FN(aclDestroyTensor);
-  AOPT_ACL_FN(aclCreateTensorList);
-  AOPT_ACL_FN(aclCreateScalar);
-  AOPT_ACL_FN(aclCreateIntArray);
-  AOPT_ACL_FN(aclCreateFloatArray);
-  AOPT_ACL_FN(aclCreateBoolArray);
-#undef AOPT_ACL_FN
+#define AOPT_ACL_MEMBER(name, ret, params) aopt::acl_abi::name##_fn* name = nullptr;
+  AOPT_ACL_RUNTIME_FUNCTIONS(AOPT_ACL_MEMBER)
+  AOPT_ACL_NNOPBASE_FUNCTIONS(AOPT_ACL_MEMBER)
+  AOPT_ACL_EXECUTOR_FUNCTIONS(AOPT_ACL_MEMBER)
+#undef AOPT_ACL_MEMBER
+  std::string runtime_lib;  // the library the runtime came from
 
   void load() {
     const std::string fix = "source <CANN>/set_env.sh first (it puts the toolkit's lib64 on LD_LIBRARY_PATH; docs/cann.md)";
-    void* rt = open_lib("libascendcl.so", fix);
+    // CANN 8.5 and later ship the runtime as libacl_rt.so (libascendcl.so kept for
+    // compatibility); 8.0-8.3 as libascendcl.so only.
+    void* rt = nullptr;
+    std::string tried;
+    for (const char* name : {"libacl_rt.so", "libascendcl.so"}) {
+      rt = ::dlopen(name, RTLD_NOW | RTLD_GLOBAL);
+      if (rt != nullptr) {
+        runtime_lib = name;
+        break;
+      }
+      tried += std::string(tried.empty() ? "" : "; ") + ::dlerror();
+    }
+    if (rt == nullptr) throw missing("cannot load the CANN runtime (libacl_rt.so or libascendcl.so): " + tried + "; " + fix);
     void* nn = open_lib("libnnopbase.so", fix);
-#define AOPT_ACL_LOAD(lib, name, f) f = symbol<decltype(f)>(lib, #f, name)
-    AOPT_ACL_LOAD(rt, "libascendcl.so", aclInit);
-    AOPT_ACL_LOAD(rt, "libascendcl.so", aclFinalize);
-    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtSetDevice);
-    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtResetDevice);
-    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtCreateStream);
-    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtDestroyStream);
-    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtSynchronizeStream);
-    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtMalloc);
-    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtFree);
-    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtMemcpy);
-    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtCreateEvent);
-    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtDestroyEvent);
-    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtRecordEvent);
-    AOPT_ACL_LOAD(rt, "libascendcl.so", aclrtEventElapsedTime);
-    AOPT_ACL_LOAD(rt, "libascendcl.so", aclGetRecentErrMsg);
-    AOPT_ACL_LOAD(nn, "libnnopbase.so", aclCreateTensor);
-    AOPT_ACL_LOAD(nn, "libnnopbase.so", aclDestroyTensor);
-    AOPT_ACL_LOAD(nn, "libnnopbase.so", aclCreateTensorList);
-    AOPT_ACL_LOAD(nn, "libnnopbase.so", aclCreateScalar);
-    AOPT_ACL_LOAD(nn, "libnnopbase.so", aclCreateIntArray);
-    AOPT_ACL_LOAD(nn, "libnnopbase.so", aclCreateFloatArray);
-    AOPT_ACL_LOAD(nn, "libnnopbase.so", aclCreateBoolArray);
-#undef AOPT_ACL_LOAD
+#define AOPT_ACL_LOAD_RT(name, ret, params) name = symbol<aopt::acl_abi::name##_fn*>(rt, #name, runtime_lib);
+#define AOPT_ACL_LOAD_NN(name, ret, params) name = symbol<aopt::acl_abi::name##_fn*>(nn, #name, "libnnopbase.so");
+#define AOPT_ACL_LOAD_OPTIONAL(name, ret, params) name = reinterpret_cast<aopt::acl_abi::name##_fn*>(::dlsym(nn, #name));
+    AOPT_ACL_RUNTIME_FUNCTIONS(AOPT_ACL_LOAD_RT)
+    AOPT_ACL_NNOPBASE_FUNCTIONS(AOPT_ACL_LOAD_NN)
+    AOPT_ACL_EXECUTOR_FUNCTIONS(AOPT_ACL_LOAD_OPTIONAL)
+#undef AOPT_ACL_LOAD_RT
+#undef AOPT_ACL_LOAD_NN
+#undef AOPT_ACL_LOAD_OPTIONAL
   }
 };
 
@@ -211,6 +193,19 @@ void fill_attr(arg_slot& s, const bound_param& b) {
   }
 }
 
+// A ValueDepend input: the array of its file's values.
+void fill_value_depend(arg_slot& s, const bound_param& b, const tensor_arg& in) {
+  const std::string bytes = read_file(in.file);
+  if (b.param.kind == param_kind::int_array) {
+    s.ints = int_values(bytes, in);
+    s.v.ptr = acl.aclCreateIntArray(s.ints.data(), s.ints.size());
+  } else {
+    s.floats = float_values(bytes, in);
+    s.v.ptr = acl.aclCreateFloatArray(s.floats.data(), s.floats.size());
+  }
+  if (s.v.ptr == nullptr) throw acl_failure{"aclCreate*Array for the ValueDepend input '" + b.param.name + "'", 0};
+}
+
 using launch_fn = aclnnStatus (*)(void*, std::uint64_t, aclOpExecutor*, aclrtStream);
 
 int run(const fs::path& request_file) {
@@ -257,6 +252,9 @@ int run(const fs::path& request_file) {
   check(acl.aclrtCreateEvent(&start), "aclrtCreateEvent");
   check(acl.aclrtCreateEvent(&end), "aclrtCreateEvent");
 
+  const int launches = rq.value("launches", 1);
+  if (launches < 1) throw request_error(request_file.string() + ": \"launches\" (per timed sample) must be >= 1");
+
   std::vector<device_tensor> tensors;
   for (const auto& in : call.inputs) {
     const std::string bytes = read_file(in.file);
@@ -267,9 +265,10 @@ int run(const fs::path& request_file) {
     }
     tensors.push_back(make_tensor(in, &bytes));
   }
-  for (const auto& out : call.outputs) tensors.push_back(make_tensor(out, nullptr));
+  // An in-place output (`<name>Ref`) has no tensor of its own: it is read back from its input's.
+  for (const auto& out : call.outputs) tensors.push_back(out.in_place_of ? device_tensor{} : make_tensor(out, nullptr));
 
-  // The arguments of GetWorkspaceSize in header order; the last two are filled per launch.
+  // The arguments of GetWorkspaceSize in header order; the last two are filled per call.
   std::vector<arg_slot> slots(call.params.size());
   std::vector<ffi_type*> types;
   std::uint64_t ws_size = 0;
@@ -291,7 +290,9 @@ int run(const fs::path& request_file) {
       }
       case param_kind::workspace_size: s.v.ptr = &ws_size; break;
       case param_kind::executor: s.v.ptr = &executor; break;
-      default: fill_attr(s, b);
+      default:
+        if (b.value_input) fill_value_depend(s, b, call.inputs[*b.value_input]);
+        else fill_attr(s, b);
     }
     types.push_back(s.type);
   }
@@ -304,8 +305,8 @@ int run(const fs::path& request_file) {
 
   void* workspace = nullptr;
   std::uint64_t workspace_capacity = 0;
-  std::vector<double> samples;
-  for (int i = 0; i < warmup + repeat; ++i) {
+  // One aclnn<Op>GetWorkspaceSize: a new executor and the workspace it needs.
+  auto prepare = [&]() {
     ws_size = 0;
     executor = nullptr;
     ffi_sarg status = 0;
@@ -317,20 +318,72 @@ int run(const fs::path& request_file) {
       check(acl.aclrtMalloc(&workspace, ws_size, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc(workspace of " + std::to_string(ws_size) + " bytes)");
       workspace_capacity = ws_size;
     }
-    check(acl.aclrtRecordEvent(start, stream), "aclrtRecordEvent");
+  };
+  // One launch; `submit` collects the host's time in aclnn<Op> (tiling copy and enqueue).
+  std::vector<double> submit;
+  auto launch_once = [&](bool timed) {
+    const auto t0 = std::chrono::steady_clock::now();
     check(launch(ws_size > 0 ? workspace : nullptr, ws_size, executor, stream), run_name);
-    check(acl.aclrtRecordEvent(end, stream), "aclrtRecordEvent");
-    check(acl.aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+    if (timed) submit.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  };
+  auto elapsed_us = [&]() {
     float ms = 0;
     check(acl.aclrtEventElapsedTime(&ms, start, end), "aclrtEventElapsedTime");
-    if (i >= warmup) samples.push_back(static_cast<double>(ms) * 1000.0);
-  }
+    return static_cast<double>(ms) * 1000.0;
+  };
 
-  nlohmann::json result = {{"outputs", nlohmann::json::array()}, {"samples_us", samples}, {"warmup", warmup},
-                           {"device", device}, {"runner", "aopt-acl-run"}, {"workspace_bytes", workspace_capacity}};
+  // Kernel time, as msprof's Task Duration means it: one executor made repeatable
+  // (aclSetAclOpExecutorRepeatable), `launches` launches between one event pair per sample, the
+  // stream kept busy by two untimed launches before the start event so that the host's enqueue of
+  // the next launch overlaps the kernel before it. Without a repeatable executor (a runtime
+  // without the call), each launch needs a new executor and is timed alone: that figure holds the
+  // host's launch too, and result.json says so.
+  std::vector<double> samples;
+  std::string method;
+  prepare();
+  const bool repeatable = acl.aclSetAclOpExecutorRepeatable != nullptr && acl.aclDestroyAclOpExecutor != nullptr &&
+                          acl.aclSetAclOpExecutorRepeatable(executor) == ACL_SUCCESS;
+  if (repeatable) {
+    method = "events_busy_stream";
+    constexpr int busy = 2;
+    for (int i = 0; i < warmup; ++i) launch_once(false);
+    check(acl.aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+    for (int r = 0; r < repeat; ++r) {
+      for (int i = 0; i < busy; ++i) launch_once(false);
+      check(acl.aclrtRecordEvent(start, stream), "aclrtRecordEvent");
+      for (int k = 0; k < launches; ++k) launch_once(true);
+      check(acl.aclrtRecordEvent(end, stream), "aclrtRecordEvent");
+      check(acl.aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+      samples.push_back(elapsed_us() / launches);
+    }
+    acl.aclDestroyAclOpExecutor(executor);
+  } else {
+    method = "events_per_launch_with_host_launch";
+    if (acl.aclGetRecentErrMsg != nullptr) acl.aclGetRecentErrMsg();  // a refused aclSetAclOpExecutorRepeatable's message
+    for (int i = 0; i < warmup + repeat; ++i) {
+      if (i > 0) prepare();
+      check(acl.aclrtRecordEvent(start, stream), "aclrtRecordEvent");
+      launch_once(i >= warmup);
+      check(acl.aclrtRecordEvent(end, stream), "aclrtRecordEvent");
+      check(acl.aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+      if (i >= warmup) samples.push_back(elapsed_us());
+    }
+  }
+  std::sort(submit.begin(), submit.end());
+
+  nlohmann::json result = {{"outputs", nlohmann::json::array()},
+                           {"samples_us", samples},
+                           {"warmup", warmup},
+                           {"device", device},
+                           {"runner", "aopt-acl-run"},
+                           {"runtime_library", acl.runtime_lib},
+                           {"workspace_bytes", workspace_capacity},
+                           {"timing_method", method},
+                           {"launches_per_sample", repeatable ? launches : 1},
+                           {"submit_us", submit.empty() ? 0.0 : submit[submit.size() / 2]}};
   for (std::size_t o = 0; o < call.outputs.size(); ++o) {
     const auto& out = call.outputs[o];
-    const auto& d = tensors[call.inputs.size() + o];
+    const auto& d = tensors[out.in_place_of ? *out.in_place_of : call.inputs.size() + o];
     std::string host(d.bytes, '\0');
     if (d.bytes > 0) check(acl.aclrtMemcpy(host.data(), host.size(), d.mem, d.bytes, ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy(" + out.name + ", device to host)");
     write_file(out.file, host.data(), host.size());
@@ -342,8 +395,8 @@ int run(const fs::path& request_file) {
   write_file(rq.value("result", std::string("result.json")), text.data(), text.size());
 
   for (auto& t : tensors) {
-    acl.aclDestroyTensor(t.tensor);
-    acl.aclrtFree(t.mem);
+    if (t.tensor != nullptr) acl.aclDestroyTensor(t.tensor);
+    if (t.mem != nullptr) acl.aclrtFree(t.mem);
   }
   if (workspace != nullptr) acl.aclrtFree(workspace);
   acl.aclrtDestroyEvent(start);
@@ -366,7 +419,9 @@ int main(int argc, char** argv) {
   try {
     if (std::strcmp(argv[1], "--check") == 0) {
       acl.load();
-      std::cout << "CANN runtime loaded: libascendcl.so and libnnopbase.so have every function aopt-acl-run calls\n";
+      std::cout << "CANN runtime loaded: " << acl.runtime_lib << " and libnnopbase.so have every function aopt-acl-run calls"
+                << (acl.aclSetAclOpExecutorRepeatable != nullptr ? "" : " (no aclSetAclOpExecutorRepeatable: timings will include the host's launch)")
+                << (aopt::acl_abi::checked_against_cann_headers ? "; built against CANN's headers" : "") << "\n";
       return 0;
     }
     return run(argv[1]);

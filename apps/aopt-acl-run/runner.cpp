@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -75,11 +76,16 @@ std::optional<param_kind> kind_of(const std::string& type) {
 // (nullptr takes the operator's default).
 bool optional_name(const std::string& name) { return name.size() > 8 && name.ends_with("Optional"); }
 
-// The name without case, underscores and the "Optional" suffix, to match a header parameter
-// with a request's input or attribute.
+// A header parameter `aclTensor *<name>Ref`: an input written in place.
+bool ref_name(const std::string& name) { return name.size() > 3 && name.ends_with("Ref"); }
+
+// The name without case, underscores and the "Optional" / "Ref" suffixes, to match a header
+// parameter with a request's input, output or attribute.
 std::string folded(const std::string& name) {
+  std::string base = optional_name(name) ? name.substr(0, name.size() - 8) : name;
+  if (ref_name(base)) base.resize(base.size() - 3);
   std::string s;
-  for (char c : optional_name(name) ? name.substr(0, name.size() - 8) : name) {
+  for (char c : base) {
     if (c != '_') s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return s;
@@ -143,6 +149,7 @@ std::vector<aclnn_param> parse_aclnn_header(const std::string& text, const std::
                           "', which aopt-acl-run cannot pass (docs/cann.md, \"The runner\")");
     }
     prm.kind = *k;
+    prm.in_place = prm.kind == param_kind::tensor && prm.type.rfind("const ", 0) != 0 && ref_name(prm.name);
     params.push_back(prm);
   }
   const auto n = params.size();
@@ -255,40 +262,74 @@ bound_call bind_request(const std::vector<aclnn_param>& params, const nlohmann::
     }
     call.outputs.push_back(a);
   }
-  // The header lists inputs, attributes, outputs: the last outputs.size() tensor parameters are
-  // the outputs (named "out" or "<name>Out"), the others inputs ("<name>", "<name>Optional").
-  std::size_t tensor_params = 0;
-  for (const auto& p : params) tensor_params += p.kind == param_kind::tensor || p.kind == param_kind::tensor_list;
-  if (tensor_params < outputs.size()) {
-    throw request_error("the header has " + std::to_string(tensor_params) + " tensor parameter(s) for the request's " +
-                        std::to_string(outputs.size()) + " output(s)");
+  const auto attrs = request.value("attrs", nlohmann::json::object());
+  auto attr_named = [&](const std::string& name) {
+    for (const auto& [key, v] : attrs.items()) {
+      if (folded(key) == folded(name)) return true;
+    }
+    return false;
+  };
+  auto tensorish = [](const aclnn_param& p) { return p.kind == param_kind::tensor || p.kind == param_kind::tensor_list; };
+  // An output named like an in-place parameter (`<name>Ref`) is that parameter's tensor: it takes
+  // no output parameter of its own.
+  std::vector<bool> output_in_place(call.outputs.size(), false);
+  for (std::size_t o = 0; o < call.outputs.size(); ++o) {
+    for (const auto& p : params) {
+      if (p.in_place && folded(p.name) == folded(call.outputs[o].name)) output_in_place[o] = true;
+    }
   }
-  const std::size_t input_params = tensor_params - outputs.size();
+  const auto separate_outputs = static_cast<std::size_t>(std::count(output_in_place.begin(), output_in_place.end(), false));
+  // The header lists inputs, attributes, outputs: the last `separate_outputs` tensor parameters
+  // are the outputs (named "out" or "<name>Out"), the others inputs ("<name>", "<name>Optional",
+  // "<name>Ref").
+  std::size_t tensor_params = 0;
+  for (const auto& p : params) tensor_params += tensorish(p);
+  if (tensor_params < separate_outputs) {
+    throw request_error("the header has " + std::to_string(tensor_params) + " tensor parameter(s) for the request's " +
+                        std::to_string(separate_outputs) + " output(s)");
+  }
+  const std::size_t input_params = tensor_params - separate_outputs;
   // Input parameters by name first (an absent optional input passes nullptr), the rest in order.
+  // An aclIntArray / aclFloatArray parameter named like an input (and no attribute) is a
+  // ValueDepend input.
   std::vector<int> param_group(params.size(), -1);
+  std::vector<bool> value_depend(params.size(), false);
   std::vector<bool> taken(groups.size(), false);
-  std::size_t seen = 0;
-  for (std::size_t k = 0; k < params.size() && seen < input_params; ++k) {
-    if (params[k].kind != param_kind::tensor && params[k].kind != param_kind::tensor_list) continue;
-    ++seen;
+  auto take_named = [&](std::size_t k) {
     for (std::size_t g = 0; g < groups.size(); ++g) {
       if (!taken[g] && folded(inputs[g].value("name", std::string())) == folded(params[k].name)) {
         param_group[k] = static_cast<int>(g);
         taken[g] = true;
-        break;
+        return true;
+      }
+    }
+    return false;
+  };
+  std::size_t seen = 0;
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    const auto& p = params[k];
+    if (tensorish(p)) {
+      if (seen++ < input_params) take_named(k);
+    } else if ((p.kind == param_kind::int_array || p.kind == param_kind::float_array) && !attr_named(p.name) && take_named(k)) {
+      value_depend[k] = true;
+      if (inputs[param_group[k]].contains("list")) {
+        throw request_error("parameter '" + p.name + "' (" + p.type + ") is a ValueDepend input and takes one tensor's values, but the request's input '" +
+                            inputs[param_group[k]].value("name", std::string()) + "' is a list");
       }
     }
   }
-  const auto attrs = request.value("attrs", nlohmann::json::object());
   std::size_t next_output = 0;
+  auto next_separate_output = [&]() {
+    while (next_output < output_in_place.size() && output_in_place[next_output]) ++next_output;
+    return next_output++;
+  };
   std::vector<std::string> used_attrs;
   seen = 0;
   for (std::size_t k = 0; k < params.size(); ++k) {
     const auto& p = params[k];
     bound_param b;
     b.param = p;
-    const bool tensorish = p.kind == param_kind::tensor || p.kind == param_kind::tensor_list;
-    if (tensorish && seen++ < input_params) {
+    if (tensorish(p) && seen++ < input_params) {
       int g = param_group[k];
       if (g < 0 && !optional_name(p.name)) {
         for (std::size_t u = 0; u < groups.size(); ++u) {
@@ -312,11 +353,21 @@ bound_call bind_request(const std::vector<aclnn_param>& params, const nlohmann::
         }
         b.tensors = groups[g];
       }
-    } else if (tensorish) {
+    } else if (tensorish(p)) {
       if (p.kind == param_kind::tensor_list) {
         throw request_error("parameter '" + p.name + "' is a tensor-list output (a dynamic output), which aopt-acl-run does not allocate yet");
       }
-      b.tensors = {call.inputs.size() + next_output++};
+      b.tensors = {call.inputs.size() + next_separate_output()};
+    } else if (value_depend[k]) {
+      b.value_input = groups[param_group[k]].front();
+      const auto& t = call.inputs[*b.value_input];
+      const bool ints = p.kind == param_kind::int_array;
+      const std::string d = t.dtype;
+      const bool fits = ints ? (d.find("int") != std::string::npos || d == "bool") : (d == "float32" || d == "float" || d == "float64" || d == "double");
+      if (!fits) {
+        throw request_error("parameter '" + p.name + "' (" + p.type + ") is a ValueDepend input; the request's input '" + t.name + "' is " + d +
+                            ", give it as " + (ints ? "int64 or int32" : "float32") + " values");
+      }
     } else if (p.kind != param_kind::workspace_size && p.kind != param_kind::executor) {
       const nlohmann::json* found = nullptr;
       for (const auto& [key, v] : attrs.items()) {
@@ -328,7 +379,10 @@ bound_call bind_request(const std::vector<aclnn_param>& params, const nlohmann::
       const bool pointer = p.kind == param_kind::string || p.kind == param_kind::scalar || p.kind == param_kind::int_array ||
                            p.kind == param_kind::float_array || p.kind == param_kind::bool_array;
       if (found == nullptr && !(pointer && optional_name(p.name))) {
-        throw request_error("parameter '" + p.name + "' (" + p.type + ") is an attribute the request's \"attrs\" does not give");
+        throw request_error("parameter '" + p.name + "' (" + p.type + ") is an attribute the request's \"attrs\" does not give" +
+                            ((p.kind == param_kind::int_array || p.kind == param_kind::float_array)
+                                 ? " (nor an input of that name, as a ValueDepend input would be)"
+                                 : ""));
       }
       if (found != nullptr) {
         b.attr = *found;
@@ -339,6 +393,19 @@ bound_call bind_request(const std::vector<aclnn_param>& params, const nlohmann::
                         : p.kind == param_kind::scalar                            ? found->is_number() || found->is_boolean()
                                                                                   : found->is_array();
         if (!ok) throw request_error("attribute '" + p.name + "' is " + found->dump() + ", not a value of the header's type " + p.type);
+        if (found->is_array()) {
+          for (const auto& x : *found) {
+            const bool elem_ok = p.kind == param_kind::int_array     ? x.is_number_integer()
+                                 : p.kind == param_kind::float_array ? x.is_number()
+                                                                     : x.is_boolean();
+            if (x.is_array()) {
+              throw request_error("attribute '" + p.name + "' is a list of lists (" + found->dump() + "); the header passes it as " + p.type +
+                                  ", one flat list, and aclnn documents no list-of-lists parameter: give the attribute as the flat list the "
+                                  "operator's tiling reads, or run this operator with a runner of its own ([commands] run)");
+            }
+            if (!elem_ok) throw request_error("attribute '" + p.name + "' holds " + x.dump() + ", not an element of the header's type " + p.type);
+          }
+        }
       }
     }
     call.params.push_back(b);
@@ -354,7 +421,63 @@ bound_call bind_request(const std::vector<aclnn_param>& params, const nlohmann::
       throw request_error("the request's attribute '" + k + "' is no parameter of the operator's aclnn function");
     }
   }
+  // In-place outputs: the tensor of their `<name>Ref` parameter.
+  for (std::size_t o = 0; o < call.outputs.size(); ++o) {
+    if (!output_in_place[o]) continue;
+    for (const auto& b : call.params) {
+      if (b.param.in_place && folded(b.param.name) == folded(call.outputs[o].name)) {
+        if (b.tensors.empty()) {
+          throw request_error("output '" + call.outputs[o].name + "' is written in place into parameter '" + b.param.name +
+                              "', but the request gives no input '" + call.outputs[o].name + "'");
+        }
+        auto& out = call.outputs[o];
+        out.in_place_of = b.tensors.front();
+        const auto& in = call.inputs[b.tensors.front()];
+        if (out.shape_assumed || out.shape.empty()) out.shape = in.shape;
+        out.shape_assumed = false;
+        if (out.dtype != in.dtype) {
+          throw request_error("output '" + out.name + "' (" + out.dtype + ") is written in place into input '" + in.name + "' (" + in.dtype +
+                              "): the dtypes must agree");
+        }
+      }
+    }
+  }
   return call;
 }
+
+namespace {
+
+template <class T>
+std::vector<T> elements_as(const std::string& bytes, const tensor_arg& t) {
+  const auto info = acl_dtype(t.dtype);
+  const std::size_t n = info->bytes == 0 ? 0 : bytes.size() / info->bytes;
+  std::vector<T> out;
+  out.reserve(n);
+  auto take = [&]<class S>(S) {
+    for (std::size_t i = 0; i < n; ++i) {
+      S v;
+      std::memcpy(&v, bytes.data() + i * sizeof(S), sizeof(S));
+      out.push_back(static_cast<T>(v));
+    }
+  };
+  const std::string& d = t.dtype;
+  if (d == "int64") take(std::int64_t{});
+  else if (d == "int32") take(std::int32_t{});
+  else if (d == "int16") take(std::int16_t{});
+  else if (d == "int8") take(std::int8_t{});
+  else if (d == "uint64") take(std::uint64_t{});
+  else if (d == "uint32") take(std::uint32_t{});
+  else if (d == "uint16") take(std::uint16_t{});
+  else if (d == "uint8" || d == "bool") take(std::uint8_t{});
+  else if (d == "float32" || d == "float") take(float{});
+  else if (d == "float64" || d == "double") take(double{});
+  else throw request_error("input '" + t.name + "' (" + d + ") cannot be read as ValueDepend values");
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> int_values(const std::string& bytes, const tensor_arg& t) { return elements_as<std::int64_t>(bytes, t); }
+std::vector<float> float_values(const std::string& bytes, const tensor_arg& t) { return elements_as<float>(bytes, t); }
 
 }  // namespace aopt::acl_run

@@ -43,6 +43,9 @@ struct aclnn_param {
   std::string type;  // as written, whitespace collapsed ("const aclTensor *")
   std::string name;
   param_kind kind = param_kind::tensor;
+  // `aclTensor *<name>Ref` (not const): an input the kernel writes in place; the request's output
+  // of the same name is read back from it.
+  bool in_place = false;
 };
 
 // The declaration of `function` in a generated aclnn header (comments skipped). Throws
@@ -71,6 +74,9 @@ struct tensor_arg {
   std::vector<std::int64_t> shape;
   std::string file;
   bool shape_assumed = false;  // an output without a shape in the request: the first input's
+  // Outputs: the input (index into inputs) an in-place parameter (`<name>Ref`) writes it into;
+  // nothing is allocated for it.
+  std::optional<std::size_t> in_place_of;
 };
 
 // What goes into one parameter: a tensor (index into inputs then outputs), a list of input
@@ -79,6 +85,9 @@ struct bound_param {
   aclnn_param param;
   std::vector<std::size_t> tensors;  // tensor: one index; tensor_list: several
   nlohmann::json attr;               // attribute kinds
+  // A ValueDepend input (an aclIntArray / aclFloatArray parameter named like one of the request's
+  // inputs): the values of that input's file (index into inputs) fill the array.
+  std::optional<std::size_t> value_input;
 };
 
 struct bound_call {
@@ -87,12 +96,20 @@ struct bound_call {
 };
 
 // Binds a request to the header's parameters: tensor parameters in order take the request's
-// inputs (a "list" input takes a tensor-list parameter), then its outputs; every other parameter
-// is the attribute of the same name (case and underscores ignored). Throws request_error with
-// what is missing or left over.
+// inputs (a "list" input takes a tensor-list parameter), then its outputs; an output named like an
+// in-place parameter (`<name>Ref`) is that parameter's tensor; an aclIntArray / aclFloatArray
+// parameter named like an input is a ValueDepend input (its values from the input's file); every
+// other parameter is the attribute of the same name (case and underscores ignored). Throws
+// request_error with what is missing or left over.
 bound_call bind_request(const std::vector<aclnn_param>& params, const nlohmann::json& request);
 
 // Contiguous row-major strides of `shape`.
+// The values of a ValueDepend input's file: its raw little-endian elements of `dtype` (int64,
+// int32, float32, float64 ...) as int64 (aclIntArray) or float (aclFloatArray). Throws
+// request_error naming the input when the dtype does not fit the array.
+std::vector<std::int64_t> int_values(const std::string& bytes, const tensor_arg& t);
+std::vector<float> float_values(const std::string& bytes, const tensor_arg& t);
+
 std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape);
 std::int64_t numel(const std::vector<std::int64_t>& shape);
 

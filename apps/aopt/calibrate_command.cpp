@@ -67,6 +67,11 @@ std::vector<cal::fit_case> read_cases(const cal::manifest& m, const fs::path& fr
     auto fields = mc.fields;
     fields.push_back("Block Dim");
     auto meas = cal::read_case_dir(from / mc.name, fields);
+    if (!meas.fields.contains("Block Dim")) {
+      throw error(ec::parse_error, fmt::format("{}: OpBasicInfo.csv gives no 'Block Dim' (N/A in every launch); profile the case again "
+                                               "(aopt calibrate without --from) or replace the file with msprof op's own",
+                                               (from / mc.name).string()));
+    }
     const double device_blocks = meas.fields.at("Block Dim");
     const double sim_blocks = cal::simulate_fields(traces[i], base).at("Block Dim");
     if (device_blocks != sim_blocks) {

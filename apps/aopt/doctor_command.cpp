@@ -11,6 +11,7 @@
 #include <memory>
 #include <regex>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -63,12 +64,19 @@ int run(const doctor_args& a) {
     prof = evaluation::load_cann_profile(a.cann_config);  // a bad profile: exit 2 with file:line
     rep.ok("profile", prof->file.string() + " (soc " + prof->soc_version + ", device " + std::to_string(prof->device) + ")");
     toolkit = prof->toolkit;
-  } else if (const char* t = std::getenv("ASCEND_TOOLKIT_HOME"); t && *t) {
-    toolkit = t;
-  } else {
-    toolkit = "/usr/local/Ascend/ascend-toolkit/latest";
   }
-  const fs::path set_env = prof ? prof->set_env : toolkit / "set_env.sh";
+  // Without a profile: ASCEND_TOOLKIT_HOME, else the documented places of a default install,
+  // CANN 8.5 and later (<root>/cann/set_env.sh) first, then 8.0-8.3
+  // (<root>/ascend-toolkit/set_env.sh beside latest/), under /usr/local/Ascend and $HOME/Ascend.
+  std::vector<fs::path> candidates;
+  if (!prof) {
+    if (const char* t = std::getenv("ASCEND_TOOLKIT_HOME"); t && *t) candidates.emplace_back(t);
+    std::vector<fs::path> roots = {"/usr/local/Ascend"};
+    if (const char* h = std::getenv("HOME"); h && *h) roots.push_back(fs::path(h) / "Ascend");
+    for (const auto& t : evaluation::default_toolkits(roots)) candidates.push_back(t);
+    toolkit = evaluation::find_toolkit(candidates).value_or(candidates.front());
+  }
+  const fs::path set_env = prof ? prof->set_env : evaluation::default_set_env(toolkit);
   std::error_code e;
   const bool have_toolkit = fs::is_regular_file(set_env, e);
   if (have_toolkit) {
@@ -83,7 +91,9 @@ int run(const doctor_args& a) {
     }
     rep.ok("toolkit", toolkit.string() + (version.empty() ? "" : " (" + version + ")"));
   } else {
-    rep.miss("toolkit", "no CANN toolchain is present: " + set_env.string() + " does not exist",
+    std::string also;
+    for (std::size_t i = 1; i < candidates.size(); ++i) also += (also.empty() ? "" : ", ") + evaluation::default_set_env(candidates[i]).string();
+    rep.miss("toolkit", "no CANN toolchain is present: " + set_env.string() + " does not exist" + (also.empty() ? "" : " (nor " + also + ")"),
              "install the CANN toolkit for your chip (Ascend-cann-toolkit_<version>_linux-<arch>.run --install, then the "
              "matching Ascend-cann-kernels package), or point [cann] toolkit / ASCEND_TOOLKIT_HOME at it; docs/cann.md, steps 1-2");
   }
@@ -116,6 +126,26 @@ int run(const doctor_args& a) {
       else rep.miss("runner", first_line(check.err + check.out), "source the toolkit's set_env.sh (it puts lib64 on LD_LIBRARY_PATH); docs/cann.md, step 5");
     } else {
       rep.ok("runner", first_line(found.out) + " (not aopt-acl-run: not checked further)");
+    }
+  }
+  // The operator's msOpGen project must build the binary package: aclnn<Op> launches the
+  // kernel binary the package installs (docs/cann.md, step 4).
+  if (prof) {
+    const fs::path presets = prof->project_template / "CMakePresets.json";
+    std::ifstream in(presets);
+    std::stringstream text;
+    text << in.rdbuf();
+    static const std::regex binary(R"re("ENABLE_BINARY_PACKAGE"\s*:\s*\{[^}]*"value"\s*:\s*"([^"]*)")re");
+    std::smatch m;
+    const std::string t = text.str();
+    if (!in) {
+      rep.miss("project", presets.string() + " not found ([cann] project_template)", "generate the operator's project with msopgen; docs/cann.md, step 4");
+    } else if (!std::regex_search(t, m, binary) || (m[1].str() != "True" && m[1].str() != "ON" && m[1].str() != "true")) {
+      rep.miss("project", presets.string() + ": ENABLE_BINARY_PACKAGE is not True",
+               "set \"ENABLE_BINARY_PACKAGE\": {\"type\": \"BOOL\", \"value\": \"True\"} in its cacheVariables (aclnn launches the kernel "
+               "binary of the package); docs/cann.md, step 4");
+    } else {
+      rep.ok("project", prof->project_template.string() + " (ENABLE_BINARY_PACKAGE True)");
     }
   }
   // Without npu-smi (said above) there is no device list to read.

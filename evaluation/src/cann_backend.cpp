@@ -143,11 +143,23 @@ class cann_backend final : public backend {
     nlohmann::json timing = {{"measured", true}};
     if (!samples.empty()) {
       const auto s = common::summarize(samples);
+      // Kernel time (msprof's Task Duration) when the runner timed launches on a busy stream; a
+      // runner that times each launch alone (or says nothing) measured the host's launch too.
+      const std::string method = res.value("timing_method", std::string("events_per_launch_with_host_launch"));
       timing["Task Duration(us)"] = s.median;
       harness["measurement"] = {{"measured", true},       {"repetitions", s.n},    {"warmups", res.value("warmup", p_.warmup)},
                                 {"median_us", s.median},  {"ci_low_us", s.low},    {"ci_high_us", s.high},
                                 {"min_us", s.min},        {"max_us", s.max},       {"spread", s.spread()},
-                                {"samples_us", samples},  {"device", p_.device}};
+                                {"samples_us", samples},  {"device", p_.device},   {"method", method},
+                                {"launches_per_sample", res.value("launches_per_sample", 1)}};
+      if (res.contains("submit_us") && res["submit_us"].is_number()) harness["measurement"]["submit_us"] = res["submit_us"];
+      if (method != "events_busy_stream") {
+        harness["warnings"].push_back({{"kind", "timing_includes_launch"}, {"file", "result.json"}, {"line", 0},
+                                       {"message", "the run command timed each launch alone (timing_method " + method +
+                                                       "): each sample is the host's launch plus the kernel, not kernel time; "
+                                                       "a runtime with aclSetAclOpExecutorRepeatable times launches on a busy stream "
+                                                       "(docs/cann.md, \"Measurement\")"}});
+      }
     } else {
       harness["warnings"].push_back({{"kind", "no_timing"}, {"file", "result.json"}, {"line", 0},
                                      {"message", "the run command reported no samples_us: no latency for this case"}});
@@ -166,7 +178,8 @@ class cann_backend final : public backend {
     std::error_code e;
     if (!fs::is_regular_file(p_.set_env, e)) {
       throw error(ec::toolchain_error, p_.set_env.string() + " not found: no CANN toolkit at " + p_.toolkit.string() +
-                                           " ([cann] toolkit in " + p_.file.string() + "); run `aopt doctor --cann-config " +
+                                           " ([cann] toolkit in " + p_.file.string() +
+                                           "; CANN 8.0-8.3: .../ascend-toolkit/latest, 8.5 and later: .../cann); run `aopt doctor --cann-config " +
                                            p_.file.string() + "` for what to install");
     }
     if (!fs::is_directory(p_.project_template, e)) {
@@ -254,6 +267,7 @@ class cann_backend final : public backend {
                          {"device", p_.device},
                          {"warmup", warmup},
                          {"repeat", repeat},
+                         {"launches", repeat == 1 && warmup == 0 ? 1 : p_.launches},
                          {"attrs", attrs_with_defaults(built.signature, spec.attrs)},
                          {"result", result},
                          {"inputs", inputs_json(spec.inputs)},
@@ -275,7 +289,8 @@ class cann_backend final : public backend {
     write_request(built, spec, run_dir / "aopt_profile.json", "profile_result.json", 0, 1);
     vars["run_json"] = (run_dir / "aopt_profile.json").string();
     vars["prof_dir"] = prof_dir.string();
-    vars["app"] = expand_command(p_.run.line, vars, p_.file.string() + ": [commands] run");
+    // msprof op looks a program without a path up in the current directory: give it the path.
+    vars["app"] = with_program_path(expand_command(p_.run.line, vars, p_.file.string() + ": [commands] run"));
     auto warn = [&](const std::string& msg) {
       harness["warnings"].push_back({{"kind", "profile_missing"}, {"file", "msprof op"}, {"line", 0},
                                      {"message", msg + "; diagnosis has no pipe fields for this case"}});

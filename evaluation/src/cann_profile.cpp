@@ -87,10 +87,35 @@ void cann_profile::validate() const {
   for (const auto& [key, cmd] : {std::pair<const char*, const cann_command*>{"build", &build}, {"install", &install}, {"run", &run}}) {
     if (cmd->line.empty()) bad(where + "[commands] " + key + " is empty; every candidate needs it (see config/cann.example.toml)");
   }
-  if (warmup < 0 || repeat < 1) bad(where + "[measure] needs warmup >= 0 and repeat >= 1");
+  if (warmup < 0 || repeat < 1 || launches < 1) bad(where + "[measure] needs warmup >= 0, repeat >= 1 and launches >= 1");
   for (const auto& [code, status] : acl_status) {
     if (!is_status(status)) bad(where + "[acl_errors] " + std::to_string(code) + " = \"" + status + "\": not a status (ok, compile_error, tiling_error, runtime_error, timeout, precision_error, resource_error)");
   }
+}
+
+fs::path default_set_env(const fs::path& toolkit) {
+  std::error_code e;
+  for (const fs::path& f : {toolkit / "set_env.sh", toolkit.parent_path() / "set_env.sh"}) {
+    if (fs::is_regular_file(f, e)) return f;
+  }
+  return toolkit / "set_env.sh";
+}
+
+std::vector<fs::path> default_toolkits(const std::vector<fs::path>& roots) {
+  std::vector<fs::path> out;
+  for (const auto& r : roots) {
+    out.push_back(r / "cann");
+    out.push_back(r / "ascend-toolkit" / "latest");
+  }
+  return out;
+}
+
+std::optional<fs::path> find_toolkit(const std::vector<fs::path>& candidates) {
+  std::error_code e;
+  for (const auto& t : candidates) {
+    if (fs::is_regular_file(default_set_env(t), e)) return t;
+  }
+  return std::nullopt;
 }
 
 cann_profile load_cann_profile(const fs::path& file) {
@@ -156,7 +181,8 @@ cann_profile load_cann_profile(const fs::path& file) {
       const std::string key(k.str());
       if (key == "warmup") p.warmup = static_cast<int>(r.whole(v, key, 0, 10000));
       else if (key == "repeat") p.repeat = static_cast<int>(r.whole(v, key, 1, 100000));
-      else unknown(file, k, "measure", "warmup, repeat");
+      else if (key == "launches") p.launches = static_cast<int>(r.whole(v, key, 1, 10000));
+      else unknown(file, k, "measure", "warmup, repeat, launches");
     }
   }
   if (const auto* t = table_of(root, "environment", file)) {
@@ -178,7 +204,7 @@ cann_profile load_cann_profile(const fs::path& file) {
       p.acl_status[code] = status;
     }
   }
-  if (p.set_env.empty() && !p.toolkit.empty()) p.set_env = p.toolkit / "set_env.sh";
+  if (p.set_env.empty() && !p.toolkit.empty()) p.set_env = default_set_env(p.toolkit);
   p.validate();
   return p;
 }
@@ -323,29 +349,97 @@ std::vector<std::string> csv_fields(const std::string& line) {
 
 namespace {
 
-// The first data row of a msprof op CSV as {column: value}; numbers as numbers.
-bool read_csv_row(const fs::path& f, nlohmann::json& into, std::string& why) {
+struct csv_rows {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+bool read_csv(const fs::path& f, csv_rows& t, std::string& why) {
   std::ifstream in(f);
-  std::string header, row;
-  if (!std::getline(in, header) || !std::getline(in, row)) {
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto fields = csv_fields(line);
+    if (t.header.empty()) {
+      t.header = std::move(fields);
+    } else if (fields.size() != t.header.size()) {
+      why = f.string() + ":" + std::to_string(n) + ": " + std::to_string(fields.size()) + " columns, the header " +
+            std::to_string(t.header.size());
+      return false;
+    } else {
+      t.rows.push_back(std::move(fields));
+    }
+  }
+  if (t.rows.empty()) {
     why = f.string() + " has no data row";
     return false;
-  }
-  const auto names = csv_fields(header), values = csv_fields(row);
-  if (names.size() != values.size()) {
-    why = f.string() + ": header has " + std::to_string(names.size()) + " columns, the first row " + std::to_string(values.size());
-    return false;
-  }
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    char* end = nullptr;
-    const double v = std::strtod(values[i].c_str(), &end);
-    if (!values[i].empty() && end && *end == '\0') into[names[i]] = v;
-    else into[names[i]] = values[i];
   }
   return true;
 }
 
+std::optional<double> number_of(const std::string& cell) {
+  if (msprof_absent(cell)) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(cell.c_str(), &end);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  return v;
+}
+
+// A kernel-level CSV (OpBasicInfo): the first row, numbers as numbers, N/A cells absent.
+void take_first_row(const csv_rows& t, nlohmann::json& into) {
+  for (std::size_t i = 0; i < t.header.size(); ++i) {
+    const auto& cell = t.rows.front()[i];
+    if (msprof_absent(cell)) continue;
+    if (const auto v = number_of(cell)) into[t.header[i]] = *v;
+    else into[t.header[i]] = cell;
+  }
+}
+
+// A per-core CSV (PipeUtilization): each column's mean over the cores with a value.
+void take_core_rows(const csv_rows& t, nlohmann::json& into) {
+  std::optional<std::size_t> core_time;
+  for (const char* c : {"aiv_time(us)", "aic_time(us)"}) {
+    const auto it = std::find(t.header.begin(), t.header.end(), c);
+    if (!core_time && it != t.header.end()) core_time = static_cast<std::size_t>(it - t.header.begin());
+  }
+  for (std::size_t i = 0; i < t.header.size(); ++i) {
+    const auto& name = t.header[i];
+    if (name == "block_id" || name == "sub_block_id") continue;
+    double sum = 0;
+    int n = 0;
+    std::optional<std::string> text;
+    for (const auto& row : t.rows) {
+      if (const auto v = number_of(row[i])) {
+        sum += *v;
+        ++n;
+      } else if (!msprof_absent(row[i]) && !text) {
+        text = row[i];
+      }
+    }
+    if (n > 0) into[name] = sum / n;
+    else if (text) into[name] = *text;
+  }
+  into["msprof_cores"] = t.rows.size();
+  if (core_time) {
+    nlohmann::json times = nlohmann::json::array();
+    for (const auto& row : t.rows) {
+      if (const auto v = number_of(row[*core_time])) times.push_back(*v);
+    }
+    if (!times.empty()) into["core_times_us"] = times;
+  }
+}
+
 }  // namespace
+
+bool msprof_absent(const std::string& cell) {
+  std::string s;
+  for (char c : cell) {
+    if (c != ' ' && c != '\t' && c != '\r') s += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return s.empty() || s == "N/A" || s == "NA" || s == "-";
+}
 
 std::optional<nlohmann::json> read_msprof_op(const fs::path& dir, std::string& why) {
   std::error_code e;
@@ -357,7 +451,8 @@ std::optional<nlohmann::json> read_msprof_op(const fs::path& dir, std::string& w
     }
   }
   if (newest.empty()) {
-    why = "msprof op wrote no OPPROF_* directory under " + dir.string();
+    why = "msprof op wrote no OPPROF_* directory under " + dir.string() +
+          " (no launch matched --kernel-name? msprof op matches it as a prefix of the kernel's name, e.g. AddCustom_<hash>_0: use {op_type})";
     return std::nullopt;
   }
   nlohmann::json fields = nlohmann::json::object();
@@ -366,9 +461,23 @@ std::optional<nlohmann::json> read_msprof_op(const fs::path& dir, std::string& w
       why = "msprof op wrote no " + std::string(csv) + " in " + newest.string();
       return std::nullopt;
     }
-    if (!read_csv_row(newest / csv, fields, why)) return std::nullopt;
+    csv_rows t;
+    if (!read_csv(newest / csv, t, why)) return std::nullopt;
+    if (csv == std::string("OpBasicInfo.csv")) take_first_row(t, fields);
+    else take_core_rows(t, fields);
   }
   return fields;
+}
+
+std::string with_program_path(const std::string& line) {
+  const auto b = line.find_first_not_of(" \t");
+  if (b == std::string::npos) return line;
+  const auto e = line.find_first_of(" \t", b);
+  const std::string word = line.substr(b, e == std::string::npos ? std::string::npos : e - b);
+  // A path already, a variable or a quoted word: as written.
+  if (word.find_first_of("/$'\"`=") != std::string::npos) return line;
+  const std::string q = expand_command("{w}", {{"w", word}}, "run");
+  return line.substr(0, b) + "\"$(command -v " + q + " || echo " + q + ")\"" + (e == std::string::npos ? "" : line.substr(e));
 }
 
 }  // namespace aopt::evaluation

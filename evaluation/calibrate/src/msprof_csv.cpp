@@ -72,20 +72,23 @@ std::map<std::string, double> column_means(const csv_table& t, const std::vector
     }
     const auto col = static_cast<std::size_t>(it - t.header.begin());
     double sum = 0;
+    int n = 0;
     for (std::size_t r = 0; r < t.rows.size(); ++r) {
+      if (evaluation::msprof_absent(t.rows[r][col])) continue;  // N/A: no value on this core, not an error
       double v = 0;
       if (!parse_number(t.rows[r][col], v)) {
         garbled(file, t.lines[r], "column '" + c + "' is '" + t.rows[r][col] + "', not a number");
       }
       sum += v;
+      ++n;
     }
-    out[c] = sum / static_cast<double>(t.rows.size());
+    if (n > 0) out[c] = sum / n;
   }
   return out;
 }
 
 std::string csv_of_field(const std::string& field) {
-  return field.rfind("aiv_", 0) == 0 ? "PipeUtilization.csv" : "OpBasicInfo.csv";
+  return field.rfind("aiv_", 0) == 0 || field.rfind("aic_", 0) == 0 ? "PipeUtilization.csv" : "OpBasicInfo.csv";
 }
 
 std::map<std::string, double> read_opprof_dir(const fs::path& dir, const std::vector<std::string>& fields) {

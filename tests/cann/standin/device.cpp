@@ -23,6 +23,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <iterator>
+#include <vector>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -148,8 +150,24 @@ std::uint64_t launch_seed(const fs::path& request) {
   return base * 0x9E3779B97F4A7C15ull ^ aopt::common::fast_hash64(text.data(), text.size()) ^ (n * 0xBF58476D1CE4E5B9ull);
 }
 
+// The kernel's name as msprof op shows it for an msOpGen operator: <OpType>_<hash>_<n>.
+std::string kernel_name(const std::string& op_type) {
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(aopt::common::fast_hash64(op_type.data(), op_type.size())));
+  return op_type + "_" + hash + "_0";
+}
+
+// msprof op's CSVs of one launch, as the real one writes them: OpBasicInfo.csv one row;
+// PipeUtilization.csv one row per core (block_id, sub_block_id), the cores' times spread around
+// the kernel's (their mean is the kernel-level value sim reports), the cube columns N/A (a
+// vector-only kernel). Nothing when --kernel-name (a prefix of the kernel's name) does not match.
 void write_csvs(const fs::path& dir, const nlohmann::json& timing, std::uint32_t block_dim, const std::string& op_type,
                 std::mt19937_64& rng, double noise) {
+  const std::string name = kernel_name(op_type), filter = env_or("AOPT_STANDIN_MSPROF_KERNEL", "");
+  if (name.rfind(filter, 0) != 0) {
+    std::cout << "[WARNING] msprof op: no kernel launch matched --kernel-name=" << filter << " (launched: " << name << ")\n";
+    return;
+  }
   std::normal_distribution<double> z(0.0, 1.0);
   auto noisy = [&](double v) { return std::max(0.0, v * (1.0 + noise * z(rng))); };
   char stamp[32];
@@ -161,22 +179,38 @@ void write_csvs(const fs::path& dir, const nlohmann::json& timing, std::uint32_t
   {
     std::ofstream f(out / "OpBasicInfo.csv");
     f << "Op Name,Op Type,Task Type,Task Duration(us),Task Wait Time(us),Block Dim,Mix Block Dim,Device Id,Pid,Current Freq,Rated Freq\n";
-    f << op_type << "_0," << op_type << ",AI_VECTOR_CORE," << noisy(num("Task Duration(us)")) << ",0," << block_dim << ",0,"
+    f << name << "," << op_type << ",AI_VECTOR_CORE," << noisy(num("Task Duration(us)")) << ",N/A," << block_dim << ",N/A,"
       << env_or("ASCEND_DEVICE_ID", "0") << "," << ::getpid() << ",1800,1800\n";
   }
   {
     std::ofstream f(out / "PipeUtilization.csv");
+    const char* cube[] = {"aic_time(us)", "aic_total_cycles", "aic_mac_time(us)", "aic_mac_ratio"};
     const char* cols[] = {"aiv_time(us)",        "aiv_total_cycles",   "aiv_vec_time(us)",  "aiv_vec_ratio",
                           "aiv_scalar_time(us)", "aiv_scalar_ratio",   "aiv_mte2_time(us)", "aiv_mte2_ratio",
                           "aiv_mte3_time(us)",   "aiv_mte3_ratio",     "aiv_icache_miss_rate"};
     f << "block_id,sub_block_id";
+    for (const char* c : cube) f << "," << c;
     for (const char* c : cols) f << "," << c;
-    f << "\n0,0";
+    f << "\n";
+    // Per-core field values: the kernel's, noisy, times a factor that spreads the cores by up to
+    // +-10% and averages exactly 1 (so the per-core mean is the kernel-level value).
+    const std::uint32_t cores = std::max<std::uint32_t>(1, block_dim);
+    std::vector<double> kernel_value;
     for (const char* c : cols) {
       const std::string k(c);
-      f << "," << (k.find("ratio") != std::string::npos || k.find("rate") != std::string::npos ? num(c) : noisy(num(c)));
+      kernel_value.push_back(k.find("ratio") != std::string::npos || k.find("rate") != std::string::npos ? num(c) : noisy(num(c)));
     }
-    f << "\n";
+    for (std::uint32_t core = 0; core < cores; ++core) {
+      const double factor = cores == 1 ? 1.0 : 1.0 + 0.2 * (static_cast<double>(core) / (cores - 1) - 0.5);
+      f << core << ",0";
+      for (std::size_t i = 0; i < std::size(cube); ++i) f << ",N/A";
+      for (std::size_t i = 0; i < std::size(cols); ++i) {
+        const std::string k(cols[i]);
+        const bool ratio = k.find("ratio") != std::string::npos || k.find("rate") != std::string::npos;
+        f << "," << (ratio ? kernel_value[i] : kernel_value[i] * factor);
+      }
+      f << "\n";
+    }
   }
   std::cout << "[INFO] Op profiling data saved in " << out.string() << "\n";
 }

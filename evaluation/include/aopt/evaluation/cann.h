@@ -28,7 +28,7 @@ struct cann_profile {
   std::filesystem::path file;               // where it was read from (messages)
   std::string name = "cann";                // profile name in results ("910b4-site")
   std::filesystem::path toolkit;            // ASCEND_TOOLKIT_HOME, e.g. /usr/local/Ascend/ascend-toolkit/latest
-  std::filesystem::path set_env;            // default: <toolkit>/set_env.sh (sourced before each command)
+  std::filesystem::path set_env;            // default: default_set_env(toolkit) (sourced before each command)
   std::string soc_version = "Ascend910B4";  // as msOpGen and ascendc want it
   int device = 0;                           // device id (npu-smi / aclrtSetDevice)
   std::string vendor = "customize";         // vendor name of the custom operator package
@@ -36,7 +36,8 @@ struct cann_profile {
   cann_command build, install, run, profile;  // profile may be empty: no msprof op
   std::string ops_info = "{install}/vendors/{vendor}/op_impl/ai_core/tbe/config/{soc_short}/aic-{soc_short}-ops-info.json";
   int warmup = 5;                           // launches before timing (not measured)
-  int repeat = 20;                          // timed launches (event timing) per run
+  int repeat = 20;                          // timed samples (event timing) per run
+  int launches = 10;                        // launches per sample, between one event pair
   std::map<std::string, std::string> environment;  // added to every command's environment
   // ACL error code -> status; codes not listed are runtime_error (the defaults: docs/cann.md).
   // Defaults: 507015 AICORE_EXCEPTION runtime_error, 507014 AICORE_TIMEOUT and 507046
@@ -50,6 +51,20 @@ struct cann_profile {
   // ascend910b from Ascend910B4: the directory name CANN uses under op_impl/.../config/.
   std::string soc_short() const;
 };
+
+// The toolkit's set_env.sh as CANN installs it: <toolkit>/set_env.sh (CANN 8.5 and later:
+// /usr/local/Ascend/cann/set_env.sh), else the one beside it (8.0-8.3: the toolkit is
+// .../ascend-toolkit/latest, the script .../ascend-toolkit/set_env.sh); <toolkit>/set_env.sh when
+// neither exists.
+std::filesystem::path default_set_env(const std::filesystem::path& toolkit);
+
+// The toolkit directories a default install leaves under each of `roots` (/usr/local/Ascend,
+// $HOME/Ascend), newest layout first: <root>/cann (8.5 and later), <root>/ascend-toolkit/latest
+// (8.0-8.3).
+std::vector<std::filesystem::path> default_toolkits(const std::vector<std::filesystem::path>& roots);
+
+// The first of `candidates` whose default_set_env exists; nullopt when none.
+std::optional<std::filesystem::path> find_toolkit(const std::vector<std::filesystem::path>& candidates);
 
 // Reads a command profile (TOML). Throws aopt::error: not_found, parse_error (file:line:col),
 // invalid_spec (file:line:col: [section] key: what is wrong; what to do).
@@ -73,10 +88,23 @@ nlohmann::json signature_from_ops_info(const std::filesystem::path& file, const 
 // spaces and CR dropped.
 std::vector<std::string> csv_fields(const std::string& line);
 
-// The newest OPPROF_* directory under `dir` parsed into msprof field names (OpBasicInfo.csv:
-// "Task Duration(us)", "Block Dim", ...; PipeUtilization.csv: "aiv_time(us)", "aiv_vec_ratio",
-// ...; the first data row, numbers as numbers). nullopt + `why` when a CSV is missing or malformed.
+// A cell msprof op leaves without a value ("N/A": the cube columns of a vector-only kernel, a
+// core that did not run; also "NA", "-", empty): an absent value, not an error.
+bool msprof_absent(const std::string& cell);
+
+// The newest OPPROF_* directory under `dir` parsed into msprof field names. OpBasicInfo.csv
+// ("Task Duration(us)", "Block Dim", ...): its first data row. PipeUtilization.csv (one row per
+// core: block_id, sub_block_id, "aiv_time(us)", "aiv_vec_ratio", ...): each column the mean over
+// the cores that have a value (sim's fields are per-core means too), "msprof_cores" the row count
+// and "core_times_us" each core's aiv_time(us) (aic_time(us) for a cube kernel), the per-core
+// spread diagnosis reads. Numbers as numbers; N/A cells are absent. nullopt + `why` when a CSV is
+// missing or malformed.
 std::optional<nlohmann::json> read_msprof_op(const std::filesystem::path& dir, std::string& why);
+
+// A run command line as msprof op must be given it: msprof looks a program without a path up in
+// the current directory, not on PATH, so a first word without '/' becomes the absolute path bash
+// finds for it (`"$(command -v WORD || echo WORD)"`, evaluated after set_env.sh).
+std::string with_program_path(const std::string& command_line);
 
 // The backend over `profile`. CANN commands need the device and the toolkit: they run with
 // timeouts and output limits, not in the evaluator's namespaces (docs/cann.md, "Isolation").

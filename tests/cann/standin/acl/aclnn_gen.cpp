@@ -1,10 +1,12 @@
 // See aclnn_gen.h. The parameter types and names follow what msOpGen writes into the installed
 // aclnn_*.h headers: an optional input or a pointer-typed optional attr is called <name>Optional,
 // a single output `out`, several outputs <name>Out; float attrs are double, int attrs int64_t,
-// string attrs char *.
+// string attrs char *; an input that is also an output is `aclTensor *<name>Ref` (in place), a
+// ValueDepend input `const aclIntArray *` (integer dtypes) or `const aclFloatArray *`.
 #include "aclnn_gen.h"
 
 #include <cctype>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -20,9 +22,23 @@ struct param {
 
 std::vector<param> params_of(const nlohmann::json& sig) {
   std::vector<param> ps;
+  const auto outs_all = sig.value("outputs", nlohmann::json::array());
+  auto is_output = [&](const std::string& n) {
+    for (const auto& o : outs_all) {
+      if (o.value("name", "") == n) return true;
+    }
+    return false;
+  };
   for (const auto& in : sig.value("inputs", nlohmann::json::array())) {
     const std::string n = in.value("name", ""), type = in.value("param_type", "required");
-    if (type == "dynamic") ps.push_back({"const aclTensorList *", n, n, "aopt_standin_input_list", false, "dynamic"});
+    bool float_values = false;
+    for (const auto& d : in.value("dtypes", nlohmann::json::array())) float_values = float_values || d.get<std::string>().find("float") != std::string::npos;
+    // An input that is also an output (the same name in the OpDef) is written in place: one
+    // non-const `aclTensor *<name>Ref` parameter. A ValueDepend input is passed as its values.
+    if (is_output(n)) ps.push_back({"aclTensor *", n + "Ref", n, "aopt_standin_input_ref", false, "required"});
+    else if (in.value("value_depend", false) && float_values) ps.push_back({"const aclFloatArray *", n, n, "aopt_standin_value_floats", false, type});
+    else if (in.value("value_depend", false)) ps.push_back({"const aclIntArray *", n, n, "aopt_standin_value_ints", false, type});
+    else if (type == "dynamic") ps.push_back({"const aclTensorList *", n, n, "aopt_standin_input_list", false, "dynamic"});
     else if (type == "optional") ps.push_back({"const aclTensor *", n + "Optional", n, "aopt_standin_input", false, "optional"});
     else ps.push_back({"const aclTensor *", n, n, "aopt_standin_input", false, "required"});
   }
@@ -39,7 +55,13 @@ std::vector<param> params_of(const nlohmann::json& sig) {
     else if (t == "list_bool") ps.push_back({"const aclBoolArray *", n + opt, n, "aopt_standin_list_bool", false, comment});
     else throw std::runtime_error("attr " + n + " has a type aclnn has no parameter for: " + t);
   }
-  const auto outs = sig.value("outputs", nlohmann::json::array());
+  // The outputs of their own (not written in place into an input).
+  nlohmann::json outs = nlohmann::json::array();
+  std::set<std::string> inputs;
+  for (const auto& in : sig.value("inputs", nlohmann::json::array())) inputs.insert(in.value("name", ""));
+  for (const auto& o : outs_all) {
+    if (!inputs.count(o.value("name", ""))) outs.push_back(o);
+  }
   for (const auto& o : outs) {
     const std::string n = o.value("name", ""), type = o.value("param_type", "required");
     std::string c_name = outs.size() == 1 ? "out" : n + "Out";

@@ -1,11 +1,21 @@
 // libascendcl.so of the stand-in CANN runtime (standin_acl.h): the runtime calls of acl_abi.h
 // with the real runtime's rules and codes, so a runner that breaks a rule fails here as it would
 // on a device. "Device" memory is host memory, tracked: a host pointer where device memory is
-// due (or the reverse) is an error, as the real aclrtMemcpy reports it. Each stream has a
-// simulated clock in microseconds that kernel launches advance; events read it.
+// due (or the reverse) is an error, as the real aclrtMemcpy reports it.
+//
+// Time: the host has a simulated clock (µs) that each kernel launch's enqueue advances by
+// AOPT_STANDIN_LAUNCH_US (default 8: the host side of an aclnn launch, tiling copy and submit)
+// and each GetWorkspaceSize by AOPT_STANDIN_TILING_US (default 20); each stream has a clock that
+// its tasks advance. A kernel starts at the later of its stream's clock and its enqueue; an event
+// is stamped at the later of the stream's clock and the host's (an event on an idle stream is
+// stamped when the host records it); aclrtSynchronizeStream brings the host's clock up to the
+// stream's. So an event pair around one launch on an idle stream measures the launch overhead
+// plus the kernel, as on a device.
 //
 // Environment: AOPT_STANDIN_DEVICES (device count, default 1), AOPT_STANDIN_DEVICE_MEMORY
-// (bytes, default 32 GiB), AOPT_STANDIN_FAULT=device_busy (aclrtSetDevice fails with 507033).
+// (bytes, default 32 GiB), AOPT_STANDIN_FAULT=device_busy (aclrtSetDevice fails with 507033),
+// AOPT_STANDIN_LAUNCH_US, AOPT_STANDIN_TILING_US.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +37,11 @@ constexpr aclError rt_param_invalid = 107000, rt_invalid_device = 107001, rt_con
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::string(v) : fallback;
+}
+
+double env_us(const char* name, double fallback) {
+  const std::string v = env_or(name, "");
+  return v.empty() ? fallback : std::max(0.0, std::strtod(v.c_str(), nullptr));
 }
 
 thread_local std::string recent_error, returned_error;
@@ -57,6 +72,7 @@ struct runtime {
   std::set<stream*> streams;
   std::set<event*> events;
   std::map<int32_t, stream*> default_streams;
+  double host_us = 0;  // the host's simulated clock
 };
 runtime& rt() {
   static runtime r;
@@ -110,8 +126,15 @@ aclError aopt_standin_stream_launch(aclrtStream s, double us, int fail_code, con
     st->error = fail_code;
     st->error_text = fail_text ? fail_text : "";
   }
-  if (st->error == ACL_SUCCESS) st->clock_us += us;
+  r.host_us += env_us("AOPT_STANDIN_LAUNCH_US", 8.0);
+  if (st->error == ACL_SUCCESS) st->clock_us = std::max(st->clock_us, r.host_us) + us;
   return ACL_SUCCESS;
+}
+
+void aopt_standin_host_work(double us) {
+  auto& r = rt();
+  std::lock_guard g(r.m);
+  r.host_us += us;
 }
 
 bool aopt_standin_is_device_memory(const void* p, uint64_t bytes) {
@@ -207,6 +230,7 @@ aclError aclrtSynchronizeStream(aclrtStream s) {
     g.unlock();
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
   }
+  r.host_us = std::max(r.host_us, st->clock_us);
   // The error stays on the stream, as a real aicore exception leaves the context unusable.
   if (st->error != ACL_SUCCESS) return fail(st->error, st->error_text);
   return ACL_SUCCESS;
@@ -285,6 +309,7 @@ aclError aclrtRecordEvent(aclrtEvent e, aclrtStream s) {
   stream* st = find_stream(r, s);
   if (!r.events.count(ev) || !st) return fail(rt_param_invalid, "EE1001: aclrtRecordEvent: unknown event or stream");
   ev->recorded = true;
+  st->clock_us = std::max(st->clock_us, r.host_us);
   ev->at_us = st->clock_us;
   return ACL_SUCCESS;
 }

@@ -1,6 +1,7 @@
 // A fake `aopt-standin-device run REQUEST` for test_standin_acl.cpp: what the stand-in runtime
 // asks the device, without the emulator. It appends the request (and the AOPT_STANDIN_FAULT it
-// was given) as one JSON line to $AOPT_STANDIN_FAKE_LOG, and answers per AOPT_STANDIN_FAKE_MODE:
+// was given) as one JSON line to $AOPT_STANDIN_FAKE_LOG
+// (with the values of its ValueDepend inputs), and answers per AOPT_STANDIN_FAKE_MODE:
 //   ok (default)  each output = the first input's bytes, repeated to the output's size;
 //                 latency_us 10, workspace_bytes 4096
 //   tiling        the tiling fails (561002), as device.cpp prints it
@@ -19,7 +20,20 @@ int main(int argc, char** argv) {
   const auto env = [](const char* n) { return std::string(std::getenv(n) ? std::getenv(n) : ""); };
   std::ifstream in(argv[2]);
   const auto rq = nlohmann::json::parse(in);
-  std::ofstream(env("AOPT_STANDIN_FAKE_LOG"), std::ios::app) << nlohmann::json{{"request", rq}, {"fault", env("AOPT_STANDIN_FAULT")}}.dump() << "\n";
+  // A ValueDepend input's values, as the kernel would read them (its file is gone after the run).
+  nlohmann::json values = nlohmann::json::object();
+  for (const auto& i : rq["inputs"]) {
+    if (!i.value("value_depend", false)) continue;
+    std::ifstream f(i["file"].get<std::string>(), std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    const std::string b = s.str();
+    auto& v = values[i["name"].get<std::string>()] = nlohmann::json::array();
+    for (std::size_t k = 0; i["dtype"] == "int64" && k + 8 <= b.size(); k += 8) v.push_back(*reinterpret_cast<const long long*>(b.data() + k));
+    for (std::size_t k = 0; i["dtype"] == "float32" && k + 4 <= b.size(); k += 4) v.push_back(*reinterpret_cast<const float*>(b.data() + k));
+  }
+  std::ofstream(env("AOPT_STANDIN_FAKE_LOG"), std::ios::app)
+      << nlohmann::json{{"request", rq}, {"fault", env("AOPT_STANDIN_FAULT")}, {"values", values}}.dump() << "\n";
   const std::string mode = env("AOPT_STANDIN_FAKE_MODE");
   if (mode == "tiling") {
     std::cerr << "[ERROR] TilingFunc of " << rq["op_type"].get<std::string>() << " failed: tile 0 too small\n"

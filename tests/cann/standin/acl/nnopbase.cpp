@@ -93,6 +93,8 @@ struct emulation {
 
 struct aclOpExecutor {
   std::string op_type;
+  bool repeatable = false;  // aclSetAclOpExecutorRepeatable: not consumed by a launch
+  bool outputs_written = false;  // a repeatable executor's later launches write the same bytes: not copied again
   std::shared_ptr<const emulation> result;
   std::vector<std::pair<std::string, const aclTensor*>> outputs;  // name as in the emulation
   aclError fail_code = ACL_SUCCESS;                               // found before any emulation
@@ -315,6 +317,8 @@ aclnnStatus aopt_standin_get_workspace(const char* op_type_c, const aopt_standin
                                        uint64_t* workspace_size, aclOpExecutor** executor) {
   const std::string op_type = op_type_c;
   const std::string where = "aclnn" + op_type + "GetWorkspaceSize";
+  // The host's tiling and argument checks: time on the host clock, none on the stream's.
+  aopt_standin_host_work(std::max(0.0, std::strtod(env_or("AOPT_STANDIN_TILING_US", "20").c_str(), nullptr)));
   if (!workspace_size || !executor) return fail(param_nullptr, "EZ1001: " + where + ": workspaceSize or executor is nullptr");
   if (env_or("AOPT_STANDIN_FAULT", "") == "tiling_error") {
     return fail(tiling_error, "EZ9999: " + where + ": the tiling of " + op_type + " failed (AOPT_STANDIN_FAULT=tiling_error)");
@@ -340,6 +344,7 @@ aclnnStatus aopt_standin_get_workspace(const char* op_type_c, const aopt_standin
   // one that is not there is what a kernel would fault on.
   std::uint64_t key = hash_bytes(lib_dir.c_str(), std::strlen(lib_dir.c_str()), 0xCBF29CE484222325ull);
   std::vector<std::pair<fs::path, const aclTensor*>> files;
+  std::vector<std::pair<fs::path, std::string>> value_files;  // ValueDepend inputs' values
   auto tensor_json = [&](const aclTensor* t, const std::string& name, bool input, nlohmann::json& j) -> aclnnStatus {
     if (!t) return fail(param_nullptr, "EZ1001: " + where + ": tensor " + name + " is nullptr");
     const auto [dt, size] = dtype_of(t->dtype);
@@ -378,6 +383,42 @@ aclnnStatus aopt_standin_get_workspace(const char* op_type_c, const aopt_standin
         j["name"] = name;
         request["inputs"].push_back(j);
         break;
+      case aopt_standin_input_ref: {
+        // In place: the kernel reads the input and writes its output of the same name into it.
+        const auto* t = static_cast<const aclTensor*>(p.value);
+        s = tensor_json(t, name, true, j);
+        if (s != ACL_SUCCESS) break;
+        j["name"] = name;
+        request["inputs"].push_back(j);
+        nlohmann::json o = {{"name", name}, {"shape", j["shape"]}, {"dtype", j["dtype"]}, {"file", "out_" + name + ".bin"}};
+        request["outputs"].push_back(o);
+        ex->outputs.emplace_back(name, t);
+        break;
+      }
+      case aopt_standin_value_ints:
+      case aopt_standin_value_floats: {
+        // A ValueDepend input: the host passes values; the kernel (and its tiling) sees a tensor.
+        if (!p.value) break;
+        const bool ints = p.kind == aopt_standin_value_ints;
+        std::string bytes;
+        std::size_t n = 0;
+        if (ints) {
+          const auto& v = static_cast<const aclIntArray*>(p.value)->values;
+          bytes.assign(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(int64_t));
+          n = v.size();
+        } else {
+          const auto& v = static_cast<const aclFloatArray*>(p.value)->values;
+          bytes.assign(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+          n = v.size();
+        }
+        const std::string file = "in_" + name + "_values.bin";
+        j = {{"name", name}, {"shape", {n}}, {"dtype", ints ? "int64" : "float32"}, {"file", file}, {"value_depend", true}};
+        key = hash_bytes(name.data(), name.size(), key);
+        key = hash_bytes(bytes.data(), bytes.size(), key);
+        value_files.emplace_back(file, bytes);
+        request["inputs"].push_back(j);
+        break;
+      }
       case aopt_standin_input_list:
       case aopt_standin_output_list: {
         const auto* l = static_cast<const aclTensorList*>(p.value);
@@ -436,6 +477,7 @@ aclnnStatus aopt_standin_get_workspace(const char* op_type_c, const aopt_standin
         std::ofstream(dir / file, std::ios::binary)
             .write(static_cast<const char*>(t->data), static_cast<std::streamsize>(elements(*t) * dtype_of(t->dtype).second));
       }
+      for (const auto& [file, bytes] : value_files) std::ofstream(dir / file, std::ios::binary) << bytes;
       // The device runs elsewhere (its own working directory): the request names files absolutely.
       auto absolute = [&](nlohmann::json& t) { t["file"] = (dir / t["file"].get<std::string>()).string(); };
       for (auto& in : request["inputs"]) {
@@ -465,11 +507,17 @@ aclnnStatus aopt_standin_get_workspace(const char* op_type_c, const aopt_standin
 aclnnStatus aopt_standin_launch(void* workspace, uint64_t workspace_size, aclOpExecutor* executor, aclrtStream stream) {
   auto& n = nn();
   std::unique_lock g(n.m);
-  if (!n.live.erase(executor)) {
+  if (!n.live.count(executor)) {
     return fail(param_invalid, "EZ1001: aclnn launch: the executor is not live (aclnn executors are single use: one "
-                               "GetWorkspaceSize per launch)");
+                               "GetWorkspaceSize per launch, unless made repeatable by aclSetAclOpExecutorRepeatable)");
   }
-  const std::unique_ptr<aclOpExecutor> ex(executor);
+  // A single-use executor is consumed by its launch; a repeatable one lives until aclDestroyAclOpExecutor.
+  std::unique_ptr<aclOpExecutor> consumed;
+  if (!executor->repeatable) {
+    n.live.erase(executor);
+    consumed.reset(executor);
+  }
+  aclOpExecutor* const ex = executor;
   const std::string fault = env_or("AOPT_STANDIN_FAULT", "");
   const auto& r = ex->result;
   if (r && workspace_size < r->workspace) {
@@ -504,8 +552,9 @@ aclnnStatus aopt_standin_launch(void* workspace, uint64_t workspace_size, aclOpE
              (bytes >= it->second.size() ? " outside device memory" : "");
       break;
     }
-    std::memcpy(t->data, it->second.data(), it->second.size());
+    if (!ex->outputs_written) std::memcpy(t->data, it->second.data(), it->second.size());
   }
+  if (code == ACL_SUCCESS && ex->repeatable) ex->outputs_written = true;
   double us = 0;
   if (code == ACL_SUCCESS && r) {
     const double noise = std::strtod(env_or("AOPT_STANDIN_NOISE", "0.02").c_str(), nullptr);
@@ -514,6 +563,25 @@ aclnnStatus aopt_standin_launch(void* workspace, uint64_t workspace_size, aclOpE
   }
   g.unlock();
   return aopt_standin_stream_launch(stream, us, code, text.c_str(), fault == "hang");
+}
+
+aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor* executor) {
+  auto& n = nn();
+  std::lock_guard g(n.m);
+  if (!executor || !n.live.count(executor)) {
+    return fail(param_invalid, "EZ1001: aclSetAclOpExecutorRepeatable: the executor is not live (call it right after GetWorkspaceSize, "
+                               "before the launch consumes it)");
+  }
+  executor->repeatable = true;
+  return ACL_SUCCESS;
+}
+
+aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor* executor) {
+  auto& n = nn();
+  std::lock_guard g(n.m);
+  if (!executor || !n.live.erase(executor)) return fail(param_invalid, "EZ1001: aclDestroyAclOpExecutor: the executor is not live");
+  delete executor;
+  return ACL_SUCCESS;
 }
 
 }  // extern "C"

@@ -26,11 +26,21 @@ for d in "${_dirs[@]}"; do [ -n "$d" ] && libdirs+=("-L$d"); done
 run="$here/build_out/custom_opp_$(uname -s | tr A-Z a-z)_$(uname -m).run"
 cat > "$run" <<INSTALLER
 #!/bin/bash
-# custom operator package (stand-in): --install-path=DIR
+# custom operator package (stand-in): --install-path=DIR [--quiet]
+# Without --quiet it asks before installing, as a .run package can: no answer, no install.
 set -eu
 dest=""
-for a in "\$@"; do case "\$a" in --install-path=*) dest="\${a#--install-path=}" ;; esac; done
+quiet=0
+for a in "\$@"; do case "\$a" in --install-path=*) dest="\${a#--install-path=}" ;; --quiet) quiet=1 ;; esac; done
 if [ -z "\$dest" ]; then echo "[ERROR] --install-path=DIR is required" >&2; exit 1; fi
+if [ \$quiet -eq 0 ]; then
+  printf 'Do you want to install the custom operator package to %s? [y/n] ' "\$dest"
+  if ! read -r answer || [ "\$answer" != y ]; then
+    echo
+    echo "[ERROR] installation cancelled: no answer (run the package with --quiet to install without asking)" >&2
+    exit 1
+  fi
+fi
 base="\$dest/vendors/$vendor"
 mkdir -p "\$base/op_impl/ai_core/tbe/config/$unit" "\$base/op_api/lib" "\$base/op_api/include" "\$base/bin"
 cp "$here/build_out/payload/ops-info.json" "\$base/op_impl/ai_core/tbe/config/$unit/aic-$unit-ops-info.json"

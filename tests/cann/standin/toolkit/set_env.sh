@@ -8,6 +8,8 @@ export ASCEND_TOOLKIT_HOME="$_aopt_standin_root"
 export ASCEND_HOME_PATH="$_aopt_standin_root"
 export ASCEND_OPP_PATH="$_aopt_standin_root/opp"
 export ASCEND_AICPU_PATH="$_aopt_standin_root"
-export PATH="$_aopt_standin_root/bin:$PATH"
+# AOPT_STANDIN_BIN (the tests' [environment]): where the built aopt-acl-run is, as an operator
+# puts it on PATH.
+export PATH="${AOPT_STANDIN_BIN:+$AOPT_STANDIN_BIN:}$_aopt_standin_root/bin:$PATH"
 export LD_LIBRARY_PATH="${AOPT_STANDIN_LIB64:+$AOPT_STANDIN_LIB64:}$_aopt_standin_root/lib64:${LD_LIBRARY_PATH:-}"
 unset _aopt_standin_root

@@ -21,9 +21,11 @@ struct csv_table {
 // row whose column count differs from the header's.
 csv_table parse_csv(const std::string& text, const std::string& file);
 
-// Each of `columns` averaged over the data rows (PipeUtilization has one row per core; msprof's
-// kernel-level fields are per-core averages, as sim reports them). Throws parse_error naming
-// the file and line of a missing column or a value that is not a number.
+// Each of `columns` averaged over the data rows that have a value (PipeUtilization has one row
+// per core; msprof's kernel-level fields are per-core averages, as sim reports them). An N/A cell
+// (evaluation::msprof_absent) is no value; a column with none is left out of the result. Throws
+// parse_error naming the file and line of a missing column or a value that is neither a number
+// nor N/A.
 std::map<std::string, double> column_means(const csv_table& t, const std::vector<std::string>& columns,
                                            const std::string& file);
 
@@ -38,8 +40,8 @@ struct case_measurement {
 };
 case_measurement read_case_dir(const std::filesystem::path& case_dir, const std::vector<std::string>& fields);
 
-// Which CSV a field lives in ("Task Duration(us)", "Block Dim": OpBasicInfo.csv; the aiv_*
-// fields: PipeUtilization.csv).
+// Which CSV a field lives in ("Task Duration(us)", "Block Dim": OpBasicInfo.csv; the aiv_* and
+// aic_* fields: PipeUtilization.csv).
 std::string csv_of_field(const std::string& field);
 
 }  // namespace aopt::calibrate
