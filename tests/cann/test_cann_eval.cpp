@@ -37,7 +37,7 @@ class CannEval : public ::testing::Test {
     aopt::testing::write_standin_profile(f, {.soc_version = "Ascend910B4",
                                              .warmup = 2,
                                              .repeat = 9,
-                                             .timeouts = "run = 4\n",
+                                             .timeouts = "run = 12\n",
                                              .environment = {{"AOPT_STANDIN_SEED", std::to_string(k_seed)},
                                                              {"AOPT_STANDIN_STATE", (root_ / "state").string()},
                                                              {"AOPT_STANDIN_NOISE", "0.03"},
@@ -119,7 +119,7 @@ TEST_F(CannEval, EveryFailureOfTheToolchainMapsToItsStatus) {
       {"acl_error", "runtime_error", "ACL error 507015"},
       {"device_busy", "resource_error", "ACL error 507033"},
       {"tiling_error", "tiling_error", "ACL error 561002"},
-      {"hang", "timeout", "did not finish within 4 s"},
+      {"hang", "timeout", "did not finish within 12 s"},
   };
   for (const auto& fc : cases) {
     SCOPED_TRACE(fc.fault);
