@@ -32,6 +32,7 @@
 #include <caf/all.hpp>
 
 #include "aopt/common/log.h"
+#include "aopt/common/secret.h"
 #include <nlohmann/json.hpp>
 
 #include "aopt/actors/convert.hpp"
@@ -571,6 +572,13 @@ void add_device(pool_pointer self, protocols::device_info info, evaluator_actor 
   notify(self, device_event::kind::joined, *it);
 }
 
+// Whether a register or node_down message comes from this process's node registry (its key).
+bool from_registry(pool_pointer self, const std::string& key) {
+  if (!self->state.opt.registry_key.empty() && common::equal_constant_time(key, self->state.opt.registry_key)) return true;
+  common::logger()->warn("the evaluator pool ignored a node registration or loss that did not come from the node registry");
+  return false;
+}
+
 ok_atom on_register(pool_pointer self, const std::string& node, std::vector<protocols::device_info> devices,
                     std::vector<evaluator_actor> handles) {
   if (node.empty() || devices.size() != handles.size()) return ok_atom::value;  // the registry checks first
@@ -637,11 +645,13 @@ evaluator_pool_actor::behavior_type pool_behavior(pool_pointer self, std::vector
         }));
         return n == 0 && self->state.opt.device_wait.count() > 0 ? std::uint64_t{1} : n;
       },
-      [self](register_atom, const std::string& node, std::vector<protocols::device_info>& devices,
-             std::vector<evaluator_actor>& handles) {
+      [self](register_atom, const std::string& key, const std::string& node,
+             std::vector<protocols::device_info>& devices, std::vector<evaluator_actor>& handles) -> caf::result<ok_atom> {
+        if (!from_registry(self, key)) return caf::make_error(caf::sec::invalid_argument, "not the node registry");
         return on_register(self, node, std::move(devices), std::move(handles));
       },
-      [self](node_down_atom, const std::string& node, const std::string& why) {
+      [self](node_down_atom, const std::string& key, const std::string& node, const std::string& why) {
+        if (!from_registry(self, key)) return;
         for (std::size_t i = 0; i < self->state.slots.size(); ++i)
           if (self->state.slots[i].info.node == node) lose_slot(self, i, "is lost with its node: " + why);
         dispatch(self);

@@ -61,8 +61,8 @@ void run_node(const node_options& o, const node_slot_factory& make_slots) {
     throw aopt::error(ec::invalid_argument, "aopt-node: --name must be given and hold no '/'");
   if (o.devices.empty()) throw aopt::error(ec::invalid_argument, "aopt-node: at least one device is needed");
   if (o.port == 0) throw aopt::error(ec::invalid_argument, "aopt-node: --join needs HOST:PORT with a port");
-  auto log = [&](const std::string& line) {
-    if (o.log) o.log(line);
+  auto log = [&](const std::string& line, node_log_level level = node_log_level::info) {
+    if (o.log) o.log(level, line);
   };
   o.tls.check("aopt-node --tls-*");
   caf::actor_system_config cfg;
@@ -82,28 +82,31 @@ void run_node(const node_options& o, const node_slot_factory& make_slots) {
   auto link = std::make_shared<registry_link>();
   const auto ask_timeout = std::max(o.heartbeat * 5, std::chrono::milliseconds(10000));
   package_fetcher fetch;
-  fetch.digest = [&sys, link, ask_timeout](const std::string& package) {
-    auto d = ask_registry<std::string>(sys, *link, ask_timeout, "name the package's digest", digest_atom::value, package);
+  const std::string token = o.token;
+  fetch.digest = [&sys, link, ask_timeout, token](const std::string& package) {
+    auto d = ask_registry<std::string>(sys, *link, ask_timeout, "name the package's digest", digest_atom::value, token,
+                                       package);
     if (d.empty()) throw aopt::error(ec::not_found, "aopt-node: the daemon knows no package '" + package + "'");
     return d;
   };
-  fetch.files = [&sys, link, ask_timeout](const std::string& digest) {
-    auto files = ask_registry<file_map>(sys, *link, ask_timeout, "send the package", package_atom::value, digest);
+  fetch.files = [&sys, link, ask_timeout, token](const std::string& digest) {
+    auto files = ask_registry<file_map>(sys, *link, ask_timeout, "send the package", package_atom::value, token, digest);
     if (files.empty()) throw aopt::error(ec::not_found, "aopt-node: the daemon no longer has package " + digest);
     return files;
   };
   // Artifacts: a miss or an unreachable daemon is not an error, the evaluator compiles.
-  fetch.artifacts.get = [&sys, link, ask_timeout](const std::string& key) -> std::optional<std::string> {
+  fetch.artifacts.get = [&sys, link, ask_timeout, token](const std::string& key) -> std::optional<std::string> {
     try {
-      auto bytes = ask_registry<std::string>(sys, *link, ask_timeout, "send an artifact", artifact_atom::value, key);
+      auto bytes =
+          ask_registry<std::string>(sys, *link, ask_timeout, "send an artifact", artifact_atom::value, token, key);
       if (bytes.empty()) return std::nullopt;
       return bytes;
     } catch (const aopt::error&) {
       return std::nullopt;
     }
   };
-  fetch.artifacts.put = [&sys, link](const std::string& key, const std::string& bytes) {
-    if (auto h = link->get()) caf::anon_send(h, artifact_atom::value, key, bytes);
+  fetch.artifacts.put = [link, token](const std::string& key, const std::string& bytes) {
+    if (auto h = link->get()) caf::anon_send(h, artifact_atom::value, token, key, bytes);
   };
   auto fns = make_slots(fetch);
   if (fns.size() != o.devices.size())
@@ -132,7 +135,21 @@ void run_node(const node_options& o, const node_slot_factory& make_slots) {
                                  : sys.middleman().remote_actor<node_registry_actor>(o.host, o.port);
         if (!r) {
           const auto why = sys.render(r.error());
-          if (why != last_failure) log("cannot reach the daemon at " + where + ": " + why + "; retrying");
+          if (why != last_failure) {
+            if (r.error() == caf::sec::disconnect_during_handshake) {
+              // The daemon is there but ended the handshake: over TLS it refused this node's
+              // certificate (or spoke no TLS); without TLS, it may require mutual TLS.
+              log(o.tls.enabled()
+                      ? "the daemon at " + where + " refused this node's certificate (the TLS handshake failed: " + why +
+                            "); --tls-cert must be signed by the CA the daemon trusts ([nodes] tls_ca), and --tls-ca "
+                            "must be the CA of the daemon's certificate; retrying"
+                      : "the daemon at " + where + " ended the handshake (" + why +
+                            "): it may require mutual TLS (give --tls-cert, --tls-key and --tls-ca); retrying",
+                  node_log_level::warn);
+            } else {
+              log("cannot reach the daemon at " + where + ": " + why + "; retrying");
+            }
+          }
           last_failure = why;
           failed_attempt();
           continue;
@@ -141,12 +158,12 @@ void run_node(const node_options& o, const node_slot_factory& make_slots) {
         // Known before registering: the daemon may send work as soon as the devices join, and
         // the evaluators fetch its package through this link.
         link->set(*r);
-        self->request(*r, ask_timeout, register_atom::value, o.name, o.devices, evaluators)
+        self->request(*r, ask_timeout, register_atom::value, o.token, o.name, o.devices, evaluators)
             .receive([&](ok_atom) { joined = true; }, [&](caf::error& e) { err = std::move(e); });
         if (!joined) {
           link->set(node_registry_actor{});
           const auto why = sys.render(err);
-          if (why != last_failure) log("the daemon at " + where + " refused this node: " + why + "; retrying");
+          if (why != last_failure) log("the daemon at " + where + " refused this node: " + why + "; retrying", node_log_level::warn);
           last_failure = why;
           failed_attempt();
           continue;
@@ -160,7 +177,7 @@ void run_node(const node_options& o, const node_slot_factory& make_slots) {
       if (o.stop && o.stop()) break;
       bool known = false;
       caf::error err;
-      self->request(link->get(), o.heartbeat * 3, heartbeat_atom::value, o.name)
+      self->request(link->get(), o.heartbeat * 3, heartbeat_atom::value, o.token, o.name)
           .receive([&](bool k) { known = k; }, [&](caf::error& e) { err = std::move(e); });
       if (err || !known) {
         log(err ? "lost the daemon at " + where + ": " + sys.render(err) + "; joining again"

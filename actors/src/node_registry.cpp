@@ -1,6 +1,9 @@
 // The node registry: what remote evaluator nodes talk to (protocols/actors.hpp). It checks and
 // forwards registrations to the evaluator pool, watches the nodes' heartbeats and connections,
-// and serves operator packages by content digest.
+// and serves operator packages by content digest. Every message must carry the node token
+// (docs/deploy.md, "Security"): CAF 0.17's BASP authenticates neither connections nor senders
+// (a message's source node is whatever the peer writes in its header), so a check of the sender's
+// caf::node_id could be forged; the token cannot.
 #include <chrono>
 #include <map>
 #include <optional>
@@ -10,9 +13,12 @@
 #include <vector>
 
 #include <caf/all.hpp>
+#include <nlohmann/json.hpp>
 
 #include "aopt/actors/spawn.hpp"
 #include "aopt/common/log.h"
+#include "aopt/common/secret.h"
+#include "aopt/common/text.h"
 #include "aopt/common/sha256.h"
 
 namespace aopt::actors {
@@ -26,6 +32,7 @@ using clock = std::chrono::steady_clock;
 struct node_entry {
   clock::time_point last_heartbeat;
   caf::actor_addr watched;  // its first evaluator: down when the connection breaks
+  caf::node_id peer;        // the process its evaluators live in: tells it from another of that name
 };
 
 struct registry_state {
@@ -37,6 +44,31 @@ struct registry_state {
 };
 
 using registry_pointer = node_registry_actor::stateful_pointer<registry_state>;
+
+// Whether a message carries the node token (always, when the daemon needs none: mutual TLS).
+bool authentic(registry_pointer self, const std::string& token) {
+  return self->state.opt.token.empty() || common::equal_constant_time(token, self->state.opt.token);
+}
+
+// A name a peer sent, for the log: valid UTF-8, bounded, quoted with its control characters escaped.
+std::string quoted(const std::string& name) {
+  return nlohmann::json(common::bounded_text(name, 64, "...")).dump();
+}
+
+// Who sent the current message, for the log: its CAF node (host hash and process id).
+std::string sender(registry_pointer self) {
+  const auto& s = self->current_sender();
+  return s ? "process " + caf::to_string(s->node()) : std::string("an unknown sender");
+}
+
+// The answer to a message without the token: nothing of the daemon's, and a warning.
+caf::error refuse(registry_pointer self, const std::string& what) {
+  common::logger()->warn("refused {} from {}: no valid node token (aopt-node --token-file; docs/deploy.md, Security)",
+                         what, sender(self));
+  return caf::make_error(caf::sec::invalid_argument,
+                         "this daemon admits only nodes with its node token: give aopt-node --token-file "
+                         "(a copy of the daemon's [nodes] token_file, by default <state_dir>/node-token)");
+}
 
 std::string digest(const file_map& files) {
   common::sha256 h;
@@ -59,7 +91,7 @@ void notify(registry_pointer self, device_event::kind what, const std::string& n
 void lose_node(registry_pointer self, const std::string& node, const std::string& why) {
   if (self->state.nodes.erase(node) == 0) return;
   common::logger()->warn("evaluator node {} lost: {}; its requests in flight are queued again", node, why);
-  caf::anon_send(self->state.opt.pool, node_down_atom::value, node, why);
+  caf::anon_send(self->state.opt.pool, node_down_atom::value, self->state.opt.pool_key, node, why);
   notify(self, device_event::kind::node_lost, node, why);
 }
 
@@ -91,52 +123,75 @@ node_registry_actor::behavior_type registry_behavior(registry_pointer self, regi
     }
   });
   return {
-      [self](register_atom, const std::string& node, std::vector<device_info>& devices,
+      [self](register_atom, const std::string& token, const std::string& node, std::vector<device_info>& devices,
              std::vector<evaluator_actor>& handles) -> caf::result<ok_atom> {
+        if (!authentic(self, token)) return refuse(self, "the registration of a node named " + quoted(node));
         const auto why = check_registration(node, devices, handles);
         if (!why.empty()) {
           common::logger()->warn("refused an evaluator node's registration: {}", why);
           return caf::make_error(caf::sec::invalid_argument, why);
         }
+        // A name belongs to one live node. The same node registering again (it lost its
+        // heartbeat's answer, or joined again over a new connection) keeps it; another process
+        // is refused until the first is lost (disconnected, or silent for heartbeat_timeout).
+        const auto peer = handles.front().node();
+        if (auto it = self->state.nodes.find(node); it != self->state.nodes.end() && it->second.peer != peer) {
+          common::logger()->warn(
+              "refused a second evaluator node named {}: process {} tried to register under the name of the live "
+              "node {} (process {}), which keeps it; give the second node another --name",
+              node, caf::to_string(peer), node, caf::to_string(it->second.peer));
+          return caf::make_error(caf::sec::invalid_argument,
+                                 "the name " + node + " is taken by another live node of this daemon; give another --name");
+        }
         auto& e = self->state.nodes[node];
         e.last_heartbeat = clock::now();
         e.watched = handles.front().address();
+        e.peer = peer;
         self->monitor(handles.front());
         std::string names;
         for (const auto& d : devices) names += (names.empty() ? "" : ", ") + d.id + " (" + d.profile + ")";
         common::logger()->info("evaluator node {} joined with {} devices: {}", node, devices.size(), names);
         notify(self, device_event::kind::node_joined, node, {});
-        return self->delegate(self->state.opt.pool, register_atom::value, node, std::move(devices),
+        return self->delegate(self->state.opt.pool, register_atom::value, self->state.opt.pool_key, node,
+                              std::move(devices),
                               std::move(handles));
       },
-      [self](heartbeat_atom, const std::string& node) {
+      [self](heartbeat_atom, const std::string& token, const std::string& node) -> caf::result<bool> {
+        if (!authentic(self, token)) return refuse(self, "a heartbeat");
         auto it = self->state.nodes.find(node);
         if (it == self->state.nodes.end()) return false;
         it->second.last_heartbeat = clock::now();
         return true;
       },
-      [self](digest_atom, const std::string& package) -> std::string {
+      [self](digest_atom, const std::string& token, const std::string& package) -> caf::result<std::string> {
+        if (!authentic(self, token)) return refuse(self, "a package digest request");
         if (auto it = self->state.digest_of.find(package); it != self->state.digest_of.end()) return it->second;
-        if (!self->state.opt.packages) return {};
+        if (!self->state.opt.packages) return std::string();
         auto files = self->state.opt.packages(package);
-        if (!files) return {};
+        if (!files) return std::string();
         const auto d = digest(*files);
         self->state.digest_of[package] = d;
         self->state.package_of[d] = package;
         return d;
       },
-      [self](artifact_atom, const std::string& key) -> std::string {
-        if (!self->state.opt.artifacts.get) return {};
+      [self](artifact_atom, const std::string& token, const std::string& key) -> caf::result<std::string> {
+        if (!authentic(self, token)) return refuse(self, "an artifact request");
+        if (!self->state.opt.artifacts.get) return std::string();
         return self->state.opt.artifacts.get(key).value_or(std::string());
       },
-      [self](artifact_atom, const std::string& key, const std::string& bytes) {
+      [self](artifact_atom, const std::string& token, const std::string& key, const std::string& bytes) {
+        if (!authentic(self, token)) {
+          (void)refuse(self, "an artifact a node built");
+          return;
+        }
         if (self->state.opt.artifacts.put) self->state.opt.artifacts.put(key, bytes);
       },
-      [self](package_atom, const std::string& d) -> file_map {
+      [self](package_atom, const std::string& token, const std::string& d) -> caf::result<file_map> {
+        if (!authentic(self, token)) return refuse(self, "a package request");
         auto it = self->state.package_of.find(d);
-        if (it == self->state.package_of.end() || !self->state.opt.packages) return {};
+        if (it == self->state.package_of.end() || !self->state.opt.packages) return file_map{};
         auto files = self->state.opt.packages(it->second);
-        if (!files || digest(*files) != d) return {};  // changed or gone: the node asks again
+        if (!files || digest(*files) != d) return file_map{};  // changed or gone: the node asks again
         return std::move(*files);
       },
       [self, tick](tick_atom) {

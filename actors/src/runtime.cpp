@@ -18,6 +18,7 @@
 #include "aopt/actors/job_support.hpp"
 #include "aopt/actors/spawn.hpp"
 #include "aopt/common/error.h"
+#include "aopt/common/secret.h"
 #include "aopt/protocols/message_types.hpp"
 
 namespace aopt::actors {
@@ -35,6 +36,8 @@ struct runtime::impl {
   scheduler_actor scheduler;
   node_registry_actor registry;
   std::optional<std::uint16_t> published_port;
+  // What the node registry's messages to the pool carry: a secret of this process.
+  const std::string registry_key = common::random_hex(16);
 
   static caf::actor_system_config& configure(caf::actor_system_config& cfg, const runtime_options& o) {
     if (o.nodes) cfg.load<caf::io::middleman>();
@@ -62,6 +65,7 @@ struct runtime::impl {
       builders.push_back(spawn_evaluator(sys, std::move(opt.builders[i]), "builder" + std::to_string(i)));
     po.builders = builders;
     po.builder_class = opt.builder_class;
+    po.registry_key = registry_key;
     actors.pool = spawn_evaluator_pool(sys, std::move(pooled), std::move(po));
     actors.mutator = spawn_mutator(sys, jobs, opt.role_workers);
     actors.diagnoser = spawn_diagnoser(sys, jobs, opt.role_workers);
@@ -151,12 +155,18 @@ std::uint16_t runtime::listen_for_nodes(const node_listen_options& options) {
     throw aopt::error(ec::invalid_argument, "actors: this runtime was made without nodes (runtime_options.nodes)");
   }
   if (impl_->registry) throw aopt::error(ec::invalid_argument, "actors: listen_for_nodes was already called");
+  if (options.token.empty() && !impl_->opt.tls.enabled()) {
+    throw aopt::error(ec::invalid_argument,
+                      "actors: nodes must authenticate: without mutual TLS the registry needs a node token");
+  }
   registry_options ro;
   ro.pool = impl_->actors.pool;
+  ro.pool_key = impl_->registry_key;
   ro.heartbeat_timeout = options.heartbeat_timeout;
   ro.packages = options.packages;
   ro.artifacts = options.artifacts;
   ro.listener = impl_->opt.listener;
+  ro.token = options.token;
   impl_->registry = spawn_node_registry(impl_->sys, std::move(ro));
   auto port = impl_->opt.tls.enabled()
                   ? caf::openssl::publish(impl_->registry, options.port, options.host.c_str(), true)

@@ -22,6 +22,7 @@
 #include "aopt/common/fs.h"
 #include "aopt/common/log.h"
 #include "aopt/common/ownership.h"
+#include "aopt/common/secret.h"
 #include "aopt/common/tar.h"
 #include "aopt/evaluation/artifacts.h"
 #include "aopt/evaluation/cann.h"
@@ -105,10 +106,13 @@ int main(int argc, char** argv) {
                "Compile every candidate here instead of taking the daemon's built artifacts and handing it ours");
   app.add_option("--heartbeat-ms", heartbeat_ms, "Heartbeat period (the daemon loses a node after its heartbeat_timeout_ms)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
-  std::string tls_cert, tls_key, tls_ca;
+  std::string tls_cert, tls_key, tls_ca, token_file;
   app.add_option("--tls-cert", tls_cert, "This node's certificate (PEM), when the daemon's nodes speak mutual TLS");
   app.add_option("--tls-key", tls_key, "The key of --tls-cert (PEM)");
   app.add_option("--tls-ca", tls_ca, "The CA that signed the daemon's certificate (PEM)");
+  app.add_option("--token-file", token_file,
+                 "The daemon's node token (a copy of its [nodes] token_file, by default <state_dir>/node-token), "
+                 "readable by this user only (default: <state>/node-token when it exists)");
   CLI11_PARSE(app, argc, argv);
   aopt::common::set_log_level(log_level);
   auto log = aopt::common::logger();
@@ -119,6 +123,18 @@ int main(int argc, char** argv) {
     o.port = address.port;
     o.name = name;
     o.tls = {tls_cert, tls_key, tls_ca};
+    // The token: given, or the one a daemon of this user on this host made in its default state
+    // directory (README's one-host setup), when there is a usable one.
+    std::error_code ignored;  // a default that cannot be looked at is not there
+    if (!token_file.empty()) {
+      o.token = aopt::common::read_secret_file(token_file, "--token-file");
+    } else if (const auto mine = aopt::jobs::default_state_dir() / "node-token"; fs::exists(mine, ignored)) {
+      try {
+        o.token = aopt::common::read_secret_file(mine, "the default node token");
+      } catch (const aopt::error& e) {
+        log->warn("{}; joining without a token", e.what());
+      }
+    }
     o.heartbeat = std::chrono::milliseconds(std::max<std::uint32_t>(heartbeat_ms, 50));
     // Devices: the sim profile of each, and for an NPU its command profile and device id.
     struct device_arg {
@@ -180,7 +196,10 @@ int main(int argc, char** argv) {
     std::signal(SIGTERM, on_signal);
     std::signal(SIGINT, on_signal);
     o.stop = [] { return stop_requested.load(); };
-    o.log = [log](const std::string& line) { log->info("{}", line); };
+    o.log = [log](aopt::actors::node_log_level level, const std::string& line) {
+      if (level == aopt::actors::node_log_level::warn) log->warn("{}", line);
+      else log->info("{}", line);
+    };
     aopt::actors::run_node(o, [&](aopt::actors::package_fetcher fetch) {
       // Builds shared with the daemon: an artifact it has is fetched, not compiled; what this
       // node compiles is handed over for the other nodes (docs/deploy.md, "Shared builds").

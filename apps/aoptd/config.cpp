@@ -95,8 +95,9 @@ void read_nodes(const toml::table& t, const reader& r, daemon_config& c) {
     else if (key == "tls_certificate") c.nodes_tls_certificate = config_path(r.str(v, key), r);
     else if (key == "tls_key") c.nodes_tls_key = config_path(r.str(v, key), r);
     else if (key == "tls_ca") c.nodes_tls_ca = config_path(r.str(v, key), r);
+    else if (key == "token_file") c.nodes_token_file = config_path(r.str(v, key), r);
     else r.fail(v, key, "unknown key; [nodes] has listen, heartbeat_timeout_ms, device_wait_ms, tls_certificate, "
-                        "tls_key, tls_ca");
+                        "tls_key, tls_ca, token_file");
   }
 }
 
@@ -152,6 +153,12 @@ daemon_config default_config() {
   c.socket = jobs::default_socket_path();
   c.state_dir = jobs::default_state_dir();
   return c;
+}
+
+std::filesystem::path daemon_config::node_token_file() const {
+  if (!nodes_token_file.empty()) return nodes_token_file;
+  if (!nodes_tls_certificate.empty()) return {};
+  return state_dir / "node-token";
 }
 
 void daemon_config::validate() const {

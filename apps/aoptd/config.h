@@ -65,6 +65,11 @@ struct daemon_config {
   // Mutual TLS for nodes: this daemon's certificate and key, and the CA whose certificates it
   // accepts (PEM files, relative to the config file; docs/deploy.md). Default: "" (no TLS)
   std::string nodes_tls_certificate, nodes_tls_key, nodes_tls_ca;
+  // The node token: a file only this daemon's user may read (mode 0600), whose secret every
+  // node's message carries (aopt-node --token-file; docs/deploy.md, "Security"). "" = without
+  // TLS, <state_dir>/node-token, made at the first start; with TLS, no token (the certificate
+  // admits a node). Relative to the config file. Default: ""
+  std::string nodes_token_file;
   std::uint32_t node_heartbeat_timeout_ms = 10000;  // a silent node is lost after. Default: 10000
   // Requests of a profile no device serves wait so long for a node to join. Default: 120000
   std::uint32_t device_wait_ms = 120000;
@@ -79,6 +84,9 @@ struct daemon_config {
   std::optional<llm::llm_config> llm;
 
   void validate() const;  // throws aopt::error(invalid_argument) naming the key
+  // The node token's file: [nodes] token_file, else without TLS <state_dir>/node-token; "" when
+  // mutual TLS alone admits nodes.
+  std::filesystem::path node_token_file() const;
 };
 
 // The defaults with the environment's socket and state paths filled in.

@@ -9,6 +9,7 @@
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
 #include "aopt/common/log.h"
+#include "aopt/common/secret.h"
 #include "aopt/common/tar.h"
 #include "aopt/evaluation/artifacts.h"
 #include "aopt/evaluation/cann.h"
@@ -158,9 +159,18 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
       if (!find_package(id)) return std::nullopt;  // only the packages of running jobs
       return common::read_tree(job_dir(id) / "package");
     };
+    // Nodes authenticate, on loopback too (docs/deploy.md, "Security"): the default token is
+    // made at the first start; a configured one must exist.
+    const auto token_file = cfg_.node_token_file();
+    if (!token_file.empty()) {
+      no.token = cfg_.nodes_token_file.empty()
+                     ? common::read_or_create_secret_file(token_file, "the node token")
+                     : common::read_secret_file(token_file, "[nodes] token_file");
+    }
     const auto port = runtime_->listen_for_nodes(no);
     nodes_address_ = no.host + ":" + std::to_string(port);
-    common::logger()->info("evaluator nodes may join at {} (aopt-node --join {}){}", nodes_address_, nodes_address_,
+    common::logger()->info("evaluator nodes may join at {} (aopt-node --join {}{}){}", nodes_address_, nodes_address_,
+                           token_file.empty() ? "" : " --token-file " + token_file.string(),
                            ro_tls ? " over mutual TLS" : "");
   }
 }

@@ -21,6 +21,7 @@
 #include "aopt/common/json.h"
 #include "aopt/common/log.h"
 #include "aopt/common/mapped_file.h"
+#include "aopt/common/secret.h"
 #include "aopt/common/sha256.h"
 #include "aopt/common/text.h"
 #include "aopt/evaluation/artifacts.h"
@@ -353,19 +354,7 @@ compile_outcome compile(const compile_job& job, const fs::path& cwd, const sandb
 }
 
 // A fresh secret per run for the result channel (128 bits from the kernel's CSPRNG).
-std::string random_secret() {
-  unsigned char bytes[16] = {};
-  std::ifstream in("/dev/urandom", std::ios::binary);
-  in.read(reinterpret_cast<char*>(bytes), sizeof bytes);
-  if (!in) throw error(ec::internal, "cannot read /dev/urandom for the result-channel secret");
-  static const char* hex = "0123456789abcdef";
-  std::string s;
-  for (unsigned char b : bytes) {
-    s += hex[b >> 4];
-    s += hex[b & 15];
-  }
-  return s;
-}
+std::string random_secret() { return common::random_hex(16); }
 
 // Parses the harness's result frame (docs/harness-protocol.md, "The result channel"): the
 // header and trailer must carry this run's secret, the outputs follow in the order of the

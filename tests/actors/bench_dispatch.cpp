@@ -132,12 +132,14 @@ int main(int argc, char** argv) {
     pool_options po;
     po.timeout = std::chrono::minutes(1);
     po.device_wait = std::chrono::minutes(1);
+    po.registry_key = "bench";
     auto pool = spawn_evaluator_pool(sys, std::move(local), po);
     node_registry_actor registry;
     std::vector<pid_t> children;
     if (remote) {
       registry_options ro;
       ro.pool = pool;
+      ro.pool_key = "bench";
       registry = spawn_node_registry(sys, ro);
       auto port = sys.middleman().publish(registry, 0, "127.0.0.1", true);
       if (!port) {

@@ -262,11 +262,15 @@ class device_pool_test : public pool_test {
     return track(sys.spawn(scripted_evaluator, slot, mode, log));
   }
 
+  // What the node registry's messages carry (the pool's registry_key).
+  const std::string registry_key = "the registry's key";
+
   evaluator_pool_actor device_pool(std::vector<device_evaluator> devices, std::chrono::milliseconds wait = 0ms) {
     pool_options o;
     o.timeout = 100ms;
     o.device_wait = wait;
     o.listener = [this](const device_event& e) { events.push_back(e); };
+    o.registry_key = registry_key;
     auto pool = track(spawn_evaluator_pool(sys, std::move(devices), std::move(o)));
     dispatch_messages();
     return pool;
@@ -295,12 +299,16 @@ class device_pool_test : public pool_test {
   }
 
   void register_node(const evaluator_pool_actor& pool, const std::string& node, std::vector<std::string> ids,
-                     std::vector<evaluator_actor> handles, const std::string& profile = "910b4") {
+                     std::vector<evaluator_actor> handles, const std::string& profile = "910b4",
+                     const std::string* key = nullptr) {
     std::vector<device_info> devices;
     for (auto& id : ids) devices.push_back({id, "", "sim", profile, {}});
-    auto h = self->request(pool, caf::infinite, register_atom::value, node, devices, handles);
+    auto h = self->request(pool, caf::infinite, register_atom::value, key ? *key : registry_key, node, devices, handles);
     dispatch_messages();
-    h.receive([](ok_atom) {}, [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
+    h.receive([&](ok_atom) { EXPECT_EQ(key, nullptr) << "registered without the registry's key"; },
+              [&](caf::error& e) {
+                if (key == nullptr) ADD_FAILURE() << sys.render(e);
+              });
   }
 
   nlohmann::json devices(const evaluator_pool_actor& pool) {
@@ -400,7 +408,7 @@ TEST_F(device_pool_test, ANodeDownMovesItsWorkAndARestartedNodeGetsWorkAgain) {
   dispatch_messages();
   ASSERT_EQ(log->held[0].size(), 1u) << "n1 holds p0";
   // The registry finds n1 silent: its request goes to n2.
-  caf::anon_send(pool, node_down_atom::value, std::string("n1"), std::string("no heartbeat"));
+  caf::anon_send(pool, node_down_atom::value, registry_key, std::string("n1"), std::string("no heartbeat"));
   dispatch_messages();
   std::vector<optimize::eval_report> reports;
   h.receive([&](std::vector<eval_report_wire>& r) { for (const auto& w : r) reports.push_back(unpack(w)); },
@@ -465,6 +473,23 @@ evaluator_actor::behavior_type scripted_builder(evaluator_actor::pointer, std::s
       },
       [](ping_atom) { return ping_atom::value; },
   };
+}
+
+// The pool's handle crosses the network once it sends work to a node (CAF 0.17 then lets any
+// peer address it): a registration or a loss without the registry's key changes nothing.
+TEST_F(device_pool_test, OnlyTheRegistrysKeyAddsOrDropsANode) {
+  auto pool = device_pool({}, std::chrono::minutes(1));
+  const std::string wrong = "a guess", none;
+  register_node(pool, "intruder", {"sim0"}, {scripted(0, script::answer)}, "910b4", &wrong);
+  register_node(pool, "intruder", {"sim0"}, {scripted(1, script::answer)}, "910b4", &none);
+  EXPECT_TRUE(devices(pool).empty()) << devices(pool).dump();
+  register_node(pool, "n1", {"sim0"}, {scripted(2, script::answer)});
+  caf::anon_send(pool, node_down_atom::value, wrong, std::string("n1"), std::string("forged"));
+  dispatch_messages();
+  const auto list = devices(pool);
+  ASSERT_EQ(list.size(), 1u) << list.dump();
+  EXPECT_EQ(list[0]["name"], "n1/sim0");
+  EXPECT_NE(list[0]["state"], "down") << list.dump();
 }
 
 TEST_F(device_pool_test, BuildersBuildFirstAndACandidateThatDoesNotCompileNeverTakesADevice) {

@@ -99,7 +99,8 @@ TEST(cann_daemon, ANodesNpuDevicesServeTheirClass) {
   EXPECT_NE(early.body.find("joined node"), std::string::npos) << early.body;
 
   node_process node(t.path / "n1", "n1");
-  node.start(join, {"--npu", "npu0:" + (t.path / "cann.toml").string() + ":0", "--npu", "npu1:" + (t.path / "cann.toml").string() + ":1"});
+  node.start(join, with_token(d, {"--npu", "npu0:" + (t.path / "cann.toml").string() + ":0", "--npu",
+                                  "npu1:" + (t.path / "cann.toml").string() + ":1"}));
   auto node_log = [&] { return node.log(); };
   bool up = false;
   for (int i = 0; i < 600 && !up; ++i) {

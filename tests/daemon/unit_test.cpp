@@ -148,6 +148,7 @@ TEST(daemon_config, ExampleFileIsTheDefaults) {
   EXPECT_EQ(c.node_heartbeat_timeout_ms, d.node_heartbeat_timeout_ms);
   EXPECT_EQ(c.device_wait_ms, d.device_wait_ms);
   EXPECT_EQ(c.nodes_tls_certificate, d.nodes_tls_certificate);
+  EXPECT_EQ(c.nodes_token_file, d.nodes_token_file);
 }
 
 TEST(daemon_config, ErrorsNameFileLineAndKey) {

@@ -27,6 +27,9 @@ struct package_fetcher {
   artifact_service artifacts;
 };
 
+// How much a line of the node's log matters: a refusal (token, name, certificate) is a warning.
+enum class node_log_level { info, warn };
+
 struct node_options {
   std::string host = "127.0.0.1";  // the daemon's [nodes] listen address
   std::uint16_t port = 0;
@@ -35,8 +38,12 @@ struct node_options {
   std::chrono::milliseconds heartbeat{1000};
   std::chrono::milliseconds retry{1000};        // between attempts to join
   std::function<bool()> stop;                   // polled; true = leave and return
-  std::function<void(const std::string& line)> log;  // one line per join, loss, retry
+  // One line per join, loss, retry; refusals at warn.
+  std::function<void(node_log_level level, const std::string& line)> log;
   tls_files tls;  // the daemon's registry speaks mutual TLS: this node's certificate, key and CA
+  // The daemon's node token (aopt-node --token-file), carried by every message to its registry;
+  // "" when the daemon's mutual TLS alone admits nodes (docs/deploy.md, "Security").
+  std::string token;
 };
 
 // Makes the evaluate function of each device (same order as options.devices).

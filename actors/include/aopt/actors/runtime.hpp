@@ -53,6 +53,9 @@ struct node_listen_options {
   // A package's files by package id (what the nodes fetch, once per content); nullopt = unknown.
   std::function<std::optional<file_map>(const std::string& package)> packages;
   artifact_service artifacts;  // built artifacts shared with nodes; empty: none
+  // The secret every node's message must carry (aopt-node --token-file; docs/deploy.md,
+  // "Security"). Required without mutual TLS; with it, "" lets the certificate alone admit a node.
+  std::string token;
 };
 
 class runtime {
@@ -84,7 +87,8 @@ class runtime {
   nlohmann::json devices() const;
 
   // Publishes the node registry on CAF's middleman at host:port (needs options.nodes) and
-  // returns the port. Throws aopt::error(io_error) naming the address when it cannot listen.
+  // returns the port. Throws aopt::error(io_error) naming the address when it cannot listen, and
+  // aopt::error(invalid_argument) for no token without mutual TLS (nodes always authenticate).
   std::uint16_t listen_for_nodes(const node_listen_options& options);
 
  private:

@@ -94,6 +94,9 @@ struct pool_options {
   // does not build is answered by the builder and never takes a device. Empty: devices build.
   std::vector<protocols::evaluator_actor> builders;
   std::string builder_class;
+  // What the node registry's register and node_down messages must carry (a secret of this
+  // process; "": no node may register).
+  std::string registry_key;
 };
 
 // The pool over `evaluators` (cooperative: it only routes): devices "slot<N>" that serve any
@@ -151,11 +154,15 @@ protocols::rewinder_actor spawn_rewinder(caf::actor_system& sys, rewinder_config
 // The node registry (published on the middleman by runtime::listen_for_nodes).
 struct registry_options {
   protocols::evaluator_pool_actor pool;  // receives the registrations and lost nodes
+  std::string pool_key;                  // the pool's registry_key
   std::chrono::milliseconds heartbeat_timeout{std::chrono::seconds(10)};
   // A package's files by id; nullopt = unknown. Called on the registry's own thread.
   std::function<std::optional<file_map>(const std::string& package)> packages;
   artifact_service artifacts;  // empty: nodes build for themselves
   device_listener listener;  // node_joined, node_lost; may be empty
+  // What every message of a node must carry (docs/deploy.md, "Security"); "" = none (only when
+  // mutual TLS authenticates the connections: runtime::listen_for_nodes refuses it otherwise).
+  std::string token;
 };
 protocols::node_registry_actor spawn_node_registry(caf::actor_system& sys, registry_options opt);
 

@@ -106,13 +106,16 @@ using evaluator_pool_actor = caf::typed_actor<
                     std::vector<eval_request_wire>>::with<std::vector<eval_report_wire>>,
     // The number of devices of a class still usable (at least 1 while nodes may still join).
     caf::replies_to<parallelism_atom, std::string>::with<std::uint64_t>,
-    // A node's devices join (node, devices, one evaluator per device). A node registering again
-    // under the same name replaces its earlier devices (their requests in flight are re-queued).
-    caf::replies_to<register_atom, std::string, std::vector<device_info>,
+    // A node's devices join (registry key, node, devices, one evaluator per device). A node
+    // registering again under the same name replaces its earlier devices (their requests in
+    // flight are re-queued). The key is a secret of this process that only its node registry
+    // holds: once the pool has sent work to a node, its handle has crossed the network, and CAF
+    // 0.17 lets a peer address it; without the key nothing changes (an error).
+    caf::replies_to<register_atom, std::string, std::string, std::vector<device_info>,
                     std::vector<evaluator_actor>>::with<ok_atom>,
     // A node is lost (no heartbeat, disconnected): its devices go down, their requests are
-    // re-queued. (node, why)
-    caf::reacts_to<node_down_atom, std::string, std::string>,
+    // re-queued. (registry key, node, why); ignored without the key.
+    caf::reacts_to<node_down_atom, std::string, std::string, std::string>,
     // Every device as a JSON array (docs/api.md, GET /v1/devices).
     caf::replies_to<devices_atom>::with<std::string>,
     // Internal: queued requests whose class has no device wait so long for one to join.
@@ -122,19 +125,25 @@ using evaluator_pool_actor = caf::typed_actor<
 // port). It forwards registrations to the pool, watches heartbeats, and serves packages by
 // content: a node asks for a package's digest, and only for the files of a digest it lacks; and
 // built artifacts by key: a node asks before it compiles, and hands over what it compiled.
+// Every message starts with the node token (docs/deploy.md, "Security"): CAF 0.17's protocol
+// authenticates neither a connection nor a message's sender, so the registry checks the token
+// on each message and answers nothing without it ("" when the daemon's mutual TLS alone
+// authenticates nodes).
 using node_registry_actor = caf::typed_actor<
-    caf::replies_to<register_atom, std::string, std::vector<device_info>,
+    // (token, node, devices, evaluators) -> ok; an error when the token is wrong or the name is
+    // taken by another live node.
+    caf::replies_to<register_atom, std::string, std::string, std::vector<device_info>,
                     std::vector<evaluator_actor>>::with<ok_atom>,
-    // (node) -> whether the registry knows it (false: register again, e.g. after a restart).
-    caf::replies_to<heartbeat_atom, std::string>::with<bool>,
-    // (package id) -> its content digest (SHA-256 of its files); "" when unknown.
-    caf::replies_to<digest_atom, std::string>::with<std::string>,
-    // (digest) -> the package's files (relative path -> bytes); empty when unknown.
-    caf::replies_to<package_atom, std::string>::with<file_map>,
-    // (artifact key) -> the built artifact's bytes; empty when the daemon has none.
-    caf::replies_to<artifact_atom, std::string>::with<std::string>,
-    // (artifact key, bytes): what a node built, kept for the other nodes.
-    caf::reacts_to<artifact_atom, std::string, std::string>,
+    // (token, node) -> whether the registry knows it (false: register again, e.g. after a restart).
+    caf::replies_to<heartbeat_atom, std::string, std::string>::with<bool>,
+    // (token, package id) -> its content digest (SHA-256 of its files); "" when unknown.
+    caf::replies_to<digest_atom, std::string, std::string>::with<std::string>,
+    // (token, digest) -> the package's files (relative path -> bytes); empty when unknown.
+    caf::replies_to<package_atom, std::string, std::string>::with<file_map>,
+    // (token, artifact key) -> the built artifact's bytes; empty when the daemon has none.
+    caf::replies_to<artifact_atom, std::string, std::string>::with<std::string>,
+    // (token, artifact key, bytes): what a node built, kept for the other nodes.
+    caf::reacts_to<artifact_atom, std::string, std::string, std::string>,
     // Internal: the heartbeat check.
     caf::reacts_to<tick_atom>>;
 
