@@ -145,6 +145,7 @@ int run(optimize_args& a, const std::string& argv_line) {
 command_fn add_optimize_command(CLI::App& app, const std::string& argv_line) {
   auto a = std::make_shared<optimize_args>();
   a->cfg.screen = true;  // the command line screens Stage I variants unless --no-screen
+  a->cfg.search_form = true;  // and runs them on one build unless --no-search-form
   app.add_option("OP_DIR", a->op_dir, "Operator package (e.g. examples/ops/add_custom)")->required()->check(CLI::ExistingDirectory);
   app.add_option("--out", a->out_dir, "Where to write the optimized package and reports (default aopt-out/<name>)");
   app.add_option("--budget", a->cfg.budget, "Evaluations, failures included (default 40)");
@@ -171,6 +172,9 @@ command_fn add_optimize_command(CLI::App& app, const std::string& argv_line) {
                "Do not retune the tiling for a kernel rewrite that ran out of UB");
   app.add_flag("--no-screen", [a](std::int64_t) { a->cfg.screen = false; },
                "Evaluate every Stage I variant, without screening its tiling first (docs/stage1.md, \"Feasible Stage I\")");
+  app.add_flag("--no-search-form", [a](std::int64_t) { a->cfg.search_form = false; },
+               "Build every Stage I variant instead of running variants on one build of the tiling's search form "
+               "(docs/stage1.md, \"Variants without a build\")");
   app.add_flag("--no-verify", [a](std::int64_t) { a->cfg.verify = false; }, "Skip the fresh-input check of the winner");
   app.add_flag("-q,--quiet", a->quiet, "No progress output");
   app.add_flag("--json", a->json, "Print report.json to stdout");

@@ -641,6 +641,7 @@ void job_manager::run_job_body(const std::string& id) {
   spec.device_class = resolved.device_class;
   spec.base_files = sp->base;
   spec.config.budget = o.at("budget");
+  spec.config.search_form = true;  // Stage I variants on one build: the same results, sooner
   spec.bank = std::move(corpus);
   if (cfg_.learn) {
     spec.learned = [this, bank_dir](const search::experience& t) {

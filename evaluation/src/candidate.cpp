@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
 #include "aopt/common/sha256.h"
@@ -71,7 +73,24 @@ std::string candidate::key(const std::string& backend, const std::string& profil
   h.field(profile_id);
   h.field(std::to_string(seed));
   h.field(toolchain_id);
+  if (!tunables_.empty()) h.field("tunables").field(tunables_);  // keys of other candidates unchanged
   return h.finish_hex();
+}
+
+std::string candidate::tunables_env() const {
+  if (tunables_.empty()) return {};
+  std::string out;
+  try {
+    const auto j = nlohmann::json::parse(tunables_);
+    for (const auto& sv : j.at("tunables")) {
+      const auto slot = sv.at(0).get<std::uint32_t>();
+      const auto value = sv.at(1).get<std::int64_t>();
+      out += (out.empty() ? "" : ",") + std::to_string(slot) + "=" + std::to_string(value);
+    }
+  } catch (const std::exception& e) {
+    throw error(ec::invalid_argument, std::string("candidate tunables: not {\"tunables\": [[slot, value], ...]}: ") + e.what());
+  }
+  return out;
 }
 
 void candidate::materialize(const fs::path& dir) const {

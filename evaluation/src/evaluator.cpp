@@ -448,7 +448,8 @@ nlohmann::json evaluator::screen(const candidate& cand) {
                               {"ub_capacity", til.value("ub_capacity", std::int64_t{0})},
                               {"ub_usable", til.value("ub_usable", std::int64_t{0})},
                               {"elements", elements},
-                              {"elem_bytes", elem_bytes}});
+                              {"elem_bytes", elem_bytes},
+                              {"tunables_given", rr.harness.value("tunables", nlohmann::json::object()).value("given", 0)}});
     }
   } catch (...) {
     std::error_code e;

@@ -522,6 +522,7 @@ class sim_backend final : public backend {
     const auto t0 = std::chrono::steady_clock::now();
     build_result br;
     br.dir = dir;
+    br.tunables = cand.tunables_env();
     const fs::path src = dir / "src";
     fs::create_directories(src);
     cand.materialize(src);
@@ -548,6 +549,10 @@ class sim_backend final : public backend {
         argv.push_back(tc_.host_pch_header);
         if (!tc_.launcher.empty()) argv.push_back("-fpch-preprocess");
       }
+      // Stage I's run-time tunables (after the PCH, which must come first): a search-form
+      // source reads them, any other does not notice.
+      argv.push_back("-include");
+      argv.push_back(tc_.sim_include + "/aopt_sim/host/tunable.h");
       argv.insert(argv.end(), {"-c", (src / pkg.host_sources[i]).string(), "-o", obj});
       host.compiles.push_back(argv);
       host.link.push_back(obj);
@@ -762,6 +767,7 @@ class sim_backend final : public backend {
     }
     req.iso = run_isolation(policy_, visible, run_dir, {run_dir / "run.json"});
     req.session = built.sandbox;
+    if (!built.tunables.empty()) req.env.emplace_back("AOPT_TUNABLES", built.tunables);
     rr.process = run_process(req);
     const auto& p = rr.process;
     const std::string err_tail = common::valid_utf8(tail(p.err, 1200));

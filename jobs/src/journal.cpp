@@ -5,7 +5,12 @@
 namespace aopt::jobs {
 
 std::string journal_key(const optimize::eval_request& r) {
-  return optimize::files_key(r.files) + "-" + (r.input_seed ? std::to_string(*r.input_seed) : std::string("d"));
+  std::string key = optimize::files_key(r.files) + "-" + (r.input_seed ? std::to_string(*r.input_seed) : std::string("d"));
+  // A screen answers another question than an evaluation of the same files, and a search-form
+  // screen another than a plain one (it says which tunables it read). An evaluation in its
+  // search form is the candidate's evaluation: the same key.
+  if (r.stage == "screen") key += "-screen" + (r.search_form.empty() ? std::string() : "-" + optimize::files_key(r.search_form));
+  return key;
 }
 
 journaled_runner::journaled_runner(optimize::runner& inner, eval_journal& journal,

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "aopt/common/error.h"
+#include "aopt/optimize/search_job.h"
+#include "aopt/stage1/search_form.h"
 #include "aopt_sim/profile.h"
 
 namespace aopt::jobs {
@@ -98,7 +100,11 @@ std::vector<optimize::package_evaluate_fn> make_functions(package_lookup lookup,
       // cache write and work directory removal (the result's total_seconds ends before those).
       const auto t0 = std::chrono::steady_clock::now();
       ev::candidate cand(pkg->package);
-      for (const auto& [path, text] : req.files) {
+      for (const auto& [path, text] : optimize::merged(req.files, req.search_form)) {
+        if (path == stage1::tunables_file) {
+          cand.set_tunables(text);
+          continue;
+        }
         auto it = pkg->base.find(path);
         if (it == pkg->base.end() || it->second != text) cand.replace(path, text);
       }

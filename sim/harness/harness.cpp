@@ -2,6 +2,7 @@
 // as docs/harness-protocol.md specifies. Linked (with main.cpp) into every candidate's host
 // executable together with the operator's op_host sources.
 #include "aopt_sim/host/harness.h"
+#include "aopt_sim/host/tunable.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -716,6 +717,9 @@ void runner::write_result() {
   }
   json r = {{"status", status_}, {"message", message_}, {"outputs", outs}, {"ub_bytes", ub_bytes_}, {"ub_usable", profile_.ub_usable_bytes},
             {"hw_error", hw_error_}, {"warnings", warnings_}, {"timing", timing_}, {"phases", phases_}};
+  if (aopt_sim::tunables_given() > 0) {
+    r["tunables"] = {{"given", aopt_sim::tunables_given()}, {"read", aopt_sim::tunables_read()}};
+  }
   r["tiling"] = tiled_ ? json{{"block_dim", op_.block_dim},
                               {"tiling_key", op_.tiling_key},
                               {"workspace_bytes", workspace_bytes_},

@@ -84,6 +84,57 @@ TEST_F(AoptOptimize, SwishGetsAVerifiedDropInSpeedup) {
   EXPECT_NE(l.out.find("refinement"), std::string::npos) << l.out;
 }
 
+// Stage I without a compile (docs/stage1.md, "Variants without a build"): the same seed with
+// and without the search form gives the same trajectory (every status and simulated latency)
+// and the same result package, while the search form builds only the variants that change a
+// kernel constant; each
+// run has its own artifact cache, so the second cannot reuse the first's builds.
+TEST_F(AoptOptimize, TilingVariantsRunOnOneBuildWithTheSameResults) {
+  const fs::path bank = root_ / "bank-sf";
+  auto imp = aopt({"bank", "--bank", bank.string(), "import", kSrc + "/tests/integration/data/pipe_all_tuple.jsonl"});
+  ASSERT_EQ(imp.exit_code, 0) << imp.out << imp.err;
+  nlohmann::json runs[2];
+  for (int k = 0; k < 2; ++k) {
+    const fs::path out = root_ / ("sf-out" + std::to_string(k));
+    std::vector<std::string> args = {"optimize", kSrc + "/examples/ops/add_custom", "--budget", "10", "--bank",
+                                     bank.string(), "--cache-dir", (root_ / ("sf-cache" + std::to_string(k))).string(),
+                                     "--out", out.string(), "--seed", "2", "--no-learn", "-q"};
+    if (k == 1) args.push_back("--no-search-form");
+    ::setenv("AOPT_ARTIFACT_CACHE", (root_ / ("sf-art" + std::to_string(k))).c_str(), 1);
+    const auto o = aopt(args);
+    ::unsetenv("AOPT_ARTIFACT_CACHE");
+    ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+    std::ifstream in(out / "report.json");
+    runs[k] = nlohmann::json::parse(in)["result"];
+  }
+  const auto& form = runs[0];
+  const auto& built = runs[1];
+  EXPECT_GT(form["tiling_variants"]["unbuilt"].get<int>(), 0) << form["tiling_variants"];
+  EXPECT_EQ(built["tiling_variants"]["unbuilt"].get<int>(), 0) << built["tiling_variants"];
+  // add_custom's BLOCK_BYTES and BUFFER_NUM are kernel constants too: their variants build the
+  // kernel (the host is the form's); the other variants build nothing.
+  EXPECT_EQ(form["tiling_variants"]["built"].get<int>() + form["tiling_variants"]["unbuilt"].get<int>(),
+            built["tiling_variants"]["built"].get<int>());
+  ASSERT_EQ(form["trajectory"].size(), built["trajectory"].size());
+  for (std::size_t i = 0; i < form["trajectory"].size(); ++i) {
+    const auto& a = form["trajectory"][i];
+    const auto& b = built["trajectory"][i];
+    EXPECT_EQ(a["proposal"], b["proposal"]) << i;
+    EXPECT_EQ(a["status"], b["status"]) << i;
+    EXPECT_EQ(a["latency_us"], b["latency_us"]) << i << " " << a["proposal"];
+  }
+  EXPECT_EQ(form["best_us"], built["best_us"]);
+  // The result package is the instantiated source, never the search form: the same bytes.
+  for (const char* f : {"op_host/add_custom.cpp", "op_kernel/add_custom.cpp"}) {
+    auto text = [&](int k) {
+      std::ifstream in(root_ / ("sf-out" + std::to_string(k)) / f, std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    EXPECT_EQ(text(0), text(1)) << f;
+    EXPECT_EQ(text(0).find("AOPT_TUNABLE"), std::string::npos) << f;
+  }
+}
+
 TEST_F(AoptOptimize, BadInputGetsAClearError) {
   auto o = aopt({"optimize", kSrc + "/examples/ops/swish/baseline", "--budget", "0", "--bank", (root_ / "b2").string()});
   EXPECT_EQ(o.exit_code, 2);

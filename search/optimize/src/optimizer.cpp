@@ -12,6 +12,7 @@
 #include "aopt/motifs/edit.h"
 #include "aopt/stage1/feasibility.h"
 #include "aopt/stage1/loop.h"
+#include "aopt/stage1/search_form.h"
 
 namespace aopt::optimize {
 
@@ -118,23 +119,95 @@ stage1::screen_outcome screen_of(const eval_report& r) {
   return s;
 }
 
-// Feasible Stage I: screens `start` (the variants' base, which passed) and returns the screener
-// of its variants; empty when the runner cannot screen (another backend) or the base's screen
-// failed; `limits` gets the device's core count the base's screen reports. Screens go to the
-// runner directly: they spend no budget. The UB each case's kernel used comes from `ub_source`
-// (a kernel rewrite that ran out of UB on `start`'s tiling, being co-tuned), else from the job's
-// best when `start` is it.
-stage1::screener make_screener(job& j, const services& svc, const file_map& start, int round,
-                               stage1::device_limits& limits, const eval_report* ub_source = nullptr) {
-  auto request = [round](file_map files) { return eval_request{std::move(files), "screen", round, "screen", std::nullopt, {}, {}}; };
-  const auto base = svc.runner.evaluate({request(start)});
-  if (base.size() != 1 || !base.front().ok) {
-    if (base.size() == 1 && base.front().status != "unsupported") {
-      j.say("stage", "Stage I: no feasibility screen (the base's tiling screen failed: " + base.front().status + ")");
+// A request of stage "screen" (the host tiling of every case; no budget).
+eval_request screen_request(file_map files, int round) {
+  return eval_request{std::move(files), "screen", round, "screen", std::nullopt, {}, {}};
+}
+
+// How a Stage I run evaluates its template's variants: in the search form at `level` (the
+// variants share one host build), or each built (nullopt).
+struct variant_form {
+  const stage1::tiling_template* t = nullptr;
+  std::optional<stage1::form_level> level;
+
+  // The request for a variant of `start`: the instantiated files are the candidate; with a
+  // level, a variant with values is evaluated in its search form. Counts the variant.
+  eval_request request(job& j, const file_map& start, const stage1::tiling_proposal& p, eval_request r) const {
+    r.files = merged(start, p.files);
+    if (!level || p.values.empty()) {
+      ++j.res.built_variants;
+      return r;
+    }
+    auto form = stage1::make_search_form(*t, p.values, *level);
+    ++(form.literal.empty() ? j.res.unbuilt_variants : j.res.built_variants);
+    r.search_form = std::move(form.files);
+    return r;
+  }
+};
+
+// Whether every case of a screen read the `given` run-time tunables of its request.
+bool read_every_tunable(const eval_report& screen, std::size_t given) {
+  const auto cases = screen.result.value("cases", nlohmann::json::array());
+  if (cases.empty()) return false;
+  for (const auto& c : cases) {
+    if (c.value("tunables_given", std::size_t{0}) != given) return false;
+  }
+  return true;
+}
+
+// Stage I without a compile: the boldest level at which `t`'s search form builds, reads every
+// tunable its request gives, and tiles every case exactly as `start` (`start_screen`, which
+// passed) does; nullopt when none does or the runner's screens do not read run-time tunables
+// (another backend). Costs at most two screens (no budget), each a host build.
+std::optional<stage1::form_level> search_form_level(job& j, const services& svc, const file_map& start,
+                                                    const eval_report& start_screen, const stage1::tiling_template& t,
+                                                    int round) {
+  std::string why;
+  for (const auto level : {stage1::form_level::bold, stage1::form_level::careful}) {
+    const auto form = stage1::make_search_form(t, t.base(), level);
+    if (form.slots == 0) {
+      why = "no tunable of " + t.function_name + " can be read at run time";
+      break;
+    }
+    auto req = screen_request(start, round);
+    req.search_form = form.files;
+    const auto got = svc.runner.evaluate({req});
+    if (got.size() != 1 || !got.front().ok) {
+      why = std::string(stage1::to_string(level)) + " form: " +
+            (got.empty() ? std::string("no report") : got.front().status + ": " + one_line(got.front().diagnostic));
+      continue;
+    }
+    if (!read_every_tunable(got.front(), form.given)) {
+      why = "the evaluator does not read run-time tunables";
+      break;
+    }
+    if (!stage1::same_tiling(screen_of(got.front()).cases, screen_of(start_screen).cases)) {
+      why = std::string(stage1::to_string(level)) + " form: its base tiles differently from the operator";
+      continue;
+    }
+    j.say("stage", "Stage I: variants run on one build (search form, " + std::string(stage1::to_string(level)) + ", " +
+                       std::to_string(form.slots) + " values read at run time)");
+    return level;
+  }
+  j.say("stage", "Stage I: every variant is built (" + why + ")");
+  return std::nullopt;
+}
+
+// Feasible Stage I: the screener of the variants of `start` (the variants' base, which passed
+// its screen `base`); empty when the base's screen failed; `limits` gets the device's core
+// count the base's screen reports. Screens go to the runner directly: they spend no budget. The
+// UB each case's kernel used comes from `ub_source` (a kernel rewrite that ran out of UB on
+// `start`'s tiling, being co-tuned), else from the job's best when `start` is it.
+stage1::screener make_screener(job& j, const services& svc, const file_map& start, const eval_report& base,
+                               variant_form form, int round, stage1::device_limits& limits,
+                               const eval_report* ub_source = nullptr) {
+  if (!base.ok) {
+    if (base.status != "unsupported") {
+      j.say("stage", "Stage I: no feasibility screen (the base's tiling screen failed: " + base.status + ")");
     }
     return {};
   }
-  auto facts = screen_of(base.front());
+  auto facts = screen_of(base);
   // The UB each case's kernel used, from an evaluation of `start`, by case name.
   if (ub_source == nullptr && j.best_files() == start) ub_source = &j.best().report;
   if (ub_source != nullptr) {
@@ -143,7 +216,7 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
     }
   }
   std::int64_t cores = 0, ub = 0, usable = 0;
-  for (const auto& c : base.front().result.value("cases", nlohmann::json::array())) {
+  for (const auto& c : base.result.value("cases", nlohmann::json::array())) {
     cores = std::max(cores, c.value("core_count", std::int64_t{0}));
     ub = std::max(ub, c.value("ub_capacity", std::int64_t{0}));
     usable = std::max(usable, c.value("ub_usable", std::int64_t{0}));
@@ -154,9 +227,9 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
   if (cores > 0) limits.core_count = cores;
   if (ub > 0) limits.ub_bytes = ub;
   auto check = std::make_shared<stage1::feasibility_screen>(facts.cases, limits);
-  return [&j, &svc, start, request, check](const std::vector<stage1::tiling_proposal>& ps) {
+  return [&j, &svc, start, form, round, check](const std::vector<stage1::tiling_proposal>& ps) {
     std::vector<eval_request> reqs;
-    for (const auto& p : ps) reqs.push_back(request(merged(start, p.files)));
+    for (const auto& p : ps) reqs.push_back(form.request(j, start, p, screen_request({}, round)));
     const auto got = svc.runner.evaluate(reqs);
     std::vector<stage1::screen_verdict> out;
     for (std::size_t i = 0; i < ps.size(); ++i) {
@@ -205,6 +278,15 @@ std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tili
     }
     return out;
   };
+  // The base's screen: the feasibility screen's invariants and the search form's check.
+  std::optional<eval_report> start_screen;
+  if (screen || cfg.search_form) {
+    auto got = svc.runner.evaluate({screen_request(start, static_cast<int>(round))});
+    if (got.size() == 1) start_screen = std::move(got.front());
+  }
+  const variant_form form{&t, cfg.search_form && start_screen && start_screen->ok
+                                  ? search_form_level(j, svc, start, *start_screen, t, static_cast<int>(round))
+                                  : std::nullopt};
   auto batch = [&](const std::vector<stage1::tiling_proposal>& ps) {
     std::vector<stage1::eval_outcome> out;
     if (give_up_after > 0 && !passed && failed >= give_up_after) {
@@ -215,8 +297,9 @@ std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tili
     }
     std::vector<eval_request> reqs;
     for (const auto& p : ps) {
-      reqs.push_back({merged(start, p.files), stage, static_cast<int>(round),
-                      label + (p.description.empty() ? p.op : p.description), std::nullopt, {}, {}});
+      reqs.push_back(form.request(j, start, p,
+                                  {{}, stage, static_cast<int>(round), label + (p.description.empty() ? p.op : p.description),
+                                   std::nullopt, {}, {}}));
     }
     const auto got = j.evaluate(reqs);
     for (std::size_t i = 0; i < ps.size(); ++i) {
@@ -241,8 +324,9 @@ std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tili
   sc.budget = j.remaining();
   sc.evaluate_base = false;
   sc.note = [&j](const std::string& line) { j.say("stage", "Stage I probe: " + line); };
-  const stage1::screener screener =
-      screen ? make_screener(j, svc, start, static_cast<int>(round), sc.limits, ub_source) : stage1::screener{};
+  const stage1::screener screener = screen && start_screen ? make_screener(j, svc, start, *start_screen, form,
+                                                                           static_cast<int>(round), sc.limits, ub_source)
+                                                           : stage1::screener{};
   auto sr = stage1::run_stage1(t, propose, batch, sc, history, screener);
   return {std::move(sr), std::move(answers)};
 }

@@ -47,7 +47,8 @@ file_map files_from_json(const json& j) {
 json to_json(const eval_request& r) {
   json seed = r.input_seed ? json(*r.input_seed) : json();
   return {{"package", r.package},   {"files", files_to_json(r.files)}, {"stage", r.stage},
-          {"round", r.round},       {"proposal", r.proposal}, {"input_seed", seed}, {"device", r.device}};
+          {"round", r.round},       {"proposal", r.proposal}, {"input_seed", seed}, {"device", r.device},
+          {"search_form", files_to_json(r.search_form)}};
 }
 
 void from_json(const json& j, eval_request& r) {
@@ -59,6 +60,7 @@ void from_json(const json& j, eval_request& r) {
   const auto& seed = j.at("input_seed");
   r.input_seed = seed.is_null() ? std::nullopt : std::optional<std::uint64_t>(seed.get<std::uint64_t>());
   r.device = j.value("device", std::string());  // journals written before requests named a device
+  if (j.contains("search_form")) r.search_form = files_from_json(j.at("search_form"));
 }
 
 // latency_us is null when nothing was measured (0): a failed candidate shows no latency, and one
@@ -151,6 +153,7 @@ json to_json(const optimizer_config& c) {
           {"unguided_fallback", c.unguided_fallback},
           {"cotune", c.cotune},
           {"screen", c.screen},
+          {"search_form", c.search_form},
           {"min_gain", c.min_gain},
           {"verify", c.verify},
           {"verify_seed", c.verify_seed}};
@@ -169,6 +172,7 @@ void from_json(const json& j, optimizer_config& c) {
   c.unguided_fallback = j.at("unguided_fallback").get<bool>();
   c.cotune = j.at("cotune").get<bool>();
   c.screen = j.value("screen", false);  // records written before the screen existed
+  c.search_form = j.value("search_form", false);
   c.min_gain = j.at("min_gain").get<double>();
   c.verify = j.at("verify").get<bool>();
   c.verify_seed = j.at("verify_seed").get<std::uint64_t>();

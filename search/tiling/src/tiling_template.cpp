@@ -1,8 +1,10 @@
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include "aopt/common/error.h"
 #include "aopt/stage1/lexer.h"
+#include "aopt/stage1/search_form.h"
 #include "aopt/stage1/tiling_template.h"
 
 namespace aopt::stage1 {
@@ -112,15 +114,7 @@ std::optional<std::string> tiling_template::check(const assignment& values, cons
   return std::nullopt;
 }
 
-namespace {
-
-struct edit {
-  std::size_t offset = 0;
-  std::size_t length = 0;  // 0: an insertion
-  std::string text;
-};
-
-std::string render(const tunable& t, const occurrence& oc, std::int64_t v) {
+std::string render_occurrence(const tunable& t, const occurrence& oc, std::int64_t v) {
   if (v == t.value) return oc.original;
   if (!t.spellings.empty()) {
     if (v < 0 || static_cast<std::size_t>(v) >= t.spellings.size()) {
@@ -133,6 +127,14 @@ std::string render(const tunable& t, const occurrence& oc, std::int64_t v) {
   const bool numeric = !oc.original.empty() && oc.original[0] >= '0' && oc.original[0] <= '9';
   return std::to_string(v + oc.delta) + (numeric ? std::string(integer_suffix(oc.original)) : std::string());
 }
+
+namespace {
+
+struct edit {
+  std::size_t offset = 0;
+  std::size_t length = 0;  // 0: an insertion
+  std::string text;
+};
 
 std::string apply(const std::string& src, std::vector<edit> edits, const std::string& path) {
   std::stable_sort(edits.begin(), edits.end(), [](const edit& a, const edit& b) {
@@ -173,7 +175,7 @@ std::map<std::string, std::string> build(const tiling_template& tt, const assign
   std::vector<std::vector<edit>> edits(tt.files.size());
   for (std::size_t i = 0; i < tt.tunables.size(); ++i) {
     for (const auto& oc : tt.tunables[i].occurrences) {
-      edits.at(oc.file).push_back({oc.offset, oc.length, render(tt.tunables[i], oc, values[i])});
+      edits.at(oc.file).push_back({oc.offset, oc.length, render_occurrence(tt.tunables[i], oc, values[i])});
     }
   }
   if (markers) {
@@ -215,6 +217,151 @@ std::map<std::string, std::string> build(const tiling_template& tt, const assign
 }
 
 }  // namespace
+
+// ---- The search form (search_form.h) ----
+
+const char* to_string(form_level l) { return l == form_level::bold ? "bold" : "careful"; }
+
+namespace {
+
+// The C++ type of an integer literal on LP64 ([lex.icon]), as (bits, signed); {0, false} when
+// the text is not an integer literal or no standard type holds it.
+std::pair<int, bool> literal_type(std::string_view text) {
+  const auto v = parse_integer_literal(text);
+  if (!v) return {0, false};
+  std::string suffix(integer_suffix(text));
+  for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool u = suffix.find('u') != std::string::npos;
+  const bool l = suffix.find('l') != std::string::npos;
+  const bool decimal = text.size() < 2 || text[0] != '0';
+  const auto x = static_cast<std::uint64_t>(*v);
+  if (!l) {
+    if (!u && x <= 0x7fffffffULL) return {32, true};
+    if ((u || !decimal) && x <= 0xffffffffULL) return {32, false};
+  }
+  if (!u) return {64, true};  // parse_integer_literal stops at INT64_MAX
+  return {64, false};
+}
+
+// The token of `toks` that covers byte `off` (the last token starting at or before it).
+std::size_t token_at(const std::vector<token>& toks, std::size_t off) {
+  std::size_t lo = 0, hi = toks.size();
+  while (hi - lo > 1) {
+    const std::size_t mid = (lo + hi) / 2;
+    (toks[mid].offset <= off ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+// What the statement holding token `i` says about reading a value there at run time.
+struct statement_facts {
+  bool constant_expression = false;  // static_assert, case, enum, template, alignas, an array bound
+  bool constant_declaration = false;  // const, constexpr, #define
+  std::vector<std::size_t> constexpr_tokens;  // `constexpr` keywords of the declaration
+};
+
+statement_facts facts_of(const std::vector<token>& toks, std::size_t i) {
+  statement_facts f;
+  if (toks[i].kind == token_kind::directive) {
+    f.constant_declaration = true;
+    return f;
+  }
+  int square = 0, angle = 0;
+  for (std::size_t j = i; j-- > 0;) {
+    const token& k = toks[j];
+    if (k.is(";") || k.is("{") || k.is("}") || k.kind == token_kind::directive) break;
+    if (k.is("]")) --square;
+    if (k.is("[")) ++square;
+    if (k.is(">")) --angle;
+    if (k.is("<")) ++angle;
+    if (k.is("static_assert") || k.is("case") || k.is("enum") || k.is("template") || k.is("alignas")) {
+      f.constant_expression = true;
+    }
+    if (k.is("const")) f.constant_declaration = true;
+    if (k.is("constexpr")) {
+      f.constant_declaration = true;
+      f.constexpr_tokens.push_back(j);
+    }
+  }
+  // Inside `[...]` of a declaration or `<...>` after an identifier: an array bound or a
+  // template argument (a comparison `a < b` is read wrongly as the latter, which only makes
+  // the occurrence a literal).
+  if (square > 0 || angle > 0) f.constant_expression = true;
+  return f;
+}
+
+}  // namespace
+
+bool same_literal_type(std::string_view original, std::string_view rendered) {
+  const auto a = literal_type(original);
+  return a.first != 0 && a == literal_type(rendered);
+}
+
+search_form make_search_form(const tiling_template& tt, const assignment& values, form_level level) {
+  if (values.size() != tt.tunables.size()) {
+    throw aopt::error(ec::invalid_argument, "search form: assignment has " + std::to_string(values.size()) +
+                                                " values, template of " + tt.function_name + " has " +
+                                                std::to_string(tt.tunables.size()) + " tunables");
+  }
+  search_form out;
+  if (tt.files.empty()) return out;
+  const std::vector<token> toks = lex(tt.files[0].content);
+  std::vector<std::vector<edit>> edits(tt.files.size());
+  std::vector<std::size_t> constexpr_done;
+  nlohmann::json given = nlohmann::json::array();
+  std::size_t slot = 0;
+  for (std::size_t i = 0; i < tt.tunables.size(); ++i) {
+    const tunable& t = tt.tunables[i];
+    const std::int64_t v = values[i];
+    bool literal_change = false;
+    for (const auto& oc : t.occurrences) {
+      const std::string text = render_occurrence(t, oc, v);
+      bool runtime = oc.file == 0 && t.spellings.empty() && !toks.empty();
+      statement_facts f;
+      if (runtime) {
+        f = facts_of(toks, token_at(toks, oc.offset));
+        runtime = !f.constant_expression && (level == form_level::bold || !f.constant_declaration);
+      }
+      const bool digits = !oc.original.empty() && oc.original[0] >= '0' && oc.original[0] <= '9';
+      const bool numeric = digits && parse_integer_literal(oc.original) && parse_integer_literal(text);
+      if (digits && !numeric) runtime = false;  // not an integer literal (a floating one)
+      const bool changed = text != oc.original;
+      // A number read as the written literal's type: the new value must be that type too.
+      if (runtime && numeric && changed && !same_literal_type(oc.original, text)) runtime = false;
+      if (!runtime) {
+        edits.at(oc.file).push_back({oc.offset, oc.length, text});
+        literal_change = literal_change || changed;
+        continue;
+      }
+      const std::size_t s = slot++;
+      // A number keeps its type; an expression (a core count "as written") gives way to an int.
+      edits[0].push_back({oc.offset, oc.length,
+                          std::string(numeric ? "AOPT_TUNABLE(" : "AOPT_TUNABLE_OR(") + std::to_string(s) + ", " +
+                              oc.original + ")"});
+      for (std::size_t k : f.constexpr_tokens) {
+        if (std::find(constexpr_done.begin(), constexpr_done.end(), k) != constexpr_done.end()) continue;
+        constexpr_done.push_back(k);
+        edits[0].push_back({toks[k].offset, toks[k].length, "const"});
+      }
+      // A number's slot is always given (its written value at the base), so a run can say how
+      // many it read; an expression's only when it changes (at the base it is evaluated).
+      if (numeric) given.push_back({s, *parse_integer_literal(text)});
+      else if (changed) given.push_back({s, v + oc.delta});
+    }
+    if (literal_change) out.literal.push_back(t.name);
+  }
+  out.slots = slot;
+  out.given = given.size();
+  if (slot == 0) {
+    out.literal.clear();
+    return out;
+  }
+  for (std::size_t f = 0; f < tt.files.size(); ++f) {
+    out.files[tt.files[f].path] = apply(tt.files[f].content, std::move(edits[f]), tt.files[f].path);
+  }
+  out.files[std::string(tunables_file)] = nlohmann::json{{"tunables", given}}.dump() + "\n";
+  return out;
+}
 
 std::map<std::string, std::string> tiling_template::instantiate(const assignment& values) const {
   return build(*this, values, false);

@@ -32,6 +32,8 @@ struct build_result {
   bool speculation_hit = false;  // kernel compiled in parallel with the host on a predicted signature
   // Taken from the artifact cache (an identical host / every kernel built before): nothing compiled.
   bool host_reused = false, kernel_reused = false;
+  // The candidate's run-time tunables as every host run gets them (AOPT_TUNABLES; empty: none).
+  std::string tunables;
   // The prepared sandbox the runs of this build share (sim backend, isolation on; null
   // otherwise): host --signature and every case run. It ends with the last copy, or close().
   std::shared_ptr<common::sandbox_session> sandbox;

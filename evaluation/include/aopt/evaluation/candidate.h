@@ -33,6 +33,16 @@ class candidate {
   lineage& info() { return lineage_; }
   const lineage& info() const { return lineage_; }
 
+  // Stage I's run-time tunables (search/tiling search_form.h: the tunables file's JSON text):
+  // given to every host run of the candidate, part of its key, compiled into nothing. Empty:
+  // none (the sources as written).
+  void set_tunables(std::string json_text) { tunables_ = std::move(json_text); }
+  const std::string& tunables() const { return tunables_; }
+  // The tunables as the harness reads them (AOPT_TUNABLES, aopt_sim/host/tunable.h):
+  // "slot=value,..."; empty when there are none. Throws aopt::error(invalid_argument) when the
+  // JSON is not {"tunables": [[slot, value], ...]}.
+  std::string tunables_env() const;
+
   // Content of a source file (replacement or the base file). Throws if absent.
   std::string content(const std::string& rel_path) const;
   // relative path -> sha256 of content, for every source file (base files plus additions).
@@ -48,6 +58,7 @@ class candidate {
  private:
   std::shared_ptr<const op_package> base_;
   std::map<std::string, std::string> replaced_;
+  std::string tunables_;
   lineage lineage_;
 };
 

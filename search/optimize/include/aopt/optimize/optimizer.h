@@ -45,6 +45,12 @@ struct optimizer_config {
   // slots must answer screen requests (jobs::make_sim_slots do; `aopt optimize` turns it on).
   // Default: false
   bool screen = false;
+  // Stage I without a compile (stage1/search_form.h): a template whose search form builds,
+  // reads its tunables at run time and tiles every case as the operator does has its variants
+  // evaluated on one host build (the variant's values travel with the request); a variant that
+  // changes a tunable the form writes as a literal is built. Needs a runner that screens, like
+  // `screen` (`aopt optimize`, `aopt bench` and aoptd turn it on). Default: false
+  bool search_form = false;
   // A candidate replaces the best only when latency < best * (1 - min_gain). Default: 0.001
   double min_gain = 0.001;
   // Re-check the final best on freshly generated inputs (a new seed): one evaluation outside
@@ -124,6 +130,11 @@ struct optimize_result {
   std::size_t memo_hits = 0;
   std::size_t failures = 0;
   std::size_t screened = 0;          // Stage I variants the feasibility screen rejected (no budget)
+  // Stage I variants evaluated (screens included) on their template's search-form build, and
+  // those that needed a build of their own (a tunable the search form writes as a literal, or a
+  // template without a search form).
+  std::size_t unbuilt_variants = 0;
+  std::size_t built_variants = 0;
   std::size_t suspects = 0;
   std::string stop_reason;           // "budget exhausted", "rounds done", "base failed: ...", ...
   // What the user should know about the job's own setup, e.g. a timed case too small for any

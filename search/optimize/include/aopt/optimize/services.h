@@ -51,6 +51,11 @@ struct eval_request {
   // confirming measurements of champion and challenger go to the device that measured the
   // challenger. Empty, or a device that is down or unknown: any device of the job's class.
   std::string device;
+  // Evaluate these files on top of `files` instead (Stage I's search form, stage1/search_form.h:
+  // the tiling source reading its tunables at run time, and the tunables file with this
+  // variant's values), so that the variants of one template share one host build. The
+  // candidate is still `files`: the job's memory, the journal and the report know only those.
+  file_map search_form = {};
 };
 
 // What came back. `ok` only for a candidate that passed every case (the timed one included),

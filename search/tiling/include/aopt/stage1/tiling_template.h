@@ -109,6 +109,10 @@ struct tiling_template {
   std::string describe_change(const assignment& values) const;
 };
 
+// The text `instantiate` writes at `oc` for the value `v` of `t` (the original text at its
+// written value).
+std::string render_occurrence(const tunable& t, const occurrence& oc, std::int64_t v);
+
 // Hash of an assignment (FNV-1a over the values), used for dedup and caches.
 std::uint64_t hash_assignment(const assignment& values);
 
