@@ -5,6 +5,7 @@
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
 #include "aopt/common/sha256.h"
+#include "aopt/evaluation/package_build.h"
 
 namespace aopt::evaluation {
 
@@ -28,6 +29,8 @@ void candidate::replace(const std::string& rel_path, std::string content) {
 std::string candidate::content(const std::string& rel_path) const {
   auto it = replaced_.find(rel_path);
   if (it != replaced_.end()) return it->second;
+  const std::string shared = shared_prefix;
+  if (rel_path.rfind(shared, 0) == 0) return common::read_text_file(base_->tree_root / rel_path.substr(shared.size()));
   return common::read_text_file(base_->dir / rel_path);
 }
 
@@ -58,6 +61,11 @@ std::string candidate::key(const std::string& backend, const std::string& profil
     h.field(f);
     h.field(d);
   }
+  // The shared files outside the package its build reads (read-only, never replaced).
+  for (const auto& f : base_->shared_files) {
+    h.field(shared_prefix + f);
+    h.field(common::sha256_file_hex(base_->tree_root / f));
+  }
   h.field(base_->spec.to_json().dump());
   if (!base_->spec.reference_is_baseline()) {
     h.field(common::sha256_file_hex(base_->spec.reference));
@@ -84,6 +92,11 @@ void candidate::materialize(const fs::path& dir) const {
     if (written.count(f)) continue;
     fs::create_directories((dir / f).parent_path());
     fs::copy_file(base_->dir / f, dir / f, fs::copy_options::overwrite_existing);
+  }
+  for (const auto& f : base_->shared_files) {
+    const fs::path to = dir / (shared_prefix + f);
+    fs::create_directories(to.parent_path());
+    fs::copy_file(base_->tree_root / f, to, fs::copy_options::overwrite_existing);
   }
 }
 

@@ -254,7 +254,9 @@ corpus_report run_corpus(const corpus_options& o) {
         e.first_error = unit == "cube" ? "uses the Cube unit (Matmul/Mmad/cube buffers)" : "no op_kernel/ sources: an AI CPU operator";
       } else {
         try {
-          auto pkg = std::make_shared<const op_package>(load_package(root / op));
+          package_options po;
+          po.tree_root = root;  // the operators' CMakeLists may reach shared directories inside the tree
+          auto pkg = std::make_shared<const op_package>(load_package(root / op, po));
           const auto r = ev.evaluate(candidate(pkg));
           e.status = r.status;
           e.cause = classify_failure(r);

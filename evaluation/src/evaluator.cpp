@@ -665,8 +665,31 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
         store_reference(artifact_root_, ref_key, ref_outputs);
       }
       cr.phases["reference"] = lap();
+      // Inputs the kernel writes are compared like outputs (an in-place operator declares no
+      // output, or fewer than it writes). What one side left unwritten holds the input as given:
+      // a candidate that does not update what the reference updates is compared on the input
+      // file, and so is a reference that leaves an input the candidate wrote unchanged.
+      std::map<std::string, tensor_file> input_files;
+      for (const auto& ri : rs.inputs) {
+        for (std::size_t k = 0; k < ri.tensors.size(); ++k) {
+          auto t = ri.tensors[k];
+          t.name = ri.is_list ? ri.name + "." + std::to_string(k) : ri.name;
+          t.written_input = true;
+          input_files[t.name] = t;
+        }
+      }
+      std::vector<tensor_file> compared = rr.outputs;
+      for (const auto& [name, f] : want_files) {
+        const bool have = std::any_of(compared.begin(), compared.end(), [&](const tensor_file& o) { return o.name == name; });
+        if (!have && input_files.count(name)) compared.push_back(input_files[name]);  // left unchanged by the candidate
+      }
+      for (const auto& o : compared) {
+        if (o.written_input && !want_files.count(o.name) && input_files.count(o.name) && !(cand.is_baseline() && spec.reference_is_baseline())) {
+          want_files[o.name] = input_files[o.name].file;  // left unchanged by the reference
+        }
+      }
       double out_bytes = 0;
-      for (const auto& o : rr.outputs) {
+      for (const auto& o : compared) {
         const common::mapped_file got(o.file);
         out_bytes += static_cast<double>(got.size());
         std::int64_t numel = 1;
@@ -705,11 +728,19 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
         cr.max_abs_err = std::max(cr.max_abs_err, oc.max_abs_err);
         cr.max_rel_err = std::max(cr.max_rel_err, oc.max_rel_err);
         cr.mismatch_ratio = std::max(cr.mismatch_ratio, oc.mismatch_ratio);
+        if (o.written_input && !oc.passed) oc.message = "input '" + o.name + "', compared as written in place: " + oc.message;
         if (!oc.passed && cr.status == "ok") {
           cr.status = "precision_error";
           cr.diagnostic = oc.message;
         }
         cr.outputs.push_back(oc);
+      }
+      if (cr.status == "ok" && cr.outputs.empty()) {
+        // Nothing checked is never a pass: the optimizer would accept a kernel that does nothing.
+        cr.status = "precision_error";
+        cr.diagnostic = "nothing was compared: the operator declares no outputs, and neither it nor the reference wrote any "
+                        "of its inputs on this case; an in-place operator must update its inputs (they are compared like "
+                        "outputs), any other must declare its outputs";
       }
       cr.phases["compare"] = lap();
       if (cp->timed && !timed_in_bytes) {

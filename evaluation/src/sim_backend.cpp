@@ -93,12 +93,14 @@ nlohmann::json inputs_json(const std::vector<run_input>& inputs) {
   return out;
 }
 
-bool take_outputs(const nlohmann::json& outputs, const fs::path& run_dir, const std::string& where, run_result& rr) {
+bool take_outputs(const nlohmann::json& result, const fs::path& run_dir, const std::string& where, run_result& rr) {
   // A DYNAMIC output comes back as {"name", "list": [...]}: its tensors are checked one by one
   // as "<name>.<k>" (the names the reference sees too).
+  bool written = false;
   auto take = [&](const nlohmann::json& o, const std::string& name) {
     tensor_file t;
     t.name = name;
+    t.written_input = written;
     const auto dt = parse_dtype(o.value("dtype", std::string()));
     if (!dt) {
       rr.status = "runtime_error";
@@ -111,15 +113,21 @@ bool take_outputs(const nlohmann::json& outputs, const fs::path& run_dir, const 
     rr.outputs.push_back(t);
     return true;
   };
-  for (const auto& o : outputs) {
-    const auto name = o.value("name", std::string());
-    if (o.contains("list") && o["list"].is_array()) {
-      std::size_t k = 0;
-      for (const auto& item : o["list"]) {
-        if (!take(item, name + "." + std::to_string(k++))) return false;
+  // An input the kernel wrote comes back the same way under "written_inputs", named as the
+  // input ("<name>.<k>" for an element of a tensor list).
+  for (const char* key : {"outputs", "written_inputs"}) {
+    written = std::string(key) == "written_inputs";
+    const auto& items = result.is_object() && result.contains(key) && result[key].is_array() ? result[key] : nlohmann::json::array();
+    for (const auto& o : items) {
+      const auto name = o.value("name", std::string());
+      if (o.contains("list") && o["list"].is_array()) {
+        std::size_t k = 0;
+        for (const auto& item : o["list"]) {
+          if (!take(item, name + "." + std::to_string(k++))) return false;
+        }
+      } else if (!take(o, name)) {
+        return false;
       }
-    } else if (!take(o, name)) {
-      return false;
     }
   }
   return true;
@@ -417,13 +425,15 @@ std::optional<nlohmann::json> read_result_channel(const fs::path& file, const st
       at += n;
       return true;
     };
-    for (const auto& o : j.value("outputs", nlohmann::json::array())) {
-      if (o.contains("list") && o["list"].is_array()) {
-        for (const auto& item : o["list"]) {
-          if (!take(item)) return std::nullopt;
+    for (const char* key : {"outputs", "written_inputs"}) {
+      for (const auto& o : j.value(key, nlohmann::json::array())) {
+        if (o.contains("list") && o["list"].is_array()) {
+          for (const auto& item : o["list"]) {
+            if (!take(item)) return std::nullopt;
+          }
+        } else if (!take(o)) {
+          return std::nullopt;
         }
-      } else if (!take(o)) {
-        return std::nullopt;
       }
     }
   }
@@ -559,6 +569,9 @@ class sim_backend final : public backend {
         argv.push_back(tc_.host_pch_header);
         if (!tc_.launcher.empty()) argv.push_back("-fpch-preprocess");
       }
+      // The include directories the package's CMakeLists.txt gives its host libraries, after the
+      // emulated CANN headers (which stand where the real build's CANN include paths do).
+      for (const auto& d : pkg.host_include_dirs) argv.push_back("-I" + (src / d).string());
       argv.insert(argv.end(), {"-c", (src / pkg.host_sources[i]).string(), "-o", obj});
       host.compiles.push_back(argv);
       host.link.push_back(obj);
@@ -608,6 +621,10 @@ class sim_backend final : public backend {
         argv.push_back("-include");
         argv.push_back((src / pkg.tiling_header).string());
       }
+      // The kernel's own include directories (add_ops_compile_options ... OPTIONS -I...), then
+      // the host libraries' ones, which the force-included tiling header's includes may need.
+      for (const auto& d : pkg.kernel_include_dirs) argv.push_back("-I" + (src / d).string());
+      for (const auto& d : pkg.host_include_dirs) argv.push_back("-I" + (src / d).string());
       for (const auto& d : tc_.fixed_defines) argv.push_back(d);
       for (const auto& d : defines) argv.push_back(d);
       const std::string obj = (dir / ("kernel_" + std::to_string(column) + ".o")).string();
@@ -735,7 +752,9 @@ class sim_backend final : public backend {
       if (o.list_count > 0) {  // DYNAMIC output: one file per tensor of the list
         nlohmann::json l = nlohmann::json::array();
         for (std::size_t k = 0; k < o.list_count; ++k) {
-          l.push_back({{"dtype", dtype_name(o.type)}, {"file", "out_" + o.name + "_" + std::to_string(k) + ".bin"}});
+          nlohmann::json item = {{"dtype", dtype_name(o.type)}, {"file", "out_" + o.name + "_" + std::to_string(k) + ".bin"}};
+          if (k < o.list_shapes.size()) item["shape"] = o.list_shapes[k];
+          l.push_back(item);
         }
         rj["outputs"].push_back({{"name", o.name}, {"dtype", dtype_name(o.type)}, {"list", l}});
         continue;
@@ -852,7 +871,7 @@ class sim_backend final : public backend {
       rr.status = "runtime_error";
     }
     if (rr.status == "ok" && noise_.relative_sd > 0) add_noise(rr, built, spec);
-    if (rr.status == "ok") take_outputs(rr.harness.value("outputs", nlohmann::json::array()), run_dir, "result.json", rr);
+    if (rr.status == "ok") take_outputs(rr.harness, run_dir, "result.json", rr);
     return rr;
   }
 
@@ -1088,12 +1107,18 @@ std::vector<run_output_decl> output_decls(const nlohmann::json& sig, std::size_t
       }
     }
     if (o.value("param_type", std::string()) == "dynamic") {
-      // As many tensors as the case's (first) tensor-list input has.
+      // The case's per-element shapes, else as many tensors as its (first) tensor-list input has.
       d.list_count = 1;
       for (const auto& ci : c.inputs) {
         if (ci.is_list) {
           d.list_count = ci.tensors.size();
           break;
+        }
+      }
+      for (const auto& os : c.outputs) {
+        if (os.name == d.name && !os.list_shapes.empty()) {
+          d.list_shapes = os.list_shapes;
+          d.list_count = os.list_shapes.size();
         }
       }
     }
