@@ -598,7 +598,7 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
         rk.field(candidate(cand.package_ptr()).key(backend_->name(), backend_->profile_name() + ":" + backend_->fingerprint(),
                                                    r.seed, toolchain::get().id()));
       } else {
-        rk.field(common::sha256_file_hex(spec.reference)).field(toolchain::get().id());
+        rk.field(common::sha256_file_hex(spec.reference)).field(toolchain::get().id()).field("inputs-in-place-v1");
         for (const auto& o : rr.outputs) {
           rk.field(o.name).field(dtype_name(o.type));
           for (auto d : o.shape) rk.field(std::to_string(d));
@@ -638,9 +638,25 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
         }
         rj["outputs"] = nlohmann::json::array();
         std::vector<tensor_file> ref_outputs;
+        // The declared outputs, then the final content of every input (in place: it starts as
+        // the input, the reference updates what the operator updates; "x.k" for list elements).
+        std::vector<tensor_file> wanted;
         for (const auto& o : rr.outputs) {
+          if (!o.written_input) wanted.push_back(o);
+        }
+        for (const auto& ri : rs.inputs) {
+          for (std::size_t k = 0; k < ri.tensors.size(); ++k) {
+            tensor_file t = ri.tensors[k];
+            t.name = ri.is_list ? ri.name + "." + std::to_string(k) : ri.name;
+            t.written_input = true;
+            wanted.push_back(t);
+          }
+        }
+        for (const auto& o : wanted) {
           const fs::path f = run_dir / ("ref_" + o.name + ".bin");
-          rj["outputs"].push_back({{"name", o.name}, {"dtype", dtype_name(o.type)}, {"shape", o.shape}, {"file", f.string()}});
+          nlohmann::json oj = {{"name", o.name}, {"dtype", dtype_name(o.type)}, {"shape", o.shape}, {"file", f.string()}};
+          if (o.written_input) oj["in_place"] = true;
+          rj["outputs"].push_back(oj);
           want_files[o.name] = f;
           ref_outputs.push_back(o);
           ref_outputs.back().file = f;
