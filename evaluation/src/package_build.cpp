@@ -148,8 +148,42 @@ class reader {
       return std::move(out_);
     }
     for (const auto& c : parse_cmake(text)) command(c);
+    project_includes();
     finish();
     return std::move(out_);
+  }
+
+  // The include directories a cann-ops project gives every operator's tiling and proto
+  // libraries: its ${OP_COMMON_DIR}/CMakeLists.txt declares them on the interface targets
+  // ops_utils_tiling_headers / ops_utils_proto_headers ($<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/inc>),
+  // which the project's optiling and opsproto link. Followed only inside the tree root, quietly:
+  // an operator evaluated without --tree does not name them itself.
+  void project_includes() {
+    const fs::path common_dir = vars_["OP_COMMON_DIR"].front();
+    std::error_code e;
+    const fs::path real = fs::weakly_canonical(common_dir, e);
+    if (e || !common::path_under(real.string(), root_.string()) || !fs::is_regular_file(real / "CMakeLists.txt", e)) return;
+    std::string text;
+    try {
+      text = common::read_text_file(real / "CMakeLists.txt", max_source_file_bytes);
+    } catch (const error&) {
+      return;
+    }
+    for (const auto& c : parse_cmake(text)) {
+      if (c.name != "target_include_directories" || c.args.empty() || c.args[0].rfind("ops_utils_", 0) != 0) continue;
+      for (std::size_t k = 1; k < c.args.size(); ++k) {
+        std::string a = c.args[k];
+        const std::string lead = "$<BUILD_INTERFACE:";
+        if (a.rfind(lead, 0) != 0 || a.back() != '>') continue;
+        a = a.substr(lead.size(), a.size() - lead.size() - 1);
+        if (a.find("$<") != std::string::npos) continue;
+        const std::string here = "${CMAKE_CURRENT_SOURCE_DIR}";
+        if (a.rfind(here, 0) != 0) continue;  // the CANN package's directories: emulated
+        const fs::path dir = (real / a.substr(here.size() + (a.size() > here.size() && a[here.size()] == '/' ? 1 : 0))).lexically_normal();
+        if (!fs::is_directory(dir, e)) continue;
+        include_dir(out_.host_include_dirs, dir, c.arg_lines[k]);
+      }
+    }
   }
 
  private:

@@ -110,3 +110,28 @@ target_include_directories(opsproto PRIVATE $<BUILD_INTERFACE:${MY_INC}> ${MY_IN
   for (const auto& w : b.warnings) warned = warned || w.find("etc_link") != std::string::npos;
   EXPECT_TRUE(warned);
 }
+
+TEST_F(PackageBuild, TheProjectsSharedHeadersReachEveryOperatorInsideTheTree) {
+  // cann-ops gives src/common/inc to every operator's tiling and proto libraries through the
+  // interface targets of src/common/CMakeLists.txt; an operator's own CMakeLists need not name it.
+  const fs::path root = tmp_ / "proj";
+  const fs::path pkg = root / "src/cat/op";
+  fs::create_directories(pkg / "op_host");
+  fs::create_directories(root / "src/common/inc/tiling");
+  std::ofstream(root / "src/common/inc/tiling/base.h") << "// base\n";
+  std::ofstream(root / "src/common/CMakeLists.txt")
+      << "add_library(ops_utils_tiling_headers INTERFACE)\n"
+         "target_include_directories(ops_utils_tiling_headers INTERFACE\n"
+         "  $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/inc>\n"
+         "  $<$<BOOL:${X}>:$<BUILD_INTERFACE:${ASCEND_CANN_PACKAGE_PATH}/include>>)\n";
+  std::ofstream(pkg / "CMakeLists.txt") << "target_sources(optiling PRIVATE op_host/op.cpp)\n";
+  std::ofstream(pkg / "op_host/op.cpp") << "// op\n";
+  const auto b = ev::read_package_build(pkg, root);
+  EXPECT_EQ(b.host_include_dirs, (std::vector<std::string>{"aopt_shared/src/common/inc"}));
+  EXPECT_EQ(b.shared_files, (std::vector<std::string>{"src/common/inc/tiling/base.h"}));
+  EXPECT_TRUE(b.warnings.empty());
+  // Outside the tree root (no --tree): not followed, and no warning (the operator did not ask).
+  const auto alone = ev::read_package_build(pkg, pkg);
+  EXPECT_TRUE(alone.host_include_dirs.empty());
+  EXPECT_TRUE(alone.warnings.empty());
+}
