@@ -4,6 +4,7 @@
 #include <cctype>
 #include <fnmatch.h>
 #include <map>
+#include <regex>
 
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
@@ -418,6 +419,125 @@ package_build read_package_build(const fs::path& op_dir, const fs::path& tree_ro
                                           "; give a directory above the operator (e.g. the cann-ops checkout)");
   }
   return reader(dir, root).read();
+}
+
+}  // namespace aopt::evaluation
+
+namespace aopt::evaluation {
+
+namespace {
+
+std::string without_comments(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    if (text.compare(i, 2, "//") == 0) {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (text.compare(i, 2, "/*") == 0) {
+      const auto end = text.find("*/", i + 2);
+      i = end == std::string::npos ? text.size() : end + 2;
+      out += ' ';
+    } else if (text[i] == '"') {  // a string literal (an include name) whole
+      const auto end = text.find('"', i + 1);
+      const auto stop = end == std::string::npos ? text.size() : end + 1;
+      out.append(text, i, stop - i);
+      i = stop;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
+// Headers the kernel may see as they are: the emulated tiling macros, the generated kernel
+// tiling header, the tiling structs of the library APIs (the real kernel_tiling header holds them).
+bool kernel_safe_include(const std::string& name) {
+  return name == "register/tilingdata_base.h" || name.rfind("kernel_tiling/", 0) == 0 || name == "tiling/tiling_api.h";
+}
+
+}  // namespace
+
+std::optional<std::string> kernel_tiling_view(const std::string& header, const std::function<std::string(const std::string&)>& read,
+                                              const std::vector<std::string>& include_dirs) {
+  static const std::regex inc(R"(#\s*include\s*([<"])([^>"]+)[>"])");
+  std::vector<std::string> order;  // included files first, as the preprocessor meets them
+  std::set<std::string> seen;
+  bool host_only = false;
+  std::function<void(const std::string&, int)> visit = [&](const std::string& file, int depth) {
+    if (depth > 16 || !seen.insert(file).second) return;
+    const std::string text = without_comments(read(file));
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), inc); it != std::sregex_iterator(); ++it) {
+      const std::string name = (*it)[2].str();
+      if (kernel_safe_include(name)) continue;
+      if ((*it)[1].str() == "<" && name.find('/') == std::string::npos && name.find(".h") == std::string::npos) continue;  // <cstdint>
+      if ((*it)[1].str() == "<" && (name == "stdint.h" || name == "stddef.h" || name == "string.h")) continue;
+      std::string found;
+      for (const auto& dir : [&] {
+             std::vector<std::string> d = {fs::path(file).parent_path().generic_string()};
+             d.insert(d.end(), include_dirs.begin(), include_dirs.end());
+             return d;
+           }()) {
+        const std::string cand = (fs::path(dir) / name).lexically_normal().generic_string();
+        if (!read(cand).empty()) {
+          found = cand;
+          break;
+        }
+      }
+      if (found.empty()) {
+        host_only = true;  // a CANN header other than the tiling macros (emulated, host-only)
+      } else {
+        visit(found, depth + 1);
+      }
+    }
+    order.push_back(file);
+  };
+  visit(header, 0);
+  if (!host_only) return std::nullopt;
+  static const std::regex block(R"(BEGIN_TILING_DATA_DEF\s*\(\s*\w+\s*\)[\s\S]*?END_TILING_DATA_DEF\s*;?)");
+  static const std::regex reg(R"(REGISTER_TILING_DATA_CLASS\s*\(\s*\w+\s*,\s*\w+\s*\))");
+  static const std::regex constant(R"((?:static\s+)?(?:inline\s+)?(?:constexpr|const)\s+(?:unsigned\s+)?[\w:]+\s+(\w+)\s*=\s*([^;{}]+);)");
+  std::vector<std::string> blocks, regs;
+  std::vector<std::pair<std::string, std::string>> constants;  // name, declaration
+  bool structs = false;
+  for (const auto& f : order) {
+    const std::string text = without_comments(read(f));
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), block); it != std::sregex_iterator(); ++it) {
+      std::string b = it->str();
+      if (b.back() != ';') b += ";";
+      structs = structs || b.find("TILING_DATA_FIELD_DEF_STRUCT") != std::string::npos;
+      blocks.push_back(b);
+    }
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), reg); it != std::sregex_iterator(); ++it) regs.push_back(it->str());
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), constant); it != std::sregex_iterator(); ++it) {
+      constants.emplace_back((*it)[1].str(), it->str());
+    }
+  }
+  if (blocks.empty()) return std::nullopt;  // a registration behind macros: the header as it is
+  // The constants the structs name (array sizes), and the ones those name, in file order.
+  std::string needed;
+  for (const auto& b : blocks) needed += b + "\n";
+  std::set<std::string> kept;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [name, decl] : constants) {
+      if (kept.count(name) || !std::regex_search(needed, std::regex("\\b" + name + "\\b"))) continue;
+      kept.insert(name);
+      needed += decl + "\n";
+      grew = true;
+    }
+  }
+  std::string out = "// Generated by aopt: the kernel's view of " + header +
+                    " (its tiling structs, as the real build's kernel_tiling header holds them; the host-only rest left out)\n"
+                    "#pragma once\n#include \"register/tilingdata_base.h\"\n";
+  if (structs) out += "#include \"tiling/tiling_api.h\"\n";
+  out += "namespace optiling {\n";
+  std::set<std::string> written;
+  for (const auto& [name, decl] : constants) {
+    if (kept.count(name) && written.insert(name).second) out += decl + "\n";
+  }
+  for (const auto& b : blocks) out += b + "\n";
+  for (const auto& r : regs) out += r + "\n";
+  return out + "}  // namespace optiling\n";
 }
 
 }  // namespace aopt::evaluation

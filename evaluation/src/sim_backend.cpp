@@ -26,6 +26,7 @@
 #include "aopt/evaluation/artifacts.h"
 #include "aopt/evaluation/backend.h"
 #include "aopt/evaluation/cache.h"
+#include "aopt/evaluation/package_build.h"
 #include "aopt/evaluation/raw_gm.h"
 #include "aopt/evaluation/sandbox.h"
 #include "aopt/evaluation/toolchain.h"
@@ -607,6 +608,28 @@ class sim_backend final : public backend {
       }
     }
     const bool raw_gm = kernel_traces_raw_gm(src / "op_kernel");
+    // The tiling header as the kernel sees it: force-included as it is when it is kernel-safe,
+    // else only its tiling structs (package_build.h, kernel_tiling_view), as the real build
+    // generates the kernel's kernel_tiling header instead of compiling the host header.
+    std::string kernel_tiling = pkg.tiling_header.empty() ? std::string() : (src / pkg.tiling_header).string();
+    if (!pkg.tiling_header.empty()) {
+      std::vector<std::string> dirs = pkg.kernel_include_dirs;
+      dirs.insert(dirs.end(), pkg.host_include_dirs.begin(), pkg.host_include_dirs.end());
+      dirs.insert(dirs.end(), {"op_kernel", "op_host"});
+      const auto view = kernel_tiling_view(
+          pkg.tiling_header,
+          [&](const std::string& rel) {
+            std::error_code e;
+            const fs::path p = src / rel;
+            return rel.find("..") == std::string::npos && fs::is_regular_file(p, e) ? common::read_text_file(p) : std::string();
+          },
+          dirs);
+      if (view) {
+        const fs::path gen = dir / "aopt_kernel_tiling.h";
+        common::write_text_file(gen, *view);
+        kernel_tiling = gen.string();
+      }
+    }
     auto kernel_job = [&](const std::vector<std::string>& defines, std::size_t column) {
       compile_job k;
       k.what = "kernel column " + std::to_string(column);
@@ -617,9 +640,9 @@ class sim_backend final : public backend {
         argv.push_back(tc_.pch_header);
         if (!tc_.launcher.empty()) argv.push_back("-fpch-preprocess");
       }
-      if (!pkg.tiling_header.empty()) {
+      if (!kernel_tiling.empty()) {
         argv.push_back("-include");
-        argv.push_back((src / pkg.tiling_header).string());
+        argv.push_back(kernel_tiling);
       }
       // The kernel's own include directories (add_ops_compile_options ... OPTIONS -I...), then
       // the host libraries' ones, which the force-included tiling header's includes may need.

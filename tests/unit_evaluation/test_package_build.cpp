@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "aopt/common/error.h"
 #include "aopt/evaluation/package.h"
@@ -134,4 +135,36 @@ TEST_F(PackageBuild, TheProjectsSharedHeadersReachEveryOperatorInsideTheTree) {
   const auto alone = ev::read_package_build(pkg, pkg);
   EXPECT_TRUE(alone.host_include_dirs.empty());
   EXPECT_TRUE(alone.warnings.empty());
+}
+
+TEST(KernelTilingView, AHeaderReachingHostOnlyHeadersIsReducedToItsStructs) {
+  const std::map<std::string, std::string> files = {
+      {"op_host/op_tiling.h",
+       "#include \"register/tilingdata_base.h\"\n#include \"tiling/tiling_base.h\"\n#include \"op_consts.h\"\n"
+       "namespace optiling {\n// constexpr uint32_t COMMENTED = 1;\nconstexpr uint32_t UNUSED = 7;\n"
+       "BEGIN_TILING_DATA_DEF(OpTilingData)\nTILING_DATA_FIELD_DEF(uint32_t, n);\n"
+       "TILING_DATA_FIELD_DEF_ARR(int64_t, MAX_N, starts);\nEND_TILING_DATA_DEF;\n"
+       "REGISTER_TILING_DATA_CLASS(Op, OpTilingData)\n"
+       "class OpTiling : public TilingBaseClass { void DumpTilingInfo() override; };\n}\n"},
+      {"shared/op_consts.h", "#pragma once\nnamespace optiling {\nconstexpr uint16_t MAX_N = BASE_N * 2;\nconstexpr uint16_t BASE_N = 25;\n}\n"},
+  };
+  auto read = [&](const std::string& f) {
+    auto it = files.find(f);
+    return it == files.end() ? std::string() : it->second;
+  };
+  const auto view = ev::kernel_tiling_view("op_host/op_tiling.h", read, {"shared"});
+  ASSERT_TRUE(view.has_value());
+  EXPECT_NE(view->find("BEGIN_TILING_DATA_DEF(OpTilingData)"), std::string::npos) << *view;
+  EXPECT_NE(view->find("REGISTER_TILING_DATA_CLASS(Op, OpTilingData)"), std::string::npos) << *view;
+  EXPECT_NE(view->find("MAX_N = BASE_N * 2"), std::string::npos) << *view;
+  EXPECT_NE(view->find("BASE_N = 25"), std::string::npos) << *view;  // named by MAX_N's value
+  EXPECT_EQ(view->find("TilingBaseClass"), std::string::npos) << *view;
+  EXPECT_EQ(view->find("tiling_base.h"), std::string::npos) << *view;
+  EXPECT_EQ(view->find("UNUSED"), std::string::npos) << *view;
+  EXPECT_EQ(view->find("COMMENTED"), std::string::npos) << *view;
+  // A kernel-safe header (the tiling macros only) is force-included as it is.
+  const std::map<std::string, std::string> plain = {
+      {"op_host/t.h", "#include \"register/tilingdata_base.h\"\n#include <cstdint>\nBEGIN_TILING_DATA_DEF(T)\nEND_TILING_DATA_DEF;\n"}};
+  EXPECT_FALSE(ev::kernel_tiling_view("op_host/t.h", [&](const std::string& f) { return plain.count(f) ? plain.at(f) : std::string(); }, {})
+                   .has_value());
 }

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -47,5 +49,22 @@ package_build read_package_build(const std::filesystem::path& op_dir, const std:
 
 inline constexpr std::size_t max_shared_files = 4096;
 inline constexpr std::uintmax_t max_shared_bytes = 64u << 20;
+
+}  // namespace aopt::evaluation
+
+namespace aopt::evaluation {
+
+// The kernel's view of a tiling header, as the real build generates the kernel's kernel_tiling
+// header from the registered struct: when `header` (a path relative to the materialized sources)
+// or a header it includes reaches a host-only header (anything but register/tilingdata_base.h,
+// the standard library and kernel_tiling/, e.g. tiling/tiling_base.h, register/op_impl_registry.h),
+// the text of a header holding only what the kernel sees: the tiling structs
+// (BEGIN_TILING_DATA_DEF ... END_TILING_DATA_DEF), their REGISTER_TILING_DATA_CLASS lines and the
+// integral constants their array sizes name, in namespace optiling. nullopt when the header is
+// kernel-safe (it is force-included as it is). `read` returns a file's text ("" when absent);
+// `include_dirs` are where quoted includes are looked up after the including file's directory.
+std::optional<std::string> kernel_tiling_view(const std::string& header,
+                                              const std::function<std::string(const std::string&)>& read,
+                                              const std::vector<std::string>& include_dirs);
 
 }  // namespace aopt::evaluation

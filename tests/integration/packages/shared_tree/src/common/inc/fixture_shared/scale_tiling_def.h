@@ -2,6 +2,7 @@
 #ifndef FIXTURE_SHARED_SCALE_TILING_DEF_H
 #define FIXTURE_SHARED_SCALE_TILING_DEF_H
 #include "register/tilingdata_base.h"
+#include "fixture_shared/scale_host_only.h"
 
 namespace optiling {
 constexpr uint32_t FIXTURE_MAX_CORES = 8;
