@@ -61,6 +61,14 @@ std::string candidate::key(const std::string& backend, const std::string& profil
     h.field(f);
     h.field(d);
   }
+  // What the package's build compiles and where it looks (package_build.h): another selection of
+  // the same files is another build.
+  h.field("build-v1");
+  for (const auto* list : {&base_->host_sources, &base_->host_include_dirs, &base_->kernel_include_dirs}) {
+    for (const auto& f : *list) h.field(f);
+    h.field("|");
+  }
+  h.field(base_->tiling_header);
   // The shared files outside the package its build reads (read-only, never replaced).
   for (const auto& f : base_->shared_files) {
     h.field(shared_prefix + f);

@@ -181,6 +181,17 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
     // Exactly what the CMakeLists gives to optiling, opsproto and op_host_aclnn*: not the aclnn
     // L0 sources of opapi, nor a stray source no library compiles.
     pkg.host_sources = build.host_sources;
+    // The OpDef registration (OP_ADD) always: the OpDef is what the aclnn generation reads, and
+    // some operators leave its source out of (or comment it out of) their CMakeLists
+    // (cann-ops' add_layer_norm_quant_def.cpp).
+    for (const auto& p : host_cpps) {
+      const std::string rel = p.lexically_relative(op_dir).generic_string();
+      if (std::find(pkg.host_sources.begin(), pkg.host_sources.end(), rel) != pkg.host_sources.end() ||
+          p.filename().string().rfind("aclnn_", 0) == 0 || build.op_api_sources.count(rel)) {
+        continue;
+      }
+      if (common::read_text_file(p, max_source_file_bytes).find("OP_ADD(") != std::string::npos) pkg.host_sources.push_back(rel);
+    }
   } else {
     for (const auto& p : host_cpps) {
       // aclnn_<op>.cpp is the operator's aclnn API (the op_api library the application links),

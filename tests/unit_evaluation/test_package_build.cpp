@@ -10,6 +10,7 @@
 #include <map>
 
 #include "aopt/common/error.h"
+#include "aopt/evaluation/candidate.h"
 #include "aopt/evaluation/package.h"
 #include "aopt/evaluation/package_build.h"
 
@@ -167,4 +168,16 @@ TEST(KernelTilingView, AHeaderReachingHostOnlyHeadersIsReducedToItsStructs) {
       {"op_host/t.h", "#include \"register/tilingdata_base.h\"\n#include <cstdint>\nBEGIN_TILING_DATA_DEF(T)\nEND_TILING_DATA_DEF;\n"}};
   EXPECT_FALSE(ev::kernel_tiling_view("op_host/t.h", [&](const std::string& f) { return plain.count(f) ? plain.at(f) : std::string(); }, {})
                    .has_value());
+}
+
+TEST_F(PackageBuild, TheKeyChangesWithWhatTheBuildCompiles) {
+  ev::package_options po;
+  po.tree_root = tree;
+  auto with_tree = std::make_shared<const ev::op_package>(ev::load_package(op, po));
+  auto other = std::make_shared<ev::op_package>(*with_tree);
+  other->host_sources.pop_back();  // the same files, another selection
+  EXPECT_NE(ev::candidate(with_tree).key("sim", "p", 1, "tc"), ev::candidate(other).key("sim", "p", 1, "tc"));
+  auto more = std::make_shared<ev::op_package>(*with_tree);
+  more->host_include_dirs.push_back("op_host");
+  EXPECT_NE(ev::candidate(with_tree).key("sim", "p", 1, "tc"), ev::candidate(more).key("sim", "p", 1, "tc"));
 }
