@@ -26,6 +26,7 @@ void add_run_limit_options(CLI::App& app, run_limit_options& o);
 struct package_args {
   std::string spec;
   std::string timed_shape;
+  std::string tree;
   evaluation::package_options options() const;  // throws invalid_argument for a bad shape
 };
 void add_package_options(CLI::App& app, package_args& a);

@@ -122,6 +122,7 @@ evaluation::package_options package_args::options() const {
   evaluation::package_options o;
   o.spec_file = spec;
   if (!timed_shape.empty()) o.timed_shape = evaluation::parse_shape_text(timed_shape, "--timed-shape");
+  o.tree_root = tree;
   return o;
 }
 
@@ -131,6 +132,10 @@ void add_package_options(CLI::App& app, package_args& a) {
   app.add_option("--timed-shape", a.timed_shape,
                  "run the timed case at this shape, e.g. 64x32768 (its tensors of the main shape, broadcast operands "
                  "along; aopt.json key \"timed_shape\")");
+  app.add_option("--tree", a.tree,
+                 "a directory above OP_DIR (e.g. a cann-ops checkout) inside which the package's CMakeLists.txt may reach "
+                 "shared headers and sources, read-only; default: nothing outside OP_DIR")
+      ->check(CLI::ExistingDirectory);
 }
 
 command_fn add_eval_command(CLI::App& app) {

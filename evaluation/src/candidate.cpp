@@ -7,6 +7,7 @@
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
 #include "aopt/common/sha256.h"
+#include "aopt/evaluation/package_build.h"
 
 namespace aopt::evaluation {
 
@@ -30,6 +31,8 @@ void candidate::replace(const std::string& rel_path, std::string content) {
 std::string candidate::content(const std::string& rel_path) const {
   auto it = replaced_.find(rel_path);
   if (it != replaced_.end()) return it->second;
+  const std::string shared = shared_prefix;
+  if (rel_path.rfind(shared, 0) == 0) return common::read_text_file(base_->tree_root / rel_path.substr(shared.size()));
   return common::read_text_file(base_->dir / rel_path);
 }
 
@@ -59,6 +62,19 @@ std::string candidate::key(const std::string& backend, const std::string& profil
   for (const auto& [f, d] : file_hashes()) {
     h.field(f);
     h.field(d);
+  }
+  // What the package's build compiles and where it looks (package_build.h): another selection of
+  // the same files is another build.
+  h.field("build-v1");
+  for (const auto* list : {&base_->host_sources, &base_->host_include_dirs, &base_->kernel_include_dirs}) {
+    for (const auto& f : *list) h.field(f);
+    h.field("|");
+  }
+  h.field(base_->tiling_header);
+  // The shared files outside the package its build reads (read-only, never replaced).
+  for (const auto& f : base_->shared_files) {
+    h.field(shared_prefix + f);
+    h.field(common::sha256_file_hex(base_->tree_root / f));
   }
   h.field(base_->spec.to_json().dump());
   if (!base_->spec.reference_is_baseline()) {
@@ -103,6 +119,11 @@ void candidate::materialize(const fs::path& dir) const {
     if (written.count(f)) continue;
     fs::create_directories((dir / f).parent_path());
     fs::copy_file(base_->dir / f, dir / f, fs::copy_options::overwrite_existing);
+  }
+  for (const auto& f : base_->shared_files) {
+    const fs::path to = dir / (shared_prefix + f);
+    fs::create_directories(to.parent_path());
+    fs::copy_file(base_->tree_root / f, to, fs::copy_options::overwrite_existing);
   }
 }
 

@@ -1,5 +1,6 @@
 // The `cann` backend (cann.h): build, install, run and profile through the command profile's
 // templates. The contract of the run command (the ACL runner) is docs/cann.md, "The runner".
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include "aopt/common/stats.h"
 #include "aopt/common/text.h"
 #include "aopt/evaluation/cann.h"
+#include "aopt/evaluation/package_build.h"
 
 namespace aopt::evaluation {
 
@@ -19,6 +21,43 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string last_chars(const std::string& s, std::size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - n); }
+
+// The project's op_host/ and op_kernel/ compile what the package's own build compiles
+// (evaluation/package_build.h): an msOpGen project builds every op_host/*.cpp, so a source the
+// package gives to no tiling/proto library (an aclnn L0 source, a stray InferShape .cc) is taken
+// out; a shared host source is put beside the others; the contents of each shared include
+// directory are laid into op_host/ (host) or op_kernel/ (kernel) at their relative paths, where
+// the sources' quoted includes find them. The materialized aopt_shared/ copy goes away.
+void follow_package_build(const op_package& pkg, const fs::path& project) {
+  std::error_code e;
+  const fs::path host = project / "op_host";
+  std::vector<fs::path> unbuilt;
+  for (auto it = fs::directory_iterator(host, e); !e && it != fs::directory_iterator(); it.increment(e)) {
+    const std::string rel = "op_host/" + it->path().filename().string();
+    const auto ext = it->path().extension();
+    if ((ext == ".cpp" || ext == ".cc") && std::find(pkg.host_sources.begin(), pkg.host_sources.end(), rel) == pkg.host_sources.end()) {
+      unbuilt.push_back(it->path());
+    }
+  }
+  for (const auto& f : unbuilt) fs::remove(f, e);
+  const std::string prefix = shared_prefix;
+  const fs::path shared = project / "aopt_shared";
+  for (const auto& h : pkg.host_sources) {
+    if (h.rfind(prefix, 0) == 0) fs::copy_file(project / h, host / ("aopt_shared_" + fs::path(h).filename().string()), fs::copy_options::overwrite_existing, e);
+  }
+  auto overlay = [&](const std::vector<std::string>& dirs, const fs::path& into) {
+    for (const auto& d : dirs) {
+      if (d.rfind(prefix, 0) != 0) continue;
+      fs::copy(project / d, into, fs::copy_options::recursive | fs::copy_options::skip_existing, e);
+    }
+  };
+  overlay(pkg.host_include_dirs, host);
+  overlay(pkg.kernel_include_dirs, project / "op_kernel");
+  if (!pkg.tiling_header.empty() && pkg.tiling_header.rfind(prefix, 0) == 0) {
+    fs::copy_file(project / pkg.tiling_header, host / fs::path(pkg.tiling_header).filename(), fs::copy_options::skip_existing, e);
+  }
+  fs::remove_all(shared, e);
+}
 
 class cann_backend final : public backend {
  public:
@@ -51,6 +90,7 @@ class cann_backend final : public backend {
     fs::remove_all(project / "op_kernel", e);
     cand.materialize(project);
     const auto& pkg = cand.package();
+    follow_package_build(pkg, project);
     fs::copy_file(pkg.spec_file, project / "aopt.json", fs::copy_options::overwrite_existing);
     if (!pkg.spec.timed_shape.empty()) {  // --timed-shape: the project's spec says it too
       auto j = common::read_json_file(project / "aopt.json");
@@ -128,7 +168,7 @@ class cann_backend final : public backend {
     }
     nlohmann::json harness = {{"status", "ok"}, {"warnings", nlohmann::json::array()}};
     harness["outputs"] = res.value("outputs", nlohmann::json::array());
-    if (!take_outputs(harness["outputs"], run_dir, "result.json of the run command", rr)) return rr;
+    if (!take_outputs(harness, run_dir, "result.json of the run command", rr)) return rr;
     for (const auto& o : res.value("outputs", nlohmann::json::array())) {
       if (!o.value("shape_assumed", false)) continue;
       // aclnn takes outputs the caller allocates: without a shape in the case the runner took the

@@ -297,6 +297,7 @@ corpus_report run_corpus(const corpus_options& o) {
     draft_options d;
     d.elements = o.init_elements;
     d.eval = o.eval;
+    d.tree_root = root;
     const auto draft = draft_spec(op_dir, d);
     if (!draft.ok) {
       init_failure f;
@@ -331,6 +332,7 @@ corpus_report run_corpus(const corpus_options& o) {
             e.cases = "init";
             po.spec_file = draft_for_corpus(root / op, op);
           }
+          po.tree_root = root;  // the operators' CMakeLists may reach shared directories inside the tree
           auto pkg = std::make_shared<const op_package>(load_package(root / op, po));
           const auto r = ev.evaluate(candidate(pkg));
           e.status = r.status;

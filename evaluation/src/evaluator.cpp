@@ -600,7 +600,7 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
         rk.field(candidate(cand.package_ptr()).key(backend_->name(), backend_->profile_name() + ":" + backend_->fingerprint(),
                                                    r.seed, toolchain::get().id()));
       } else {
-        rk.field(common::sha256_file_hex(spec.reference)).field(toolchain::get().id());
+        rk.field(common::sha256_file_hex(spec.reference)).field(toolchain::get().id()).field("inputs-in-place-v1");
         for (const auto& o : rr.outputs) {
           rk.field(o.name).field(dtype_name(o.type));
           for (auto d : o.shape) rk.field(std::to_string(d));
@@ -640,9 +640,25 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
         }
         rj["outputs"] = nlohmann::json::array();
         std::vector<tensor_file> ref_outputs;
+        // The declared outputs, then the final content of every input (in place: it starts as
+        // the input, the reference updates what the operator updates; "x.k" for list elements).
+        std::vector<tensor_file> wanted;
         for (const auto& o : rr.outputs) {
+          if (!o.written_input) wanted.push_back(o);
+        }
+        for (const auto& ri : rs.inputs) {
+          for (std::size_t k = 0; k < ri.tensors.size(); ++k) {
+            tensor_file t = ri.tensors[k];
+            t.name = ri.is_list ? ri.name + "." + std::to_string(k) : ri.name;
+            t.written_input = true;
+            wanted.push_back(t);
+          }
+        }
+        for (const auto& o : wanted) {
           const fs::path f = run_dir / ("ref_" + o.name + ".bin");
-          rj["outputs"].push_back({{"name", o.name}, {"dtype", dtype_name(o.type)}, {"shape", o.shape}, {"file", f.string()}});
+          nlohmann::json oj = {{"name", o.name}, {"dtype", dtype_name(o.type)}, {"shape", o.shape}, {"file", f.string()}};
+          if (o.written_input) oj["in_place"] = true;
+          rj["outputs"].push_back(oj);
           want_files[o.name] = f;
           ref_outputs.push_back(o);
           ref_outputs.back().file = f;
@@ -667,8 +683,31 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
         store_reference(artifact_root_, ref_key, ref_outputs);
       }
       cr.phases["reference"] = lap();
+      // Inputs the kernel writes are compared like outputs (an in-place operator declares no
+      // output, or fewer than it writes). What one side left unwritten holds the input as given:
+      // a candidate that does not update what the reference updates is compared on the input
+      // file, and so is a reference that leaves an input the candidate wrote unchanged.
+      std::map<std::string, tensor_file> input_files;
+      for (const auto& ri : rs.inputs) {
+        for (std::size_t k = 0; k < ri.tensors.size(); ++k) {
+          auto t = ri.tensors[k];
+          t.name = ri.is_list ? ri.name + "." + std::to_string(k) : ri.name;
+          t.written_input = true;
+          input_files[t.name] = t;
+        }
+      }
+      std::vector<tensor_file> compared = rr.outputs;
+      for (const auto& [name, f] : want_files) {
+        const bool have = std::any_of(compared.begin(), compared.end(), [&](const tensor_file& o) { return o.name == name; });
+        if (!have && input_files.count(name)) compared.push_back(input_files[name]);  // left unchanged by the candidate
+      }
+      for (const auto& o : compared) {
+        if (o.written_input && !want_files.count(o.name) && input_files.count(o.name) && !(cand.is_baseline() && spec.reference_is_baseline())) {
+          want_files[o.name] = input_files[o.name].file;  // left unchanged by the reference
+        }
+      }
       double out_bytes = 0;
-      for (const auto& o : rr.outputs) {
+      for (const auto& o : compared) {
         const common::mapped_file got(o.file);
         out_bytes += static_cast<double>(got.size());
         std::int64_t numel = 1;
@@ -707,11 +746,19 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
         cr.max_abs_err = std::max(cr.max_abs_err, oc.max_abs_err);
         cr.max_rel_err = std::max(cr.max_rel_err, oc.max_rel_err);
         cr.mismatch_ratio = std::max(cr.mismatch_ratio, oc.mismatch_ratio);
+        if (o.written_input && !oc.passed) oc.message = "input '" + o.name + "', compared as written in place: " + oc.message;
         if (!oc.passed && cr.status == "ok") {
           cr.status = "precision_error";
           cr.diagnostic = oc.message;
         }
         cr.outputs.push_back(oc);
+      }
+      if (cr.status == "ok" && cr.outputs.empty()) {
+        // Nothing checked is never a pass: the optimizer would accept a kernel that does nothing.
+        cr.status = "precision_error";
+        cr.diagnostic = "nothing was compared: the operator declares no outputs, and neither it nor the reference wrote any "
+                        "of its inputs on this case; an in-place operator must update its inputs (they are compared like "
+                        "outputs), any other must declare its outputs";
       }
       cr.phases["compare"] = lap();
       if (cp->timed && !timed_in_bytes) {

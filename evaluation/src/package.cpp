@@ -1,6 +1,7 @@
 #include "aopt/evaluation/package.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <regex>
 #include <set>
@@ -9,6 +10,7 @@
 #include "aopt/common/fs.h"
 #include "aopt/common/log.h"
 #include "aopt/evaluation/fuzz.h"
+#include "aopt/evaluation/package_build.h"
 
 namespace aopt::evaluation {
 
@@ -76,28 +78,14 @@ std::vector<fs::path> files_with(const fs::path& d, const std::string& suffix) {
   return out;
 }
 
-// The sources a cann-ops package's CMakeLists.txt adds to the op_api library
-// (`target_sources(opapi PRIVATE op_host/x_l0.cpp ...)`), relative to the package.
-std::set<std::string> op_api_sources(const fs::path& dir) {
-  std::set<std::string> out;
-  const fs::path cm = dir / "CMakeLists.txt";
-  std::error_code e;
-  if (!fs::is_regular_file(cm, e)) return out;
-  std::string text;
-  try {
-    text = common::read_text_file(cm, max_source_file_bytes);
-  } catch (const error&) {
-    return out;
+// The OpDef class of the host sources (`class AddCustom : public OpDef`), "" when none.
+std::string opdef_type(const std::vector<std::string>& texts) {
+  static const std::regex cls(R"(class\s+(\w+)\s*:\s*public\s+(?:ops\s*::\s*)?OpDef\b)");
+  for (const auto& t : texts) {
+    std::smatch m;
+    if (std::regex_search(t, m, cls)) return m[1].str();
   }
-  static const std::regex call(R"(target_sources\s*\(\s*opapi\b([^)]*)\))");
-  static const std::regex file(R"((op_host/[A-Za-z0-9_./-]+))");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), call); it != std::sregex_iterator(); ++it) {
-    const std::string args = (*it)[1].str();
-    for (auto f = std::sregex_iterator(args.begin(), args.end(), file); f != std::sregex_iterator(); ++f) {
-      out.insert((*f)[1].str());
-    }
-  }
-  return out;
+  return {};
 }
 
 // msOpST case files: tests/st/**/*.json holding a list of objects with "case_name".
@@ -181,15 +169,44 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
   for (const auto& cc : files_with(host_dir, ".cc")) host_cpps.push_back(cc);
   std::sort(host_cpps.begin(), host_cpps.end());
   if (host_cpps.empty()) throw error(ec::not_found, host_dir.string() + ": no .cpp or .cc files (the tiling function and OpDef live here)");
-  const std::set<std::string> op_api = op_api_sources(op_dir);
-  for (const auto& p : host_cpps) {
-    // aclnn_<op>.cpp is the operator's aclnn API (the op_api library the application links),
-    // not part of the tiling/registration code the host build runs; so is every source the
-    // package's CMakeLists.txt gives to that library (`target_sources(opapi ...)`, e.g. the
-    // level-0 API <op>_l0.cpp).
-    const std::string rel = p.lexically_relative(op_dir).generic_string();
-    if (p.filename().string().rfind("aclnn_", 0) == 0 || op_api.count(rel)) continue;
-    pkg.host_sources.push_back(rel);
+  // The package's own build (its CMakeLists.txt): which sources its tiling and proto libraries
+  // compile, what it gives to the op_api library, the include directories and the shared files
+  // outside the package they reach (inside the tree root only).
+  pkg.tree_root = fs::weakly_canonical(options.tree_root.empty() ? op_dir : fs::absolute(options.tree_root), e);
+  const package_build build = read_package_build(op_dir, pkg.tree_root);
+  for (const auto& w : build.warnings) common::logger()->warn("{}: {}", op_dir.string(), w);
+  pkg.host_include_dirs = build.host_include_dirs;
+  pkg.kernel_include_dirs = build.kernel_include_dirs;
+  pkg.shared_files = build.shared_files;
+  if (build.names_host_sources) {
+    // Exactly what the CMakeLists gives to optiling, opsproto and op_host_aclnn*: not the aclnn
+    // L0 sources of opapi, nor a stray source no library compiles.
+    pkg.host_sources = build.host_sources;
+    // The OpDef registration (OP_ADD) always: the OpDef is what the aclnn generation reads, and
+    // some operators leave its source out of (or comment it out of) their CMakeLists
+    // (cann-ops' add_layer_norm_quant_def.cpp).
+    for (const auto& p : host_cpps) {
+      const std::string rel = p.lexically_relative(op_dir).generic_string();
+      if (std::find(pkg.host_sources.begin(), pkg.host_sources.end(), rel) != pkg.host_sources.end() ||
+          p.filename().string().rfind("aclnn_", 0) == 0 || build.op_api_sources.count(rel)) {
+        continue;
+      }
+      if (common::read_text_file(p, max_source_file_bytes).find("OP_ADD(") != std::string::npos) pkg.host_sources.push_back(rel);
+    }
+  } else {
+    for (const auto& p : host_cpps) {
+      // aclnn_<op>.cpp is the operator's aclnn API (the op_api library the application links),
+      // not part of the tiling/registration code the host build runs; so is every source the
+      // package's CMakeLists.txt gives to that library (`target_sources(opapi ...)`, e.g. the
+      // level-0 API <op>_l0.cpp).
+      const std::string rel = p.lexically_relative(op_dir).generic_string();
+      if (p.filename().string().rfind("aclnn_", 0) == 0 || build.op_api_sources.count(rel)) continue;
+      pkg.host_sources.push_back(rel);
+    }
+  }
+  if (pkg.host_sources.empty()) {
+    throw error(ec::not_found, (op_dir / "CMakeLists.txt").string() + ": names no host source aopt can build (target_sources of optiling, "
+                               "opsproto or op_host_aclnn*); the tiling function and OpDef must be among them");
   }
 
   if (fs::is_regular_file(host_dir / "op_tiling.cpp") || fs::is_regular_file(host_dir / "op_def.cpp")) {
@@ -203,17 +220,60 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
         if (common::read_text_file(h).find("BEGIN_TILING_DATA_DEF") != std::string::npos) tilings.push_back(h);
       }
     }
+    fs::path chosen;
     if (tilings.empty()) {
-      throw error(ec::not_found, host_dir.string() + ": no header of op_host/ declares the tiling struct (BEGIN_TILING_DATA_DEF ...); "
-                                 "layout 1 needs one, e.g. op_host/<op>_tiling.h");
+      // A shared header the CMakeLists reaches (cann-ops' foreach: src/common/inc/.../
+      // foreach_tiling_def.h) that registers the struct for this operator's OpDef type.
+      std::vector<std::string> texts;
+      for (const auto& h : pkg.host_sources) {
+        if (h.rfind(shared_prefix, 0) != 0) texts.push_back(common::read_text_file(op_dir / h));
+      }
+      std::string type = opdef_type(texts);
+      if (type.empty()) {
+        // An OpDef declared through a macro (FOREACH_OPDEF_BEGIN(Abs)): the op type is the
+        // kernel's name in CamelCase, as msOpGen names them (foreach_abs -> ForeachAbs).
+        std::string stem = kernel_hint;
+        const auto kcpps = files_with(kernel_dir, ".cpp");
+        if (stem.empty() && kcpps.size() == 1) stem = kcpps.front().stem().string();
+        bool up = true;
+        for (char ch : stem) {
+          if (ch == '_') {
+            up = true;
+            continue;
+          }
+          type += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(ch))) : ch;
+          up = false;
+        }
+      }
+      if (!type.empty()) {
+        const std::regex reg("REGISTER_TILING_DATA_CLASS\\s*\\(\\s*" + type + "\\s*,");
+        for (const auto& f : pkg.shared_files) {
+          const fs::path p = pkg.tree_root / f;
+          if (p.extension() != ".h" && p.extension() != ".hpp") continue;
+          if (std::regex_search(common::read_text_file(p), reg)) {
+            pkg.tiling_header = shared_prefix + f;
+            break;
+          }
+        }
+      }
+      if (pkg.tiling_header.empty()) {
+        throw error(ec::not_found, host_dir.string() + ": no header of op_host/ declares the tiling struct (BEGIN_TILING_DATA_DEF ...), nor "
+                                   "does a header of the include directories its CMakeLists.txt adds register one for " +
+                                   (type.empty() ? std::string("its OpDef") : type) +
+                                   "; layout 1 needs one, e.g. op_host/<op>_tiling.h (a shared directory outside the operator is read "
+                                   "only inside --tree DIR)");
+      }
+    } else {
+      chosen = tilings.front();
     }
-    fs::path chosen = tilings.front();
+    if (!chosen.empty()) {
     if (!kernel_hint.empty() && fs::is_regular_file(host_dir / (kernel_hint + "_tiling.h"))) chosen = host_dir / (kernel_hint + "_tiling.h");
     pkg.tiling_header = chosen.lexically_relative(op_dir).generic_string();
     const auto stem = chosen.filename().string();
     const std::string suffix = "_tiling.h";
     if (kernel_hint.empty() && stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {
       kernel_hint = stem.substr(0, stem.size() - suffix.size());
+    }
     }
   }
   const auto kernel_cpps = files_with(kernel_dir, ".cpp");

@@ -1,7 +1,10 @@
 // The prebuilt main of an operator's C++ reference (reference.h). Usage: ref REF_JSON where
 //   {"inputs":  [{"name", "dtype", "shape", "file"} | {"name", "list": [{...}, ...]}],
 //    "outputs": [{"name", "dtype", "shape", "file"}], "attrs": {...}}
-// List inputs are passed as `name.0`, `name.1`, ... Exit 0 on success, 2 with a message on error.
+// List inputs are passed as `name.0`, `name.1`, ... An output with "in_place": true is the final
+// content of the input of its name (context::updated): it starts as that input (the reference
+// updates what the operator updates in place); every other output starts zero-filled. Exit 0 on success, 2 with a message
+// on error.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -35,6 +38,9 @@ const tensor& context::in(std::string_view name) const {
 
 tensor& context::out(std::string_view name) {
   for (auto& t : outputs) {
+    if (t.name == name) return t;
+  }
+  for (auto& t : updated) {
     if (t.name == name) return t;
   }
   throw std::out_of_range("reference: no output named '" + std::string(name) + "'");
@@ -102,13 +108,18 @@ int main(int argc, char** argv) {
       t.dtype = o.at("dtype").get<std::string>();
       t.shape = o.at("shape").get<std::vector<std::int64_t>>();
       t.data.assign(static_cast<std::size_t>(t.numel()), 0.0);
-      ctx.outputs.push_back(std::move(t));
+      if (o.value("in_place", false)) {
+        t.data = ctx.in(t.name).data;
+        ctx.updated.push_back(std::move(t));
+      } else {
+        ctx.outputs.push_back(std::move(t));
+      }
     }
     if (spec.contains("attrs")) ctx.attrs = spec["attrs"];
     aopt_reference(ctx);
-    std::size_t oi = 0;
+    std::size_t oi = 0, ui = 0;
     for (const auto& o : spec.at("outputs")) {
-      const auto& t = ctx.outputs[oi++];
+      const auto& t = o.value("in_place", false) ? ctx.updated.at(ui++) : ctx.outputs.at(oi++);
       const auto bytes = ev::encode(need_dtype(t.dtype), t.data);  // encode rounds to the dtype
       const auto file = o.at("file").get<std::string>();
       std::ofstream out(file, std::ios::binary | std::ios::trunc);

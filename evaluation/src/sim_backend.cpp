@@ -27,6 +27,7 @@
 #include "aopt/evaluation/artifacts.h"
 #include "aopt/evaluation/backend.h"
 #include "aopt/evaluation/cache.h"
+#include "aopt/evaluation/package_build.h"
 #include "aopt/evaluation/raw_gm.h"
 #include "aopt/evaluation/sandbox.h"
 #include "aopt/evaluation/toolchain.h"
@@ -94,12 +95,14 @@ nlohmann::json inputs_json(const std::vector<run_input>& inputs) {
   return out;
 }
 
-bool take_outputs(const nlohmann::json& outputs, const fs::path& run_dir, const std::string& where, run_result& rr) {
+bool take_outputs(const nlohmann::json& result, const fs::path& run_dir, const std::string& where, run_result& rr) {
   // A DYNAMIC output comes back as {"name", "list": [...]}: its tensors are checked one by one
   // as "<name>.<k>" (the names the reference sees too).
+  bool written = false;
   auto take = [&](const nlohmann::json& o, const std::string& name) {
     tensor_file t;
     t.name = name;
+    t.written_input = written;
     const auto dt = parse_dtype(o.value("dtype", std::string()));
     if (!dt) {
       rr.status = "runtime_error";
@@ -112,15 +115,21 @@ bool take_outputs(const nlohmann::json& outputs, const fs::path& run_dir, const 
     rr.outputs.push_back(t);
     return true;
   };
-  for (const auto& o : outputs) {
-    const auto name = o.value("name", std::string());
-    if (o.contains("list") && o["list"].is_array()) {
-      std::size_t k = 0;
-      for (const auto& item : o["list"]) {
-        if (!take(item, name + "." + std::to_string(k++))) return false;
+  // An input the kernel wrote comes back the same way under "written_inputs", named as the
+  // input ("<name>.<k>" for an element of a tensor list).
+  for (const char* key : {"outputs", "written_inputs"}) {
+    written = std::string(key) == "written_inputs";
+    const auto& items = result.is_object() && result.contains(key) && result[key].is_array() ? result[key] : nlohmann::json::array();
+    for (const auto& o : items) {
+      const auto name = o.value("name", std::string());
+      if (o.contains("list") && o["list"].is_array()) {
+        std::size_t k = 0;
+        for (const auto& item : o["list"]) {
+          if (!take(item, name + "." + std::to_string(k++))) return false;
+        }
+      } else if (!take(o, name)) {
+        return false;
       }
-    } else if (!take(o, name)) {
-      return false;
     }
   }
   return true;
@@ -406,13 +415,15 @@ std::optional<nlohmann::json> read_result_channel(const fs::path& file, const st
       at += n;
       return true;
     };
-    for (const auto& o : j.value("outputs", nlohmann::json::array())) {
-      if (o.contains("list") && o["list"].is_array()) {
-        for (const auto& item : o["list"]) {
-          if (!take(item)) return std::nullopt;
+    for (const char* key : {"outputs", "written_inputs"}) {
+      for (const auto& o : j.value(key, nlohmann::json::array())) {
+        if (o.contains("list") && o["list"].is_array()) {
+          for (const auto& item : o["list"]) {
+            if (!take(item)) return std::nullopt;
+          }
+        } else if (!take(o)) {
+          return std::nullopt;
         }
-      } else if (!take(o)) {
-        return std::nullopt;
       }
     }
   }
@@ -549,6 +560,9 @@ class sim_backend final : public backend {
         argv.push_back(tc_.host_pch_header);
         if (!tc_.launcher.empty()) argv.push_back("-fpch-preprocess");
       }
+      // The include directories the package's CMakeLists.txt gives its host libraries, after the
+      // emulated CANN headers (which stand where the real build's CANN include paths do).
+      for (const auto& d : pkg.host_include_dirs) argv.push_back("-I" + (src / d).string());
       // Stage I's run-time tunables (after the PCH, which must come first): a search-form
       // source reads them, any other does not notice.
       argv.push_back("-include");
@@ -588,6 +602,28 @@ class sim_backend final : public backend {
       }
     }
     const bool raw_gm = kernel_traces_raw_gm(src / "op_kernel");
+    // The tiling header as the kernel sees it: force-included as it is when it is kernel-safe,
+    // else only its tiling structs (package_build.h, kernel_tiling_view), as the real build
+    // generates the kernel's kernel_tiling header instead of compiling the host header.
+    std::string kernel_tiling = pkg.tiling_header.empty() ? std::string() : (src / pkg.tiling_header).string();
+    if (!pkg.tiling_header.empty()) {
+      std::vector<std::string> dirs = pkg.kernel_include_dirs;
+      dirs.insert(dirs.end(), pkg.host_include_dirs.begin(), pkg.host_include_dirs.end());
+      dirs.insert(dirs.end(), {"op_kernel", "op_host"});
+      const auto view = kernel_tiling_view(
+          pkg.tiling_header,
+          [&](const std::string& rel) {
+            std::error_code e;
+            const fs::path p = src / rel;
+            return rel.find("..") == std::string::npos && fs::is_regular_file(p, e) ? common::read_text_file(p) : std::string();
+          },
+          dirs);
+      if (view) {
+        const fs::path gen = dir / "aopt_kernel_tiling.h";
+        common::write_text_file(gen, *view);
+        kernel_tiling = gen.string();
+      }
+    }
     auto kernel_job = [&](const std::vector<std::string>& defines, std::size_t column) {
       compile_job k;
       k.what = "kernel column " + std::to_string(column);
@@ -598,10 +634,14 @@ class sim_backend final : public backend {
         argv.push_back(tc_.pch_header);
         if (!tc_.launcher.empty()) argv.push_back("-fpch-preprocess");
       }
-      if (!pkg.tiling_header.empty()) {
+      if (!kernel_tiling.empty()) {
         argv.push_back("-include");
-        argv.push_back((src / pkg.tiling_header).string());
+        argv.push_back(kernel_tiling);
       }
+      // The kernel's own include directories (add_ops_compile_options ... OPTIONS -I...), then
+      // the host libraries' ones, which the force-included tiling header's includes may need.
+      for (const auto& d : pkg.kernel_include_dirs) argv.push_back("-I" + (src / d).string());
+      for (const auto& d : pkg.host_include_dirs) argv.push_back("-I" + (src / d).string());
       for (const auto& d : tc_.fixed_defines) argv.push_back(d);
       for (const auto& d : defines) argv.push_back(d);
       const std::string obj = (dir / ("kernel_" + std::to_string(column) + ".o")).string();
@@ -732,7 +772,9 @@ class sim_backend final : public backend {
       if (o.list_count > 0) {  // DYNAMIC output: one file per tensor of the list
         nlohmann::json l = nlohmann::json::array();
         for (std::size_t k = 0; k < o.list_count; ++k) {
-          l.push_back({{"dtype", dtype_name(o.type)}, {"file", "out_" + o.name + "_" + std::to_string(k) + ".bin"}});
+          nlohmann::json item = {{"dtype", dtype_name(o.type)}, {"file", "out_" + o.name + "_" + std::to_string(k) + ".bin"}};
+          if (k < o.list_shapes.size()) item["shape"] = o.list_shapes[k];
+          l.push_back(item);
         }
         rj["outputs"].push_back({{"name", o.name}, {"dtype", dtype_name(o.type)}, {"list", l}});
         continue;
@@ -850,7 +892,7 @@ class sim_backend final : public backend {
       rr.status = "runtime_error";
     }
     if (rr.status == "ok" && noise_.relative_sd > 0) add_noise(rr, built, spec);
-    if (rr.status == "ok") take_outputs(rr.harness.value("outputs", nlohmann::json::array()), run_dir, "result.json", rr);
+    if (rr.status == "ok") take_outputs(rr.harness, run_dir, "result.json", rr);
     return rr;
   }
 
@@ -1086,12 +1128,18 @@ std::vector<run_output_decl> output_decls(const nlohmann::json& sig, std::size_t
       }
     }
     if (o.value("param_type", std::string()) == "dynamic") {
-      // As many tensors as the case's (first) tensor-list input has.
+      // The case's per-element shapes, else as many tensors as its (first) tensor-list input has.
       d.list_count = 1;
       for (const auto& ci : c.inputs) {
         if (ci.is_list) {
           d.list_count = ci.tensors.size();
           break;
+        }
+      }
+      for (const auto& os : c.outputs) {
+        if (os.name == d.name && !os.list_shapes.empty()) {
+          d.list_shapes = os.list_shapes;
+          d.list_count = os.list_shapes.size();
         }
       }
     }

@@ -125,6 +125,7 @@ nlohmann::json op_spec::to_json() const {
       nlohmann::json oj = {{"name", o.name}};
       if (o.shape) oj["shape"] = *o.shape;
       if (o.type) oj["dtype"] = dtype_name(*o.type);
+      if (!o.list_shapes.empty()) oj["list_shapes"] = o.list_shapes;
       outs.push_back(oj);
     }
     cj["outputs"] = outs;
@@ -370,10 +371,26 @@ class spec_reader {
           const std::string ofield = cfield + ".outputs." + shown(it.key());
           if (const auto p = name_problem(it.key()); !p.empty()) fail(optr, ofield, "output name: " + p, name_fix);
           const auto& v = need_object(it.value(), optr, ofield);
-          warn_unknown(v, optr, ofield, {"shape", "dtype"}, spec.warnings);
+          warn_unknown(v, optr, ofield, {"shape", "dtype", "list"}, spec.warnings);
           output_spec o;
           o.name = it.key();
           if (v.contains("shape")) o.shape = need_shape(v["shape"], optr + "/shape", ofield + ".shape");
+          if (v.contains("list")) {
+            // A tensor-list output: each element's shape.
+            const auto& l = v["list"];
+            if (!l.is_array() || l.empty() || v.contains("shape")) {
+              fail(optr + "/list", ofield + ".list", "expected a non-empty list of {\"shape\": [...]} (and no \"shape\" beside it)",
+                   "write \"list\": [{\"shape\": [...]}, ...], one per element of the output list");
+            }
+            for (std::size_t k = 0; k < l.size(); ++k) {
+              const std::string eptr = optr + "/list/" + std::to_string(k);
+              const std::string efield = ofield + ".list[" + std::to_string(k) + "]";
+              const auto& e = need_object(l[k], eptr, efield);
+              warn_unknown(e, eptr, efield, {"shape"}, spec.warnings);
+              if (!e.contains("shape")) fail(eptr, efield + ".shape", "missing", "give the element's shape, e.g. {\"shape\": [16, 32]}");
+              o.list_shapes.push_back(need_shape(e["shape"], eptr + "/shape", efield + ".shape"));
+            }
+          }
           if (v.contains("dtype")) o.type = need_dtype(v["dtype"], optr + "/dtype", ofield + ".dtype");
           cs.outputs.push_back(std::move(o));
         }
@@ -527,8 +544,9 @@ void check_case_memory(const op_spec& spec, std::uint64_t address_space_bytes) {
       }
     }
     for (const auto& o : c.outputs) {
-      if (!o.shape) continue;
       const dtype t = o.type ? *o.type : (c.inputs.empty() ? dtype::float32 : c.inputs.front().tensors.at(0).type);
+      for (std::size_t k = 0; k < o.list_shapes.size(); ++k) add(o.name + "[" + std::to_string(k) + "]", o.list_shapes[k], t);
+      if (!o.shape) continue;
       add(o.name, *o.shape, t);
     }
     if (total > limit) {

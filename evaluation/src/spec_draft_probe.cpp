@@ -118,6 +118,7 @@ spec_draft draft_spec(const fs::path& op_dir, const draft_options& o) {
   package_options po;
   po.without_cases = true;
   po.isolate = o.eval.sandbox.isolate;
+  po.tree_root = o.tree_root;
   auto pkg = std::make_shared<const op_package>(load_package(op_dir, po));
   spec_draft d;
   d.kernel = pkg->spec.kernel;

@@ -152,6 +152,11 @@ class channel_secret {
 // (evaluation/checker.h): a baseline reference's unwritten elements are not compared.
 constexpr unsigned char output_junk = 0x7B;
 
+// The file a written input's final contents go to (an "out_" name, as the result channel wants).
+std::string written_file(const io_arg& a, std::size_t r) {
+  return "out_written_" + a.name + (a.is_list ? "_" + std::to_string(r) : std::string()) + ".bin";
+}
+
 class runner {
  public:
   explicit runner(std::string path, int result_fd = -1, channel_secret* secret = nullptr)
@@ -182,6 +187,7 @@ class runner {
   void run_tiling();
   void allocate_gm();
   void launch_kernel();
+  void find_written_inputs();
   void write_outputs();
   void write_result();
   gm_ptr alloc(std::size_t bytes, const std::string& name) {
@@ -204,6 +210,9 @@ class runner {
   host::op_instance op_;
   std::vector<io_arg> inputs_;
   std::vector<io_arg> outputs_;
+  // Inputs whose GM buffers the kernel changed (in-place operators): each (input, element), sent
+  // back like outputs under "written_inputs" (docs/harness-protocol.md).
+  std::vector<std::pair<const io_arg*, std::size_t>> written_;
   std::shared_ptr<void> compile_info_;
   std::vector<void*> allocations_;
   std::vector<gm_ptr> args_;
@@ -457,7 +466,19 @@ void runner::infer_outputs() {
     for (auto& t : a.items) {
       auto& s = op_.outputs[slot++];
       if (!t.shape_given) {
-        t.shape = rec_->infer_shape != nullptr ? from_gert(s.shape.GetOriginShape()) : first_input;
+        // Without InferShape: the first input's shape; an element of a tensor-list output takes
+        // the shape of the same element of the first tensor-list input (foreach: y[k] like x[k]).
+        std::vector<std::int64_t> fallback = first_input;
+        if (a.is_list) {
+          const std::size_t k = static_cast<std::size_t>(&t - a.items.data());
+          for (const auto& in : inputs_) {
+            if (in.present && in.is_list) {
+              if (k < in.items.size()) fallback = in.items[k].shape;
+              break;
+            }
+          }
+        }
+        t.shape = rec_->infer_shape != nullptr ? from_gert(s.shape.GetOriginShape()) : fallback;
         for (auto d : t.shape) {
           if (d < 0) {
             throw tiling_failure("InferShape gave output '" + a.name + "' the shape " + shape_str(t.shape) +
@@ -685,7 +706,39 @@ void runner::save_trace_file(const std::vector<core_trace>& cores) {
   }
 }
 
+// An input the kernel wrote: its GM bytes differ from the file it was read from (the file is
+// the evaluator's, read-only; compared after the launch, not copied before it).
+void runner::find_written_inputs() {
+  for (const auto& a : inputs_) {
+    if (!a.present) continue;
+    bool changed = false;
+    for (std::size_t r = 0; r < a.items.size() && !changed; ++r) {
+      const auto& t = a.items[r];
+      if (t.gm == nullptr || t.bytes == 0) continue;
+      const int fd = ::open(resolve(t.file).c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      void* m = ::mmap(nullptr, t.bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+      ::close(fd);
+      if (m == MAP_FAILED) continue;
+      changed = std::memcmp(m, t.gm, t.bytes) != 0;
+      ::munmap(m, t.bytes);
+    }
+    // A tensor list goes back whole when any element changed (positions stay indices).
+    if (changed) {
+      for (std::size_t r = 0; r < a.items.size(); ++r) written_.emplace_back(&a, r);
+    }
+  }
+}
+
 void runner::write_outputs() {
+  for (const auto& [a, r] : written_) {
+    if (result_fd_ >= 0) break;
+    const auto& t = a->items[r];
+    const fs::path p = resolve(written_file(*a, r));
+    std::ofstream f(p, std::ios::binary | std::ios::trunc);
+    if (!f) throw usage_error("cannot write output file " + p.string());
+    f.write(reinterpret_cast<const char*>(t.gm), static_cast<std::streamsize>(t.bytes));
+  }
   if (result_fd_ >= 0) return;  // they travel in the result frame
   for (const auto& a : outputs_) {
     for (const auto& t : a.items) {
@@ -715,7 +768,24 @@ void runner::write_result() {
       outs.push_back(o);
     }
   }
-  json r = {{"status", status_}, {"message", message_}, {"outputs", outs}, {"ub_bytes", ub_bytes_}, {"ub_usable", profile_.ub_usable_bytes},
+  json written = json::array();
+  for (std::size_t i = 0; i < written_.size();) {
+    const io_arg& a = *written_[i].first;
+    auto item = [&](std::size_t r) {
+      return json{{"shape", a.items[r].shape}, {"dtype", a.items[r].dtype_name}, {"file", written_file(a, r)}};
+    };
+    if (a.is_list) {
+      json l = json::array();
+      for (; i < written_.size() && written_[i].first == &a; ++i) l.push_back(item(written_[i].second));
+      written.push_back({{"name", a.name}, {"list", l}});
+    } else {
+      json o = item(written_[i].second);
+      o["name"] = a.name;
+      written.push_back(o);
+      ++i;
+    }
+  }
+  json r = {{"status", status_}, {"message", message_}, {"outputs", outs}, {"written_inputs", written}, {"ub_bytes", ub_bytes_}, {"ub_usable", profile_.ub_usable_bytes},
             {"hw_error", hw_error_}, {"warnings", warnings_}, {"timing", timing_}, {"phases", phases_}};
   if (aopt_sim::tunables_given() > 0) {
     r["tunables"] = {{"given", aopt_sim::tunables_given()}, {"read", aopt_sim::tunables_read()}};
@@ -786,6 +856,8 @@ void runner::write_frame(const json& r) {
         item(a.items.front());
       }
     }
+    // Then the inputs the kernel wrote, in the order of "written_inputs".
+    for (const auto& [a, r] : written_) item(a->items[r]);
   }
   line("\nEND " + secret + "\n");
 }
@@ -824,6 +896,7 @@ int runner::run() {
   }
   allocate_gm();
   launch_kernel();
+  if (status_ == "ok") find_written_inputs();
   write_outputs();
   lap("write_outputs");
   write_result();

@@ -49,16 +49,21 @@ TEST_F(CandidateTest, OpApiSourcesOfThePackageCMakeListsAreNotHostSources) {
   std::ofstream(pkg / "op_host" / "my_op_l0.cpp") << "// op_api level 0\n";
   std::ofstream(pkg / "op_host" / "aclnn_my_op.cpp") << "// aclnn\n";
   std::ofstream(pkg / "op_host" / "my_op_def.cc") << "// OpDef\n";
+  std::ofstream(pkg / "op_host" / "my_op_infer.cc") << "// a stray InferShape no library compiles\n";
+  std::ofstream(pkg / "op_host" / "my_op_opdef.cpp") << "// the OpDef, left out of the CMakeLists\nOP_ADD(MyOp);\n";
   std::ofstream(pkg / "CMakeLists.txt") << "target_sources(optiling PRIVATE op_host/my_op.cpp)\n"
+                                           "target_sources(opsproto PRIVATE op_host/my_op_def.cc)\n"
                                            "target_sources(opapi PRIVATE\n  op_host/my_op_l0.cpp\n"
                                            "  op_host/aclnn_my_op.cpp\n)\n";
   const auto p = ev::load_package(pkg);
-  EXPECT_EQ(p.host_sources, (std::vector<std::string>{"op_host/my_op.cpp", "op_host/my_op_def.cc"}));
-  // Without the CMakeLists.txt the level-0 file is a host source again.
+  // Exactly what the tiling and proto libraries compile (issue 34).
+  // The OpDef registration is built even when the CMakeLists does not name it.
+  EXPECT_EQ(p.host_sources, (std::vector<std::string>{"op_host/my_op.cpp", "op_host/my_op_def.cc", "op_host/my_op_opdef.cpp"}));
+  // Without the CMakeLists.txt every op_host source but aclnn_*.cpp is a host source again.
   fs::remove(pkg / "CMakeLists.txt");
   const auto q = ev::load_package(pkg);
   EXPECT_EQ(q.host_sources, (std::vector<std::string>{"op_host/my_op.cpp", "op_host/my_op_def.cc",
-                                                      "op_host/my_op_l0.cpp"}));
+                                                      "op_host/my_op_infer.cc", "op_host/my_op_l0.cpp", "op_host/my_op_opdef.cpp"}));
 }
 
 TEST_F(CandidateTest, KeyDependsOnContentBackendProfileSeed) {

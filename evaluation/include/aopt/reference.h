@@ -33,10 +33,13 @@ struct tensor {
 struct context {
   std::vector<tensor> inputs;
   std::vector<tensor> outputs;
+  // The final content of each input, starting as the input: an in-place operator's reference
+  // updates what the operator updates (`ctx.out("x")` finds it when no output is named "x").
+  std::vector<tensor> updated;
   nlohmann::json attrs = nlohmann::json::object();
 
   const tensor& in(std::string_view name) const;   // throws std::out_of_range naming `name`
-  tensor& out(std::string_view name);
+  tensor& out(std::string_view name);              // an output, else an input's final content
   template <class T>
   T attr(std::string_view name, T fallback) const {
     auto it = attrs.find(std::string(name));

@@ -44,6 +44,9 @@ struct tensor_file {
   dtype type = dtype::float16;
   std::vector<std::int64_t> shape;
   std::filesystem::path file;
+  // An input the kernel wrote (in place): its final contents, compared like an output
+  // (docs/harness-protocol.md, "Inputs the kernel writes").
+  bool written_input = false;
 };
 
 struct run_input {
@@ -57,6 +60,8 @@ struct run_output_decl {
   dtype type = dtype::float16;
   std::optional<std::vector<std::int64_t>> shape;
   std::size_t list_count = 0;  // DYNAMIC (tensor-list) output: number of tensors; 0 = plain
+  // Per-element shapes of a list output when the case gives them (else InferShape decides).
+  std::vector<std::vector<std::int64_t>> list_shapes{};
 };
 
 struct run_spec {
@@ -116,7 +121,8 @@ std::string first_errors(const std::string& log, std::size_t max_lines = 12);
 nlohmann::json inputs_json(const std::vector<run_input>& inputs);
 
 // The outputs a run reported (`outputs`: [{"name", "dtype", "shape", "file"} or {"name", "list":
-// [...]}], files relative to `run_dir`) appended to rr.outputs; false with rr.status
+// [...]}], files relative to `run_dir`) appended to rr.outputs, then the inputs the kernel wrote
+// (`written_inputs`, same forms, written_input set; call it with the whole result); false with rr.status
 // runtime_error and a diagnostic naming `where` when one is unusable.
 bool take_outputs(const nlohmann::json& outputs, const std::filesystem::path& run_dir, const std::string& where, run_result& rr);
 

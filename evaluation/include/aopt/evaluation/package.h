@@ -23,6 +23,14 @@ struct op_package {
   std::vector<std::string> host_sources;        // relative to dir, e.g. "op_host/add_custom.cpp"
   std::string kernel_source;                    // relative, e.g. "op_kernel/add_custom.cpp"
   std::string tiling_header;                    // layout 1: "op_host/add_custom_tiling.h"; else empty
+  // What the package's CMakeLists.txt adds (evaluation/package_build.h): include directories
+  // relative to the materialized sources, and the files outside the package they reach, read-only,
+  // relative to tree_root (materialized as shared_prefix + path; a host source or the tiling header
+  // may be one of them).
+  std::filesystem::path tree_root;              // absolute; the package itself unless --tree
+  std::vector<std::string> host_include_dirs;
+  std::vector<std::string> kernel_include_dirs;
+  std::vector<std::string> shared_files;
   std::filesystem::path spec_file;              // aopt.json or the msOpST file
   op_spec spec;
 
@@ -48,6 +56,9 @@ struct package_options {
   // Load the sources only (`aopt init`, which drafts the cases): no aopt.json or msOpST file is
   // looked for or read; spec.kernel is the kernel's name as the layout gives it, spec.cases empty.
   bool without_cases = false;
+  // The directory the package's CMakeLists.txt may reach into for shared headers and sources
+  // (`--tree`, `aopt corpus DIR`); empty: the package itself, nothing outside it is read.
+  std::filesystem::path tree_root{};
 };
 
 // Loads OP_DIR: detects the layout, finds aopt.json (options.spec_file, else OP_DIR's, else its

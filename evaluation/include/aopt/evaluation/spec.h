@@ -42,6 +42,9 @@ struct output_spec {                     // optional per-case override of an out
   std::string name;
   std::optional<std::vector<std::int64_t>> shape;
   std::optional<dtype> type;
+  // A tensor-list (dynamic) output: one shape per element ("list": [{"shape": [...]}, ...]);
+  // empty: as many as the case's first list input, shaped by InferShape or like its elements.
+  std::vector<std::vector<std::int64_t>> list_shapes{};
 };
 
 struct case_spec {

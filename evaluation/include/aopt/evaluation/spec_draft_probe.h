@@ -23,6 +23,8 @@ struct draft_options {
   // not drafted, and when every one fails at `elements`, 1/16 and 1/256 of it are tried.
   bool run_kernel = true;
   eval_options eval;                              // profile, sandbox, limits, work directory
+  // Where the operator's CMakeLists may reach shared headers and sources (package_options).
+  std::filesystem::path tree_root{};
 };
 
 struct probe_attempt {

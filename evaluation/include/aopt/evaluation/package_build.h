@@ -1,0 +1,70 @@
+// What an operator package's own CMakeLists.txt says about its build (cann-ops idioms): the
+// sources of its tiling and proto libraries, the sources it gives to the op_api library (never
+// built), the include directories of its host libraries and of its kernel, and the files outside
+// the package those reach (a shared directory such as cann-ops' src/common). Paths outside the
+// package are read-only input and must lie inside the tree root (docs/evaluation.md, "The
+// package's own build").
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace aopt::evaluation {
+
+// The materialized location of a file outside the package: "aopt_shared/<path relative to the
+// tree root>" beside op_host/ and op_kernel/ in the build's source directory.
+inline constexpr const char* shared_prefix = "aopt_shared/";
+
+struct package_build {
+  // True when the CMakeLists.txt names the sources of a tiling/proto library (target_sources of
+  // optiling, opsproto, op_host_aclnn*): then exactly those are the host sources.
+  bool names_host_sources = false;
+  // Package-relative ("op_host/x.cpp") or shared ("aopt_shared/src/common/...cpp") host sources.
+  std::vector<std::string> host_sources;
+  // Package-relative sources given to the op_api library (target_sources(opapi ...)).
+  std::set<std::string> op_api_sources;
+  // Include directories, relative to the materialized sources ("op_host", "aopt_shared/src/common/inc").
+  std::vector<std::string> host_include_dirs;    // target_include_directories of the host libraries
+  std::vector<std::string> kernel_include_dirs;  // add_ops_compile_options(... OPTIONS -I...)
+  // Files outside the package the build reads, relative to the tree root: every source file under
+  // a shared include directory, each shared source and the source files of its directory.
+  std::vector<std::string> shared_files;
+  // Paths the CMakeLists names that were not followed, each "CMakeLists.txt:LINE: why".
+  std::vector<std::string> warnings;
+};
+
+// Reads OP_DIR/CMakeLists.txt (none: an empty package_build). `tree_root` (absolute, containing
+// op_dir) bounds what may be read outside the package: a path that resolves (symbolic links
+// followed) outside it is not followed and gets a warning. Variables: CMAKE_CURRENT_SOURCE_DIR
+// (the package), CMAKE_SOURCE_DIR (the parent of the nearest ancestor named `src`, the cann-ops
+// project root; else the tree root), OP_COMMON_DIR (${CMAKE_SOURCE_DIR}/src/common), set(),
+// list(APPEND), file(GLOB|GLOB_RECURSE); any other variable (ASCEND_CANN_PACKAGE_PATH: the CANN
+// headers, emulated by sim) leaves its argument out. Throws aopt::error(invalid_spec) when the
+// shared files exceed max_shared_files or max_shared_bytes.
+package_build read_package_build(const std::filesystem::path& op_dir, const std::filesystem::path& tree_root);
+
+inline constexpr std::size_t max_shared_files = 4096;
+inline constexpr std::uintmax_t max_shared_bytes = 64u << 20;
+
+}  // namespace aopt::evaluation
+
+namespace aopt::evaluation {
+
+// The kernel's view of a tiling header, as the real build generates the kernel's kernel_tiling
+// header from the registered struct: when `header` (a path relative to the materialized sources)
+// or a header it includes reaches a host-only header (anything but register/tilingdata_base.h,
+// the standard library and kernel_tiling/, e.g. tiling/tiling_base.h, register/op_impl_registry.h),
+// the text of a header holding only what the kernel sees: the tiling structs
+// (BEGIN_TILING_DATA_DEF ... END_TILING_DATA_DEF), their REGISTER_TILING_DATA_CLASS lines and the
+// integral constants their array sizes name, in namespace optiling. nullopt when the header is
+// kernel-safe (it is force-included as it is). `read` returns a file's text ("" when absent);
+// `include_dirs` are where quoted includes are looked up after the including file's directory.
+std::optional<std::string> kernel_tiling_view(const std::string& header,
+                                              const std::function<std::string(const std::string&)>& read,
+                                              const std::vector<std::string>& include_dirs);
+
+}  // namespace aopt::evaluation

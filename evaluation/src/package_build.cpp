@@ -1,0 +1,543 @@
+#include "aopt/evaluation/package_build.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fnmatch.h>
+#include <map>
+#include <regex>
+
+#include "aopt/common/error.h"
+#include "aopt/common/fs.h"
+#include "aopt/evaluation/package.h"
+
+namespace aopt::evaluation {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct cmake_command {
+  std::string name;  // lower case
+  std::vector<std::string> args;
+  std::vector<int> arg_lines;  // the line each argument starts on
+  int line = 0;
+};
+
+// The commands of a CMakeLists.txt: `name(args)`, comments dropped, quoted arguments kept whole,
+// nested parentheses (generator expressions, conditions) inside the arguments.
+std::vector<cmake_command> parse_cmake(const std::string& text) {
+  std::vector<cmake_command> out;
+  std::size_t i = 0;
+  int line = 1;
+  const std::size_t n = text.size();
+  auto skip_comment = [&] {
+    while (i < n && text[i] != '\n') ++i;
+  };
+  while (i < n) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      ++i;
+      continue;
+    }
+    if (c == '#') {
+      skip_comment();
+      continue;
+    }
+    if (!(std::isalpha(static_cast<unsigned char>(c)) || c == '_')) {
+      ++i;
+      continue;
+    }
+    cmake_command cmd;
+    cmd.line = line;
+    while (i < n && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
+      cmd.name += static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
+      ++i;
+    }
+    while (i < n && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (i >= n || text[i] != '(') continue;
+    ++i;
+    int depth = 1;
+    std::string arg;
+    int arg_line = line;
+    auto flush = [&] {
+      if (!arg.empty()) {
+        cmd.args.push_back(arg);
+        cmd.arg_lines.push_back(arg_line);
+      }
+      arg.clear();
+    };
+    while (i < n && depth > 0) {
+      const char d = text[i];
+      if (d == '\n') ++line;
+      if (d == '#' ) {
+        flush();
+        skip_comment();
+        continue;
+      }
+      if (arg.empty()) arg_line = line;
+      if (d == '"') {
+        ++i;
+        while (i < n && text[i] != '"') {
+          if (text[i] == '\n') ++line;
+          if (text[i] == '\\' && i + 1 < n) ++i;
+          arg += text[i++];
+        }
+        ++i;
+        continue;
+      }
+      if (d == '(') ++depth;
+      if (d == ')' && --depth == 0) {
+        ++i;
+        break;
+      }
+      if (std::isspace(static_cast<unsigned char>(d))) {
+        flush();
+      } else {
+        arg += d;
+      }
+      ++i;
+    }
+    flush();
+    out.push_back(std::move(cmd));
+  }
+  return out;
+}
+
+bool is_source_file(const fs::path& p) {
+  static const std::set<std::string> exts = {".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx", ".inc", ".inl", ".ipp", ".tpp"};
+  return exts.count(p.extension().string()) != 0;
+}
+
+bool is_compiled(const fs::path& p) {
+  const auto e = p.extension().string();
+  return e == ".cpp" || e == ".cc" || e == ".cxx" || e == ".c";
+}
+
+// The libraries whose sources make up what the host build runs: the tiling library, the
+// prototype (InferShape) library and the OpDef registrations the aclnn generation reads.
+bool is_host_target(const std::string& t) {
+  return t == "optiling" || t == "opsproto" || t.rfind("op_host_aclnn", 0) == 0;
+}
+
+class reader {
+ public:
+  reader(fs::path op_dir, fs::path tree_root) : op_dir_(std::move(op_dir)), root_(std::move(tree_root)) {
+    vars_["CMAKE_CURRENT_SOURCE_DIR"] = {op_dir_.string()};
+    vars_["CMAKE_CURRENT_LIST_DIR"] = {op_dir_.string()};
+    fs::path project = root_;
+    for (fs::path p = op_dir_; !p.empty() && p != p.parent_path(); p = p.parent_path()) {
+      if (p.filename() == "src") {
+        project = p.parent_path();
+        break;
+      }
+    }
+    vars_["CMAKE_SOURCE_DIR"] = {project.string()};
+    vars_["PROJECT_SOURCE_DIR"] = {project.string()};
+    vars_["OP_COMMON_DIR"] = {(project / "src" / "common").string()};
+  }
+
+  package_build read() {
+    const fs::path cm = op_dir_ / "CMakeLists.txt";
+    std::error_code e;
+    if (!fs::is_regular_file(cm, e)) return std::move(out_);
+    std::string text;
+    try {
+      text = common::read_text_file(cm, max_source_file_bytes);
+    } catch (const error& ex) {
+      out_.warnings.push_back(cm.string() + ": not read (" + ex.what() + ")");
+      return std::move(out_);
+    }
+    for (const auto& c : parse_cmake(text)) command(c);
+    project_includes();
+    finish();
+    return std::move(out_);
+  }
+
+  // The include directories a cann-ops project gives every operator's tiling and proto
+  // libraries: its ${OP_COMMON_DIR}/CMakeLists.txt declares them on the interface targets
+  // ops_utils_tiling_headers / ops_utils_proto_headers ($<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/inc>),
+  // which the project's optiling and opsproto link. Followed only inside the tree root, quietly:
+  // an operator evaluated without --tree does not name them itself.
+  void project_includes() {
+    const fs::path common_dir = vars_["OP_COMMON_DIR"].front();
+    std::error_code e;
+    const fs::path real = fs::weakly_canonical(common_dir, e);
+    if (e || !common::path_under(real.string(), root_.string()) || !fs::is_regular_file(real / "CMakeLists.txt", e)) return;
+    std::string text;
+    try {
+      text = common::read_text_file(real / "CMakeLists.txt", max_source_file_bytes);
+    } catch (const error&) {
+      return;
+    }
+    for (const auto& c : parse_cmake(text)) {
+      if (c.name != "target_include_directories" || c.args.empty() || c.args[0].rfind("ops_utils_", 0) != 0) continue;
+      for (std::size_t k = 1; k < c.args.size(); ++k) {
+        std::string a = c.args[k];
+        const std::string lead = "$<BUILD_INTERFACE:";
+        if (a.rfind(lead, 0) != 0 || a.back() != '>') continue;
+        a = a.substr(lead.size(), a.size() - lead.size() - 1);
+        if (a.find("$<") != std::string::npos) continue;
+        const std::string here = "${CMAKE_CURRENT_SOURCE_DIR}";
+        if (a.rfind(here, 0) != 0) continue;  // the CANN package's directories: emulated
+        const fs::path dir = (real / a.substr(here.size() + (a.size() > here.size() && a[here.size()] == '/' ? 1 : 0))).lexically_normal();
+        if (!fs::is_directory(dir, e)) continue;
+        include_dir(out_.host_include_dirs, dir, c.arg_lines[k]);
+      }
+    }
+  }
+
+ private:
+  std::string where(int line) const { return "CMakeLists.txt:" + std::to_string(line); }
+
+  // ${VAR} expanded; nullopt-like empty vector when an unknown variable or a generator
+  // expression leaves the argument unusable. A list variable expands to several values.
+  std::vector<std::string> expand(const std::string& arg) const {
+    if (arg.rfind("$<", 0) == 0) return {};
+    std::vector<std::string> acc = {""};
+    std::size_t i = 0;
+    while (i < arg.size()) {
+      if (arg.compare(i, 2, "${") == 0) {
+        const auto close = arg.find('}', i);
+        if (close == std::string::npos) return {};
+        const auto it = vars_.find(arg.substr(i + 2, close - i - 2));
+        if (it == vars_.end()) return {};
+        std::vector<std::string> next;
+        for (const auto& a : acc) {
+          for (const auto& v : it->second) next.push_back(a + v);
+        }
+        acc = std::move(next);
+        i = close + 1;
+      } else {
+        for (auto& a : acc) a += arg[i];
+        ++i;
+      }
+    }
+    return acc;
+  }
+
+  fs::path absolute_of(const std::string& p) const {
+    fs::path q(p);
+    return (q.is_absolute() ? q : op_dir_ / q).lexically_normal();
+  }
+
+  // The path, symbolic links resolved, when it lies inside the tree root; empty (and a warning)
+  // otherwise.
+  fs::path confined(const fs::path& p, int line) {
+    std::error_code e;
+    const fs::path real = fs::weakly_canonical(p, e);
+    if (e || !common::path_under(real.string(), root_.string())) {
+      out_.warnings.push_back(where(line) + ": " + p.string() + " is outside the tree root " + root_.string() +
+                              "; not followed (aopt eval --tree DIR lets the build read a shared directory inside DIR)");
+      return {};
+    }
+    return real;
+  }
+
+  void command(const cmake_command& c) {
+    if (c.args.empty()) return;
+    if (c.name == "set") {
+      std::vector<std::string> vals;
+      for (std::size_t k = 1; k < c.args.size(); ++k) {
+        if (c.args[k] == "CACHE" || c.args[k] == "PARENT_SCOPE") break;
+        for (auto& v : expand(c.args[k])) vals.push_back(v);
+      }
+      vars_[c.args[0]] = vals;
+    } else if (c.name == "list" && c.args.size() >= 2 && c.args[0] == "APPEND") {
+      auto& v = vars_[c.args[1]];
+      for (std::size_t k = 2; k < c.args.size(); ++k) {
+        for (auto& x : expand(c.args[k])) v.push_back(x);
+      }
+    } else if (c.name == "file" && c.args.size() >= 3 && (c.args[0] == "GLOB" || c.args[0] == "GLOB_RECURSE")) {
+      glob(c);
+    } else if (c.name == "target_sources") {
+      const std::string& target = c.args[0];
+      for (std::size_t k = 1; k < c.args.size(); ++k) {
+        const auto& a = c.args[k];
+        if (a == "PRIVATE" || a == "PUBLIC" || a == "INTERFACE") continue;
+        for (const auto& v : expand(a)) source(target, absolute_of(v), c.arg_lines[k]);
+      }
+    } else if (c.name == "target_include_directories") {
+      if (!is_host_target(c.args[0])) return;
+      for (std::size_t k = 1; k < c.args.size(); ++k) {
+        const auto& a = c.args[k];
+        if (a == "PRIVATE" || a == "PUBLIC" || a == "INTERFACE" || a == "SYSTEM" || a == "BEFORE" || a == "AFTER") continue;
+        for (const auto& v : expand(a)) include_dir(out_.host_include_dirs, absolute_of(v), c.arg_lines[k]);
+      }
+    } else if (c.name == "add_ops_compile_options") {
+      for (std::size_t k = 0; k < c.args.size(); ++k) {
+        std::string a = c.args[k];
+        if (a == "-I" && k + 1 < c.args.size()) a = "-I" + c.args[++k];
+        if (a.rfind("-I", 0) != 0 || a.size() == 2) continue;
+        for (const auto& v : expand(a.substr(2))) include_dir(out_.kernel_include_dirs, absolute_of(v), c.arg_lines[k]);
+      }
+    }
+  }
+
+  void glob(const cmake_command& c) {
+    const bool recurse = c.args[0] == "GLOB_RECURSE";
+    const std::string var = c.args[1];
+    std::vector<std::string> found;
+    fs::path relative_to;
+    for (std::size_t k = 2; k < c.args.size(); ++k) {
+      const auto& a = c.args[k];
+      if (a == "CONFIGURE_DEPENDS" || a == "LIST_DIRECTORIES") continue;
+      if (a == "RELATIVE" && k + 1 < c.args.size()) {
+        const auto v = expand(c.args[++k]);
+        if (!v.empty()) relative_to = absolute_of(v.front());
+        continue;
+      }
+      const int line = c.arg_lines[k];
+      for (const auto& pattern : expand(a)) {
+        const fs::path p = absolute_of(pattern);
+        const fs::path dir = p.parent_path();
+        const std::string name = p.filename().string();
+        if (dir.string().find_first_of("*?[") != std::string::npos) {
+          out_.warnings.push_back(where(line) + ": glob " + pattern + " has a wildcard in a directory; not followed");
+          continue;
+        }
+        const fs::path real = confined(dir, line);
+        if (real.empty()) continue;
+        std::error_code e;
+        if (!fs::is_directory(real, e)) continue;
+        auto take = [&](const fs::path& f) {
+          if (::fnmatch(name.c_str(), f.filename().c_str(), 0) != 0) return;
+          const fs::path shown = dir / f.lexically_relative(real);
+          found.push_back((relative_to.empty() ? shown : shown.lexically_relative(relative_to)).generic_string());
+        };
+        if (recurse) {
+          for (auto it = fs::recursive_directory_iterator(real, e); !e && it != fs::recursive_directory_iterator(); it.increment(e)) {
+            if (it->is_regular_file()) take(it->path());
+          }
+        } else {
+          for (auto it = fs::directory_iterator(real, e); !e && it != fs::directory_iterator(); it.increment(e)) {
+            if (it->is_regular_file()) take(it->path());
+          }
+        }
+      }
+    }
+    std::sort(found.begin(), found.end());
+    vars_[var] = found;
+  }
+
+  // A path relative to the materialized sources: package-relative inside the package, else under
+  // shared_prefix (recording the shared files it brings); empty when it is not followed.
+  std::string materialized(const fs::path& abs, int line, bool dir) {
+    const fs::path real = confined(abs, line);
+    if (real.empty()) return {};
+    std::error_code e;
+    if (dir ? !fs::is_directory(real, e) : !fs::is_regular_file(real, e)) return {};
+    const std::string pkg = fs::weakly_canonical(op_dir_, e).string();
+    if (common::path_under(real.string(), pkg)) {
+      const std::string rel = real.lexically_relative(pkg).generic_string();
+      return rel == "." ? std::string() : rel;
+    }
+    const std::string rel = real.lexically_relative(root_).generic_string();
+    if (dir) {
+      add_shared_tree(real, line);
+    } else {
+      add_shared(real);
+      add_shared_dir_files(real.parent_path());
+    }
+    return shared_prefix + rel;
+  }
+
+  void include_dir(std::vector<std::string>& into, const fs::path& abs, int line) {
+    const std::string rel = materialized(abs, line, true);
+    if (!rel.empty() && std::find(into.begin(), into.end(), rel) == into.end()) into.push_back(rel);
+  }
+
+  void source(const std::string& target, const fs::path& abs, int line) {
+    if (!is_compiled(abs)) return;  // headers listed as sources
+    if (target == "opapi") {
+      std::error_code e;
+      const fs::path real = fs::weakly_canonical(abs, e);
+      const fs::path pkg = fs::weakly_canonical(op_dir_, e);
+      if (common::path_under(real.string(), pkg.string())) out_.op_api_sources.insert(real.lexically_relative(pkg).generic_string());
+      return;
+    }
+    if (!is_host_target(target)) return;
+    out_.names_host_sources = true;
+    const std::string rel = materialized(abs, line, false);
+    if (!rel.empty() && std::find(out_.host_sources.begin(), out_.host_sources.end(), rel) == out_.host_sources.end()) {
+      out_.host_sources.push_back(rel);
+    }
+  }
+
+  void add_shared(const fs::path& real) {
+    const std::string rel = real.lexically_relative(root_).generic_string();
+    if (!shared_.insert(rel).second) return;
+    std::error_code e;
+    bytes_ += fs::file_size(real, e);
+    if (shared_.size() > max_shared_files || bytes_ > max_shared_bytes) {
+      throw error(ec::invalid_spec, (op_dir_ / "CMakeLists.txt").string() + ": the directories and sources it names outside the package hold more than " +
+                                        std::to_string(max_shared_files) + " source files or " + std::to_string(max_shared_bytes >> 20) +
+                                        " MiB; name the directories the operator needs, not a whole tree");
+    }
+  }
+  void add_shared_dir_files(const fs::path& dir) {
+    std::error_code e;
+    for (auto it = fs::directory_iterator(dir, e); !e && it != fs::directory_iterator(); it.increment(e)) {
+      if (it->is_regular_file() && is_source_file(it->path())) add_shared(it->path());
+    }
+  }
+  void add_shared_tree(const fs::path& dir, int line) {
+    std::error_code e;
+    for (auto it = fs::recursive_directory_iterator(dir, e); !e && it != fs::recursive_directory_iterator(); it.increment(e)) {
+      if (!it->is_regular_file() || !is_source_file(it->path())) continue;
+      // A link inside the directory leading out of the tree is not followed either.
+      const fs::path real = fs::weakly_canonical(it->path(), e);
+      if (e || !common::path_under(real.string(), root_.string())) {
+        out_.warnings.push_back(where(line) + ": " + it->path().string() + " leads outside the tree root; not copied");
+        e.clear();
+        continue;
+      }
+      add_shared(it->path().lexically_normal());
+    }
+  }
+
+  void finish() {
+    out_.shared_files.assign(shared_.begin(), shared_.end());
+  }
+
+  fs::path op_dir_;
+  fs::path root_;
+  std::map<std::string, std::vector<std::string>> vars_;
+  std::set<std::string> shared_;
+  std::uintmax_t bytes_ = 0;
+  package_build out_;
+};
+
+}  // namespace
+
+package_build read_package_build(const fs::path& op_dir, const fs::path& tree_root) {
+  std::error_code e;
+  const fs::path dir = fs::weakly_canonical(op_dir, e);
+  const fs::path root = fs::weakly_canonical(tree_root.empty() ? op_dir : tree_root, e);
+  if (!common::path_under(dir.string(), root.string())) {
+    throw error(ec::invalid_argument, "--tree " + tree_root.string() + " does not contain the operator " + op_dir.string() +
+                                          "; give a directory above the operator (e.g. the cann-ops checkout)");
+  }
+  return reader(dir, root).read();
+}
+
+}  // namespace aopt::evaluation
+
+namespace aopt::evaluation {
+
+namespace {
+
+std::string without_comments(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    if (text.compare(i, 2, "//") == 0) {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (text.compare(i, 2, "/*") == 0) {
+      const auto end = text.find("*/", i + 2);
+      i = end == std::string::npos ? text.size() : end + 2;
+      out += ' ';
+    } else if (text[i] == '"') {  // a string literal (an include name) whole
+      const auto end = text.find('"', i + 1);
+      const auto stop = end == std::string::npos ? text.size() : end + 1;
+      out.append(text, i, stop - i);
+      i = stop;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
+// Headers the kernel may see as they are: the emulated tiling macros, the generated kernel
+// tiling header, the tiling structs of the library APIs (the real kernel_tiling header holds them).
+bool kernel_safe_include(const std::string& name) {
+  return name == "register/tilingdata_base.h" || name.rfind("kernel_tiling/", 0) == 0 || name == "tiling/tiling_api.h";
+}
+
+}  // namespace
+
+std::optional<std::string> kernel_tiling_view(const std::string& header, const std::function<std::string(const std::string&)>& read,
+                                              const std::vector<std::string>& include_dirs) {
+  static const std::regex inc(R"(#\s*include\s*([<"])([^>"]+)[>"])");
+  std::vector<std::string> order;  // included files first, as the preprocessor meets them
+  std::set<std::string> seen;
+  bool host_only = false;
+  std::function<void(const std::string&, int)> visit = [&](const std::string& file, int depth) {
+    if (depth > 16 || !seen.insert(file).second) return;
+    const std::string text = without_comments(read(file));
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), inc); it != std::sregex_iterator(); ++it) {
+      const std::string name = (*it)[2].str();
+      if (kernel_safe_include(name)) continue;
+      if ((*it)[1].str() == "<" && name.find('/') == std::string::npos && name.find(".h") == std::string::npos) continue;  // <cstdint>
+      if ((*it)[1].str() == "<" && (name == "stdint.h" || name == "stddef.h" || name == "string.h")) continue;
+      std::string found;
+      for (const auto& dir : [&] {
+             std::vector<std::string> d = {fs::path(file).parent_path().generic_string()};
+             d.insert(d.end(), include_dirs.begin(), include_dirs.end());
+             return d;
+           }()) {
+        const std::string cand = (fs::path(dir) / name).lexically_normal().generic_string();
+        if (!read(cand).empty()) {
+          found = cand;
+          break;
+        }
+      }
+      if (found.empty()) {
+        host_only = true;  // a CANN header other than the tiling macros (emulated, host-only)
+      } else {
+        visit(found, depth + 1);
+      }
+    }
+    order.push_back(file);
+  };
+  visit(header, 0);
+  if (!host_only) return std::nullopt;
+  static const std::regex block(R"(BEGIN_TILING_DATA_DEF\s*\(\s*\w+\s*\)[\s\S]*?END_TILING_DATA_DEF\s*;?)");
+  static const std::regex reg(R"(REGISTER_TILING_DATA_CLASS\s*\(\s*\w+\s*,\s*\w+\s*\))");
+  static const std::regex constant(R"((?:static\s+)?(?:inline\s+)?(?:constexpr|const)\s+(?:unsigned\s+)?[\w:]+\s+(\w+)\s*=\s*([^;{}]+);)");
+  std::vector<std::string> blocks, regs;
+  std::vector<std::pair<std::string, std::string>> constants;  // name, declaration
+  bool structs = false;
+  for (const auto& f : order) {
+    const std::string text = without_comments(read(f));
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), block); it != std::sregex_iterator(); ++it) {
+      std::string b = it->str();
+      if (b.back() != ';') b += ";";
+      structs = structs || b.find("TILING_DATA_FIELD_DEF_STRUCT") != std::string::npos;
+      blocks.push_back(b);
+    }
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), reg); it != std::sregex_iterator(); ++it) regs.push_back(it->str());
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), constant); it != std::sregex_iterator(); ++it) {
+      constants.emplace_back((*it)[1].str(), it->str());
+    }
+  }
+  if (blocks.empty()) return std::nullopt;  // a registration behind macros: the header as it is
+  // The constants the structs name (array sizes), and the ones those name, in file order.
+  std::string needed;
+  for (const auto& b : blocks) needed += b + "\n";
+  std::set<std::string> kept;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [name, decl] : constants) {
+      if (kept.count(name) || !std::regex_search(needed, std::regex("\\b" + name + "\\b"))) continue;
+      kept.insert(name);
+      needed += decl + "\n";
+      grew = true;
+    }
+  }
+  std::string out = "// Generated by aopt: the kernel's view of " + header +
+                    " (its tiling structs, as the real build's kernel_tiling header holds them; the host-only rest left out)\n"
+                    "#pragma once\n#include \"register/tilingdata_base.h\"\n";
+  if (structs) out += "#include \"tiling/tiling_api.h\"\n";
+  out += "namespace optiling {\n";
+  std::set<std::string> written;
+  for (const auto& [name, decl] : constants) {
+    if (kept.count(name) && written.insert(name).second) out += decl + "\n";
+  }
+  for (const auto& b : blocks) out += b + "\n";
+  for (const auto& r : regs) out += r + "\n";
+  return out + "}  // namespace optiling\n";
+}
+
+}  // namespace aopt::evaluation

@@ -1,0 +1,15 @@
+// Fixture InplaceAxpy (tests/integration): x += alpha * y in place; the tiling data.
+#ifndef INPLACE_AXPY_TILING_H
+#define INPLACE_AXPY_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(InplaceAxpyTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, totalLength);  // elements of x (and y)
+TILING_DATA_FIELD_DEF(uint32_t, tileLength);   // elements per UB tile (multiple of 8)
+TILING_DATA_FIELD_DEF(float, alpha);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(InplaceAxpy, InplaceAxpyTilingData)
+}  // namespace optiling
+#endif

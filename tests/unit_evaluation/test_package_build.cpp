@@ -1,0 +1,183 @@
+// What a package's CMakeLists.txt says about its build (evaluation/package_build.h): the fixture
+// tree tests/integration/packages/shared_tree, and small CMakeLists of the test's own.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "aopt/common/error.h"
+#include "aopt/evaluation/candidate.h"
+#include "aopt/evaluation/package.h"
+#include "aopt/evaluation/package_build.h"
+
+namespace ev = aopt::evaluation;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path tree = fs::path(AOPT_TEST_SOURCE_DIR) / "tests/integration/packages/shared_tree";
+const fs::path op = tree / "src/fixture/shared_scale";
+
+bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+class PackageBuild : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tmp_ = fs::temp_directory_path() / ("aopt-package-build-" + std::to_string(::getpid()));
+    fs::remove_all(tmp_);
+    fs::create_directories(tmp_);
+  }
+  void TearDown() override { fs::remove_all(tmp_); }
+  fs::path tmp_;
+};
+
+}  // namespace
+
+TEST_F(PackageBuild, TheSharedDirectoryIsFollowedInsideTheTree) {
+  const auto b = ev::read_package_build(op, tree);
+  EXPECT_TRUE(b.names_host_sources);
+  // The OpDef source (named twice), the shared tiling source from file(GLOB ${OP_COMMON_DIR}/...).
+  EXPECT_EQ(b.host_sources, (std::vector<std::string>{"aopt_shared/src/common/src/fixture_shared/scale_tiling_func.cpp",
+                                                     "op_host/shared_scale.cpp"}));
+  EXPECT_EQ(b.op_api_sources, (std::set<std::string>{"op_host/shared_scale_l0.cpp"}));
+  EXPECT_EQ(b.host_include_dirs, (std::vector<std::string>{"aopt_shared/src/common/inc"}));
+  EXPECT_EQ(b.kernel_include_dirs, (std::vector<std::string>{"aopt_shared/src/common/inc/fixture_shared/op_kernel"}));
+  EXPECT_TRUE(has(b.shared_files, "src/common/inc/fixture_shared/scale_tiling_def.h"));
+  EXPECT_TRUE(has(b.shared_files, "src/common/src/fixture_shared/scale_tiling_func.cpp"));
+  // /etc is named too, outside the tree: a warning with the line, nothing read.
+  ASSERT_EQ(b.warnings.size(), 1u);
+  EXPECT_NE(b.warnings[0].find("CMakeLists.txt:18: /etc is outside the tree root"), std::string::npos) << b.warnings[0];
+  for (const auto& f : b.shared_files) EXPECT_EQ(f.rfind("src/common/", 0), 0u) << f;
+}
+
+TEST_F(PackageBuild, WithoutATreeNothingOutsideThePackageIsRead) {
+  const auto b = ev::read_package_build(op, op);
+  EXPECT_TRUE(b.shared_files.empty());
+  EXPECT_TRUE(b.host_include_dirs.empty());
+  EXPECT_EQ(b.host_sources, (std::vector<std::string>{"op_host/shared_scale.cpp"}));
+  EXPECT_GE(b.warnings.size(), 3u);  // the glob's directory, the include directories, the kernel's
+}
+
+TEST_F(PackageBuild, TheLoaderBuildsOnlyWhatTheLibrariesCompileAndFindsTheSharedTilingStruct) {
+  ev::package_options po;
+  po.tree_root = tree;
+  const auto pkg = ev::load_package(op, po);
+  EXPECT_FALSE(has(pkg.host_sources, "op_host/shared_scale_l0.cpp"));
+  EXPECT_FALSE(has(pkg.host_sources, "op_host/shared_scale_infer.cc"));
+  EXPECT_TRUE(has(pkg.host_sources, "aopt_shared/src/common/src/fixture_shared/scale_tiling_func.cpp"));
+  EXPECT_EQ(pkg.tiling_header, "aopt_shared/src/common/inc/fixture_shared/scale_tiling_def.h");
+  // Without the tree the struct is nowhere the loader may look: an error saying so.
+  try {
+    ev::load_package(op);
+    FAIL() << "loaded without its tiling struct";
+  } catch (const aopt::error& e) {
+    EXPECT_NE(std::string(e.what()).find("--tree"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(PackageBuild, ATreeThatDoesNotHoldTheOperatorIsAnError) {
+  EXPECT_THROW(ev::read_package_build(op, tmp_), aopt::error);
+}
+
+TEST_F(PackageBuild, VariablesListsGlobsAndLinksOutOfTheTree) {
+  const fs::path root = tmp_ / "proj";
+  const fs::path pkg = root / "src/cat/op";
+  fs::create_directories(pkg / "op_host");
+  fs::create_directories(root / "src/common/inc/sub");
+  fs::create_directories(root / "src/common/extra");
+  std::ofstream(root / "src/common/inc/a.h") << "// a\n";
+  std::ofstream(root / "src/common/inc/sub/b.h") << "// b\n";
+  std::ofstream(root / "src/common/extra/one.cpp") << "// one\n";
+  std::ofstream(root / "src/common/extra/two.cpp") << "// two\n";
+  std::ofstream(pkg / "op_host/op.cpp") << "// op\n";
+  fs::create_symlink("/etc", root / "src/common/inc/etc_link");
+  std::ofstream(pkg / "CMakeLists.txt") << R"(# comment (with parentheses)
+set(MY_INC ${CMAKE_SOURCE_DIR}/src/common/inc)
+file(GLOB_RECURSE EXTRA RELATIVE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/../../common/extra/*.cpp)
+list(APPEND EXTRA op_host/op.cpp)
+target_sources(optiling PRIVATE ${EXTRA} "${UNKNOWN_VAR}/x.cpp")
+target_include_directories(opsproto PRIVATE $<BUILD_INTERFACE:${MY_INC}> ${MY_INC} ${CMAKE_SOURCE_DIR}/src/common/inc/etc_link)
+)";
+  const auto b = ev::read_package_build(pkg, root);
+  EXPECT_EQ(b.host_sources, (std::vector<std::string>{"aopt_shared/src/common/extra/one.cpp", "aopt_shared/src/common/extra/two.cpp",
+                                                     "op_host/op.cpp"}));
+  EXPECT_EQ(b.host_include_dirs, (std::vector<std::string>{"aopt_shared/src/common/inc"}));
+  EXPECT_TRUE(has(b.shared_files, "src/common/inc/sub/b.h"));
+  for (const auto& f : b.shared_files) EXPECT_EQ(f.find("etc_link"), std::string::npos) << f;
+  bool warned = false;
+  for (const auto& w : b.warnings) warned = warned || w.find("etc_link") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST_F(PackageBuild, TheProjectsSharedHeadersReachEveryOperatorInsideTheTree) {
+  // cann-ops gives src/common/inc to every operator's tiling and proto libraries through the
+  // interface targets of src/common/CMakeLists.txt; an operator's own CMakeLists need not name it.
+  const fs::path root = tmp_ / "proj";
+  const fs::path pkg = root / "src/cat/op";
+  fs::create_directories(pkg / "op_host");
+  fs::create_directories(root / "src/common/inc/tiling");
+  std::ofstream(root / "src/common/inc/tiling/base.h") << "// base\n";
+  std::ofstream(root / "src/common/CMakeLists.txt")
+      << "add_library(ops_utils_tiling_headers INTERFACE)\n"
+         "target_include_directories(ops_utils_tiling_headers INTERFACE\n"
+         "  $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/inc>\n"
+         "  $<$<BOOL:${X}>:$<BUILD_INTERFACE:${ASCEND_CANN_PACKAGE_PATH}/include>>)\n";
+  std::ofstream(pkg / "CMakeLists.txt") << "target_sources(optiling PRIVATE op_host/op.cpp)\n";
+  std::ofstream(pkg / "op_host/op.cpp") << "// op\n";
+  const auto b = ev::read_package_build(pkg, root);
+  EXPECT_EQ(b.host_include_dirs, (std::vector<std::string>{"aopt_shared/src/common/inc"}));
+  EXPECT_EQ(b.shared_files, (std::vector<std::string>{"src/common/inc/tiling/base.h"}));
+  EXPECT_TRUE(b.warnings.empty());
+  // Outside the tree root (no --tree): not followed, and no warning (the operator did not ask).
+  const auto alone = ev::read_package_build(pkg, pkg);
+  EXPECT_TRUE(alone.host_include_dirs.empty());
+  EXPECT_TRUE(alone.warnings.empty());
+}
+
+TEST(KernelTilingView, AHeaderReachingHostOnlyHeadersIsReducedToItsStructs) {
+  const std::map<std::string, std::string> files = {
+      {"op_host/op_tiling.h",
+       "#include \"register/tilingdata_base.h\"\n#include \"tiling/tiling_base.h\"\n#include \"op_consts.h\"\n"
+       "namespace optiling {\n// constexpr uint32_t COMMENTED = 1;\nconstexpr uint32_t UNUSED = 7;\n"
+       "BEGIN_TILING_DATA_DEF(OpTilingData)\nTILING_DATA_FIELD_DEF(uint32_t, n);\n"
+       "TILING_DATA_FIELD_DEF_ARR(int64_t, MAX_N, starts);\nEND_TILING_DATA_DEF;\n"
+       "REGISTER_TILING_DATA_CLASS(Op, OpTilingData)\n"
+       "class OpTiling : public TilingBaseClass { void DumpTilingInfo() override; };\n}\n"},
+      {"shared/op_consts.h", "#pragma once\nnamespace optiling {\nconstexpr uint16_t MAX_N = BASE_N * 2;\nconstexpr uint16_t BASE_N = 25;\n}\n"},
+  };
+  auto read = [&](const std::string& f) {
+    auto it = files.find(f);
+    return it == files.end() ? std::string() : it->second;
+  };
+  const auto view = ev::kernel_tiling_view("op_host/op_tiling.h", read, {"shared"});
+  ASSERT_TRUE(view.has_value());
+  EXPECT_NE(view->find("BEGIN_TILING_DATA_DEF(OpTilingData)"), std::string::npos) << *view;
+  EXPECT_NE(view->find("REGISTER_TILING_DATA_CLASS(Op, OpTilingData)"), std::string::npos) << *view;
+  EXPECT_NE(view->find("MAX_N = BASE_N * 2"), std::string::npos) << *view;
+  EXPECT_NE(view->find("BASE_N = 25"), std::string::npos) << *view;  // named by MAX_N's value
+  EXPECT_EQ(view->find("TilingBaseClass"), std::string::npos) << *view;
+  EXPECT_EQ(view->find("tiling_base.h"), std::string::npos) << *view;
+  EXPECT_EQ(view->find("UNUSED"), std::string::npos) << *view;
+  EXPECT_EQ(view->find("COMMENTED"), std::string::npos) << *view;
+  // A kernel-safe header (the tiling macros only) is force-included as it is.
+  const std::map<std::string, std::string> plain = {
+      {"op_host/t.h", "#include \"register/tilingdata_base.h\"\n#include <cstdint>\nBEGIN_TILING_DATA_DEF(T)\nEND_TILING_DATA_DEF;\n"}};
+  EXPECT_FALSE(ev::kernel_tiling_view("op_host/t.h", [&](const std::string& f) { return plain.count(f) ? plain.at(f) : std::string(); }, {})
+                   .has_value());
+}
+
+TEST_F(PackageBuild, TheKeyChangesWithWhatTheBuildCompiles) {
+  ev::package_options po;
+  po.tree_root = tree;
+  auto with_tree = std::make_shared<const ev::op_package>(ev::load_package(op, po));
+  auto other = std::make_shared<ev::op_package>(*with_tree);
+  other->host_sources.pop_back();  // the same files, another selection
+  EXPECT_NE(ev::candidate(with_tree).key("sim", "p", 1, "tc"), ev::candidate(other).key("sim", "p", 1, "tc"));
+  auto more = std::make_shared<ev::op_package>(*with_tree);
+  more->host_include_dirs.push_back("op_host");
+  EXPECT_NE(ev::candidate(with_tree).key("sim", "p", 1, "tc"), ev::candidate(more).key("sim", "p", 1, "tc"));
+}
