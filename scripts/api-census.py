@@ -66,7 +66,7 @@ cstddef cstdint cstdio cstdlib cstring ctime deque exception fstream functional 
 iomanip ios iostream istream iterator limits list map memory mutex new numeric optional ostream
 queue random ratio regex set sstream stack stdexcept string string_view thread tuple type_traits
 typeinfo unordered_map unordered_set utility variant vector assert.h ctype.h errno.h float.h
-limits.h math.h stdarg.h stddef.h stdint.h stdio.h stdlib.h string.h time.h unistd.h securec.h
+limits.h math.h stdarg.h stddef.h stdint.h stdio.h stdlib.h string.h time.h unistd.h
 cstdbool stdbool.h sys/types.h sys/stat.h fcntl.h dlfcn.h pthread.h
 '''.split())
 
@@ -200,7 +200,7 @@ def definitions(text, toks):
             continue
         declarator_prev = (is_id(prev) and prev[1] not in EXPR_PREFIX and prev[1] not in ACCESS) \
             or prev[1] in ('>', '*', '&', '&&', '...')
-        if declarator_prev and nxt[1] in (',', ')', '=', ';', '[', '{', '(', ':'):
+        if declarator_prev and nxt[1] in (',', ')', '=', ';', '[', '{', '(', ':', '>'):
             names.add(v)
         elif prev[1] == '::' and nxt[1] == '(' and i >= 2 and is_id(toks[i - 2]):
             # out-of-class definition `Cls::Method(` counts as a definition only when followed by a body

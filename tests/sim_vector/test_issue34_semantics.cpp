@@ -114,6 +114,24 @@ TEST(Issue34Vector, VectorApisAsFunctionPointerTemplateArguments) {
   EXPECT_GT(last.line, 0u);
 }
 
+// The mask/repeat form called with integer arguments of other types and a braced
+// BinaryRepeatParams (cann-ops rms_norm's reduce_common.h) still resolves to the call-site overload.
+TEST(Issue34Vector, MaskFormCallsWithUnsignedArgumentsStayUnambiguous) {
+  std::vector<float> out;
+  const auto x = vt::random_vec<float>(64, -1.0f, 1.0f, 36);
+  auto r = vt::run_ok([&] {
+    auto a = vt::ub<float>(0, 64), d = vt::ub<float>(512, 64);
+    vt::fill(a, x);
+    const uint32_t mask = 64, repeat = 1;
+    Add(d, a, a, mask, repeat, {1, 1, 1, 8, 8, 8});
+    out = vt::get(d, 64);
+  });
+  for (int i = 0; i < 64; ++i) EXPECT_FLOAT_EQ(out[i], 2 * x[i]);
+  const auto recs = vt::vector_recs(r);
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_NE(r.cores[0].sites.at(recs[0].site).file.find("test_issue34_semantics.cpp"), std::string::npos);
+}
+
 TEST(Issue34Vector, WholeReduceDestinationNeedsOnlyTheResultAlignment) {
   std::vector<float> v(64);
   for (int i = 0; i < 64; ++i) v[i] = static_cast<float>(i % 7);

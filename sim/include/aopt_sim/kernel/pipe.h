@@ -527,8 +527,12 @@ class TPipe {
   std::uint8_t used_events_[static_cast<int>(HardEvent::MAX) + 1] = {};
 };
 
-inline TPipe* GetTPipePtr(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
-  auto* p = static_cast<TPipe*>(aopt::sim::current_pipe());
+}  // namespace AscendC
+
+// The current core's TPipe. Global, as in the CANN headers (kernels call it unqualified from
+// their own namespaces).
+inline AscendC::TPipe* GetTPipePtr(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  auto* p = static_cast<AscendC::TPipe*>(aopt::sim::current_pipe());
   if (p == nullptr) {
     aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
                     "GetTPipePtr(): no TPipe exists on this core: construct a TPipe first", loc,
@@ -536,5 +540,7 @@ inline TPipe* GetTPipePtr(aopt::sim::src_loc loc = aopt::sim::src_loc::current()
   }
   return p;
 }
-
-}  // namespace AscendC
+// Also reachable as AscendC::GetTPipePtr (the same function), as kernels of this project write it.
+namespace AscendC {
+using ::GetTPipePtr;
+}

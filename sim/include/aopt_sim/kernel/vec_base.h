@@ -187,6 +187,15 @@ using nodeduce_t = typename nodeduce<T>::type;
 inline src_loc indirect_loc(const char* api) { return src_loc{"(called through a function pointer)", 0, api}; }
 template <typename Dst, typename T>
 using if_tensor_t = std::enable_if_t<std::is_same<Dst, AscendC::LocalTensor<T>>::value, int>;
+// The documented `const uint8_t repeatTime` of an address-taken mask form, spelled as a type that
+// depends on T: a call with an int repeat then still orders the two overloads (a plain uint8_t
+// against the call form's int32_t makes GCC's partial ordering ambiguous).
+template <typename T>
+struct repeat_u8 {
+  using type = std::uint8_t;
+};
+template <typename T>
+using repeat_u8_t = typename repeat_u8<T>::type;
 
 // The per-core vector mask register and mask mode (each emulated core runs on its own thread).
 struct vec_state {

@@ -233,7 +233,8 @@ struct op_shr {
   }                                                                                                            \
   template <typename T, bool isSetMask = true, typename Dst, aopt::sim::vec::if_tensor_t<Dst, T> = 0>         \
   inline void NAME(const Dst& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint64_t mask,      \
-                   const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) {                         \
+                   const aopt::sim::vec::repeat_u8_t<T> repeatTime,                                            \
+                   const BinaryRepeatParams& repeatParams) {                                                   \
     NAME<T, isSetMask>(dst, src0, src1, mask, static_cast<int32_t>(repeatTime), repeatParams,                  \
                        aopt::sim::vec::indirect_loc(#NAME));                                                   \
   }
