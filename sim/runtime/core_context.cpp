@@ -284,4 +284,9 @@ AOPT_SIM_ACCESS_HOOKS(16)
 void __asan_loadN_noabort(std::uintptr_t a, std::size_t) { aopt::sim::raw_access(a); }
 void __asan_storeN_noabort(std::uintptr_t a, std::size_t) { aopt::sim::raw_access(a); }
 void __asan_handle_no_return() {}
+// GCC also brackets the dynamic initialisation of a translation unit's globals (a global set by a
+// function call or a constructor) with these, for ASan's initialisation-order check, whatever
+// asan-globals says. The runtime checks no order: they do nothing.
+void __asan_before_dynamic_init(const char*) {}
+void __asan_after_dynamic_init() {}
 }

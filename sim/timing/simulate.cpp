@@ -72,7 +72,7 @@ struct pipe_state {
   double busy_ns = 0;
 };
 
-enum class sblock : std::uint8_t { none, queue_full, flag, drain, drain_sync, sync, dep };
+enum class sblock : std::uint8_t { none, queue_full, flag, set_flag, drain, drain_sync, sync, dep };
 
 // Implicit serialisation: for one record, the number of records each pipe must have finished
 // before it may start (0 = none), indexed by pipe (V, MTE2, MTE3; the scalar slot is unused).
@@ -388,12 +388,22 @@ class simulator {
   bool scalar_inline(std::uint32_t b, const trace_rec& r) {
     auto& B = blocks_[b];
     switch (r.kind) {
-      case rec_kind::set_flag:  // SetFlag<S_x>: the scalar pipe's earlier work is done by now
+      case rec_kind::set_flag: {  // SetFlag<S_x>: the scalar pipe's earlier work is done by now
+        // A re-set paired in program order whose earlier WaitFlag has not run yet: the scalar
+        // thread waits for that WaitFlag, as a pipe does (set_must_wait).
+        const auto key = flag_key(r.src, r.dst, r.event);
+        auto it = B.flags.find(key);
+        if (it != B.flags.end() && it->second && !B.double_set[B.pc]) {
+          B.blocked = sblock::set_flag;
+          B.blocked_key = key;
+          return false;
+        }
         B.scalar_ns += issue_ns_;
         B.s_time += issue_ns_;
         ++B.pc;
         set_flag(b, r, B.s_time);
         return !error_;
+      }
       case rec_kind::wait_flag: {  // WaitFlag<x_S>: the scalar thread stops until it is set
         const auto key = flag_key(r.src, r.dst, r.event);
         auto it = B.flags.find(key);
@@ -568,6 +578,7 @@ class simulator {
   // WaitFlag (the waiting pipe has not reached the earlier one's WaitFlag yet): the setting pipe
   // stalls until that WaitFlag clears the flag [ASSUMED: the chip's flag is one bit and real
   // kernels (cann-ops add_rms_norm_cast) rely on such re-sets completing].
+  // (A scalar-source SetFlag stalls the scalar thread instead: scalar_inline.)
   bool set_must_wait(const block_state& B, std::uint32_t rec_index, const trace_rec& r) const {
     if (r.src == pipe::s || B.double_set[rec_index]) return false;
     auto it = B.flags.find(flag_key(r.src, r.dst, r.event));
@@ -576,7 +587,14 @@ class simulator {
 
   // A WaitFlag consumed the flag `key`: a pipe stalled on re-setting it may go on.
   void flag_cleared(std::uint32_t b, const trace_rec& wait_rec) {
-    if (wait_rec.src == pipe::s || wait_rec.src == pipe::all) return;
+    if (wait_rec.src == pipe::s) {
+      auto& B = blocks_[b];
+      if (B.blocked == sblock::set_flag && B.blocked_key == flag_key(wait_rec.src, wait_rec.dst, wait_rec.event)) {
+        resume_scalar(b, now_);
+      }
+      return;
+    }
+    if (wait_rec.src == pipe::all) return;
     auto& P = blocks_[b].pipes[static_cast<int>(wait_rec.src)];
     if (P.set_stalled) push(now_, ev::pipe, b, static_cast<std::uint32_t>(wait_rec.src));
   }
@@ -907,7 +925,12 @@ class simulator {
         }
       }
       if (error_) break;
-      if (B.blocked == sblock::flag && B.pc < B.tr->recs.size()) {
+      if (B.blocked == sblock::set_flag && B.pc < B.tr->recs.size()) {
+        const trace_rec& r = rec(B, B.pc);
+        fail(hw_error_kind::deadlock, B, r,
+             "SetFlag<" + event_name(r) + "> on the scalar pipe waits for its flag to be consumed, and the WaitFlag "
+             "that would consume it never runs (deadlock)");
+      } else if (B.blocked == sblock::flag && B.pc < B.tr->recs.size()) {
         const trace_rec& r = rec(B, B.pc);
         fail(hw_error_kind::deadlock, B, r,
              "WaitFlag<" + event_name(r) + "> on the scalar pipe can never be satisfied: no matching SetFlag is "

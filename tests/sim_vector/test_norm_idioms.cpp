@@ -7,6 +7,8 @@
 #include <numeric>
 
 #include "vec_test_util.h"
+// The norm family's internal header, which also makes `is_same` visible unqualified.
+#include "impl/dav_c220/kernel_operator_reg_others_impl.h"
 
 using namespace AscendC;
 

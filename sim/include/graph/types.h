@@ -113,4 +113,21 @@ inline int GetSizeByDataType(DataType dt) {
   }
 }
 
+// Unknown dimension (-1) and unknown rank (-2) markers of a shape.
+constexpr int64_t UNKNOWN_DIM = -1;
+constexpr int64_t UNKNOWN_DIM_NUM = -2;
+
+// A format value carries its primary format in the low 8 bits, a sub-format in bits 8..23 and
+// the C0 size (as a power of two) in bits 24..27.
+inline int32_t GetPrimaryFormat(int32_t format) { return static_cast<int32_t>(static_cast<uint32_t>(format) & 0xffu); }
+inline int32_t GetSubFormat(int32_t format) {
+  return static_cast<int32_t>((static_cast<uint32_t>(format) & 0xffff00u) >> 8);
+}
+inline bool HasSubFormat(int32_t format) { return GetSubFormat(format) > 0; }
+inline int32_t GetFormatFromSub(int32_t primary_format, int32_t sub_format) {
+  return static_cast<int32_t>((static_cast<uint32_t>(primary_format) & 0xffu) |
+                              ((static_cast<uint32_t>(sub_format) & 0xffffu) << 8));
+}
+
 }  // namespace ge
+

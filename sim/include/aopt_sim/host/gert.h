@@ -355,9 +355,33 @@ struct op_instance {
 namespace gert {
 
 // Shared accessors of the node's inputs/outputs/attrs for every kind of context.
+// What a context knows of its node (ExtendedKernelContext::GetComputeNodeInfo()): name, type and
+// the number of input and output instances.
+class ComputeNodeInfo {
+ public:
+  explicit ComputeNodeInfo(aopt::sim::host::op_instance* op) : op_(op) {}
+  const char* GetNodeName() const { return op_->node_name.c_str(); }
+  const char* GetNodeType() const { return op_->node_type.c_str(); }
+  std::size_t GetInputsNum() const { return op_->inputs.size(); }
+  std::size_t GetOutputsNum() const { return op_->outputs.size(); }
+  std::size_t GetIrInputsNum() const { return op_->ir_input_count; }
+  std::size_t GetIrOutputsNum() const { return op_->ir_output_count; }
+  const CompileTimeTensorDesc* GetInputTdInfo(std::size_t index) const {
+    return index < op_->inputs.size() ? &op_->inputs[index].desc : nullptr;
+  }
+  const CompileTimeTensorDesc* GetOutputTdInfo(std::size_t index) const {
+    return index < op_->outputs.size() ? &op_->outputs[index].desc : nullptr;
+  }
+  const RuntimeAttrs* GetAttrs() const { return &op_->attrs; }
+
+ private:
+  aopt::sim::host::op_instance* op_;
+};
+
 class AoptNodeContextBase {
  public:
-  explicit AoptNodeContextBase(aopt::sim::host::op_instance* op) : op_(op) {}
+  explicit AoptNodeContextBase(aopt::sim::host::op_instance* op) : op_(op), node_info_(op) {}
+  const ComputeNodeInfo* GetComputeNodeInfo() const { return &node_info_; }
   const char* GetNodeName() const { return op_->node_name.c_str(); }
   const char* GetNodeType() const { return op_->node_type.c_str(); }
   const RuntimeAttrs* GetAttrs() const { return &op_->attrs; }
@@ -382,6 +406,7 @@ class AoptNodeContextBase {
     return i < 0 ? nullptr : &op_->outputs[static_cast<std::size_t>(i)];
   }
   aopt::sim::host::op_instance* op_;
+  ComputeNodeInfo node_info_;
 };
 
 class CompileTimeTensorDesc;
@@ -540,6 +565,64 @@ class InferDataTypeContext : public AoptNodeContextBase {
   }
 };
 
+// A shape range (min and max shape) as InferShapeRange functions read and write them.
+template <typename T>
+class Range {
+ public:
+  Range() = default;
+  Range(T* min, T* max) : min_(min), max_(max) {}
+  const T* GetMin() const { return min_; }
+  const T* GetMax() const { return max_; }
+  T* GetMin() { return min_; }
+  T* GetMax() { return max_; }
+  void SetMin(T* min) { min_ = min; }
+  void SetMax(T* max) { max_ = max; }
+
+ private:
+  T* min_ = nullptr;
+  T* max_ = nullptr;
+};
+
+// Context of an InferShapeRange function. sim registers such functions (IMPL_OP_INFERSHAPE(..)
+// .InferShapeRange(f)) but runs none: shape ranges serve graph compilation with dynamic shapes,
+// and every run here has static shapes. The context is complete so that a test can call one:
+// an input's range is [its shape, its shape]; an output's range starts as its shape.
+class InferShapeRangeContext : public AoptNodeContextBase {
+ public:
+  explicit InferShapeRangeContext(aopt::sim::host::op_instance* op) : AoptNodeContextBase(op) {
+    in_shapes_.reserve(op->inputs.size());
+    for (auto& i : op->inputs) in_shapes_.push_back(i.shape.GetOriginShape());
+    for (auto& o : op->outputs) {
+      out_min_.push_back(o.shape.GetOriginShape());
+      out_max_.push_back(o.shape.GetOriginShape());
+    }
+    for (std::size_t i = 0; i < in_shapes_.size(); ++i) in_ranges_.emplace_back(&in_shapes_[i], &in_shapes_[i]);
+    for (std::size_t i = 0; i < out_min_.size(); ++i) out_ranges_.emplace_back(&out_min_[i], &out_max_[i]);
+  }
+  const Range<Shape>* GetInputShapeRange(std::size_t index) const {
+    return index < in_ranges_.size() ? &in_ranges_[index] : nullptr;
+  }
+  const Range<Shape>* GetOptionalInputShapeRange(std::size_t ir_index) const {
+    const long i = op_->find_input(ir_index, 0);
+    return i < 0 ? nullptr : &in_ranges_[static_cast<std::size_t>(i)];
+  }
+  const Range<Shape>* GetDynamicInputShapeRange(std::size_t ir_index, std::size_t relative_index) const {
+    const long i = op_->find_input(ir_index, relative_index);
+    return i < 0 ? nullptr : &in_ranges_[static_cast<std::size_t>(i)];
+  }
+  Range<Shape>* GetOutputShapeRange(std::size_t index) {
+    return index < out_ranges_.size() ? &out_ranges_[index] : nullptr;
+  }
+  const CompileTimeTensorDesc* GetInputDesc(std::size_t index) const {
+    auto* s = in_(index);
+    return s ? &s->desc : nullptr;
+  }
+
+ private:
+  std::vector<Shape> in_shapes_, out_min_, out_max_;
+  std::vector<Range<Shape>> in_ranges_, out_ranges_;
+};
+
 // Context of a TilingParse (compile-info) function.
 class TilingParseContext {
  public:
@@ -562,5 +645,6 @@ using TilingKernelFunc = ge::graphStatus (*)(TilingContext*);
 using InferShapeKernelFunc = ge::graphStatus (*)(InferShapeContext*);
 using InferDataTypeKernelFunc = ge::graphStatus (*)(InferDataTypeContext*);
 using TilingParseKernelFunc = ge::graphStatus (*)(TilingParseContext*);
+using InferShapeRangeKernelFunc = ge::graphStatus (*)(InferShapeRangeContext*);
 
 }  // namespace gert

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "aopt_sim/host/softmax_tiling.h"
 #include "aopt_sim/kernel/vector.h"
 
 namespace aopt::sim::adv {
@@ -96,6 +97,15 @@ inline void power_fn(const LocalTensor<T>& dst, std::uint32_t count, const Local
   inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount, AOPT_VEC_LOC) { \
     aopt::sim::adv::unary_fn(dst, src, nullptr, calCount, {__VA_ARGS__}, loc, #NAME, FN);                        \
   }                                                                                                              \
+  template <typename T, bool isReuseSource = false, typename Dst, aopt::sim::vec::if_tensor_t<Dst, T> = 0>       \
+  inline void NAME(const Dst& dst, const LocalTensor<T>& src, const uint32_t calCount) {                         \
+    NAME<T, isReuseSource>(dst, src, calCount, aopt::sim::vec::indirect_loc(#NAME));                             \
+  }                                                                                                              \
+  template <typename T, bool isReuseSource = false, typename Dst, aopt::sim::vec::if_tensor_t<Dst, T> = 0>       \
+  inline void NAME(const Dst& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer,       \
+                   const uint32_t calCount) {                                                                    \
+    NAME<T, isReuseSource>(dst, src, sharedTmpBuffer, calCount, aopt::sim::vec::indirect_loc(#NAME));            \
+  }                                                                                                              \
   template <typename T, bool isReuseSource = false>                                                              \
   inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                         \
                    const LocalTensor<uint8_t>& sharedTmpBuffer, AOPT_VEC_LOC) {                                  \
@@ -118,6 +128,10 @@ inline float log_(float x) { return std::log(x); }
 inline float log2_(float x) { return std::log2(x); }
 inline float log10_(float x) { return std::log10(x); }
 inline float exp_(float x) { return std::exp(x); }
+inline float tan_(float x) { return std::tan(x); }
+inline float sinh_(float x) { return std::sinh(x); }
+inline float cosh_(float x) { return std::cosh(x); }
+inline float erfc_(float x) { return std::erfc(x); }
 inline float asin_(float x) { return std::asin(x); }
 inline float acos_(float x) { return std::acos(x); }
 inline float atan_(float x) { return std::atan(x); }
@@ -159,6 +173,20 @@ AOPT_ADV_UNARY(Atan, aopt_adv_fn::atan_, vec_class::unary, vec_class::unary, vec
                vec_class::binary, vec_class::unary, vec_class::binary, vec_class::compare, vec_class::select)
 AOPT_ADV_UNARY(Ceil, aopt_adv_fn::ceil_, vec_class::cast, vec_class::cast)
 AOPT_ADV_UNARY(Floor, aopt_adv_fn::floor_, vec_class::cast, vec_class::cast)
+// Issue 34 (foreach family): Tan, Sinh, Cosh, Erfc. Their instruction sequences are not public
+// [ASSUMED]: Tan as Sin's range reduction plus a division; Sinh/Cosh as two Exp, a subtraction or
+// addition and a scaling; Erfc as Erf plus one subtraction.
+AOPT_ADV_UNARY(Tan, aopt_adv_fn::tan_, vec_class::unary, vec_class::cast, vec_class::cast, vec_class::binary,
+               vec_class::binary, vec_class::binary, vec_class::binary, vec_class::unary, vec_class::binary,
+               vec_class::unary, vec_class::binary, vec_class::unary, vec_class::binary, vec_class::div)
+AOPT_ADV_UNARY(Sinh, aopt_adv_fn::sinh_, vec_class::unary, vec_class::exp_ln, vec_class::exp_ln, vec_class::binary,
+               vec_class::unary)
+AOPT_ADV_UNARY(Cosh, aopt_adv_fn::cosh_, vec_class::unary, vec_class::exp_ln, vec_class::exp_ln, vec_class::binary,
+               vec_class::unary)
+AOPT_ADV_UNARY(Erfc, aopt_adv_fn::erfc_, vec_class::unary, vec_class::unary, vec_class::binary, vec_class::unary,
+               vec_class::binary, vec_class::unary, vec_class::binary, vec_class::unary, vec_class::binary,
+               vec_class::unary, vec_class::binary, vec_class::unary, vec_class::binary, vec_class::unary,
+               vec_class::binary, vec_class::div, vec_class::unary)
 AOPT_ADV_UNARY(Sign, aopt_adv_fn::sign_, vec_class::compare, vec_class::select, vec_class::compare,
                vec_class::select)
 
@@ -353,6 +381,176 @@ template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
 inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
                       const uint32_t srcShape[dim], AOPT_VEC_LOC) {
   BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, LocalTensor<uint8_t>(), loc);
+}
+
+// ---- Arange / ArithProgression ------------------------------------------------------------------
+// dst[i] = firstValue + i * diffValue for i < count, built as the documentation describes: the
+// first 8 values by scalar SetValue (half computed in float), then blocks of 8 up to 64 and
+// blocks of 64 beyond, each an Adds of the block before it and 8 (64) differences, so floats
+// round as the chip's additions do. Timing: one scalar access per first value, one 1-repeat Adds
+// per extension block.
+template <typename T>
+inline void Arange(const LocalTensor<T>& dst, const T firstValue, const T diffValue, const int32_t count,
+                   AOPT_VEC_LOC) {
+  constexpr const char* api = "Arange";
+  if (count <= 0) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                    "Arange count " + std::to_string(count) + " must be positive", loc, api);
+  }
+  aopt::sim::vec::check_operand(dst, static_cast<std::uint64_t>(count), "dst", loc, api);
+  T* d = dst.aopt_ptr();
+  const std::int32_t head = count < 8 ? count : 8;
+  for (std::int32_t i = 0; i < head; ++i) {
+    if constexpr (std::is_integral_v<T>) {
+      d[i] = static_cast<T>(firstValue + static_cast<T>(i) * diffValue);
+    } else {
+      d[i] = static_cast<T>(static_cast<float>(firstValue) + static_cast<float>(i) * static_cast<float>(diffValue));
+    }
+    aopt::sim::record_ub_access(dst.aopt_addr() + static_cast<std::uint32_t>(i * sizeof(T)), sizeof(T), false, true,
+                                loc, api);
+  }
+  auto extend = [&](std::int32_t from, std::int32_t block) {
+    const T step = static_cast<T>(diffValue * static_cast<T>(block));
+    const std::int32_t n = std::min(block, count - from);
+    for (std::int32_t i = 0; i < n; ++i) d[from + i] = aopt::sim::vec::wrap_add(d[from - block + i], step);
+    aopt::sim::vec::record_vec(aopt::sim::vec_class::unary, sizeof(T), 1,
+                               dst.aopt_addr() + static_cast<std::uint32_t>(from * sizeof(T)), 0, loc, api);
+  };
+  std::int32_t done = head;
+  while (done < count && done < 64) {
+    extend(done, 8);
+    done += 8;
+  }
+  while (done < count) {
+    extend(done, 64);
+    done += 64;
+  }
+}
+// The earlier name of Arange (lib/index/arithprogression.h).
+template <typename T>
+inline void ArithProgression(const LocalTensor<T>& dst, const T firstValue, const T diffValue, const int32_t count,
+                             AOPT_VEC_LOC) {
+  Arange<T>(dst, firstValue, diffValue, count, loc);
+}
+
+// ---- SoftMax (ND) --------------------------------------------------------------------------------
+// Per row of the [srcM, srcK] source (SoftMaxShapeInfo, else the tiling's srcM/srcK): max, exp(x -
+// max), sum, exp / sum, as the documented algorithm; the kernel pads the rows to srcK (padding
+// takes part, as the documentation warns). Computed in float, rounded once to the dst type. The
+// sum and max outputs hold each row's value repeated over one 32-byte block. NZ data is not
+// emulated. Timing: the documented steps (reduce max, broadcast, sub, exp, reduce sum,
+// broadcast, div) as vector records over the data (half widened to float).
+enum class SoftmaxMode { SOFTMAX_NORMAL = 0, SOFTMAX_OUTPUT_WITHOUT_BRC = 1 };
+struct SoftmaxConfig {
+  bool isCheckTiling = true;
+  uint32_t oriSrcM = 0;
+  uint32_t oriSrcK = 0;
+  SoftmaxMode mode = SoftmaxMode::SOFTMAX_NORMAL;
+};
+constexpr SoftmaxConfig SOFTMAX_DEFAULT_CFG = {true, 0, 0, SoftmaxMode::SOFTMAX_NORMAL};
+
+}  // namespace AscendC
+
+namespace aopt::sim::adv {
+template <typename T1, typename T2>
+inline void softmax_nd(const AscendC::LocalTensor<T1>& dst, const AscendC::LocalTensor<T2>* sum,
+                       const AscendC::LocalTensor<T2>* max, const AscendC::LocalTensor<T1>& src,
+                       const optiling::SoftMaxTiling& tiling, const AscendC::SoftMaxShapeInfo& info, bool nz,
+                       const src_loc& loc) {
+  constexpr const char* api = "SoftMax";
+  if (nz) fail(hw_error_kind::invalid_use, "SoftMax on NZ data (isDataFormatNZ) is not emulated", loc, api);
+  const std::uint32_t m = info.srcM != 0 ? info.srcM : tiling.srcM;
+  const std::uint32_t k = info.srcK != 0 ? info.srcK : tiling.srcK;
+  if (k * sizeof(T1) % 32 != 0) {
+    fail(hw_error_kind::misaligned,
+         "SoftMax: srcK " + std::to_string(k) + " is not a multiple of 32 bytes (pad the rows)", loc, api);
+  }
+  const std::uint64_t n = std::uint64_t{m} * k;
+  vec::check_operand(src, n, "srcTensor", loc, api);
+  vec::check_operand(dst, n, "dstTensor", loc, api);
+  constexpr std::uint32_t blk = 32 / sizeof(T2);
+  if (sum != nullptr) vec::check_operand(*sum, std::uint64_t{m} * blk, "sumTensor", loc, api);
+  if (max != nullptr) vec::check_operand(*max, std::uint64_t{m} * blk, "maxTensor", loc, api);
+  const T1* s = src.aopt_ptr();
+  T1* d = dst.aopt_ptr();
+  std::vector<float> row(k);
+  for (std::uint32_t r = 0; r < m; ++r) {
+    float mx = -INFINITY;
+    for (std::uint32_t c = 0; c < k; ++c) {
+      row[c] = static_cast<float>(s[std::uint64_t{r} * k + c]);
+      mx = std::max(mx, row[c]);
+    }
+    float total = 0.0f;
+    for (std::uint32_t c = 0; c < k; ++c) {
+      row[c] = std::exp(row[c] - mx);
+      total += row[c];
+    }
+    for (std::uint32_t c = 0; c < k; ++c) d[std::uint64_t{r} * k + c] = static_cast<T1>(row[c] / total);
+    for (std::uint32_t j = 0; j < blk; ++j) {
+      if (sum != nullptr) sum->aopt_ptr()[std::uint64_t{r} * blk + j] = static_cast<T2>(total);
+      if (max != nullptr) max->aopt_ptr()[std::uint64_t{r} * blk + j] = static_cast<T2>(mx);
+    }
+  }
+  record_composition<T1>({vec_class::reduce_max, vec_class::duplicate, vec_class::binary, vec_class::exp_ln,
+                          vec_class::reduce_sum, vec_class::duplicate, vec_class::div},
+                         static_cast<std::uint32_t>(n), dst.aopt_addr(), loc, api);
+}
+}  // namespace aopt::sim::adv
+
+namespace AscendC {
+
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor,
+                    const LocalTensor<T>& srcTensor, const SoftMaxTiling& tiling,
+                    const SoftMaxShapeInfo& softmaxShapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::adv::softmax_nd<T, T>(dstTensor, &sumTensor, &maxTensor, srcTensor, tiling, softmaxShapeInfo,
+                                   isDataFormatNZ, loc);
+}
+// half data with float sum and max.
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<half>& dstTensor, const LocalTensor<float>& sumTensor,
+                    const LocalTensor<float>& maxTensor, const LocalTensor<half>& srcTensor,
+                    const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::adv::softmax_nd<half, float>(dstTensor, &sumTensor, &maxTensor, srcTensor, tiling, softmaxShapeInfo,
+                                          isDataFormatNZ, loc);
+}
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const SoftMaxTiling& tiling,
+                    const SoftMaxShapeInfo& softmaxShapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::adv::softmax_nd<T, T>(dstTensor, nullptr, nullptr, srcTensor, tiling, softmaxShapeInfo, isDataFormatNZ,
+                                   loc);
+}
+// The forms with a caller's temporary buffer (sim needs none).
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor,
+                    const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                    const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::adv::check_tmp(&sharedTmpBuffer, loc, "SoftMax");
+  aopt::sim::adv::softmax_nd<T, T>(dstTensor, &sumTensor, &maxTensor, srcTensor, tiling, softmaxShapeInfo,
+                                   isDataFormatNZ, loc);
+}
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<half>& dstTensor, const LocalTensor<float>& sumTensor,
+                    const LocalTensor<float>& maxTensor, const LocalTensor<half>& srcTensor,
+                    const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling,
+                    const SoftMaxShapeInfo& softmaxShapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::adv::check_tmp(&sharedTmpBuffer, loc, "SoftMax");
+  aopt::sim::adv::softmax_nd<half, float>(dstTensor, &sumTensor, &maxTensor, srcTensor, tiling, softmaxShapeInfo,
+                                          isDataFormatNZ, loc);
+}
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false,
+          const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
+                    const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling,
+                    const SoftMaxShapeInfo& softmaxShapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::adv::check_tmp(&sharedTmpBuffer, loc, "SoftMax");
+  aopt::sim::adv::softmax_nd<T, T>(dstTensor, nullptr, nullptr, srcTensor, tiling, softmaxShapeInfo, isDataFormatNZ,
+                                   loc);
 }
 
 }  // namespace AscendC

@@ -187,3 +187,31 @@ inline void scatter_vnchwconv_b16(ub_addr8_t dstReg, ub_addr8_t srcReg, std::uin
 }
 
 inline std::uint64_t get_max_min_cnt() { return aopt::sim::vec::state().max_min_cnt; }
+
+namespace AscendC {
+// The value and index of the last ReduceMax/ReduceMin/WholeReduceMax/Min, read from the special
+// register (get_max_min_cnt): the value's bits, and the index's 32 bits, each as T (the caller
+// reinterprets the index as an integer, as WholeReduceMax's value-index layout in UB).
+template <typename T>
+inline void GetReduceRepeatMaxMinSpr(T& maxMinValue, T& maxMinIndex) {
+  const std::uint64_t reg = get_max_min_cnt();
+  const auto value_bits = static_cast<std::uint32_t>(reg & 0xffffffffu);
+  const auto index_bits = static_cast<std::uint32_t>(reg >> 32);
+  std::memcpy(&maxMinValue, &value_bits, sizeof(T) < 4 ? sizeof(T) : 4);
+  std::memcpy(&maxMinIndex, &index_bits, sizeof(T) < 4 ? sizeof(T) : 4);
+}
+template <typename T>
+inline void GetReduceRepeatMaxMinSpr(T& maxMinValue) {
+  T index;
+  GetReduceRepeatMaxMinSpr(maxMinValue, index);
+}
+// The earlier names of the same reads.
+template <typename T>
+inline void GetReduceMaxMinCount(T& maxMinValue, T& maxMinIndex) {
+  GetReduceRepeatMaxMinSpr(maxMinValue, maxMinIndex);
+}
+template <typename T>
+inline void GetReduceMaxMinCount(T& maxMinValue) {
+  GetReduceRepeatMaxMinSpr(maxMinValue);
+}
+}  // namespace AscendC

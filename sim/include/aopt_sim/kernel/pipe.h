@@ -40,6 +40,15 @@ constexpr TPosition tensor_pos(TPosition src, TPosition dst) {
   return src == TPosition::GM ? dst : src;
 }
 
+// Pipes of the EnQue/DeQue position forms (EnQue<srcUserPos, dstUserPos>): data from GM arrives
+// by MTE2, data for GM leaves by MTE3, anything else is vector work.
+constexpr aopt::sim::pipe pos_producer(TPosition src) {
+  return src == TPosition::GM ? aopt::sim::pipe::mte2 : aopt::sim::pipe::v;
+}
+constexpr aopt::sim::pipe pos_consumer(TPosition dst) {
+  return dst == TPosition::GM ? aopt::sim::pipe::mte3 : aopt::sim::pipe::v;
+}
+
 constexpr std::uint32_t align32(std::uint32_t v) { return (v + 31u) & ~31u; }
 
 // Non-template state of one queue (TQueBind) after TPipe::InitBuffer.
@@ -58,6 +67,7 @@ class que_state {
     fifo_head_ = 0;
     cursor_ = 0;
     initialized_ = true;
+    alt_events_.clear();
     if (has_flags()) {
       for (std::uint32_t i = 0; i < num; ++i) {
         events_[i] = aopt::sim::next_queue_event(producer_, consumer_);
@@ -86,18 +96,22 @@ class que_state {
                     loc, "AllocTensor");
   }
 
-  void enque(std::uint32_t addr, const aopt::sim::src_loc& loc) {
+  // EnQue of an allocated buffer, or of one DeQue'd again (the documented VECIN/VECOUT reuse of a
+  // TQueBind: EnQue<GM, VECIN>, DeQue, compute, EnQue<VECOUT, GM>, DeQue, copy out). The flag
+  // runs between the queue's own pipes, or those of the positions given (pipes_of_positions).
+  void enque(std::uint32_t addr, const aopt::sim::src_loc& loc) { enque(addr, producer_, consumer_, loc); }
+  void enque(std::uint32_t addr, aopt::sim::pipe from, aopt::sim::pipe to, const aopt::sim::src_loc& loc) {
     require_init(loc, "EnQue");
     const std::uint32_t i = slot_of(addr, loc, "EnQue");
-    if (state_[i] != slot_allocated) {
+    if (state_[i] != slot_allocated && state_[i] != slot_dequeued) {
       aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
                       std::string("EnQue of a buffer that is ") + state_name(state_[i]) +
-                          ": EnQue a tensor once, after AllocTensor and before FreeTensor",
+                          ": EnQue a tensor after AllocTensor (or after DeQue) and before FreeTensor",
                       loc, "EnQue");
     }
     state_[i] = slot_enqueued;
-    fifo_.push_back(static_cast<std::uint8_t>(i));
-    if (has_flags()) record_flag(true, producer_, consumer_, events_[i], loc, "EnQue");
+    fifo_.push_back(entry{static_cast<std::uint8_t>(i), from, to});
+    if (from != to) record_flag(true, from, to, event_for(i, from, to), loc, "EnQue");
   }
 
   std::uint32_t deque(const aopt::sim::src_loc& loc) {
@@ -108,14 +122,14 @@ class que_state {
                       "hang here)",
                       loc, "DeQue");
     }
-    const std::uint32_t i = fifo_[fifo_head_++];
+    const entry e = fifo_[fifo_head_++];
     if (fifo_head_ == fifo_.size()) {
       fifo_.clear();
       fifo_head_ = 0;
     }
-    state_[i] = slot_dequeued;
-    if (has_flags()) record_flag(false, producer_, consumer_, events_[i], loc, "DeQue");
-    return i;
+    state_[e.slot] = slot_dequeued;
+    if (e.from != e.to) record_flag(false, e.from, e.to, event_for(e.slot, e.from, e.to), loc, "DeQue");
+    return e.slot;
   }
 
   void free(std::uint32_t addr, const aopt::sim::src_loc& loc) {
@@ -160,6 +174,16 @@ class que_state {
     }
   }
   bool has_flags() const { return producer_ != consumer_; }
+  // The slot's event id for the pipe pair (from, to): its own for the queue's pipes, a fresh one
+  // (taken on first use) for the other pairs of the position forms.
+  std::uint16_t event_for(std::uint32_t slot, aopt::sim::pipe from, aopt::sim::pipe to) {
+    if (from == producer_ && to == consumer_) return events_[slot];
+    for (const auto& a : alt_events_) {
+      if (a.slot == slot && a.from == from && a.to == to) return a.id;
+    }
+    alt_events_.push_back(alt_event{slot, from, to, aopt::sim::next_queue_event(from, to)});
+    return alt_events_.back().id;
+  }
   void require_init(const aopt::sim::src_loc& loc, const char* api) const {
     if (!initialized_) {
       aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
@@ -186,7 +210,17 @@ class que_state {
   std::uint32_t cursor_ = 0;
   std::vector<std::uint8_t> state_;
   std::vector<std::uint16_t> events_;
-  std::vector<std::uint8_t> fifo_;
+  struct alt_event {
+    std::uint32_t slot;
+    aopt::sim::pipe from, to;
+    std::uint16_t id;
+  };
+  std::vector<alt_event> alt_events_;
+  struct entry {
+    std::uint8_t slot;
+    aopt::sim::pipe from, to;
+  };
+  std::vector<entry> fifo_;
   std::size_t fifo_head_ = 0;
 };
 
@@ -206,14 +240,19 @@ struct TQueConfig {
   bool enableLoopQueue = false;
 };
 
+// A queue buffer as a handle (the TBufHandle forms: AllocBuffer, EnQue, DeQue(), FreeBuffer):
+// here the address of the buffer's first UB byte.
+struct TBufType;
+using TBufHandle = TBufType*;
+
+// Queues and buffers are plain values, as on the chip (a kernel may pass them by value): a copy
+// holds the same buffers and its own copy of the bookkeeping.
 template <TPosition src, TPosition dst, std::int32_t depth, auto mask = 0>
 class TQueBind {
  public:
   TQueBind()
       : q_(aopt::sim::kernel_detail::producer_pipe(src), aopt::sim::kernel_detail::consumer_pipe(dst),
            aopt::sim::kernel_detail::tensor_pos(src, dst)) {}
-  TQueBind(const TQueBind&) = delete;
-  TQueBind& operator=(const TQueBind&) = delete;
 
   template <typename T>
   LocalTensor<T> AllocTensor(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
@@ -244,15 +283,32 @@ class TQueBind {
   void DeQue(LocalTensor<T>& tensor, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
     tensor = DeQue<T>(loc);
   }
-  // The forms naming the positions the tensor moves between (EnQue<VECIN, VECOUT, T>): one
-  // queue here, the positions only choose the pipes the chip synchronises.
+  // The forms naming the positions the tensor moves between (TQueBind<VECIN, VECOUT> reuse:
+  // EnQue<GM, VECIN> syncs MTE2 -> V, EnQue<VECOUT, GM> V -> MTE3); DeQue waits for the pipes its
+  // EnQue set, whichever form dequeues it.
   template <TPosition srcUserPos, TPosition dstUserPos, typename T>
   bool EnQue(const LocalTensor<T>& tensor, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
-    return EnQue<T>(tensor, loc);
+    q_.enque(tensor.aopt_addr(), aopt::sim::kernel_detail::pos_producer(srcUserPos),
+             aopt::sim::kernel_detail::pos_consumer(dstUserPos), loc);
+    return true;
   }
   template <TPosition srcUserPos, TPosition dstUserPos, typename T>
   LocalTensor<T> DeQue(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
     return DeQue<T>(loc);
+  }
+  // Handle forms.
+  TBufHandle AllocBuffer(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    return handle_of(q_.slot_addr(q_.alloc(loc)));
+  }
+  bool EnQue(TBufHandle buf, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    q_.enque(addr_of(buf), loc);
+    return true;
+  }
+  TBufHandle DeQue(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    return handle_of(q_.slot_addr(q_.deque(loc)));
+  }
+  void FreeBuffer(TBufHandle buf, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    q_.free(addr_of(buf), loc);
   }
   bool VacantInQue() const { return q_.queued() < q_.num(); }
   bool HasTensorInQue() const { return q_.queued() > 0; }
@@ -265,6 +321,10 @@ class TQueBind {
   const aopt::sim::kernel_detail::que_state& aopt_state() const { return q_; }
 
  private:
+  static TBufHandle handle_of(std::uint32_t addr) { return reinterpret_cast<TBufHandle>(aopt::sim::ub_base() + addr); }
+  static std::uint32_t addr_of(TBufHandle h) {
+    return static_cast<std::uint32_t>(reinterpret_cast<std::byte*>(h) - aopt::sim::ub_base());
+  }
   aopt::sim::kernel_detail::que_state q_;
 };
 
@@ -279,8 +339,6 @@ template <TPosition pos = TPosition::LCM>
 class TBuf {
  public:
   TBuf() = default;
-  TBuf(const TBuf&) = delete;
-  TBuf& operator=(const TBuf&) = delete;
 
   template <typename T>
   LocalTensor<T> Get(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
@@ -469,8 +527,12 @@ class TPipe {
   std::uint8_t used_events_[static_cast<int>(HardEvent::MAX) + 1] = {};
 };
 
-inline TPipe* GetTPipePtr(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
-  auto* p = static_cast<TPipe*>(aopt::sim::current_pipe());
+}  // namespace AscendC
+
+// The current core's TPipe. Global, as in the CANN headers (kernels call it unqualified from
+// their own namespaces).
+inline AscendC::TPipe* GetTPipePtr(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  auto* p = static_cast<AscendC::TPipe*>(aopt::sim::current_pipe());
   if (p == nullptr) {
     aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
                     "GetTPipePtr(): no TPipe exists on this core: construct a TPipe first", loc,
@@ -478,5 +540,7 @@ inline TPipe* GetTPipePtr(aopt::sim::src_loc loc = aopt::sim::src_loc::current()
   }
   return p;
 }
-
-}  // namespace AscendC
+// Also reachable as AscendC::GetTPipePtr (the same function), as kernels of this project write it.
+namespace AscendC {
+using ::GetTPipePtr;
+}

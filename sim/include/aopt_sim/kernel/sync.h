@@ -217,3 +217,81 @@ inline void wait_flag(pipe_t src, pipe_t dst, event_t id,
                       aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
   aopt::sim::kernel_detail::raw_flag(false, src, dst, id, loc);
 }
+
+namespace AscendC {
+
+// TQueSync<src, dst>: SetFlag/WaitFlag between two pipes given as template arguments (the same
+// flags as SetFlag<HardEvent>/WaitFlag<HardEvent> of that pipe pair).
+template <pipe_t src, pipe_t dst>
+class TQueSync {
+ public:
+  void SetFlag(TEventID id, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    aopt::sim::kernel_detail::raw_flag(true, src, dst, id, loc);
+  }
+  void WaitFlag(TEventID id, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    aopt::sim::kernel_detail::raw_flag(false, src, dst, id, loc);
+  }
+};
+
+}  // namespace AscendC
+
+namespace aopt::sim::kernel_detail {
+// Per-core CrossCoreSetFlag / CrossCoreWaitFlag counts by flag id (reset for each block execution).
+struct cross_core_counts {
+  std::uint64_t serial = 0;
+  std::uint32_t sets[16] = {};
+  std::uint32_t waits[16] = {};
+};
+inline cross_core_counts& cross_core() {
+  static thread_local cross_core_counts k;
+  const std::uint64_t serial = aopt::sim::core_serial();
+  if (serial != k.serial) k = cross_core_counts{serial, {}, {}};
+  return k;
+}
+inline void check_cross_core(std::uint8_t mode, std::uint16_t flag, const aopt::sim::src_loc& loc, const char* api) {
+  if (flag > 15) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                    std::string(api) + ": flagId " + std::to_string(flag) + " is outside 0..15", loc, api);
+  }
+  if (mode != 0) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                    std::string(api) + " mode " + std::to_string(mode) +
+                        " synchronises the AIV cores of one AI Core with each other or with its AIC (Cube) core, "
+                        "which sim does not emulate (vector kernels run one AIV per block): only mode 0, all AIV "
+                        "cores, is supported",
+                    loc, api);
+  }
+}
+}  // namespace aopt::sim::kernel_detail
+
+namespace AscendC {
+
+// Inter-core synchronisation, vector side: mode 0 synchronises all AIV cores of the launch. Every
+// core reports with CrossCoreSetFlag<0, pipe>(id) once its earlier `pipe` work is done;
+// CrossCoreWaitFlag(id) holds the core until every core has reported. Emulated as the same true
+// barrier as SyncAll at the wait [ASSUMED: every core sets the flag before it waits, the use
+// kernels make of mode 0]; a wait on a core that has not set the flag as often is an error (on
+// the chip it would wait for a report this core never makes).
+template <std::uint8_t modeId, pipe_t pipe>
+inline void CrossCoreSetFlag(std::uint16_t flagId, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::kernel_detail::check_cross_core(modeId, flagId, loc, "CrossCoreSetFlag");
+  ++aopt::sim::kernel_detail::cross_core().sets[flagId];
+}
+template <std::uint8_t modeId = 0, pipe_t pipe = PIPE_S>
+inline void CrossCoreWaitFlag(std::uint16_t flagId, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::kernel_detail::check_cross_core(modeId, flagId, loc, "CrossCoreWaitFlag");
+  auto& counts = aopt::sim::kernel_detail::cross_core();
+  std::uint32_t& waits = counts.waits[flagId];
+  if (counts.sets[flagId] <= waits) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::deadlock,
+                    "CrossCoreWaitFlag(" + std::to_string(flagId) +
+                        ") on a core that has not reported with CrossCoreSetFlag for this wait: every AIV core must "
+                        "set the flag before the wait completes, so this one would wait forever",
+                    loc, "CrossCoreWaitFlag");
+  }
+  ++waits;
+  aopt::sim::sync_all(loc, "CrossCoreWaitFlag");
+}
+
+}  // namespace AscendC
+

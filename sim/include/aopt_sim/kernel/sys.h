@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
+#include <type_traits>
 
 #include "aopt_sim/kernel/core.h"
 #include "aopt_sim/kernel/global_tensor.h"
@@ -23,6 +25,10 @@ constexpr T AlignUp(T value, U unit) {
   return unit == 0 ? value : static_cast<T>((value + unit - 1) / unit * unit);
 }
 inline std::int64_t GetTaskRation() { return 1; }
+// Bytes of one UB data block (32 on every chip sim emulates).
+constexpr std::int16_t GetDataBlockSizeInBytes() { return 32; }
+// The core types of `g_coreType == AscendC::AIV` (kernels also write them unqualified).
+enum AoptCoreTypeNs : std::int32_t { AIC = 1, AIV = 2 };
 
 // The user part of the workspace starts after the system's reserved bytes (the host reserves
 // them through GetLibApiWorkSpaceSize()).
@@ -60,6 +66,101 @@ struct aopt_block_idx_var {
 };
 inline constexpr aopt_block_idx_var block_idx{};
 using AscendC::GetSubBlockIdx;
+// The CCE intrinsics behind GetBlockIdx/GetBlockNum (kernels and macros call them directly).
+inline std::int64_t get_block_idx() { return AscendC::GetBlockIdx(); }
+inline std::int64_t get_block_num() { return AscendC::GetBlockNum(); }
+
+namespace aopt::sim::kernel_detail {
+// printf-compatible form of an argument of the kernel's assert / ASSERT_MSG messages.
+template <typename A>
+inline auto fmt_arg(const A& a) {
+  if constexpr (std::is_same_v<A, half> || std::is_same_v<A, bfloat16_t> || std::is_floating_point_v<A>) {
+    return static_cast<double>(static_cast<float>(a));
+  } else if constexpr (std::is_enum_v<A>) {
+    return static_cast<long long>(a);
+  } else if constexpr (std::is_integral_v<A>) {
+    if constexpr (std::is_signed_v<A>) {
+      return static_cast<long long>(a);
+    } else {
+      return static_cast<unsigned long long>(a);
+    }
+  } else {
+    return a;  // pointers, C strings
+  }
+}
+// A failed kernel assertion: the chip prints it and traps; here it is a hardware error at the
+// assertion's line (the message formatted as the kernel's printf would).
+[[noreturn]] inline void assert_failed(const char* file, unsigned line, const char* func, const char* expr) {
+  aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use, std::string("kernel assertion failed: ") + expr,
+                  aopt::sim::src_loc{file, line, func}, "assert");
+}
+template <typename... A>
+[[noreturn]] inline void assert_failed(const char* file, unsigned line, const char* func, const char* expr,
+                                       const char* fmt, const A&... args) {
+  char buf[512];
+  if constexpr (sizeof...(A) == 0) {
+    std::snprintf(buf, sizeof buf, "%s", fmt);
+  } else {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#pragma GCC diagnostic ignored "-Wformat-security"
+    std::snprintf(buf, sizeof buf, fmt, fmt_arg(args)...);
+#pragma GCC diagnostic pop
+  }
+  aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use, std::string("kernel assertion failed: ") + expr + ": " + buf,
+                  aopt::sim::src_loc{file, line, func}, "assert");
+}
+template <typename C, typename... A>
+constexpr void kernel_assert(const char* file, unsigned line, const char* func, const char* text, const C& cond,
+                          const A&... args) {
+  if (!static_cast<bool>(cond)) assert_failed(file, line, func, text, args...);
+}
+// The kernel's printf: formatted like C's printf (half and bfloat16 as floating point), written
+// to stderr (the harness keeps stdout for its results).
+template <typename... A>
+inline void kernel_printf(const char* fmt, const A&... args) {
+  if constexpr (sizeof...(A) == 0) {
+    std::fputs(fmt, stderr);
+  } else {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#pragma GCC diagnostic ignored "-Wformat-security"
+    std::fprintf(stderr, fmt, fmt_arg(args)...);
+#pragma GCC diagnostic pop
+  }
+}
+}  // namespace aopt::sim::kernel_detail
+
+namespace AscendC {
+// printf / PRINTF of the kernel debug API (kernels name it `AscendC::printf`).
+template <typename... Args>
+inline void printf(const char* fmt, Args&&... args) {
+  aopt::sim::kernel_detail::kernel_printf(fmt, args...);
+}
+template <typename... Args>
+inline void PRINTF(const char* fmt, Args&&... args) {
+  aopt::sim::kernel_detail::kernel_printf(fmt, args...);
+}
+}  // namespace AscendC
+
+// The kernel's assert (utils/debug/asc_assert.h): assert(expr) and assert(expr, fmt, args...);
+// a false expression stops the kernel with its message (a hardware error here). Compiled out
+// under NDEBUG, as the documentation says of release builds.
+#undef assert
+#ifdef NDEBUG
+#define assert(...) static_cast<void>(0)
+#else
+#define assert(...) ::aopt::sim::kernel_detail::kernel_assert(__FILE__, __LINE__, __func__, #__VA_ARGS__, __VA_ARGS__)
+#endif
+// ASSERT_MSG(expr, fmt, args...) of kernel_log.h: the same check with a message.
+#ifndef ASSERT_MSG
+#ifdef NDEBUG
+#define ASSERT_MSG(expr, ...) static_cast<void>(0)
+#else
+#define ASSERT_MSG(expr, ...) \
+  ::aopt::sim::kernel_detail::kernel_assert(__FILE__, __LINE__, __func__, #expr, (expr), __VA_ARGS__)
+#endif
+#endif
 
 // Kernel assertions compile to nothing on the device build (kernels rely on it: some write
 // `x = y ASSERT(y != 0);` with no semicolon between), so they do here.
@@ -67,8 +168,9 @@ using AscendC::GetSubBlockIdx;
 #define ASSERT(...)
 #endif
 // The core type kernels test (`if (g_coreType == AIV)`): every emulated core is an AIV core.
-enum AoptCoreType : std::int32_t { AIC = 1, AIV = 2 };
-inline constexpr AoptCoreType g_coreType = AIV;
+using AscendC::AIC;
+using AscendC::AIV;
+inline constexpr AscendC::AoptCoreTypeNs g_coreType = AIV;
 // Every emulated core is an AIV (vector) core: `if ASCEND_IS_AIV { ... }` runs, the AIC branch not.
 #ifndef ASCEND_IS_AIV
 #define ASCEND_IS_AIV (true)

@@ -79,10 +79,18 @@ inline float ToFloat(bfloat16_t v) { return v.ToFloat(); }
 template <typename T>
 inline float ToFloat(T v) { return static_cast<float>(v); }
 
-// `is_same<A, B>::value` unqualified under `using namespace AscendC` (add_layer_norm_quant's kernel
-// relies on it on the device toolchain; the same entity as std::is_same, so no ambiguity with
-// `using namespace std`).
-using std::is_same;
+// Scalar float -> bfloat16_t (round to nearest even), the basic API's scalar conversion.
+inline bfloat16_t ToBfloat16(const float& fVal) { return bfloat16_t(fVal); }
+
+// Compile-time type equality of the basic API (`IsSameType<T, half>::value`).
+template <typename T, typename U>
+struct IsSameType {
+  static constexpr bool value = false;
+};
+template <typename T>
+struct IsSameType<T, T> {
+  static constexpr bool value = true;
+};
 
 // Constants of the AscendC headers that the data-movement API is specified in.
 constexpr std::int32_t ONE_BLK_SIZE = 32;              // bytes of one UB data block
@@ -90,6 +98,12 @@ constexpr std::uint16_t DEFAULT_DATA_COPY_NBURST = 1;  // DataCopyParams::blockC
 constexpr std::uint16_t DEFAULT_DATA_COPY_STRIDE = 0;  // DataCopyParams gap default
 }  // namespace AscendC
 using AscendC::ToFloat;
+
+// The 4-bit signed integer of the kernel API (global, as in the CANN headers): a storage type
+// for int4 data, two per byte in a tensor; kernels name it in type tests and casts' templates.
+struct int4b_t {
+  std::uint8_t storage = 0;
+};
 
 #ifndef __aicore__
 #define __aicore__

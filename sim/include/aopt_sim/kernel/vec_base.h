@@ -177,6 +177,26 @@ struct nodeduce {
 template <typename T>
 using nodeduce_t = typename nodeduce<T>::type;
 
+// Vector APIs taken by address (a function-pointer template argument, `Foo<Muls>`, or a function
+// pointer parameter) need their documented type, which has no room for the call site. So each
+// such API has two overloads: the one kernels call, with a defaulted `src_loc` last parameter,
+// and the documented signature for the address (its first parameter a deduced `Dst`, equal to
+// LocalTensor<T>). A call matches both with the same conversions and partial ordering picks the
+// first (more specialised); an address only matches the second, whose records name the API and
+// no line: the call through the pointer has no site to give.
+inline src_loc indirect_loc(const char* api) { return src_loc{"(called through a function pointer)", 0, api}; }
+template <typename Dst, typename T>
+using if_tensor_t = std::enable_if_t<std::is_same<Dst, AscendC::LocalTensor<T>>::value, int>;
+// The documented `const uint8_t repeatTime` of an address-taken mask form, spelled as a type that
+// depends on T: a call with an int repeat then still orders the two overloads (a plain uint8_t
+// against the call form's int32_t makes GCC's partial ordering ambiguous).
+template <typename T>
+struct repeat_u8 {
+  using type = std::uint8_t;
+};
+template <typename T>
+using repeat_u8_t = typename repeat_u8<T>::type;
+
 // The per-core vector mask register and mask mode (each emulated core runs on its own thread).
 struct vec_state {
   bool counter = false;         // SetMaskCount() active
@@ -265,6 +285,19 @@ inline void check_aligned(const LocalTensor<T>& t, const char* what, const src_l
          std::string(what) + " starts at UB address " + num(t.aopt_addr()) +
              ", which is not 32-byte aligned; vector instructions need 32 B aligned operands "
              "(allocate from TQue/TBuf and offset sub-tensors by multiples of 32 B)",
+         loc, api);
+  }
+}
+
+// An operand whose documented alignment is finer than 32 B (WholeReduce's destination: the size
+// of one result, 2 B for half values, 4 B for float values or indices, 8 B for float value-index pairs).
+template <typename T>
+inline void check_aligned_to(const LocalTensor<T>& t, std::uint32_t bytes, const char* what, const src_loc& loc,
+                             const char* api) {
+  if (t.aopt_addr() % bytes != 0) {
+    fail(hw_error_kind::misaligned,
+         std::string(what) + " starts at UB address " + num(t.aopt_addr()) + ", which is not " + num(bytes) +
+             "-byte aligned, as " + api + " needs for this data type and result order",
          loc, api);
   }
 }

@@ -208,6 +208,11 @@ struct op_shr {
                    const int32_t& count, AOPT_VEC_LOC) {                                                       \
     aopt::sim::vec::binary_count(dst, src0, src1, count, aopt::sim::vec_class::CLASS, #NAME, loc, OP{});       \
   }                                                                                                            \
+  template <typename T, bool isSetMask = true, typename Dst, aopt::sim::vec::if_tensor_t<Dst, T> = 0>         \
+  inline void NAME(const Dst& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,                     \
+                   const int32_t& count) {                                                                     \
+    NAME<T, isSetMask>(dst, src0, src1, count, aopt::sim::vec::indirect_loc(#NAME));                          \
+  }                                                                                                            \
   template <typename T, bool isSetMask = true>                                                                 \
   inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,          \
                    const uint64_t mask[], const int32_t repeatTimes, const BinaryRepeatParams& repeatParams,   \
@@ -225,12 +230,23 @@ struct op_shr {
                                                     loc, #NAME);                                               \
     aopt::sim::vec::binary_lanes(dst, src0, src1, ln, repeatParams, aopt::sim::vec_class::CLASS, #NAME, loc,   \
                                  OP{});                                                                        \
+  }                                                                                                            \
+  template <typename T, bool isSetMask = true, typename Dst, aopt::sim::vec::if_tensor_t<Dst, T> = 0>         \
+  inline void NAME(const Dst& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint64_t mask,      \
+                   const aopt::sim::vec::repeat_u8_t<T> repeatTime,                                            \
+                   const BinaryRepeatParams& repeatParams) {                                                   \
+    NAME<T, isSetMask>(dst, src0, src1, mask, static_cast<int32_t>(repeatTime), repeatParams,                  \
+                       aopt::sim::vec::indirect_loc(#NAME));                                                   \
   }
 
 #define AOPT_VEC_UNARY(NAME, CLASS, OP)                                                                        \
   template <typename T, bool isSetMask = true>                                                                 \
   inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, AOPT_VEC_LOC) { \
     aopt::sim::vec::unary_count(dst, src, count, aopt::sim::vec_class::CLASS, #NAME, loc, OP{});               \
+  }                                                                                                            \
+  template <typename T, bool isSetMask = true, typename Dst, aopt::sim::vec::if_tensor_t<Dst, T> = 0>         \
+  inline void NAME(const Dst& dst, const LocalTensor<T>& src, const int32_t& count) {                          \
+    NAME<T, isSetMask>(dst, src, count, aopt::sim::vec::indirect_loc(#NAME));                                 \
   }                                                                                                            \
   template <typename T, bool isSetMask = true>                                                                 \
   inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],                \
@@ -253,6 +269,11 @@ struct op_shr {
   inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                       \
                    const aopt::sim::vec::nodeduce_t<T>& scalarValue, const int32_t& count, AOPT_VEC_LOC) {     \
     aopt::sim::vec::unary_count(dst, src, count, aopt::sim::vec_class::CLASS, #NAME, loc, OP<T>{scalarValue}); \
+  }                                                                                                            \
+  template <typename T, bool isSetMask = true, typename Dst, aopt::sim::vec::if_tensor_t<Dst, T> = 0>         \
+  inline void NAME(const Dst& dst, const LocalTensor<T>& src, const aopt::sim::vec::nodeduce_t<T>& scalarValue, \
+                   const int32_t& count) {                                                                     \
+    NAME<T, isSetMask>(dst, src, scalarValue, count, aopt::sim::vec::indirect_loc(#NAME));                    \
   }                                                                                                            \
   template <typename T, bool isSetMask = true>                                                                 \
   inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                       \

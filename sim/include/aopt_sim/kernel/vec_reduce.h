@@ -216,7 +216,10 @@ inline void whole_reduce_api(const LocalTensor<T>& dst, const LocalTensor<T>& sr
   }
   const std::uint64_t dst_need =
       ln.repeats == 0 ? 0 : static_cast<std::uint64_t>(ln.repeats - 1) * static_cast<std::uint32_t>(dst_rep) * unit + unit;
-  check_operand(dst, dst_need, "dst", loc, api);
+  // The destination needs only the alignment of one result (the documented table of WholeReduce:
+  // half 2 B, float 4 B, value-index pairs 4 B / 8 B), not 32 B.
+  check_aligned_to(dst, unit * static_cast<std::uint32_t>(sizeof(T)), "dst", loc, api);
+  check_extent(dst, dst_need, "dst", loc, api);
   if (ln.repeats == 0) return;
   std::vector<T> vals;
   std::vector<std::uint32_t> idx;
@@ -241,7 +244,18 @@ inline void whole_reduce_api(const LocalTensor<T>& dst, const LocalTensor<T>& sr
       }
     }
   }
-  if constexpr (is_sum) state().acc_val = acc;
+  if constexpr (is_sum) {
+    state().acc_val = acc;
+  } else {
+    // The special register holds the extreme over all repeats and its lane index counted from the
+    // first repeat (GetReduceRepeatMaxMinSpr / GetReduceMaxMinCount read it) [ASSUMED: the lane
+    // numbering across repeats is not documented; ReduceMax's count form numbers them the same way].
+    std::uint32_t best = 0;
+    for (std::uint32_t r = 1; r < ln.repeats; ++r) {
+      if (is_max ? (vals[best] < vals[r]) : (vals[r] < vals[best])) best = r;
+    }
+    note_result<T, false>(vals[best], best * ln.epr + idx[best]);
+  }
   record_vec(is_sum ? vec_class::reduce_sum : vec_class::reduce_max, sizeof(T), ln.repeats, dst.aopt_addr(),
              banks_of({{src.aopt_addr(), ls.blk, 256, false}}), loc, api);
 }

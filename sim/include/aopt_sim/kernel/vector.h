@@ -14,4 +14,5 @@
 #include "aopt_sim/kernel/vec_reduce.h"
 #include "aopt_sim/kernel/vec_sort.h"
 #include "aopt_sim/kernel/vec_operators.h"
+#include "aopt_sim/kernel/vec_transdata.h"
 #include "aopt_sim/kernel/cce_intrinsics.h"

@@ -1,0 +1,4 @@
+// CANN advanced API header name (emulated): lib/math/kernel_operator_asin_intf.h, the asin
+// interface; the declarations are the emulator's tier-5 API.
+#pragma once
+#include "aopt_sim/kernel/advanced.h"
