@@ -386,12 +386,6 @@ json job_manager::submit(const std::string& tar, const submit_options& o, std::i
     throw api_error(400, "invalid_package", e.what(), "body");
   }
   if (files.empty()) throw api_error(400, "invalid_package", "the uploaded tar archive holds no file", "body");
-  for (const auto& [name, content] : files) {  // names reach JSON (the kernel's name, file maps)
-    if (!common::is_valid_utf8(name)) {
-      throw api_error(400, "invalid_utf8", "body: the archive holds a file name that is not valid UTF-8 ('" +
-                                               common::valid_utf8(name) + "'); rename the file", "body");
-    }
-  }
   std::string id;
   {
     std::lock_guard<std::mutex> lock(mu_);
