@@ -1,5 +1,6 @@
 #include "api.h"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <optional>
@@ -8,6 +9,7 @@
 
 #include "aopt/common/error.h"
 #include "aopt/common/log.h"
+#include "aopt/common/text.h"
 #include "aopt/search/experience.h"
 #include "aopt/search/retrieve.h"
 #include "aopt/storage/experience_bank.h"
@@ -22,8 +24,34 @@ namespace {
 http_response json_response(int status, const json& body) {
   http_response r;
   r.status = status;
-  r.body = body.dump(2) + "\n";
+  // Text is checked where it enters (require_utf8, the package's names); should a malformed byte
+  // still get here, it is shown as U+FFFD rather than failing the whole answer.
+  r.body = body.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
   return r;
+}
+
+// `text` (a part of the request, named by `where`) must be UTF-8: everything the API answers is
+// JSON, and a request's text is echoed in it (ids, names, messages). 400 invalid_utf8 naming the
+// part and the byte otherwise.
+void require_utf8(std::string_view text, const std::string& where, const std::string& field) {
+  const auto at = common::first_invalid_utf8(text);
+  if (at == std::string_view::npos) return;
+  const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1;
+  const auto b = static_cast<unsigned char>(text[at]);
+  const char* hex = "0123456789ABCDEF";
+  throw api_error(400, "invalid_utf8",
+                  where + " is not valid UTF-8: byte " + std::to_string(at) + (line > 1 ? " (line " + std::to_string(line) + ")" : "") +
+                      " is 0x" + hex[b >> 4] + hex[b & 15] + "; send text as UTF-8",
+                  field);
+}
+
+// Every text of a request: the path after percent-decoding, the query's names and values.
+void require_utf8(const http_request& req) {
+  require_utf8(req.path, "the path (percent-decoded)", "path");
+  for (const auto& [k, v] : req.query) {
+    require_utf8(k, "a query parameter's name", common::valid_utf8(k));
+    require_utf8(v, "query parameter '" + k + "'", k);
+  }
 }
 
 // The path split at '/': "/v1/jobs/j000001/cancel" -> {"v1", "jobs", "j000001", "cancel"}.
@@ -86,7 +114,7 @@ http_response submit(job_manager& jobs, const http_request& req) {
   o.priority = integer<int>(req, "priority", 0, -100, 100);
   if (auto it = req.query.find("engine"); it != req.query.end()) o.engine = it->second;
   if (auto it = req.query.find("profile"); it != req.query.end()) o.profile = it->second;
-  if (auto it = req.query.find("name"); it != req.query.end()) o.name = it->second.substr(0, 200);
+  if (auto it = req.query.find("name"); it != req.query.end()) o.name = common::bounded_text(it->second, 200, "");
   if (req.body.empty()) {
     throw api_error(400, "invalid_package", "the body must be the operator package as a tar archive (tar -cf)", "body");
   }
@@ -173,6 +201,7 @@ http_response bank(job_manager& jobs, const http_request& req, const std::vector
   if (seg.size() == 3 && what == "import") {
     require_method(req, {"POST"});
     if (req.body.empty()) throw api_error(400, "invalid_argument", "the body must be tuples as JSON or JSONL", "body");
+    require_utf8(req.body, "the body", "body");
     std::vector<search::experience> tuples;
     try {
       tuples = search::parse_experience_text(req.body, "request body", search::file_format::automatic);
@@ -200,6 +229,7 @@ http_response bank(job_manager& jobs, const http_request& req, const std::vector
 }
 
 http_response route(job_manager& jobs, const http_request& req) {
+  require_utf8(req);
   const auto seg = segments(req.path);
   if (seg.empty() || seg[0] != api_version) {
     throw api_error(404, "not_found", "no such endpoint: " + req.path + " (the API lives under /v1/; see docs/api.md)");

@@ -56,7 +56,9 @@ http_response error_response(int status, const std::string& code, const std::str
   r.status = status;
   nlohmann::json e = {{"code", code}, {"message", message}};
   e["field"] = field.empty() ? nlohmann::json() : nlohmann::json(field);
-  r.body = nlohmann::json{{"error", e}}.dump() + "\n";
+  // A message may quote what the client sent: a malformed UTF-8 byte shows as U+FFFD instead of
+  // failing the answer (nlohmann's type_error 316).
+  r.body = nlohmann::json{{"error", e}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   return r;
 }
 

@@ -11,6 +11,7 @@
 #include "aopt/common/log.h"
 #include "aopt/common/secret.h"
 #include "aopt/common/tar.h"
+#include "aopt/common/text.h"
 #include "aopt/evaluation/artifacts.h"
 #include "aopt/evaluation/cann.h"
 #include "aopt/evaluation/package.h"
@@ -35,6 +36,13 @@ namespace {
 std::int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+// A profile name as a request or a node may give it: letters, digits, '-' and '_' (no path, no
+// ".json": sim::load_profile looks such a name up in the profile directory only).
+bool plain_profile_name(const std::string& s) {
+  return !s.empty() && s.size() <= 64 &&
+         s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == std::string::npos;
 }
 
 bool terminal(const std::string& state) { return state == "finished" || state == "failed" || state == "cancelled"; }
@@ -74,7 +82,7 @@ void write_file(const fs::path& p, const std::string& text) { common::write_text
 job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers)
     : cfg_(std::move(cfg)), observers_(std::move(observers)) {
   cfg_.validate();
-  (void)sim::load_profile(cfg_.profile);  // fails at start on a bad profile
+  sim_classes_.emplace(sim::load_profile(cfg_.profile).name, cfg_.profile);  // fails at start on a bad profile
   std::error_code e;
   fs::create_directories(cfg_.state_dir / "jobs", e);
   if (e) throw error(ec::io_error, (cfg_.state_dir / "jobs").string() + ": cannot create: " + e.message());
@@ -115,6 +123,7 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
                                             "' must share one sim profile (" + it->second + " and " + so.profile + ")");
       }
     }
+    if (d.kind != "npu") sim_classes_.emplace(device_class, so.profile);
     auto fns = jobs::make_sim_slots([this](const std::string& id) { return find_package(id); }, so);
     local_classes_.insert(device_class);
     devices.push_back({{d.id, "", d.kind, device_class, d.labels, sim::load_profile(so.profile).name}, std::move(fns.front())});
@@ -253,6 +262,7 @@ job_manager::resolved_profile job_manager::resolve_profile(const std::string& pr
       if (d.value("kind", std::string()) != "npu" || d.value("profile", std::string()) != profile) continue;
       const std::string chip = d.value("chip", std::string());
       try {
+        if (!plain_profile_name(chip)) throw std::invalid_argument("not a profile name");  // a node names no path here
         return {profile, sim::load_profile(chip).name, "cann"};
       } catch (const std::exception&) {
         common::logger()->warn("npu class {}: its chip's sim profile '{}' (node {}) is not on this host; the search "
@@ -263,6 +273,42 @@ job_manager::resolved_profile job_manager::resolve_profile(const std::string& pr
   }
   throw error(ec::invalid_argument, why + "; nor is it the class of an npu device of this aoptd" +
                                         (nodes_address_.empty() ? std::string() : " or of a joined node"));
+}
+
+job_manager::resolved_profile job_manager::resolve_requested_profile(const std::string& name) const {
+  if (npu_classes_.contains(name)) return resolve_profile(name);
+  if (const auto it = sim_classes_.find(name); it != sim_classes_.end()) return resolve_profile(it->second);
+  const bool plain = plain_profile_name(name);
+  if (plain) {
+    try {
+      return resolve_profile(name);  // the profile directory's, or a joined node's npu class
+    } catch (const std::exception&) {
+    }
+  }
+  std::string known;
+  for (const auto& k : known_profiles()) known += (known.empty() ? "" : ", ") + k;
+  throw api_error(400, "invalid_argument",
+                  "profile '" + common::bounded_text(name, 64, "...") + "': " +
+                      (plain ? "no such profile" : "not a profile name (a name such as 910b4; paths are not accepted)") +
+                      "; known profiles: " + known,
+                  "profile");
+}
+
+std::set<std::string> job_manager::known_profiles() const {
+  std::set<std::string> out;
+  for (const auto& [c, source] : sim_classes_) out.insert(c);
+  for (const auto& [c, chip] : npu_classes_) out.insert(c);
+  std::error_code e;
+  for (auto it = fs::directory_iterator(sim::profile_dir(), e); !e && it != fs::directory_iterator(); it.increment(e)) {
+    const auto stem = it->path().stem().string();
+    if (it->path().extension() == ".json" && plain_profile_name(stem)) out.insert(stem);
+  }
+  if (!nodes_address_.empty()) {
+    for (const auto& d : runtime_->devices()) {
+      if (!d.value("node", std::string()).empty()) out.insert(d.value("profile", std::string()));
+    }
+  }
+  return out;
 }
 
 json job_manager::devices() const {
@@ -325,7 +371,9 @@ json job_manager::submit(const std::string& tar, const submit_options& o, std::i
   const std::string profile = o.profile.empty() ? cfg_.profile : o.profile;
   resolved_profile resolved;
   try {
-    resolved = resolve_profile(profile);
+    resolved = o.profile.empty() ? resolve_profile(profile) : resolve_requested_profile(profile);
+  } catch (const api_error&) {
+    throw;
   } catch (const std::exception& e) {
     throw api_error(400, "invalid_argument", "profile '" + profile + "': " + e.what(), "profile");
   }
@@ -554,7 +602,7 @@ void job_manager::run_job(const std::string& id, std::uint64_t runner) {
   } catch (const jobs::job_stopped&) {
     stopped = true;
   } catch (const std::exception& e) {
-    failure = e.what();
+    failure = common::valid_utf8(e.what());  // it may quote the package: stored and served as JSON
   }
   std::lock_guard<std::mutex> lock(mu_);
   packages_.erase(id);

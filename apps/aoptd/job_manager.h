@@ -131,7 +131,13 @@ class job_manager {
     std::string device_class, sim_profile;
     std::string backend;  // what measures the class: "sim" or "cann"
   };
+  // `profile` as the config or a job's record holds it: a name, a profile file's path, a class.
   resolved_profile resolve_profile(const std::string& profile) const;
+  // A submission's profile: only a name, of a device class of this aoptd (or a joined node's) or
+  // of a profile in the profile directory; never a path. api_error 400 listing the known names.
+  resolved_profile resolve_requested_profile(const std::string& name) const;
+  std::set<std::string> known_profiles() const;
+  std::map<std::string, std::string> sim_classes_;  // sim device classes -> their profile as configured
   std::map<std::string, std::string> profile_sources_;  // local device id -> its profile as configured
   std::string nodes_address_;            // where nodes join ("" = no nodes)
   std::vector<job_observer*> observers_;

@@ -21,6 +21,15 @@ bool path_under(const std::string& path, const std::string& dir) {
   return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
 }
 
+std::optional<fs::path> resolve_under(const fs::path& dir, const fs::path& path) {
+  std::error_code e;
+  const fs::path root = fs::canonical(dir, e);
+  if (e) return std::nullopt;
+  const fs::path p = fs::weakly_canonical(path.is_absolute() ? path : root / path, e);
+  if (e || !path_under(p.string(), root.string())) return std::nullopt;
+  return p;
+}
+
 fs::path find_on_path(const std::string& name) {
   const char* path = std::getenv("PATH");
   std::stringstream ss(path ? path : "");

@@ -5,30 +5,39 @@
 
 namespace aopt::common {
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence at p[i] (RFC 3629: no overlongs, surrogates or
+// code points above U+10FFFF), or 0 when the byte there does not start one.
+std::size_t sequence_at(const unsigned char* p, std::size_t n, std::size_t i) {
+  const unsigned char c = p[i];
+  std::size_t len = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+  if (c < 0x80) len = 1;
+  else if (c >= 0xC2 && c <= 0xDF) len = 2;
+  else if (c == 0xE0) len = 3, lo = 0xA0;
+  else if (c >= 0xE1 && c <= 0xEC) len = 3;
+  else if (c == 0xED) len = 3, hi = 0x9F;
+  else if (c >= 0xEE && c <= 0xEF) len = 3;
+  else if (c == 0xF0) len = 4, lo = 0x90;
+  else if (c >= 0xF1 && c <= 0xF3) len = 4;
+  else if (c == 0xF4) len = 4, hi = 0x8F;
+  bool ok = len > 0 && i + len <= n;
+  for (std::size_t k = 1; ok && k < len; ++k) {
+    ok = k == 1 ? (p[i + 1] >= lo && p[i + 1] <= hi) : (p[i + k] >= 0x80 && p[i + k] <= 0xBF);
+  }
+  return ok ? len : 0;
+}
+
+}  // namespace
+
 std::string valid_utf8(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
   for (std::size_t i = 0; i < n;) {
-    const unsigned char c = p[i];
-    // Length of the sequence `c` starts and the allowed range of its second byte (RFC 3629).
-    std::size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c < 0x80) len = 1;
-    else if (c >= 0xC2 && c <= 0xDF) len = 2;
-    else if (c == 0xE0) len = 3, lo = 0xA0;
-    else if (c >= 0xE1 && c <= 0xEC) len = 3;
-    else if (c == 0xED) len = 3, hi = 0x9F;
-    else if (c >= 0xEE && c <= 0xEF) len = 3;
-    else if (c == 0xF0) len = 4, lo = 0x90;
-    else if (c >= 0xF1 && c <= 0xF3) len = 4;
-    else if (c == 0xF4) len = 4, hi = 0x8F;
-    bool ok = len > 0 && i + len <= n;
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      ok = k == 1 ? (p[i + 1] >= lo && p[i + 1] <= hi) : (p[i + k] >= 0x80 && p[i + k] <= 0xBF);
-    }
-    if (ok) {
+    if (const std::size_t len = sequence_at(p, n, i); len > 0) {
       out.append(text.substr(i, len));
       i += len;
     } else {
@@ -37,6 +46,16 @@ std::string valid_utf8(std::string_view text) {
     }
   }
   return out;
+}
+
+std::size_t first_invalid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t len = sequence_at(p, s.size(), i);
+    if (len == 0) return i;
+    i += len;
+  }
+  return std::string_view::npos;
 }
 
 std::string bounded_text(std::string_view s, std::size_t max_bytes, std::string_view marker) {
@@ -49,7 +68,7 @@ std::string bounded_text(std::string_view s, std::size_t max_bytes, std::string_
   return v;
 }
 
-bool is_valid_utf8(std::string_view s) { return valid_utf8(s) == s; }
+bool is_valid_utf8(std::string_view s) { return first_invalid_utf8(s) == std::string_view::npos; }
 
 namespace {
 constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

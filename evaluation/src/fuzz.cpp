@@ -109,11 +109,13 @@ msopst_fuzz_outputs run_msopst_fuzz(const std::vector<msopst_fuzz_request>& requ
   for (const auto& r : requests) {
     const std::string who = r.where + ": case " + r.case_name + ": " + r.origin();
     auto fail = [&](ec code, const std::string& msg) { throw error(code, who + ": " + msg); };
-    const fs::path script = fs::weakly_canonical(r.script, ec_);
-    if (!fs::is_regular_file(script)) fail(ec::not_found, r.script.string() + ": no such script; put the fuzz script beside " + case_file.filename().string() + " or fix fuzz_impl");
-    if (!path_under(script.string(), op_dir.string())) {
-      fail(ec::invalid_spec, script.string() + " is outside the operator package " + op_dir.string() + "; keep the fuzz script inside it");
+    const auto under = common::resolve_under(op_dir, r.script);
+    if (!under) {
+      fail(ec::invalid_spec, r.script.string() + " is outside the operator package " + op_dir.string() +
+                                 " (symbolic links followed); keep the fuzz script inside it");
     }
+    const fs::path script = *under;
+    if (!fs::is_regular_file(script)) fail(ec::not_found, r.script.string() + ": no such script; put the fuzz script beside " + case_file.filename().string() + " or fix fuzz_impl");
     common::process_request req;
     req.argv = {python, "-I", "-B", "-c", driver, script.string(), r.function, std::to_string(r.count), std::to_string(r.seed)};
     req.cwd = script.parent_path().string();

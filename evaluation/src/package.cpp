@@ -217,7 +217,7 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
     if (tilings.empty()) {
       // The tiling struct may live in any header of op_host/ (e.g. <op>.h, tiling_data.h).
       for (const auto& h : files_with(host_dir, ".h")) {
-        if (common::read_text_file(h).find("BEGIN_TILING_DATA_DEF") != std::string::npos) tilings.push_back(h);
+        if (common::read_text_file(h, max_source_file_bytes).find("BEGIN_TILING_DATA_DEF") != std::string::npos) tilings.push_back(h);
       }
     }
     fs::path chosen;

@@ -269,17 +269,29 @@ class spec_reader {
         spec.reference = ref;
       } else {
         if (ref.empty()) fail("/reference", "reference", "empty", "write \"baseline\" or a path to a C++ file");
-        const fs::path p = doc_.file.parent_path() / ref;
-        const auto ext = p.extension().string();
+        const auto ext = fs::path(ref).extension().string();
         if (ext != ".cpp" && ext != ".cc" && ext != ".cxx") {
-          fail("/reference", "reference", "\"" + ref + "\" is neither \"baseline\" nor a C++ file (.cpp/.cc)",
+          fail("/reference", "reference", "\"" + shown(ref) + "\" is neither \"baseline\" nor a C++ file (.cpp/.cc)",
                "write \"baseline\" or the path, relative to aopt.json, of a .cpp implementing aopt_reference()");
         }
-        if (!fs::is_regular_file(p)) {
-          fail("/reference", "reference", "file " + p.string() + " does not exist",
+        // Inside the directory of aopt.json, after symbolic links, before the file is looked at:
+        // the error is the same whether a file elsewhere exists or not.
+        const fs::path dir = fs::absolute(doc_.file).parent_path();
+        const auto p = common::resolve_under(dir, ref);
+        if (!p) {
+          fail("/reference", "reference", "\"" + shown(ref) + "\" is outside the directory of aopt.json (symbolic links followed)",
+               "keep the reference in the package and write its path relative to aopt.json, e.g. \"reference.cpp\"");
+        }
+        std::error_code e;
+        if (!fs::is_regular_file(*p, e)) {
+          fail("/reference", "reference", "file " + shown(ref) + " does not exist in " + dir.filename().string() + "/ (or is not a regular file)",
                "create it (see evaluation/include/aopt/reference.h) or write \"baseline\"");
         }
-        spec.reference = fs::absolute(p).lexically_normal().string();
+        if (const auto size = fs::file_size(*p, e); !e && size > max_source_file_bytes) {
+          fail("/reference", "reference", "file " + shown(ref) + " has " + std::to_string(size) + " bytes, more than the limit of " +
+               std::to_string(max_source_file_bytes), "make the reference smaller");
+        }
+        spec.reference = p->string();
       }
     }
     // tolerance

@@ -28,6 +28,13 @@ device_profile load_profile(const std::string& name_or_path) {
   const bool is_path = name_or_path.find('/') != std::string::npos ||
                        (name_or_path.size() > 5 && name_or_path.ends_with(".json"));
   path = is_path ? fs::path(name_or_path) : fs::path(profile_dir()) / (name_or_path + ".json");
+  // A profile is a small JSON file: a device, a FIFO or a huge file is refused unread.
+  constexpr std::uintmax_t max_bytes = 4u << 20;
+  std::error_code e;
+  if (fs::exists(path, e) && (!fs::is_regular_file(path, e) || fs::file_size(path, e) > max_bytes)) {
+    throw std::runtime_error("device profile '" + name_or_path + "': " + path.string() +
+                             " is not a regular file of at most " + std::to_string(max_bytes >> 20) + " MiB");
+  }
   std::ifstream in(path);
   if (!in) {
     throw std::runtime_error("device profile '" + name_or_path + "': cannot open " + path.string() +

@@ -101,3 +101,17 @@ TEST(Profile, CurveReproducesMeasuredPoints) {
 }
 
 }  // namespace
+
+namespace {
+
+// A profile is a small regular file: a huge one or a device is refused unread (issue 33: a path
+// that never ends, /dev/zero, grew the reader without bound).
+TEST(Profile, OnlySmallRegularFilesAreRead) {
+  const auto padded = write_variant("padded", [](nlohmann::json&) {});
+  std::filesystem::resize_file(padded, std::filesystem::file_size(padded) + (5u << 20));  // NULs after the JSON
+  EXPECT_NE(error_of(padded.string()).find("is not a regular file of at most 4 MiB"), std::string::npos) << error_of(padded.string());
+  EXPECT_NE(error_of("/dev/zero").find("is not a regular file of at most 4 MiB"), std::string::npos);
+  EXPECT_EQ(load_profile(write_variant("small", [](nlohmann::json&) {}).string()).name, "a2");
+}
+
+}  // namespace

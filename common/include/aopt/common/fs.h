@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace aopt::common {
@@ -20,6 +21,11 @@ void write_text_file_atomic(const std::filesystem::path& file, const std::string
 std::filesystem::path find_on_path(const std::string& name);
 // True when `path` is `dir` or below it (both absolute and normalised; compared as text).
 bool path_under(const std::string& path, const std::string& dir);
+// `path` (absolute, or relative to `dir`) with every symbolic link resolved, when that lies in
+// `dir` (itself resolved) or below it; std::nullopt when it lies elsewhere or cannot be resolved.
+// What keeps a path that a package or a request names inside the package: checked before the
+// file is looked at, so the answer says nothing about files elsewhere.
+std::optional<std::filesystem::path> resolve_under(const std::filesystem::path& dir, const std::filesystem::path& path);
 // A new, empty, uniquely named directory below `parent` (created if needed).
 std::filesystem::path make_unique_dir(const std::filesystem::path& parent, const std::string& prefix);
 

@@ -14,6 +14,9 @@ std::string valid_utf8(std::string_view s);
 std::string bounded_text(std::string_view s, std::size_t max_bytes, std::string_view marker = "\n[truncated]");
 // Whether `s` is well-formed UTF-8 (valid_utf8(s) == s).
 bool is_valid_utf8(std::string_view s);
+// The offset of the first byte of `s` that is not part of a well-formed UTF-8 sequence, or
+// std::string_view::npos when there is none: where to point a message about malformed text.
+std::size_t first_invalid_utf8(std::string_view s);
 
 // Bytes as standard base64 (RFC 4648, with padding) and back: the exact form of bytes that are not
 // text in a JSON record. base64_decode throws std::invalid_argument on a character outside the

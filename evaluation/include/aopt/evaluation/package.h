@@ -12,9 +12,6 @@
 
 namespace aopt::evaluation {
 
-// Largest source file a package may hold (a larger one is an error naming it, not read).
-inline constexpr std::uintmax_t max_source_file_bytes = 16u << 20;
-
 enum class package_layout { msopgen = 1, kernel_direct = 2, op_split = 3 };
 
 struct op_package {

@@ -21,6 +21,9 @@ namespace aopt::evaluation {
 inline constexpr std::size_t max_name_bytes = 128;                   // case, tensor, kernel names
 inline constexpr std::int64_t max_tensor_elements = std::int64_t(1) << 40;
 inline constexpr std::uintmax_t max_spec_file_bytes = 64u << 20;     // aopt.json, msOpST files
+// Largest source file a package may hold, a C++ reference included (a larger one is an error
+// naming it, not read).
+inline constexpr std::uintmax_t max_source_file_bytes = 16u << 20;
 
 struct tensor_spec {
   std::vector<std::int64_t> shape;       // empty = scalar (one element)
@@ -69,7 +72,9 @@ struct op_spec {
   std::string kernel;                    // kernel function / op file name, e.g. "add_custom"
   std::vector<case_spec> cases;
   tolerance_spec tolerance;
-  std::string reference = "baseline";    // "baseline" or an absolute path to a .cpp file
+  // "baseline" or the absolute path (symbolic links resolved) of a .cpp file in the directory of
+  // aopt.json or below it: a reference elsewhere is refused, so a package never reads the host.
+  std::string reference = "baseline";
   std::optional<std::uint64_t> seed;     // default input seed
   std::vector<std::int64_t> timed_shape; // the timed case was scaled to this shape (empty: as written)
   std::filesystem::path source;          // aopt.json (or the msOpST file) it came from
