@@ -113,7 +113,7 @@ void print_event(const json& e) {
   const std::string kind = e.value("kind", "");
   if (kind == "point") {
     std::cout << e.value("line", "") << "\n";
-  } else if (kind == "stage") {
+  } else if (kind == "stage" || kind == "accepted") {
     std::cout << "  -- " << e.value("message", "") << "\n";
   } else if (kind == "state") {
     std::string extra;
