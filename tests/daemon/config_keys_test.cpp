@@ -56,10 +56,12 @@ TEST(daemon_config_keys, EveryKeyTheDocsNameIsOneOfTheExample) {
   const auto named = documented_keys(doc_files());
   EXPECT_GE(named.size(), 15u);  // the extraction finds what the docs name
   for (const auto& [key, where] : named) {
+    // The older name of [metrics] address, still read (test TheMetricsTable), not in the example.
+    if (key == config_key{"daemon", "metrics_address"}) continue;
     EXPECT_TRUE(example.contains(key)) << where << " names [" << key.first << "] " << key.second
                                        << ", which config/aoptd.example.toml does not have";
   }
-  for (const config_key k : {config_key{"metrics", "address"}, {"metrics", "enabled"}, {"metrics", "job_retention_seconds"}}) {
+  for (const config_key& k : {config_key{"metrics", "address"}, {"metrics", "enabled"}, {"metrics", "job_retention_seconds"}}) {
     EXPECT_TRUE(named.contains(k)) << "docs/monitoring.md documents [" << k.first << "] " << k.second;
   }
 }
@@ -118,7 +120,7 @@ TEST(daemon_config_keys, TheMetricsTable) {
   e = read_error(f, "[metrics]\njob_retention_seconds = -1\n");
   EXPECT_NE(e.find(":2:25: [metrics] job_retention_seconds: value -1 is outside"), std::string::npos) << e;
   e = read_error(f, "[metrics]\nenabled = \"no\"\n");
-  EXPECT_NE(e.find(":2:11: [metrics] enabled: expected a boolean"), std::string::npos) << e;
+  EXPECT_NE(e.find(":2:11: [metrics] enabled: expected true or false"), std::string::npos) << e;
 }
 
 TEST(daemon_config_keys, UnknownKeysAndTablesAreRefusedNamingWhere) {
@@ -126,11 +128,11 @@ TEST(daemon_config_keys, UnknownKeysAndTablesAreRefusedNamingWhere) {
   const auto f = t.path / "aoptd.toml";
   for (const std::string table : {"daemon", "metrics", "jobs", "limits", "nodes"}) {
     const std::string e = read_error(f, "# a comment\n[" + table + "]\nretention = 5\n");
-    EXPECT_NE(e.find(f.string() + ":3:1: [" + table + "] retention: unknown key; [" + table + "] has "), std::string::npos)
+    EXPECT_NE(e.find(f.string() + ":3:13: [" + table + "] retention: unknown key; [" + table + "] has "), std::string::npos)
         << e;
   }
   std::string e = read_error(f, "[[devices]]\nid = \"sim0\"\nlables = [\"a\"]\n");
-  EXPECT_NE(e.find(f.string() + ":3:1: [devices] lables: unknown key"), std::string::npos) << e;
+  EXPECT_NE(e.find(f.string() + ":3:10: [devices] lables: unknown key"), std::string::npos) << e;
   e = read_error(f, "[llm]\nbase_url = \"http://127.0.0.1:1\"\nmodle = \"m\"\n");
   EXPECT_NE(e.find(f.string() + ":3:1: unknown key 'modle' in [llm]"), std::string::npos) << e;
   e = read_error(f, "[monitoring]\naddress = \"127.0.0.1:9464\"\n");

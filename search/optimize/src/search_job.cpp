@@ -260,7 +260,8 @@ bool search_job::offer(const answer& a, const std::string& title, const std::str
   res_.best_files = e.files;
   res_.best = e.report;
   res_.best_us = e.report.latency_us;
-  // The point that produced the new best is marked; it and later points carry the new best.
+  // The point that produced the new best is marked; it and later points carry the new best. The
+  // progress event of kind "accepted" carries that point (docs/api.md, the events).
   if (a.point < res_.trajectory.size()) res_.trajectory[a.point].accepted = true;
   for (std::size_t i = a.point; i < res_.trajectory.size(); ++i) res_.trajectory[i].best_us = res_.best_us;
   say("accepted", "accepted (" + e.stage + "): " + title,

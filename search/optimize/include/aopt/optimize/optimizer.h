@@ -137,11 +137,9 @@ struct optimize_result {
 inline constexpr double small_case_us = 5.0;
 
 // Progress events: called after every trajectory point and at stage boundaries ("stage1 round 1"),
-// for warnings (kind "warning"), and when a change is accepted (kind "accepted": the message
-// "accepted (STAGE): TITLE" and the point that produced the new best, `accepted` set and `best_us`
-// the new best).
+// and for warnings (kind "warning").
 struct progress_event {
-  std::string kind;  // "point", "stage", "accepted", "warning", "done"
+  std::string kind;  // "point", "stage", "warning", "done"
   std::string message;
   std::optional<trajectory_point> point;  // set for kind "point"
 };
