@@ -205,7 +205,7 @@ void print_event(const json& e) {
   const std::string kind = e.value("kind", "");
   if (kind == "point") {
     std::cout << e.value("line", "") << "\n";
-  } else if (kind == "stage") {
+  } else if (kind == "stage" || kind == "accepted") {
     std::cout << "  -- " << e.value("message", "") << "\n";
   } else if (kind == "state") {
     std::string extra;
@@ -223,7 +223,9 @@ std::string follow(const client& c, const std::string& id, std::uint64_t from, b
   std::string pending;
   std::uint64_t next = from;
   for (int attempt = 0; attempt < 1000; ++attempt) {
+    std::string received;  // the whole body: an error's JSON when the status is not 200
     auto r = c.call("GET", fmt::format("/v1/jobs/{}/events?from={}", id, next), {}, [&](std::string_view chunk) {
+      if (received.size() < 65536) received.append(chunk);
       pending.append(chunk);
       std::size_t nl;
       while ((nl = pending.find('\n')) != std::string::npos) {
@@ -235,7 +237,10 @@ std::string follow(const client& c, const std::string& id, std::uint64_t from, b
       }
       return true;
     });
-    if (r.status != 200) c.throw_error(r);
+    if (r.status != 200) {
+      r.body = received;  // an error's body came through the sink (503 shutting_down while aoptd stops)
+      c.throw_error(r);
+    }
     if (last_state == "finished" || last_state == "failed" || last_state == "cancelled") return last_state;
     // The daemon restarted or the stream ended early: reconnect and resume from the next event.
     pending.clear();

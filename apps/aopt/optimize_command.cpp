@@ -94,7 +94,7 @@ int run(optimize_args& a, const std::string& argv_line) {
     spec.progress = [](const optimize::progress_event& e) {
       if (e.kind == "point" && e.point.has_value()) {
         std::cout << optimize::progress_line(*e.point) << "\n";
-      } else if (e.kind == "stage") {
+      } else if (e.kind == "stage" || e.kind == "accepted") {
         std::cout << "  -- " << e.message << "\n";
       } else if (e.kind == "warning") {
         std::cout << "  !! warning: " << e.message << "\n";

@@ -126,6 +126,10 @@ http_response events(job_manager& jobs, const std::string& id, const http_reques
   const auto from = integer<std::uint64_t>(req, "from", 0, 0, std::numeric_limits<std::uint64_t>::max());
   const bool follow = req.query.count("follow") == 0 || req.query.at("follow") != "0";
   (void)jobs.get(id);  // 404 before the stream starts
+  if (jobs.stopping() && follow) {
+    throw api_error(503, "shutting_down", "aoptd is stopping; follow the job again (from=" + std::to_string(from) +
+                                              ") once it is back: it resumes where it was");
+  }
   http_response r;
   r.content_type = "application/x-ndjson";
   r.stream = [&jobs, id, from, follow](const std::function<bool(std::string_view)>& write) {

@@ -8,8 +8,10 @@
 #include "aopt/config/toml_reader.h"
 
 #include "aopt/common/error.h"
+#include "aopt/common/log.h"
 #include "aopt/evaluation/cann.h"
 #include "aopt/jobs/daemon_paths.h"
+#include "aopt/monitoring/metrics.h"
 #include "aopt_sim/profile.h"
 
 namespace aopt::daemon {
@@ -30,9 +32,23 @@ void read_daemon(const toml::table& t, const reader& r, daemon_config& c) {
     if (key == "socket") c.socket = r.str(v, key);
     else if (key == "socket_group") c.socket_group = r.str(v, key);
     else if (key == "state_dir") c.state_dir = r.str(v, key);
-    else if (key == "metrics_address") c.metrics_address = r.str(v, key);
-    else if (key == "log_level") c.log_level = r.str(v, key);
-    else r.fail(v, key, "unknown key; [daemon] has socket, socket_group, state_dir, metrics_address, log_level");
+    else if (key == "metrics_address") {
+      c.metrics_address = r.str(v, key);  // the older name of [metrics] address
+      common::logger()->warn("{}: [daemon] metrics_address is the older name of [metrics] address; it still works, "
+                             "but move it there", config::position(r.file, v.source()));
+    } else if (key == "log_level") c.log_level = r.str(v, key);
+    else r.fail(v, key, "unknown key; [daemon] has socket, socket_group, state_dir, log_level (and metrics_address, "
+                        "the older name of [metrics] address)");
+  }
+}
+
+void read_metrics(const toml::table& t, const reader& r, daemon_config& c) {
+  for (auto&& [k, v] : t) {
+    const std::string key(k.str());
+    if (key == "address") c.metrics_address = r.str(v, key);
+    else if (key == "enabled") c.metrics_enabled = r.boolean(v, key);
+    else if (key == "job_retention_seconds") c.metrics_job_retention_s = static_cast<std::uint32_t>(r.integer(v, key, 0, big));
+    else r.fail(v, key, "unknown key; [metrics] has address, enabled, job_retention_seconds");
   }
 }
 
@@ -191,8 +207,10 @@ void daemon_config::validate() const {
       invalid(e.what());
     }
   }
-  if (!metrics_address.empty() && metrics_address.find(':') == std::string::npos) {
-    invalid("metrics_address: '" + metrics_address + "' is not HOST:PORT (\"\" turns metrics off)");
+  if (serves_metrics()) {
+    if (const auto why = monitoring::check_address(metrics_address); !why.empty()) {
+      invalid("metrics.address: '" + metrics_address + "': " + why + " (or turn metrics off: [metrics] enabled = false)");
+    }
   }
 }
 
@@ -214,12 +232,21 @@ daemon_config read_config(const fs::path& file) {
       read_devices(v, r, c);
       continue;
     }
-    if (!v.is_table()) r.fail(v, name, "expected a table ([daemon], [jobs], [limits], [nodes] or [[devices]])");
+    if (!v.is_table()) r.fail(v, name, "expected a table ([daemon], [metrics], [jobs], [limits], [nodes] or [[devices]])");
     if (name == "daemon") read_daemon(*v.as_table(), r, c);
+    else if (name == "metrics") read_metrics(*v.as_table(), r, c);
     else if (name == "jobs") read_jobs(*v.as_table(), r, c);
     else if (name == "limits") read_limits(*v.as_table(), r, c);
     else if (name == "nodes") read_nodes(*v.as_table(), r, c);
-    else if (name != "llm") r.fail(v, name, "unknown table; aoptd reads [daemon], [jobs], [limits], [nodes], [[devices]] and [llm]");
+    else if (name != "llm") {
+      r.fail(v, name, "unknown table; aoptd reads [daemon], [metrics], [jobs], [limits], [nodes], [[devices]] and [llm]");
+    }
+  }
+  // One address, under one name.
+  if (const auto* old_name = root.at_path("daemon.metrics_address").node(); old_name && root.at_path("metrics.address")) {
+    reader{file, "daemon"}.fail(*old_name, "metrics_address", "set twice: here and as [metrics] address (line " +
+                                                                  std::to_string(root.at_path("metrics.address").node()->source().begin.line) +
+                                                                  "); keep [metrics] address only");
   }
   // [llm] is read by its own subsystem, whose errors name the file, line and key too.
   if (root.contains("llm")) c.llm = llm::load_llm_config(file);

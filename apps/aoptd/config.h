@@ -36,9 +36,16 @@ struct daemon_config {
   // group-readable: umask 027). Default: ""
   std::string socket_group;
   std::filesystem::path state_dir;  // Default: $XDG_STATE_HOME/aopt, else $HOME/.local/state/aopt
-  // Where monitoring/ serves Prometheus metrics ("" = off; port 0 = any free port, logged). Default: 127.0.0.1:9464
-  std::string metrics_address = "127.0.0.1:9464";
   std::string log_level = "info";  // trace, debug, info, warn, error. Default: info
+  // [metrics] (docs/monitoring.md)
+  // Where monitoring/ serves Prometheus metrics (port 0 = any free port, logged; "" = off).
+  // `[daemon] metrics_address` is its older name, still read. Default: 127.0.0.1:9464
+  std::string metrics_address = "127.0.0.1:9464";
+  bool metrics_enabled = true;  // false: no metrics endpoint. Default: true
+  // How long the series of a job stay after it ended, also across a restart (the jobs of the
+  // store that ended within it get theirs back at start). Default: 3600
+  std::uint32_t metrics_job_retention_s = 3600;
+  bool serves_metrics() const { return metrics_enabled && !metrics_address.empty(); }
   // [jobs]
   std::size_t max_running = 2;      // jobs that run at once. Default: 2
   // This host's sim devices (sim0, ...) when there is no [[devices]]; 0 = 2 (1 on a one-core

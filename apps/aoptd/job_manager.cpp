@@ -1,8 +1,10 @@
 #include "job_manager.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 #include <tuple>
 
 #include "aopt/actors/runtime.hpp"
@@ -76,6 +78,27 @@ json public_view(const json& record, std::uint64_t events) {
 }
 
 void write_file(const fs::path& p, const std::string& text) { common::write_text_file_atomic(p, text); }
+
+// A word as the shell reads it back: as it is when it is plain, else in single quotes.
+std::string shell_word(const std::string& w) {
+  const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](unsigned char c) {
+    return std::isalnum(c) != 0 || std::string_view("_-.,/:=+@%").find(static_cast<char>(c)) != std::string_view::npos;
+  });
+  if (plain) return w;
+  std::string out = "'";
+  for (char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// report.md's "Reproduce": the submission that runs this job's search again (the same budget,
+// seed, profile and engine) on the package it was given, which the client has as OP_DIR.
+std::string reproduce_command(const json& record) {
+  const auto& o = record.at("options");
+  return "aopt submit OP_DIR --budget " + std::to_string(o.at("budget").get<std::size_t>()) + " --seed " +
+         std::to_string(o.at("seed").get<std::uint64_t>()) + " --profile " + shell_word(o.at("profile").get<std::string>()) +
+         " --engine " + shell_word(o.value("engine", std::string("offline"))) + "  # OP_DIR: the package of job " +
+         record.at("id").get<std::string>() + " (" + record.value("name", std::string()) + ")";
+}
 
 }  // namespace
 
@@ -246,6 +269,22 @@ void job_manager::set_state(job_entry& e, const std::string& state, json extra) 
   common::logger()->info("job {} {}{}", id, state, extra.contains("error") ? ": " + extra["error"].get<std::string>() : "");
   const json view = public_view(e.record, e.next_event);
   for (auto* o : observers_) o->on_state(view);
+  tell_counts();
+}
+
+json job_manager::state_counts() const {
+  json states = json::object();
+  for (const auto& [id, e] : jobs_) {
+    const std::string s = e.record.at("state");
+    states[s] = states.value(s, 0) + 1;
+  }
+  return states;
+}
+
+void job_manager::tell_counts() {
+  if (observers_.empty()) return;
+  const json states = state_counts();
+  for (auto* o : observers_) o->on_jobs(states);
 }
 
 job_manager::resolved_profile job_manager::resolve_profile(const std::string& profile) const {
@@ -331,6 +370,8 @@ void job_manager::start() {
       e.record = std::move(rec);
       e.next_event = store_->event_count(id);
       next_seq_ = std::max<std::uint64_t>(next_seq_, e.record.value("seq", std::uint64_t{0}) + 1);
+      const json view = public_view(e.record, e.next_event);
+      for (auto* o : observers_) o->on_recovered(view);
       if (e.record.at("state") == "running") {
         if (e.record.value("cancel_requested", false)) {
           set_state(e, "cancelled");  // the cancel was accepted before the restart
@@ -347,6 +388,7 @@ void job_manager::start() {
     std::size_t queued = 0;
     for (const auto& [id, e] : jobs_) queued += e.record.at("state") == "queued";
     common::logger()->info("{} job(s) in the store, {} queued", jobs_.size(), queued);
+    tell_counts();
   }
   dispatcher_ = std::thread([this] { dispatch_loop(); });
 }
@@ -500,6 +542,8 @@ void job_manager::erase(const std::string& id, std::int64_t uid) {
   fs::remove_all(job_dir(id), ec);
   jobs_.erase(id);
   common::logger()->info("job {} deleted", id);
+  for (auto* o : observers_) o->on_removed(id);
+  tell_counts();
   changed_.notify_all();
 }
 
@@ -548,13 +592,8 @@ std::vector<json> job_manager::events(const std::string& id, std::uint64_t from,
 
 json job_manager::health() const {
   std::lock_guard<std::mutex> lock(mu_);
-  json states = json::object();
-  for (const auto& [id, e] : jobs_) {
-    const std::string s = e.record.at("state");
-    states[s] = states.value(s, 0) + 1;
-  }
   return {{"status", stopping_ ? "stopping" : "ok"},
-          {"jobs", states},
+          {"jobs", state_counts()},
           {"running", running_},
           {"max_running", cfg_.max_running},
           {"evaluator_slots", runtime_->slots()},
@@ -699,26 +738,31 @@ void job_manager::run_job_body(const std::string& id) {
   }
   spec.progress = [this, id, persisted_progress, seen = std::uint64_t{0}](const optimize::progress_event& e) mutable {
     const std::uint64_t p = seen++;
-    if (p < persisted_progress) return;  // a resumed job replaying what was already streamed
+    // A resumed job replays what was already streamed: not stored again, but the observers see
+    // it, so that their per-job figures start from where the job was.
+    const bool replayed = p < persisted_progress;
+    const bool is_point = e.kind == "point" && e.point.has_value();
+    const bool accepted = e.kind == "accepted";
+    const json point = e.point ? optimize::to_json(*e.point) : json();
     json ev = {{"kind", e.kind}, {"p", p}};
-    json point;
-    if (e.kind == "point" && e.point.has_value()) {
-      point = optimize::to_json(*e.point);
+    if (is_point) {
       ev["point"] = point;
       ev["line"] = optimize::progress_line(*e.point);
     } else {
       ev["message"] = e.message;
+      if (accepted && e.point) ev["point"] = point;
     }
     std::lock_guard<std::mutex> lock(mu_);
     auto it = jobs_.find(id);
     if (it == jobs_.end()) return;
-    if (!point.is_null()) {
-      it->second.record["evaluations"] = e.point->evaluations;
+    if (e.point && (is_point || accepted)) {
+      if (is_point) it->second.record["evaluations"] = e.point->evaluations;  // an accepted point may be an earlier one
       it->second.record["best_us"] = e.point->best_us;
     }
-    append_event(id, it->second, std::move(ev), /*durable=*/false);  // the journal is; a replay writes it again
-    if (!point.is_null()) {
-      for (auto* obs : observers_) obs->on_evaluation(id, point);
+    if (!replayed) append_event(id, it->second, std::move(ev), /*durable=*/false);  // the journal is; a replay writes it again
+    for (auto* obs : observers_) {
+      if (is_point) obs->on_evaluation(id, point);
+      if (accepted) obs->on_accepted(id, point, replayed);
     }
   };
   spec.decorate = [this, &journal, id](optimize::runner& inner) -> std::unique_ptr<optimize::runner> {
@@ -746,7 +790,7 @@ void job_manager::run_job_body(const std::string& id) {
   ctx.seed = seed;
   ctx.config = spec.config;
   ctx.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  ctx.command = "aoptd job " + id;
+  ctx.command = reproduce_command(rec);
   if (lm) ctx.engine_usage = lm->usage();
   write_file(tmp / "report.json", optimize::report_json(res, ctx).dump(2) + "\n");
   write_file(tmp / "report.md", optimize::report_markdown(res, ctx));

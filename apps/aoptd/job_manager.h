@@ -111,6 +111,8 @@ class job_manager {
   void run_job_body(const std::string& id);
   // Under mu_: persist the record, append a "state" event, tell the observers.
   void set_state(job_entry& e, const std::string& state, nlohmann::json extra = nlohmann::json::object());
+  nlohmann::json state_counts() const;  // under mu_: the jobs by state (GET /v1/health's "jobs")
+  void tell_counts();                   // under mu_: state_counts() to the observers
   // Under mu_. `durable`: false for search events (replay writes them again), see job_store.
   void append_event(const std::string& id, job_entry& e, nlohmann::json event, bool durable = true);
   job_entry& entry(const std::string& id);  // under mu_; api_error 404

@@ -1,7 +1,8 @@
 // aoptd: the long-running daemon (docs/api.md). One actor system for its lifetime, the jobs in
-// RocksDB under the state directory, the API on a Unix socket. SIGTERM or SIGINT: stop
-// accepting, let running jobs reach a checkpoint (shutdown_grace_ms), exit.
+// RocksDB under the state directory, the API on a Unix socket. SIGTERM or SIGINT: refuse
+// submissions (503), let running jobs reach a checkpoint (shutdown_grace_ms), close the socket, exit.
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstddef>
 #include <cstring>
@@ -58,7 +59,7 @@ int main(int argc, char** argv) {
   app.add_option("--config", config_file, "Config file (see config/aoptd.example.toml)");
   app.add_option("--socket", socket, "API socket path (overrides [daemon] socket)");
   app.add_option("--state-dir", state_dir, "State directory (overrides [daemon] state_dir)");
-  app.add_option("--metrics-address", metrics, "HOST:PORT for metrics, \"\" = off (overrides [daemon] metrics_address)");
+  app.add_option("--metrics-address", metrics, "HOST:PORT for metrics, \"\" = off (overrides [metrics] address and enabled)");
   app.add_option("--nodes-listen", nodes_listen,
                  "HOST:PORT where remote evaluator nodes join (aopt-node --join), port 0 = any free one, logged and "
                  "in GET /v1/health; \"\" = no nodes (overrides [nodes] listen)");
@@ -81,7 +82,10 @@ int main(int argc, char** argv) {
     daemon_config cfg = config_file.empty() ? default_config() : read_config(config_file);
     if (!socket.empty()) cfg.socket = socket;
     if (!state_dir.empty()) cfg.state_dir = state_dir;
-    if (app.count("--metrics-address") != 0) cfg.metrics_address = metrics;
+    if (app.count("--metrics-address") != 0) {
+      cfg.metrics_address = metrics;
+      cfg.metrics_enabled = !metrics.empty();
+    }
     if (!log_level.empty()) cfg.log_level = log_level;
     if (app.count("--nodes-listen") != 0) cfg.nodes_listen = nodes_listen;
     cfg.validate();
@@ -91,7 +95,7 @@ int main(int argc, char** argv) {
     ::umask(cfg.socket_group.empty() ? 077 : 027);
     aopt::common::make_private_dir(cfg.state_dir, cfg.socket_group.empty() ? 0700 : 0750, "state directory", true);
     // Metrics first, so that the jobs recovered at start-up are counted.
-    auto metrics = std::make_shared<aopt::monitoring::metrics>();
+    auto metrics = std::make_shared<aopt::monitoring::metrics>(std::chrono::seconds(cfg.metrics_job_retention_s));
     metrics_observer observer(metrics, [bank = cfg.bank_dir.empty() ? aopt::storage::default_bank_dir() : cfg.bank_dir]() {
       std::error_code e;
       if (!std::filesystem::exists(bank / "CURRENT", e)) return std::uint64_t(0);
@@ -103,7 +107,7 @@ int main(int argc, char** argv) {
       }
     });
     std::unique_ptr<aopt::monitoring::exporter> exporter;
-    if (!cfg.metrics_address.empty()) {
+    if (cfg.serves_metrics()) {
       exporter = std::make_unique<aopt::monitoring::exporter>(metrics, cfg.metrics_address);
       log->info("metrics on http://{}/metrics", exporter->address());
     }
@@ -120,9 +124,11 @@ int main(int argc, char** argv) {
     sigwait(&stop_signals, &sig);
     log->info("signal {}: stopping (no new requests; running jobs checkpoint)", sig);
     notify_systemd("STOPPING=1");
+    // While running jobs reach a checkpoint the socket still answers (docs/api.md, "Stopping"):
+    // GET /v1/health says "stopping", submissions and new event streams get 503 shutting_down.
     jobs.request_stop();  // new submissions get 503, event streams end
-    server.stop(1000);    // no new connections; the socket file is removed
     const bool stopped = jobs.shutdown(std::chrono::milliseconds(cfg.shutdown_grace_ms));
+    server.stop(1000);    // no new connections; the socket file is removed
     if (!stopped) {
       // Every evaluation result is already in the journal: the job resumes from there.
       log->warn("a running evaluation outlived shutdown_grace_ms; exiting now, its job resumes on the next start");

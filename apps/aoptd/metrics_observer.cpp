@@ -1,6 +1,7 @@
 #include "metrics_observer.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace aopt::daemon {
 
@@ -11,11 +12,16 @@ metrics_observer::metrics_observer(std::shared_ptr<monitoring::metrics> m, std::
   if (bank_size_) m_->bank_size(bank_size_());
 }
 
+namespace {
+
+bool ended(const std::string& state) { return state == "finished" || state == "failed" || state == "cancelled"; }
+
+}  // namespace
+
 void metrics_observer::on_state(const nlohmann::json& job) {
   const std::string id = job.value("id", std::string());
   const std::string state = job.value("state", std::string());
   std::string previous, op;
-  std::size_t queued = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto& v = jobs_[id];
@@ -23,29 +29,71 @@ void metrics_observer::on_state(const nlohmann::json& job) {
     if (v.op.empty()) v.op = job.value("name", id);
     v.state = state;
     op = v.op;
-    for (const auto& [_, j] : jobs_) queued += j.state == "queued";
   }
   m_->job_state(id, op, previous, state);
-  m_->queue_depth(queued);
   if (job.contains("speedup") && job["speedup"].is_number()) m_->best_speedup(id, op, job["speedup"].get<double>());
-  const bool ended = state == "finished" || state == "failed" || state == "cancelled";
-  if (ended && bank_size_) m_->bank_size(bank_size_());
+  if (ended(state) && bank_size_) m_->bank_size(bank_size_());
+}
+
+void metrics_observer::on_recovered(const nlohmann::json& job) {
+  const std::string id = job.value("id", std::string());
+  const std::string state = job.value("state", std::string());
+  const std::string op = job.value("name", id);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_[id] = {op, state, 0};
+  }
+  if (!ended(state)) return;
+  // When it ended: the record's time of its final state (milliseconds since the epoch).
+  const auto ms = job.value(state + "_ms", std::int64_t{0});
+  monitoring::ended_job r{id, op, state, std::chrono::system_clock::time_point(std::chrono::milliseconds(ms)), std::nullopt,
+                          job.value("evaluations", std::uint64_t{0}), job.value("accepted_changes", std::uint64_t{0})};
+  if (job.contains("speedup") && job["speedup"].is_number()) r.speedup = job["speedup"].get<double>();
+  m_->restore_job(r);
+}
+
+void metrics_observer::on_jobs(const nlohmann::json& by_state) {
+  std::map<std::string, std::size_t> counts;
+  for (const auto& [state, n] : by_state.items()) counts[state] = n.get<std::size_t>();
+  m_->job_counts(counts);
+  m_->queue_depth(counts["queued"]);
+}
+
+void metrics_observer::on_removed(const std::string& id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.erase(id);
+  }
+  m_->job_removed(id);
+}
+
+std::string metrics_observer::op_of(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = jobs_.find(id);
+  return it == jobs_.end() || it->second.op.empty() ? id : it->second.op;
+}
+
+std::string metrics_observer::best_speedup(const std::string& id, const nlohmann::json& point, double& speedup) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& v = jobs_[id];
+  const double best = point.value("best_us", 0.0);
+  if (v.base_us <= 0 && best > 0) v.base_us = best;  // the first point is the base's
+  speedup = v.base_us > 0 && best > 0 ? v.base_us / best : 0;
+  return v.op.empty() ? id : v.op;
 }
 
 void metrics_observer::on_evaluation(const std::string& id, const nlohmann::json& point) {
-  std::string op;
   double speedup = 0;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto& v = jobs_[id];
-    op = v.op.empty() ? id : v.op;
-    const double best = point.value("best_us", 0.0);
-    if (v.base_us <= 0 && best > 0) v.base_us = best;
-    if (v.base_us > 0 && best > 0) speedup = v.base_us / best;
-  }
+  const std::string op = best_speedup(id, point, speedup);
   m_->budget_spent(id, op, point.value("evaluations", std::uint64_t(0)));
   if (speedup > 0) m_->best_speedup(id, op, speedup);
-  if (point.value("accepted", false)) m_->accepted_change(id, op, point.value("stage", std::string()));
+}
+
+void metrics_observer::on_accepted(const std::string& id, const nlohmann::json& point, bool replayed) {
+  double speedup = 0;
+  const std::string op = point.is_object() ? best_speedup(id, point, speedup) : op_of(id);
+  m_->accepted_change(id, op, point.is_object() ? point.value("stage", std::string()) : std::string(), replayed);
+  if (speedup > 0) m_->best_speedup(id, op, speedup);  // the new best: the job's speedup now
 }
 
 void metrics_observer::on_device(const std::string& device, bool busy) {

@@ -1,7 +1,9 @@
 // The seam for monitoring: aoptd calls every registered observer after a job's state change is
-// persisted and after each evaluation of a running job (a trajectory point). Observers run on
-// the daemon's threads and must not block; monitoring/ (Prometheus) will implement one. The
-// records are the JSON the API returns (docs/api.md), so an observer sees what a client sees.
+// persisted, after each evaluation of a running job (a trajectory point) and each accepted
+// change, and at start for the jobs of its store. Observers run on the daemon's threads (some
+// under the job manager's lock) and must not block or call back into it; metrics_observer.h
+// (Prometheus) implements one. The records are the JSON the API returns (docs/api.md), so an
+// observer sees what a client sees.
 #pragma once
 
 #include <string>
@@ -18,11 +20,28 @@ class job_observer {
   virtual ~job_observer() = default;
   // `job` is the job record after the change (its "state" is the new state).
   virtual void on_state(const nlohmann::json& job) { (void)job; }
+  // A job found in the store when aoptd starts, as stored (a job interrupted by the restart is
+  // still "running"), before any on_state of it.
+  virtual void on_recovered(const nlohmann::json& job) { (void)job; }
+  // The jobs in the store by state ({"finished": 3, "queued": 1}: what GET /v1/health says),
+  // after the recovery at start and after every change (state, deletion).
+  virtual void on_jobs(const nlohmann::json& by_state) { (void)by_state; }
+  // Job `id` was deleted through the API.
+  virtual void on_removed(const std::string& id) { (void)id; }
   // One evaluation (or job-memory answer) of job `id`: the trajectory point's JSON
-  // (optimize::to_json(trajectory_point)). Not called for points a resumed job replays.
+  // (optimize::to_json(trajectory_point)). Also called for the points a resumed job replays
+  // (the same points as before the restart), so that what is derived from them starts right.
   virtual void on_evaluation(const std::string& id, const nlohmann::json& point) {
     (void)id;
     (void)point;
+  }
+  // Job `id` accepted a change: the point that produced the new best (its "accepted" true,
+  // "best_us" the new best; null when the search had none). `replayed`: a resumed job accepting
+  // again what it accepted before the restart.
+  virtual void on_accepted(const std::string& id, const nlohmann::json& point, bool replayed) {
+    (void)id;
+    (void)point;
+    (void)replayed;
   }
   // A request of job `id`'s llm engine reached the language model and ended (ok or failed).
   virtual void on_llm_request(const std::string& id, const llm::request_observation& request) {

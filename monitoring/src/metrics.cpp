@@ -12,6 +12,7 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <mutex>
@@ -55,7 +56,7 @@ struct metrics::impl {
 
   Family<Gauge>& jobs = prometheus::BuildGauge()
                             .Name("aopt_jobs")
-                            .Help("Jobs known to the daemon, by state (queued, running, finished, failed, cancelled)")
+                            .Help("Jobs in the daemon's store, by state (queued, running, finished, failed, cancelled), as GET /v1/health counts them")
                             .Register(*reg);
   Family<Counter>& job_ends = prometheus::BuildCounter()
                                   .Name("aopt_jobs_ended_total")
@@ -147,7 +148,6 @@ struct metrics::impl {
     std::optional<clock::time_point> ended;
   };
   std::map<std::string, job_series> job_info;
-  std::map<std::string, double> state_counts;
   std::map<std::string, clock::time_point> busy_since;
 
   // What the exporter collects: busy time of an evaluation still running is counted up to the
@@ -192,13 +192,6 @@ struct metrics::impl {
     }
   }
 
-  void add_state(std::string_view state, double delta) {
-    if (state.empty()) return;
-    auto& n = state_counts[label(state)];
-    n = std::max(0.0, n + delta);
-    jobs.Add({{"state", label(state)}}).Set(n);
-  }
-
   job_series& job(std::string_view id, std::string_view op) {
     auto& j = job_info[label(id)];
     if (j.op.empty() || (!op.empty() && j.op == "none")) j.op = label(op);
@@ -211,8 +204,6 @@ metrics::~metrics() = default;
 
 void metrics::job_state(std::string_view job, std::string_view op, std::string_view previous, std::string_view state) {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  impl_->add_state(previous, -1);
-  impl_->add_state(state, +1);
   if (previous.empty() && state == "queued") impl_->submitted.Add({}).Increment();
   auto& j = impl_->job(job, op);
   if (state == "running" || terminal(state)) {
@@ -227,9 +218,29 @@ void metrics::job_state(std::string_view job, std::string_view op, std::string_v
   impl_->expire_locked(clock::now());
 }
 
-void metrics::job_removed(std::string_view job, std::string_view state) {
+void metrics::job_counts(const std::map<std::string, std::size_t>& by_state) {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  impl_->add_state(state, -1);
+  std::map<std::string, double> n;
+  for (const char* s : job_states) n[s] = 0;
+  for (const auto& [state, count] : by_state) n[label(state)] += static_cast<double>(count);
+  for (const auto& [state, count] : n) impl_->jobs.Add({{"state", state}}).Set(count);
+}
+
+void metrics::restore_job(const ended_job& r) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  const auto age = std::max(std::chrono::system_clock::duration::zero(), std::chrono::system_clock::now() - r.ended);
+  if (age >= impl_->retention) return;
+  auto& j = impl_->job(r.job, r.op);
+  j.ended = clock::now() - std::chrono::duration_cast<clock::duration>(age);
+  const prometheus::Labels l{{"job_id", label(r.job)}, {"operator", j.op}};
+  if (r.speedup) impl_->best.Add(l).Set(*r.speedup);
+  impl_->job_evals.Add(l).Set(static_cast<double>(r.evaluations));
+  impl_->job_accepted.Add(l).Set(static_cast<double>(r.accepted_changes));
+  impl_->job_running.Add(l).Set(0);
+}
+
+void metrics::job_removed(std::string_view job) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
   const auto it = impl_->job_info.find(label(job));
   if (it == impl_->job_info.end()) return;
   impl_->drop_job_series(it->first, it->second.op);
@@ -263,9 +274,10 @@ void metrics::best_speedup(std::string_view job, std::string_view op, double spe
   impl_->best.Add({{"job_id", label(job)}, {"operator", j.op}}).Set(speedup);
 }
 
-void metrics::accepted_change(std::string_view job, std::string_view op, std::string_view stage) {
+void metrics::accepted_change(std::string_view job, std::string_view op, std::string_view stage, bool replayed) {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  impl_->accepted.Add({{"stage", label(stage)}}).Increment();
+  auto& total = impl_->accepted.Add({{"stage", label(stage)}});
+  if (!replayed) total.Increment();
   auto& j = impl_->job(job, op);
   impl_->job_accepted.Add({{"job_id", label(job)}, {"operator", j.op}}).Increment();
 }
@@ -370,7 +382,7 @@ exporter::exporter(std::shared_ptr<metrics> m, const std::string& address) : imp
   } catch (const std::exception& e) {
     throw error(ec::invalid_argument, "cannot serve metrics on " + address + " (" + e.what() +
                                           "): is another process using that port? Choose another address "
-                                          "(--metrics-address or [metrics] address) or turn metrics off");
+                                          "(--metrics-address or [metrics] address) or turn metrics off ([metrics] enabled = false)");
   }
   impl_->exposer->RegisterCollectable(impl_->m->collectable());
 }

@@ -129,6 +129,8 @@ TEST(daemon_config, ExampleFileIsTheDefaults) {
   EXPECT_EQ(c.socket, d.socket);
   EXPECT_EQ(c.state_dir, d.state_dir);
   EXPECT_EQ(c.metrics_address, d.metrics_address);
+  EXPECT_EQ(c.metrics_enabled, d.metrics_enabled);
+  EXPECT_EQ(c.metrics_job_retention_s, d.metrics_job_retention_s);
   EXPECT_EQ(c.max_running, d.max_running);
   EXPECT_EQ(c.evaluator_slots, d.evaluator_slots);
   EXPECT_EQ(c.builders, d.builders);

@@ -51,15 +51,55 @@ TEST(Metrics, JobStatesAreCountedOnceEach) {
   m.job_state("b", "swish", "", "queued");
   m.job_state("a", "add", "queued", "running");
   m.job_state("a", "add", "running", "finished");
+  m.job_state("c", "mul", "running", "queued");  // recovered at start, resumed: not a submission
+  m.job_counts({{"queued", 2}, {"finished", 1}});
   const std::string t = m.text();
-  EXPECT_EQ(value(t, R"(aopt_jobs{state="queued"})"), 1);
+  EXPECT_EQ(value(t, R"(aopt_jobs{state="queued"})"), 2);
   EXPECT_EQ(value(t, R"(aopt_jobs{state="running"})"), 0);
   EXPECT_EQ(value(t, R"(aopt_jobs{state="finished"})"), 1);
   EXPECT_EQ(value(t, "aopt_jobs_submitted_total"), 2);
   EXPECT_EQ(value(t, R"(aopt_jobs_ended_total{state="finished"})"), 1);
   EXPECT_EQ(value(t, R"(aopt_job_running{job_id="a",operator="add"})"), 0);
-  m.job_removed("b", "queued");
-  EXPECT_EQ(value(m.text(), R"(aopt_jobs{state="queued"})"), 0);
+  // The counts are the store's: a deleted job is gone from them, and its series at once.
+  m.job_removed("a");
+  m.job_counts({{"queued", 2}});
+  const std::string after = m.text();
+  EXPECT_EQ(value(after, R"(aopt_jobs{state="finished"})"), 0);
+  EXPECT_EQ(after.find("job_id=\"a\""), std::string::npos) << after;
+}
+
+TEST(Metrics, JobsThatEndedBeforeAStartComeBackForTheRestOfTheRetention) {
+  using std::chrono::system_clock;
+  metrics m(100s);
+  m.restore_job({"j1", "swish", "finished", system_clock::now() - 30s, 1.413, 12, 2});
+  m.restore_job({"j2", "add", "failed", system_clock::now() - 20s, std::nullopt, 3, 0});
+  m.restore_job({"j3", "mul", "finished", system_clock::now() - 150s, 1.2, 9, 1});  // past the retention
+  std::string t = m.text();
+  EXPECT_DOUBLE_EQ(value(t, R"(aopt_job_best_speedup{job_id="j1",operator="swish"})"), 1.413);
+  EXPECT_EQ(value(t, R"(aopt_job_evaluations{job_id="j1",operator="swish"})"), 12);
+  EXPECT_EQ(value(t, R"(aopt_job_accepted_changes{job_id="j1",operator="swish"})"), 2);
+  EXPECT_EQ(value(t, R"(aopt_job_running{job_id="j1",operator="swish"})"), 0);
+  EXPECT_EQ(value(t, R"(aopt_job_best_speedup{job_id="j2",operator="add"})"), -1);  // no speedup: none
+  EXPECT_EQ(value(t, R"(aopt_job_evaluations{job_id="j2",operator="add"})"), 3);
+  EXPECT_EQ(t.find("job_id=\"j3\""), std::string::npos) << t;
+  EXPECT_LE(value(t, "aopt_jobs_submitted_total"), 0);  // none: restored jobs are no submissions
+  // The retention counts from when the job ended, not from the restart: j1 goes 70 s later.
+  m.expire(std::chrono::steady_clock::now() + 65s);
+  EXPECT_DOUBLE_EQ(value(m.text(), R"(aopt_job_best_speedup{job_id="j1",operator="swish"})"), 1.413);
+  m.expire(std::chrono::steady_clock::now() + 75s);
+  t = m.text();
+  EXPECT_EQ(t.find("job_id=\"j1\""), std::string::npos) << t;
+  EXPECT_NE(t.find("job_id=\"j2\""), std::string::npos) << t;
+}
+
+TEST(Metrics, AReplayedAcceptanceCountsForItsJobOnly) {
+  metrics m;
+  m.accepted_change("j1", "add", "tiling", /*replayed=*/true);
+  m.accepted_change("j1", "add", "kernel");
+  const std::string t = m.text();
+  EXPECT_EQ(value(t, R"(aopt_job_accepted_changes{job_id="j1",operator="add"})"), 2);
+  EXPECT_EQ(value(t, R"(aopt_accepted_changes_total{stage="tiling"})"), 0);
+  EXPECT_EQ(value(t, R"(aopt_accepted_changes_total{stage="kernel"})"), 1);
 }
 
 TEST(Metrics, JobSeriesGoAfterTheRetentionAndLabelsStayBounded) {

@@ -3,6 +3,7 @@
 // sources, so every count below is exact.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <fstream>
@@ -581,6 +582,44 @@ TEST(Optimizer, WarnsWhenTheTimedCaseIsMostlyLaunch) {
   EXPECT_NE(small[0].find("1.25 us"), std::string::npos) << small[0];
   EXPECT_NE(small[0].find("larger timed case"), std::string::npos) << small[0];
   EXPECT_TRUE(run(small_case_us + 0.5).empty());
+}
+
+// Progress says when a change is accepted (kind "accepted", with the point that produced the new
+// best), once per change, and the base's own point already carries the base as the best: what
+// the daemon's metrics count and what `aopt watch` prints as the first line.
+TEST(Optimizer, ProgressTellsEachAcceptedChangeAndTheBaseIsItsOwnBest) {
+  const std::uint64_t seed = 7;
+  std::cout << "seed " << seed << "\n";
+  fake_device dev;
+  offline_engine eng(engine_cfg(seed));
+  local_services svc(eng, {barrier_tuple()}, slots(dev, 2));
+  optimizer_config cfg;
+  cfg.budget = 20;
+  std::vector<progress_event> events;
+  const auto r = run_optimizer(base_files(), svc, cfg, [&](const progress_event& e) { events.push_back(e); });
+  ASSERT_FALSE(r.changes.empty());
+  ASSERT_TRUE(r.verification && r.verification->ok);  // nothing accepted was dropped afterwards
+  std::vector<const progress_event*> accepted;
+  for (const auto& e : events) {
+    if (e.kind == "accepted") accepted.push_back(&e);
+  }
+  ASSERT_EQ(accepted.size(), r.changes.size());
+  for (std::size_t i = 0; i < accepted.size(); ++i) {
+    const auto& e = *accepted[i];
+    EXPECT_EQ(e.message.rfind("accepted (" + r.changes[i].stage + "): ", 0), 0u) << e.message;
+    ASSERT_TRUE(e.point.has_value());
+    EXPECT_TRUE(e.point->accepted);
+    EXPECT_EQ(e.point->stage, r.changes[i].stage);
+    ASSERT_TRUE(e.point->latency_us.has_value());
+    EXPECT_DOUBLE_EQ(e.point->best_us, r.changes[i].after_us);
+    EXPECT_DOUBLE_EQ(*e.point->latency_us, r.changes[i].after_us);
+    EXPECT_TRUE(r.trajectory.at(e.point->index).accepted);
+  }
+  const auto first = std::find_if(events.begin(), events.end(), [](const progress_event& e) { return e.kind == "point"; });
+  ASSERT_NE(first, events.end());
+  ASSERT_EQ(first->point->stage, "base");
+  EXPECT_DOUBLE_EQ(first->point->best_us, r.base_us);
+  EXPECT_EQ(progress_line(*first->point).find("best       0.00 us"), std::string::npos) << progress_line(*first->point);
 }
 
 }  // namespace

@@ -145,7 +145,8 @@ void search_job::point(const entry& e, const eval_request& req, bool memo) {
   p.proposal = req.proposal;
   p.status = e.report.status;
   if (e.report.ok) p.latency_us = e.report.latency_us;
-  p.best_us = res_.best_us;
+  // Before the base is in (accepted_ empty), the base itself is the best once it passes.
+  p.best_us = accepted_.empty() && e.report.ok ? e.report.latency_us : res_.best_us;
   p.memo = memo;
   p.cached = !memo && e.report.cached;
   p.suspect = e.report.suspect;
@@ -259,10 +260,12 @@ bool search_job::offer(const answer& a, const std::string& title, const std::str
   res_.best_files = e.files;
   res_.best = e.report;
   res_.best_us = e.report.latency_us;
-  // The point that produced the new best is marked; it and later points carry the new best.
+  // The point that produced the new best is marked; it and later points carry the new best. The
+  // progress event of kind "accepted" carries that point (docs/api.md, the events).
   if (a.point < res_.trajectory.size()) res_.trajectory[a.point].accepted = true;
   for (std::size_t i = a.point; i < res_.trajectory.size(); ++i) res_.trajectory[i].best_us = res_.best_us;
-  say("stage", "accepted (" + e.stage + "): " + title);
+  say("accepted", "accepted (" + e.stage + "): " + title,
+      a.point < res_.trajectory.size() ? &res_.trajectory[a.point] : nullptr);
   return true;
 }
 

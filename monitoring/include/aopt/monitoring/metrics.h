@@ -9,7 +9,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +25,9 @@ namespace aopt::monitoring {
 // from a cached build (milliseconds) to a long compile or a hung run cut at its timeout.
 inline constexpr double phase_buckets[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300};
 
+// How long the series of a job stay after it ended, unless configured otherwise.
+inline constexpr std::chrono::seconds default_job_retention{3600};
+
 struct evaluation_event {
   std::string_view job;      // job id ("" when the evaluation belongs to no job, e.g. `aopt eval`)
   std::string_view op;       // operator name
@@ -35,22 +40,41 @@ struct evaluation_event {
   bool cached = false;       // taken from the result cache: no build and no run happened
 };
 
+// A job that ended before this process started (read from the daemon's job store at start).
+struct ended_job {
+  std::string_view job, op;
+  std::string_view state;                        // finished, failed or cancelled
+  std::chrono::system_clock::time_point ended;  // when it reached that state
+  std::optional<double> speedup;                 // a finished job's
+  std::uint64_t evaluations = 0;
+  std::uint64_t accepted_changes = 0;
+};
+
 class metrics {
  public:
-  explicit metrics(std::chrono::seconds job_retention = std::chrono::hours(1));
+  // `job_retention`: how long a job's series stay after it ended ([metrics] job_retention_seconds).
+  explicit metrics(std::chrono::seconds job_retention = default_job_retention);
   ~metrics();
   metrics(const metrics&) = delete;
   metrics& operator=(const metrics&) = delete;
 
   // A job entered `state` (queued, running, finished, failed, cancelled); `previous` is "" for a
-  // new job (and for one recovered at start-up). A job that reaches a final state keeps its
-  // series for the retention, then they go.
+  // new job, which counts as a submission (a job recovered at start-up has its stored state as
+  // `previous`). A job that reaches a final state keeps its series for the retention, then they go.
   void job_state(std::string_view job, std::string_view op, std::string_view previous, std::string_view state);
-  void job_removed(std::string_view job, std::string_view state);  // deleted through the API
+  // The jobs the daemon holds, by state (aopt_jobs, a gauge: what its store and GET /v1/health
+  // say); a state not named has none.
+  void job_counts(const std::map<std::string, std::size_t>& by_state);
+  // A job that ended before the daemon started: its series (best speedup, evaluations, accepted
+  // changes, running 0) come back for what is left of the retention; nothing once it is over.
+  void restore_job(const ended_job& j);
+  void job_removed(std::string_view job);  // deleted through the API: its series go at once
   void queue_depth(std::size_t jobs);
   void evaluation(const evaluation_event& e);
   void best_speedup(std::string_view job, std::string_view op, double speedup);
-  void accepted_change(std::string_view job, std::string_view op, std::string_view stage);
+  // A change was accepted into the job's champion. `replayed`: a resumed job accepting again what
+  // it accepted before a restart; only its per-job series counts it (the total counted it then).
+  void accepted_change(std::string_view job, std::string_view op, std::string_view stage, bool replayed = false);
   void budget_spent(std::string_view job, std::string_view op, std::uint64_t evaluations);
   // A device (evaluator slot) started or stopped an evaluation; busy time accumulates per device.
   void device_busy(std::string_view device, bool busy);
