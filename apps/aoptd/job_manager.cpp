@@ -329,7 +329,8 @@ job_manager::resolved_profile job_manager::resolve_requested_profile(const std::
   throw api_error(400, "invalid_argument",
                   "profile '" + common::bounded_text(name, 64, "...") + "': " +
                       (plain ? "no such profile" : "not a profile name (a name such as 910b4; paths are not accepted)") +
-                      "; known profiles: " + known,
+                      "; known profiles: " + known +
+                      (nodes_address_.empty() ? std::string() : " (and the npu classes of a joined node, once it has joined)"),
                   "profile");
 }
 
