@@ -44,6 +44,8 @@ struct bench_args {
   std::string bank_dir;
   std::string profile = "910b4";
   std::uint64_t seed = 1;
+  std::vector<std::uint64_t> seeds;   // --seeds: several; empty: {seed}
+  std::vector<std::size_t> budgets;   // --budgets: the sweep's other budgets
   std::size_t jobs = 0;
   bool no_cache = false;
   bool screen = true;  // Feasible Stage I for the aopt methods (docs/stage1.md); the baselines never screen
@@ -132,25 +134,183 @@ std::vector<suite_op> discover(const fs::path& suite, const std::vector<std::str
 // What a stored result was measured with; "version" changes when the methods do (3: Stage I
 // freezes probe-inert tunables and no longer renumbers key constants the kernel shares), so a
 // resumed bench never mixes results of two optimizers.
-nlohmann::json settings_of(const bench_args& a, const std::string& method) {
-  return {{"budget", a.budget}, {"seed", a.seed}, {"profile", a.profile}, {"method", method}, {"screen", a.screen}, {"version", 3}};
+nlohmann::json settings_of(const bench_args& a, const std::string& label, std::size_t budget, std::uint64_t seed) {
+  return {{"budget", budget}, {"seed", seed}, {"profile", a.profile}, {"method", label}, {"screen", a.screen}, {"version", 3}};
+}
+
+// One column of the bench: a method at a budget ("best_of_n@5": Best-of-N with 5 samples; a
+// method of the budget sweep: "aopt@80"); the plain name runs at --budget.
+struct method_run {
+  bench::method m;
+  std::string label;
+  std::size_t budget = 0;
+  bool in_table = true;  // a column of the paper's table (the sweep's extra budgets are not)
+};
+
+std::vector<method_run> parse_runs(const bench_args& a) {
+  std::vector<method_run> runs;
+  std::vector<std::string> names = a.methods;
+  if (names.empty()) {
+    for (const auto m : bench::all_methods()) names.push_back(bench::to_string(m));
+  }
+  for (const auto& name : names) {
+    const auto at = name.find('@');
+    const auto pm = bench::parse_method(name.substr(0, at));
+    if (!pm) {
+      throw error(ec::invalid_argument, fmt::format("--methods {}: unknown method; use aopt, stage1_only, stage2_only, random, "
+                                                    "best_of_n, openevolve, each optionally @BUDGET (best_of_n@5)",
+                                                    name));
+    }
+    method_run r{*pm, bench::to_string(*pm), a.budget, true};
+    if (at != std::string::npos) {
+      const std::string b = name.substr(at + 1);
+      if (b.empty() || b.size() > 6 || b.find_first_not_of("0123456789") != std::string::npos || std::stoul(b) < 2) {
+        throw error(ec::invalid_argument, fmt::format("--methods {}: the budget after @ must be a whole number >= 2", name));
+      }
+      r.budget = std::stoul(b);
+      if (r.budget != a.budget) r.label += "@" + b;
+    }
+    runs.push_back(r);
+  }
+  // The sweep: every plain method of the table again at each other budget.
+  const std::size_t plain = runs.size();
+  for (const std::size_t b : a.budgets) {
+    if (b == a.budget) continue;
+    if (b < 2) throw error(ec::invalid_argument, fmt::format("--budgets {}: a budget must be >= 2", b));
+    for (std::size_t i = 0; i < plain; ++i) {
+      if (runs[i].budget != a.budget) continue;
+      runs.push_back({runs[i].m, runs[i].label + "@" + std::to_string(b), b, false});
+    }
+  }
+  return runs;
+}
+
+std::string display_label(const method_run& r) {
+  const std::string base = bench::display_name(r.m);
+  return r.label.find('@') == std::string::npos ? base : base + " @ " + std::to_string(r.budget);
+}
+
+// The operator's level by the paper's rule (bench::level_of): its timed case's inputs, its
+// OpDef's outputs and the APIs its kernel calls.
+int level_of_operator(const ev::op_package& pkg, const file_map& files) {
+  bench::level_facts f;
+  const ev::case_spec* timed = nullptr;
+  for (const auto& c : pkg.spec.cases) {
+    if (c.timed || timed == nullptr) timed = &c;
+  }
+  if (timed != nullptr) {
+    f.tensor_inputs = timed->inputs.size();
+    for (const auto& in : timed->inputs) f.lists = f.lists || in.is_list;
+    for (const auto& out : timed->outputs) f.lists = f.lists || !out.list_shapes.empty();
+  }
+  f.outputs = 1;
+  for (const auto& [path, text] : files) {
+    if (path.rfind("op_kernel/", 0) == 0 || path == pkg.kernel_source) bench::scan_kernel(text, f);
+    if (path.rfind("op_host/", 0) == 0) bench::scan_host(text, f);
+  }
+  return bench::level_of(f);
+}
+
+// The bench configuration of one run: its budget and seed, the offline engine's mutator for
+// every baseline, the aopt methods' screen and search form.
+bench::bench_config config_for(const bench_args& a, const method_run& run, std::uint64_t seed) {
+  bench::bench_config cfg;
+  cfg.budget = run.budget;
+  cfg.seed = seed;
+  const auto engine_cfg = offline_config(a.profile, seed);
+  cfg.random.common.mutator = engine_cfg.mutator;
+  cfg.best_of_n.common.mutator = engine_cfg.mutator;
+  cfg.evolve.common.mutator = engine_cfg.mutator;
+  cfg.optimizer.screen = a.screen;
+  cfg.optimizer.search_form = true;  // a speed-up only: the same results (docs/stage1.md)
+  return cfg;
+}
+
+struct op_context {
+  const suite_op& op;
+  const file_map& base;
+  std::vector<optimize::evaluate_fn> slots;
+  int level = 0;
+};
+
+// One (operator, method run, seed): the stored result when its settings match, else a run whose
+// result is stored. nullopt: not run (--stored-only) or failed (printed; a resumed bench runs it
+// again).
+std::optional<bench::operator_record> run_one(const bench_args& a, const op_context& ctx, const method_run& run,
+                                              std::uint64_t seed, const std::vector<search::experience>& corpus,
+                                              const fs::path& out) {
+  const auto& op = ctx.op;
+  const std::string& mname = run.label;
+  const std::string stem = op.name + "." + mname + (seed == a.seeds.front() ? "" : ".s" + std::to_string(seed));
+  const fs::path file = out / "ops" / (stem + ".json");
+  const auto settings = settings_of(a, mname, run.budget, seed);
+  if (!a.fresh && fs::exists(file)) {
+    try {
+      std::ifstream in(file);
+      const auto j = nlohmann::json::parse(in);
+      if (j.at("settings") == settings) {
+        auto rec = bench::record_from_json(j.at("record"));
+        rec.seed = seed;
+        rec.level = ctx.level;
+        std::cout << fmt::format("  {:<30} {:<12} {:>7.3f}x  (stored)\n", op.name, mname, rec.speedup);
+        return rec;
+      }
+    } catch (const std::exception&) {
+      // unreadable or older: run again
+    }
+  }
+  if (a.stored_only) return std::nullopt;
+  const auto m0 = std::chrono::steady_clock::now();
+  optimize::offline_engine engine(offline_config(a.profile, seed));
+  optimize::local_services svc(engine, corpus, ctx.slots);
+  optimize::optimize_result res;
+  try {
+    res = bench::run_method(run.m, ctx.base, svc, config_for(a, run, seed));
+  } catch (const std::exception& e) {
+    // One operator's failure is a row missing from the table, not the end of the bench.
+    std::cout << fmt::format("  {:<30} {:<12} ERROR: {}\n", op.name, mname, e.what());
+    std::cout.flush();
+    return std::nullopt;
+  }
+  auto rec = bench::record_of(op.name, mname, op.expert.has_value(), res, run.budget);
+  rec.seed = seed;
+  rec.level = ctx.level;
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - m0).count();
+  nlohmann::json j{{"settings", settings}, {"record", bench::to_json(rec)}, {"result", optimize::to_json(res)}, {"wall_seconds", secs}};
+  std::ofstream(file) << j.dump(1) << "\n";
+  std::cout << fmt::format("  {:<30} {:<12} {:>7.3f}x  {:>8.2f} -> {:>8.2f} us  {} eval(s), {} failed  [{:.0f} s]{}\n", op.name,
+                           mname, rec.speedup, rec.base_us, rec.best_us, rec.evaluations, rec.failures, secs,
+                           a.seeds.size() > 1 ? fmt::format(" seed {}", seed) : std::string());
+  std::cout.flush();
+  return rec;
+}
+
+// The budget sweep as a table: one row per method with two or more budgets, one column per budget.
+std::string budget_sweep_markdown(const std::vector<bench::operator_record>& records, const std::vector<method_run>& runs,
+                                  const bench_args& a) {
+  if (a.budgets.empty()) return {};
+  std::set<std::size_t> budgets{a.budget};
+  budgets.insert(a.budgets.begin(), a.budgets.end());
+  std::string md = "\n## Budget sweep (geometric-mean speedup over all operators, mean over the seeds)\n\n| Method |";
+  for (auto b : budgets) md += fmt::format(" {} |", b);
+  md += "\n|---|";
+  for (std::size_t i = 0; i < budgets.size(); ++i) md += "---:|";
+  md += "\n";
+  for (const auto& run : runs) {
+    if (!run.in_table || run.budget != a.budget) continue;
+    std::map<std::size_t, double> at;
+    for (const auto& [b, g] : bench::budget_sweep(records, run.label)) at[b] = g;
+    md += "| " + display_label(run) + " |";
+    for (auto b : budgets) md += at.count(b) ? fmt::format(" {:.3f}x |", at[b]) : std::string(" - |");
+    md += "\n";
+  }
+  return md;
 }
 
 int run(bench_args& a, const std::string& argv_line) {
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<bench::method> methods;
-  if (a.methods.empty()) {
-    methods = bench::all_methods();
-  } else {
-    for (const auto& m : a.methods) {
-      auto pm = bench::parse_method(m);
-      if (!pm) {
-        throw error(ec::invalid_argument,
-                    fmt::format("--methods {}: unknown method; use aopt, stage1_only, stage2_only, random, best_of_n, openevolve", m));
-      }
-      methods.push_back(*pm);
-    }
-  }
+  const auto runs = parse_runs(a);
+  if (a.seeds.empty()) a.seeds = {a.seed};
   const auto ops = discover(a.suite, a.ops, a.sources);
   const fs::path out(a.out);
   fs::create_directories(out / "ops");
@@ -178,23 +338,14 @@ int run(bench_args& a, const std::string& argv_line) {
     }
     corpus = bank.all();
   }
-  std::cout << fmt::format("bench {}: {} operator(s) x {} method(s), budget {}, profile {} (sim: simulated latencies), "
-                           "bank {} tuple(s)\n",
-                           a.suite, ops.size(), methods.size(), a.budget, a.profile, corpus.size());
+  std::cout << fmt::format("bench {}: {} operator(s) x {} method run(s) x {} seed(s), budget {}, profile {} (sim: simulated "
+                           "latencies), bank {} tuple(s)\n",
+                           a.suite, ops.size(), runs.size(), a.seeds.size(), a.budget, a.profile, corpus.size());
 
-  bench::bench_config cfg;
-  cfg.budget = a.budget;
-  cfg.seed = a.seed;
-  const auto engine_cfg = offline_config(a.profile, a.seed);
-  cfg.random.common.mutator = engine_cfg.mutator;
-  cfg.best_of_n.common.mutator = engine_cfg.mutator;
-  cfg.evolve.common.mutator = engine_cfg.mutator;
-  cfg.optimizer.screen = a.screen;
-  cfg.optimizer.search_form = true;  // a speed-up only: the same results (docs/stage1.md)
-  cfg.validate();
-
+  // Every run's configuration is checked before the first operator runs.
+  for (const auto& run : runs) config_for(a, run, a.seeds.front()).validate();
   std::vector<bench::operator_record> records;
-  std::size_t missing = 0;  // (operator, method) pairs without a stored result (--stored-only)
+  std::size_t missing = 0;  // (operator, method, seed) runs without a stored result (--stored-only, errors)
   for (const auto& op : ops) {
     auto pkg = std::make_shared<const ev::op_package>(ev::load_package(op.package, {op.spec, {}}));
     const auto base = load_files(*pkg);
@@ -203,54 +354,16 @@ int run(bench_args& a, const std::string& argv_line) {
     so.use_cache = !a.no_cache;
     so.cache_dir = a.cache_dir;
     so.slots = a.jobs != 0 ? a.jobs : default_slots();
-    const auto slots = make_sim_slots(pkg, so);
-    for (const auto m : methods) {
-      const std::string mname = bench::to_string(m);
-      const fs::path file = out / "ops" / (op.name + "." + mname + ".json");
-      const auto settings = settings_of(a, mname);
-      if (!a.fresh && fs::exists(file)) {
-        try {
-          std::ifstream in(file);
-          const auto j = nlohmann::json::parse(in);
-          if (j.at("settings") == settings) {
-            auto rec = bench::record_from_json(j.at("record"));
-            records.push_back(rec);
-            std::cout << fmt::format("  {:<30} {:<12} {:>7.3f}x  (stored)\n", op.name, mname, rec.speedup);
-            continue;
-          }
-        } catch (const std::exception&) {
-          // unreadable or older: run again
+    const op_context ctx{op, base, make_sim_slots(pkg, so), level_of_operator(*pkg, base)};
+    for (const auto seed : a.seeds) {
+      for (const auto& run : runs) {
+        auto rec = run_one(a, ctx, run, seed, corpus, out);
+        if (rec) {
+          records.push_back(std::move(*rec));
+        } else {
+          ++missing;
         }
       }
-      if (a.stored_only) {
-        ++missing;
-        continue;
-      }
-      const auto m0 = std::chrono::steady_clock::now();
-      optimize::offline_engine engine(engine_cfg);
-      optimize::local_services svc(engine, corpus, slots);
-      optimize::optimize_result res;
-      try {
-        res = bench::run_method(m, base, svc, cfg);
-      } catch (const std::exception& e) {
-        // One operator's failure is a row missing from the table, not the end of the bench: it
-        // is not stored, so a resumed bench runs it again.
-        ++missing;
-        std::cout << fmt::format("  {:<30} {:<12} ERROR: {}\n", op.name, mname, e.what());
-        std::cout.flush();
-        continue;
-      }
-      auto rec = bench::record_of(op.name, mname, op.expert.has_value(), res, a.budget);
-      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - m0).count();
-      nlohmann::json j{{"settings", settings},
-                       {"record", bench::to_json(rec)},
-                       {"result", optimize::to_json(res)},
-                       {"wall_seconds", secs}};
-      std::ofstream(file) << j.dump(1) << "\n";
-      records.push_back(rec);
-      std::cout << fmt::format("  {:<30} {:<12} {:>7.3f}x  {:>8.2f} -> {:>8.2f} us  {} eval(s), {} failed  [{:.0f} s]\n",
-                               op.name, mname, rec.speedup, rec.base_us, rec.best_us, rec.evaluations, rec.failures, secs);
-      std::cout.flush();
     }
   }
 
@@ -260,30 +373,36 @@ int run(bench_args& a, const std::string& argv_line) {
   notes.budget = a.budget;
   notes.backend = "sim";
   notes.profile_name = a.profile;
-  for (const auto m : methods) {
-    names.push_back(bench::to_string(m));
-    notes.labels.emplace_back(bench::to_string(m), bench::display_name(m));
+  notes.ours = bench::to_string(bench::method::aopt);
+  std::vector<bench::operator_record> table_records;  // the sweep's extra budgets are not columns
+  for (const auto& run : runs) {
+    notes.labels.emplace_back(run.label, display_label(run));
+    if (run.in_table) names.push_back(run.label);
+  }
+  for (const auto& r : records) {
+    if (std::find(names.begin(), names.end(), r.method) != names.end()) table_records.push_back(r);
   }
   if (missing > 0) {
     notes.title += fmt::format(" (PARTIAL: {} of {} operator x method results missing)", missing,
-                               ops.size() * methods.size());
+                               ops.size() * runs.size() * a.seeds.size());
   }
-  const auto rows = bench::summarize(records, names);
+  const auto rows = bench::summarize(table_records, names);
   const std::string text = bench::render_text(rows, notes);
   std::cout << "\n" << text;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string md = bench::render_markdown(rows, notes);
   // Methods compared on the same operators: when some (operator, method) results are missing,
   // the table again over the operators every method has finished.
-  const auto common = bench::common_operators(records, names);
-  if (common.size() != records.size() && !common.empty()) {
+  const auto common = bench::common_operators(table_records, names);
+  if (common.size() != table_records.size() && !common.empty()) {
     std::set<std::string> common_ops;
     for (const auto& r : common) common_ops.insert(r.op);
     bench::table_notes cn = notes;
     cn.title = fmt::format("Over the {} operator(s) every method has finished", common_ops.size());
     md += "\n" + bench::render_markdown(bench::summarize(common, names), cn);
   }
-  md += "\n## Per operator (speedup; best of the row in bold)\n\n" + bench::render_per_operator_markdown(records, names, notes);
+  md += budget_sweep_markdown(records, runs, a);
+  md += "\n## Per operator (speedup; best of the row in bold)\n\n" + bench::render_per_operator_markdown(table_records, names, notes);
   std::ofstream(out / "table.md") << md << "\nCommand: `" << argv_line << "`\n";
   auto bj = bench::bench_json(records, rows, notes);
   bj["command"] = argv_line;
@@ -307,13 +426,20 @@ command_fn add_bench_command(CLI::App& app, const std::string& argv_line) {
       ->required()
       ->check(CLI::ExistingDirectory);
   app.add_option("--budget", a->budget, "Evaluations per operator and method (default 40)");
-  app.add_option("--methods", a->methods, "aopt stage1_only stage2_only random best_of_n openevolve (default: all)")
+  app.add_option("--methods", a->methods, "aopt stage1_only stage2_only random best_of_n openevolve (default: all), each "
+                                          "optionally @BUDGET (best_of_n@5: Best-of-N with 5 samples)")
       ->delimiter(',');
   app.add_option("--ops", a->ops, "Only these operators (names of SUITE_DIR subdirectories)")->delimiter(',');
   app.add_option("--out", a->out, "Output directory (default aopt-bench)");
   app.add_option("--bank", a->bank_dir, "Experience bank (default: <out>/bank, built by rewinding the suite's experts)");
   app.add_option("--profile", a->profile, "Device profile of the sim backend (default 910b4)");
   app.add_option("--seed", a->seed, "Seed of every method (default 1)");
+  app.add_option("--seeds", a->seeds, "Several seeds (e.g. 1,2,3): every method runs once per seed; the table shows the "
+                                      "mean of the per-seed figures and the range of the per-seed geomeans")
+      ->delimiter(',');
+  app.add_option("--budgets", a->budgets, "The budget sweep: every method of the table again at each of these budgets "
+                                          "(e.g. 10,20,80), tabulated and plotted (budget_sweep.svg)")
+      ->delimiter(',');
   app.add_option("-j,--jobs", a->jobs, "Evaluator slots (default 2, 1 on a one-core machine)");
   app.add_option("--rewind-steps", a->rewind.steps, "Kept rewind steps per expert when building the bank (default 3)");
   app.add_option("--rewind-attempts", a->rewind.attempts, "Rewind evaluations per expert at most (default 8)");

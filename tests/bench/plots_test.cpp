@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -191,14 +192,21 @@ TEST(Plots, Ticks) {
   EXPECT_GE(log_ticks(1.0, 1.01).size(), 2u);
 }
 
-TEST(Plots, WritesBothFiles) {
+TEST(Plots, WritesBothChartsAndOnePerOperator) {
   const auto dir = common::make_unique_dir(std::filesystem::temp_directory_path(), "aopt_bench_plots_");
   const auto paths = write_plots(dir / "plots", sample_records(), {}, sim_notes());
-  ASSERT_EQ(paths.size(), 2u);
-  for (const auto& p : paths) {
+  ASSERT_EQ(paths.size(), 3u);  // the CDF, the trajectory, the per-operator directory (no sweep: one budget)
+  EXPECT_EQ(paths[2], dir / "plots" / "trajectories");
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "plots")) {
+    if (!e.is_regular_file()) continue;
+    ++files;
     std::map<std::string, int> counts;
-    EXPECT_EQ(xml_error(common::read_text_file(p), counts), "") << p;
+    EXPECT_EQ(xml_error(common::read_text_file(e.path()), counts), "") << e.path();
   }
+  std::set<std::string> ops;
+  for (const auto& r : sample_records()) ops.insert(r.op);
+  EXPECT_EQ(files, 2 + ops.size());
   std::filesystem::remove_all(dir);
 }
 

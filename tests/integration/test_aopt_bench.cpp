@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -62,6 +63,46 @@ TEST(AoptBench, EveryMethodRunsAndTheTableIsWritten) {
   const auto bad = aopt({"bench", src + "/examples/ops", "--ops", "nosuchop", "--out", out.string()});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("no operator nosuchop"), std::string::npos) << bad.err;
+  fs::remove_all(root);
+}
+
+// The paper's table (issue 39): several seeds, Best-of-N at its own budget, a budget sweep, the
+// operator's level; the table shows the seeds' range and the lead, the sweep and the per-operator
+// trajectories are plotted, and each seed's result is stored apart.
+TEST(AoptBench, SeedsBudgetsAndLevelsMakeThePapersTable) {
+  const fs::path root = fs::temp_directory_path() / ("aopt-bench-paper-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const std::string src = AOPT_TEST_SOURCE_DIR;
+  const fs::path out = root / "out", bank = root / "bank";
+  ASSERT_EQ(aopt({"bank", "--bank", bank.string(), "import", src + "/examples/bank/experts.jsonl"}).exit_code, 0);
+  const auto o = aopt({"bench", src + "/examples/ops", "--ops", "abs", "--methods", "aopt,best_of_n@3", "--budget", "4",
+                       "--seeds", "1,2", "--budgets", "3", "--out", out.string(), "--bank", bank.string(), "--cache-dir",
+                       (root / "cache").string()});
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  std::ifstream in(out / "bench.json");
+  const auto j = nlohmann::json::parse(in);
+  std::map<std::string, int> runs;  // label -> seeds
+  for (const auto& r : j["operators"]) {
+    ++runs[r["method"].get<std::string>()];
+    EXPECT_EQ(r["level"], 1) << r;  // abs: one input, one output, elementwise
+  }
+  EXPECT_EQ(runs, (std::map<std::string, int>{{"aopt", 2}, {"best_of_n@3", 2}, {"aopt@3", 2}}));
+  for (const char* f : {"table.md", "budget_sweep.svg", "trajectories/abs.svg", "ops/abs.aopt.json", "ops/abs.aopt.s2.json",
+                        "ops/abs.best_of_n@3.json", "ops/abs.aopt@3.s2.json"}) {
+    EXPECT_TRUE(fs::exists(out / f)) << f;
+  }
+  std::ifstream t(out / "table.md");
+  const std::string md((std::istreambuf_iterator<char>(t)), std::istreambuf_iterator<char>());
+  EXPECT_NE(md.find("2 seeds)"), std::string::npos) << md;
+  EXPECT_NE(md.find("Best-of-N @ 3"), std::string::npos) << md;
+  EXPECT_NE(md.find("## Level 1"), std::string::npos) << md;
+  EXPECT_NE(md.find("## Budget sweep"), std::string::npos) << md;
+  EXPECT_NE(md.find("AscendOptimizer leads") == std::string::npos ? md.find("AscendOptimizer trails") : md.find("AscendOptimizer leads"),
+            std::string::npos)
+      << md;
+  const auto bad = aopt({"bench", src + "/examples/ops", "--ops", "abs", "--methods", "best_of_n@x", "--out", out.string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("the budget after @"), std::string::npos) << bad.err;
   fs::remove_all(root);
 }
 

@@ -1,6 +1,7 @@
 #include "aopt/bench/metrics.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -77,8 +78,75 @@ const char* to_string(group g) {
     case group::all: return "all";
     case group::seeded: return "seeded";
     case group::unseeded: return "unseeded";
+    case group::level1: return "level1";
+    case group::level2: return "level2";
+    case group::level3: return "level3";
   }
   return "?";
+}
+
+namespace {
+
+bool called(std::string_view text, std::string_view name) {
+  for (std::size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    const bool starts = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+    std::size_t end = at + name.size();
+    while (end < text.size() && text[end] == ' ') ++end;
+    if (starts && end < text.size() && (text[end] == '(' || text[end] == '<')) return true;
+  }
+  return false;
+}
+
+bool in_group(const operator_record& r, group g) {
+  switch (g) {
+    case group::all: return true;
+    case group::seeded: return r.seeded;
+    case group::unseeded: return !r.seeded;
+    case group::level1: return r.level == 1;
+    case group::level2: return r.level == 2;
+    case group::level3: return r.level == 3;
+  }
+  return false;
+}
+
+std::vector<group> groups_of(const std::vector<operator_record>& records) {
+  std::vector<group> gs{group::all, group::seeded, group::unseeded};
+  if (std::any_of(records.begin(), records.end(), [](const operator_record& r) { return r.level > 0; })) {
+    gs.insert(gs.end(), {group::level1, group::level2, group::level3});
+  }
+  return gs;
+}
+
+}  // namespace
+
+void scan_kernel(std::string_view text, level_facts& f) {
+  static const char* const reductions[] = {
+      "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceMean", "ReduceAll", "ReduceAny",
+      "WholeReduceSum", "WholeReduceMax", "WholeReduceMin", "BlockReduceSum", "BlockReduceMax", "BlockReduceMin",
+      "PairReduceSum", "RepeatReduceSum", "SoftMax", "SimpleSoftMax", "SoftmaxFlash", "SoftmaxFlashV2", "LogSoftMax",
+      "LayerNorm", "RmsNorm", "BatchNorm", "GroupNorm", "DeepNorm", "Normalize", "WelfordUpdate", "CumSum", "Sum", "Mean"};
+  static const char* const indexing[] = {"Gather", "Gatherb", "GatherMask", "Scatter", "Sort", "Sort32", "MrgSort",
+                                         "MrgSort4", "TopK", "ArgMax", "ArgMin"};
+  for (const char* n : reductions) f.reduces = f.reduces || called(text, n);
+  for (const char* n : indexing) f.indexes = f.indexes || called(text, n);
+}
+
+void scan_host(std::string_view text, level_facts& f) {
+  std::set<std::string> names;
+  static constexpr std::string_view key = "Output(\"";
+  for (std::size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+    if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_')) continue;
+    const std::size_t start = at + key.size();
+    const std::size_t end = text.find('"', start);
+    if (end != std::string_view::npos && end > start) names.insert(std::string(text.substr(start, end - start)));
+  }
+  if (!names.empty()) f.outputs = names.size();
+}
+
+int level_of(const level_facts& f) {
+  const int traits = (f.tensor_inputs >= 3 ? 1 : 0) + (f.outputs >= 2 ? 1 : 0) + (f.reduces ? 1 : 0) + (f.indexes ? 1 : 0);
+  if (f.tensor_inputs <= 1 && f.outputs == 1 && !f.lists && !f.reduces && !f.indexes) return 1;
+  return traits >= 2 ? 3 : 2;
 }
 
 std::vector<method_summary> summarize(const std::vector<operator_record>& records,
@@ -92,25 +160,62 @@ std::vector<method_summary> summarize(const std::vector<operator_record>& record
   }
   std::vector<method_summary> out;
   for (const auto& m : order) {
-    for (group g : {group::all, group::seeded, group::unseeded}) {
+    for (group g : groups_of(records)) {
       method_summary s;
       s.method = m;
       s.subset = g;
       s.thresholds = thresholds;
-      std::vector<double> speedups;
+      std::map<std::uint64_t, std::vector<double>> by_seed;
       for (const auto& r : records) {
-        if (r.method != m) continue;
-        if (g == group::seeded && !r.seeded) continue;
-        if (g == group::unseeded && r.seeded) continue;
-        speedups.push_back(r.speedup);
+        if (r.method != m || !in_group(r, g)) continue;
+        by_seed[r.seed].push_back(r.speedup);
         s.evaluations += r.evaluations;
         s.failures += r.failures;
       }
-      s.operators = speedups.size();
-      s.geomean = geomean(speedups);
-      for (double p : thresholds) s.fast.push_back(fast_p(speedups, p));
+      s.seeds = by_seed.size();
+      std::vector<double> means;
+      std::vector<double> fast_sum(thresholds.size(), 0.0);
+      for (const auto& [seed, speedups] : by_seed) {
+        s.operators = std::max(s.operators, speedups.size());
+        means.push_back(*geomean(speedups));
+        for (std::size_t i = 0; i < thresholds.size(); ++i) fast_sum[i] += *fast_p(speedups, thresholds[i]);
+      }
+      if (!means.empty()) {
+        double sum = 0;
+        for (double x : means) sum += x;
+        s.geomean = sum / static_cast<double>(means.size());
+        s.geomean_min = *std::min_element(means.begin(), means.end());
+        s.geomean_max = *std::max_element(means.begin(), means.end());
+      }
+      for (std::size_t i = 0; i < thresholds.size(); ++i) {
+        s.fast.push_back(means.empty() ? std::nullopt : std::optional<double>(fast_sum[i] / static_cast<double>(means.size())));
+      }
       out.push_back(std::move(s));
     }
+  }
+  return out;
+}
+
+std::vector<std::pair<std::size_t, double>> budget_sweep(const std::vector<operator_record>& records,
+                                                         const std::string& method) {
+  std::map<std::size_t, std::map<std::uint64_t, std::vector<double>>> at;  // budget -> seed -> speedups
+  for (const auto& r : records) {
+    std::size_t budget = 0;
+    if (r.method == method) {
+      budget = r.curve.size();
+    } else if (r.method.size() > method.size() + 1 && r.method.compare(0, method.size(), method) == 0 &&
+               r.method[method.size()] == '@') {
+      const std::string b = r.method.substr(method.size() + 1);
+      if (b.empty() || b.find_first_not_of("0123456789") != std::string::npos || b.size() > 9) continue;
+      budget = std::stoul(b);
+    }
+    if (budget > 0) at[budget][r.seed].push_back(r.speedup);
+  }
+  std::vector<std::pair<std::size_t, double>> out;
+  for (const auto& [budget, seeds] : at) {
+    double sum = 0;
+    for (const auto& [seed, speedups] : seeds) sum += *geomean(speedups);
+    out.emplace_back(budget, sum / static_cast<double>(seeds.size()));
   }
   return out;
 }
@@ -137,6 +242,9 @@ std::string group_heading(group g) {
     case group::all: return "All operators";
     case group::seeded: return "Operators with an expert seed in the bank";
     case group::unseeded: return "Operators without a seed";
+    case group::level1: return "Level 1: one input, one output, elementwise or cast";
+    case group::level2: return "Level 2: multi-input, reductions, norms, index and loss";
+    case group::level3: return "Level 3: fused (two or more of: 3+ inputs, 2+ outputs, a reduction, indexing)";
   }
   return "?";
 }
@@ -171,9 +279,17 @@ std::vector<std::string> header(const std::vector<method_summary>& rows) {
   return h;
 }
 
+std::string geomean_cell(const method_summary& s) {
+  if (!s.geomean) return "-";
+  std::string c = fmt("%.3fx", *s.geomean);
+  if (s.seeds > 1 && s.geomean_min && s.geomean_max) {
+    c += " (" + fmt("%.3f", *s.geomean_min) + "-" + fmt("%.3f", *s.geomean_max) + ", " + std::to_string(s.seeds) + " seeds)";
+  }
+  return c;
+}
+
 std::vector<std::string> cells(const method_summary& s, const table_notes& notes) {
-  std::vector<std::string> c{label_of(s.method, notes), std::to_string(s.operators),
-                             s.geomean ? fmt("%.3fx", *s.geomean) : std::string("-")};
+  std::vector<std::string> c{label_of(s.method, notes), std::to_string(s.operators), geomean_cell(s)};
   for (const auto& f : s.fast) c.push_back(f ? fmt("%.1f%%", *f * 100.0) : std::string("-"));
   c.push_back(std::to_string(s.evaluations));
   c.push_back(std::to_string(s.failures));
@@ -183,7 +299,7 @@ std::vector<std::string> cells(const method_summary& s, const table_notes& notes
 // Groups in order, each with its rows (groups no operator belongs to are skipped, except all).
 std::vector<std::pair<group, std::vector<const method_summary*>>> by_group(const std::vector<method_summary>& rows) {
   std::vector<std::pair<group, std::vector<const method_summary*>>> out;
-  for (group g : {group::all, group::seeded, group::unseeded}) {
+  for (group g : {group::all, group::seeded, group::unseeded, group::level1, group::level2, group::level3}) {
     std::vector<const method_summary*> in;
     std::size_t n = 0;
     for (const auto& r : rows) {
@@ -195,6 +311,33 @@ std::vector<std::pair<group, std::vector<const method_summary*>>> by_group(const
     out.emplace_back(g, std::move(in));
   }
   return out;
+}
+
+// "ours leads the best other method by d; the spread of ours over its seeds is w", when `ours`
+// has a row in the group and another method does too.
+std::string lead_line(const std::vector<const method_summary*>& in, const table_notes& notes) {
+  const method_summary* ours = nullptr;
+  const method_summary* best = nullptr;
+  for (const auto* s : in) {
+    if (!s->geomean) continue;
+    if (s->method == notes.ours) {
+      ours = s;
+    } else if (best == nullptr || *s->geomean > *best->geomean) {
+      best = s;
+    }
+  }
+  if (ours == nullptr || best == nullptr) return {};
+  const double lead = *ours->geomean - *best->geomean;
+  std::string line = label_of(ours->method, notes) + (lead >= 0 ? " leads " : " trails ") + "the best other method (" +
+                     label_of(best->method, notes) + ", " + fmt("%.3fx", *best->geomean) + ") by " + fmt("%.3f", std::abs(lead));
+  if (ours->seeds > 1 && best->seeds > 1) {
+    const double spread = std::max(*ours->geomean_max - *ours->geomean_min, *best->geomean_max - *best->geomean_min);
+    line += "; the larger spread of the two over their seeds is " + fmt("%.3f", spread) +
+            (lead > spread ? ": a lead larger than the spread." : ": NOT a lead larger than the spread.");
+  } else {
+    line += " (one seed: no spread measured).";
+  }
+  return line;
 }
 
 }  // namespace
@@ -214,6 +357,8 @@ std::string render_markdown(const std::vector<method_summary>& rows, const table
       for (const auto& c : cells(*s, notes)) out += " " + c + " |";
       out += "\n";
     }
+    const std::string lead = lead_line(in, notes);
+    if (!lead.empty()) out += "\n" + lead + "\n";
   }
   return out;
 }
@@ -288,6 +433,8 @@ std::string render_text(const std::vector<method_summary>& rows, const table_not
       while (!line.empty() && line.back() == ' ') line.pop_back();
       out += line + "\n";
     }
+    const std::string lead = lead_line(in, notes);
+    if (!lead.empty()) out += lead + "\n";
   }
   return out;
 }
@@ -308,6 +455,8 @@ nlohmann::json to_json(const operator_record& r) {
                       {"stop_reason", r.stop_reason},
                       {"backend", r.backend},
                       {"profile", r.profile_name},
+                      {"seed", r.seed},
+                      {"level", r.level},
                       {"trajectory", r.curve}};
   j["verified"] = r.verified ? nlohmann::json(*r.verified) : nlohmann::json(nullptr);
   return j;
@@ -331,6 +480,8 @@ operator_record record_from_json(const nlohmann::json& j) {
     r.stop_reason = j.value("stop_reason", std::string());
     r.backend = j.value("backend", std::string());
     r.profile_name = j.value("profile", std::string());
+    r.seed = j.value("seed", std::uint64_t{1});
+    r.level = j.value("level", 0);
     r.curve = j.at("trajectory").get<std::vector<double>>();
     if (j.contains("verified") && j["verified"].is_boolean()) r.verified = j["verified"].get<bool>();
     return r;
@@ -348,6 +499,9 @@ nlohmann::json to_json(const method_summary& s) {
           {"group", to_string(s.subset)},
           {"operators", s.operators},
           {"geomean", s.geomean ? nlohmann::json(*s.geomean) : nlohmann::json(nullptr)},
+          {"seeds", s.seeds},
+          {"geomean_min", s.geomean_min ? nlohmann::json(*s.geomean_min) : nlohmann::json(nullptr)},
+          {"geomean_max", s.geomean_max ? nlohmann::json(*s.geomean_max) : nlohmann::json(nullptr)},
           {"fast_p", fast},
           {"evaluations", s.evaluations},
           {"failures", s.failures}};

@@ -1,6 +1,7 @@
 #include "aopt/bench/plots.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -384,6 +385,35 @@ std::string trajectory_svg(const std::vector<operator_record>& records, const st
   return render_chart(c);
 }
 
+std::string budget_sweep_svg(const std::vector<operator_record>& records, const std::vector<std::string>& methods,
+                             const table_notes& notes) {
+  chart c;
+  c.title = notes.title + ": budget sweep";
+  c.subtitle = subtitle_of(notes, operator_count(records));
+  c.x_label = "budget (evaluations per operator)";
+  c.y_label = "geometric-mean speedup (mean over seeds)";
+  c.x_log = true;
+  for (const auto& m : methods_of(records, methods)) {
+    const auto sweep = budget_sweep(records, m);
+    if (sweep.size() < 2) continue;
+    series line{m, label_of(m, notes), {}};
+    for (const auto& [b, g] : sweep) line.points.emplace_back(static_cast<double>(b), g);
+    c.lines.push_back(std::move(line));
+  }
+  return c.lines.empty() ? std::string() : render_chart(c);
+}
+
+std::string operator_trajectory_svg(const std::vector<operator_record>& records, const std::string& op,
+                                    const std::vector<std::string>& methods, const table_notes& notes) {
+  std::vector<operator_record> mine;
+  for (const auto& r : records) {
+    if (r.op == op) mine.push_back(r);
+  }
+  table_notes n = notes;
+  n.title = notes.title + ": " + op;
+  return trajectory_svg(mine, methods, n);
+}
+
 std::vector<std::filesystem::path> write_plots(const std::filesystem::path& dir,
                                                const std::vector<operator_record>& records,
                                                const std::vector<std::string>& methods, const table_notes& notes) {
@@ -393,9 +423,27 @@ std::vector<std::filesystem::path> write_plots(const std::filesystem::path& dir,
     throw aopt::error(ec::io_error, "bench plots: cannot create directory " + dir.string() + ": " + err.message() +
                                         " (choose another --out directory)");
   }
-  const std::vector<std::filesystem::path> paths{dir / "speedup_cdf.svg", dir / "trajectory.svg"};
+  std::vector<std::filesystem::path> paths{dir / "speedup_cdf.svg", dir / "trajectory.svg"};
   common::write_text_file(paths[0], speedup_cdf_svg(records, methods, notes));
   common::write_text_file(paths[1], trajectory_svg(records, methods, notes));
+  const std::string sweep = budget_sweep_svg(records, methods, notes);
+  if (!sweep.empty()) {
+    paths.push_back(dir / "budget_sweep.svg");
+    common::write_text_file(paths.back(), sweep);
+  }
+  // One chart per operator: each method's best speedup after e evaluations (the first seed's
+  // run and the others' alike: the curves of several seeds are averaged geometrically).
+  std::vector<std::string> ops;
+  for (const auto& r : records) {
+    if (std::find(ops.begin(), ops.end(), r.op) == ops.end()) ops.push_back(r.op);
+  }
+  if (!ops.empty()) std::filesystem::create_directories(dir / "trajectories", err);
+  for (const auto& op : ops) {
+    std::string file;
+    for (char ch : op) file += std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' ? ch : '_';
+    common::write_text_file(dir / "trajectories" / (file + ".svg"), operator_trajectory_svg(records, op, methods, notes));
+  }
+  if (!ops.empty()) paths.push_back(dir / "trajectories");
   return paths;
 }
 

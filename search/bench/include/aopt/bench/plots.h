@@ -77,7 +77,17 @@ std::string trajectory_svg(const std::vector<operator_record>& records, const st
 // The geometric-mean curve of one method (records of the other methods are ignored).
 std::vector<double> mean_curve(const std::vector<operator_record>& records, const std::string& method);
 
-// Writes speedup_cdf.svg and trajectory.svg into `dir` (created if needed); returns their paths.
+// Geometric-mean speedup (y) at each budget of the sweep (x, log), one line per method that has
+// two or more budgets (records labelled `method` and `method@B`); empty when none has.
+std::string budget_sweep_svg(const std::vector<operator_record>& records, const std::vector<std::string>& methods,
+                             const table_notes& notes);
+// One operator's trajectory chart (the records of other operators are ignored).
+std::string operator_trajectory_svg(const std::vector<operator_record>& records, const std::string& op,
+                                    const std::vector<std::string>& methods, const table_notes& notes);
+
+// Writes speedup_cdf.svg, trajectory.svg, budget_sweep.svg (when there is a sweep) and
+// trajectories/<operator>.svg into `dir` (created if needed); returns their paths (the
+// trajectories as their directory).
 // `methods` empty: every method in the records, first-seen order.
 std::vector<std::filesystem::path> write_plots(const std::filesystem::path& dir,
                                                const std::vector<operator_record>& records,
