@@ -141,6 +141,7 @@ timing_params parse_timing_params(const nlohmann::json& raw, const std::string& 
   p.fix_l0c_bytes_per_cycle = r.number("timing.cube.fix_l0c_bytes_per_cycle", 1, 1e6);
   p.fix_out_bytes_per_cycle = r.number("timing.cube.fix_out_bytes_per_cycle", 1, 1e6);
   p.nd2nz_start_cycles = r.number("timing.cube.nd2nz_start_cycles", 0, 1e6);
+  p.nd2nz_bytes_per_cycle = r.number("timing.cube.nd2nz_bytes_per_cycle", 1, 1e6);
   return p;
 }
 

@@ -784,6 +784,27 @@ class simulator {
       // otherwise take 32x its measured time).
       if (requested > bytes && bytes > 0) cap *= requested / bytes;
     }
+    double latency_ns = prm_.dma_latency_ns;
+    if (read && r.event == 2) {
+      // GM -> L1 with ND -> NZ (Huawei's gemm cycle model): each row a burst of 512/256/128 B
+      // packages, 512 B at nd2nz_bytes_per_cycle each, after nd2nz_start_cycles.
+      std::uint64_t left = r.block_bytes, packages = 0;
+      for (std::uint64_t piece : {512u, 256u, 128u}) {
+        packages += left / piece;
+        left %= piece;
+      }
+      if (left != 0) ++packages;
+      const double row_ns = ns(static_cast<double>(packages) * 512.0 / prm_.nd2nz_bytes_per_cycle);
+      cap = row_ns > 0 ? static_cast<double>(r.block_bytes) / row_ns : cap;
+      requested = bytes;
+      latency_ns += ns(prm_.nd2nz_start_cycles);
+    } else if (!read && r.p == pipe::fix) {
+      // Fixpipe L0C -> GM: L0C read at fix_l0c_bytes_per_cycle and the output at
+      // fix_out_bytes_per_cycle (same model), then the chip's share as any GM write.
+      const double c = static_cast<double>(r.src_bytes[0]) / prm_.fix_l0c_bytes_per_cycle + bytes / prm_.fix_out_bytes_per_cycle;
+      cap = c > 0 ? bytes / ns(c) : cap;
+      requested = bytes;
+    }
     std::uint32_t id;
     if (!free_.empty()) {
       id = free_.back();
@@ -820,7 +841,7 @@ class simulator {
     (read ? l2_hit_bytes_ : l2_write_bytes_) += read ? l2.hit : bytes;
     l2_writeback_bytes_ += l2.writeback;
     in_flight_.push_back(id);
-    push(now_ + prm_.dma_latency_ns, ev::xfer_lat, id);
+    push(now_ + latency_ns, ev::xfer_lat, id);
   }
 
   // Bytes requested from GM for one burst of `len` bytes starting `off` bytes into a window of

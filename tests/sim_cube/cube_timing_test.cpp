@@ -131,4 +131,33 @@ TEST(CubeTiming, DoubleBufferedL0OverlapsMte1AndMmad) {
   EXPECT_GE(dbl.aiv_time_us, std::max(dbl.mte1_us, dbl.mac_us));
 }
 
+// GM -> L1 with ND2NZ is priced by rows (Huawei's gemm cycle model): 8 cycles per 128-512 B
+// package after a 210-cycle start, so a tile of 128-byte rows moves a quarter of the bytes per
+// cycle of one of 512-byte rows.
+double nd2nz_mte2_us(std::uint32_t rows, std::uint32_t cols) {
+  aopt::sim::test::gm_buffer g(std::size_t{rows} * cols * 2, "a");
+  const auto rep = simulate_kernel([&] {
+    TPipe pipe;
+    TBuf<TPosition::A1> a1;
+    pipe.InitBuffer(a1, rows * cols * 2);
+    GlobalTensor<half> ga;
+    ga.SetGlobalBuffer(reinterpret_cast<half*>(g.get()));
+    auto l1 = a1.Get<half>();
+    DataCopy(l1, ga, Nd2NzParams(1, static_cast<std::uint16_t>(rows), static_cast<std::uint16_t>(cols), 0,
+                                 static_cast<std::uint16_t>(cols), static_cast<std::uint16_t>(rows), 1, 0));
+  });
+  EXPECT_FALSE(rep.error);
+  return rep.mte2_us;
+}
+
+TEST(CubeTiming, Nd2NzIsPricedByRowPackages) {
+  static const auto prm = aopt::sim::parse_timing_params(aopt::sim::load_profile("910b4").raw, "910b4");
+  const double narrow = nd2nz_mte2_us(512, 64);  // 64 KiB in 512 rows of 128 B
+  const double wide = nd2nz_mte2_us(128, 256);   // 64 KiB in 128 rows of 512 B
+  const double cyc = 1.0 / (prm.clock_ghz * 1000.0);  // us per cycle
+  EXPECT_NEAR(wide, prm.dma_latency_ns / 1000.0 + (210 + 128 * 8) * cyc, 0.05);
+  EXPECT_NEAR(narrow, prm.dma_latency_ns / 1000.0 + (210 + 512 * 8) * cyc, 0.1);
+  std::printf("ND2NZ 64 KiB: 128 B rows %.2f us, 512 B rows %.2f us\n", narrow, wide);
+}
+
 }  // namespace

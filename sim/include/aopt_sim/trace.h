@@ -22,7 +22,7 @@ enum class rec_kind : std::uint8_t {
               // loads/stores; see `repeats` and `sacc`) plus `cycles` fixed cycles (mask sets)
   vector,     // one vector instruction on PIPE_V (calls over 255 repeats already split or not:
               // the timing model splits by `repeats`)
-  copy_in,    // GM -> UB on MTE2
+  copy_in,    // GM -> UB on MTE2 (`event` 2: GM -> L1 with the ND -> NZ conversion, one burst a row)
   copy_out,   // UB -> GM on MTE3 (atomic when `atomic` is set)
   copy_local, // UB -> UB on PIPE_V
   set_flag,   // SetFlag<src_dst>(event): fires when all earlier work of `src` has finished

@@ -319,7 +319,6 @@ template <typename T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& p,
                      aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
   namespace c = aopt::sim::cube_detail;
-  namespace d = aopt::sim::kernel_detail;
   const char* api = "DataCopy(Nd2NzParams)";
   static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4, "Nd2Nz moves b8, b16 or b32 elements");
   const bool to_l1 = aopt::sim::local_mem_of(dst.aopt_addr()) == aopt::sim::local_mem::l1;
@@ -371,9 +370,20 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
       }
     }
   }
-  d::record_copy(aopt::sim::rec_kind::copy_in, aopt::sim::pipe::mte2, std::uint32_t{p.ndNum} * p.nValue,
-                 std::uint64_t{p.dValue} * sizeof(T), src.aopt_gm_offset(g), dst.aopt_addr(), sizeof(T), false, loc, api,
-                 src.aopt_gm_buf(), src.aopt_l2_bypass(), dst_end);
+  aopt::sim::trace_rec r;
+  r.kind = aopt::sim::rec_kind::copy_in;
+  r.p = aopt::sim::pipe::mte2;
+  r.event = 2;  // ND -> NZ: priced by rows (trace.h)
+  r.blocks = std::uint32_t{p.ndNum} * p.nValue;
+  r.block_bytes = static_cast<std::uint32_t>(std::uint64_t{p.dValue} * sizeof(T));
+  r.gm_addr = src.aopt_gm_offset(g);
+  r.gm_buf = src.aopt_gm_buf();
+  r.l2_bypass = src.aopt_l2_bypass();
+  r.ub_addr = dst.aopt_addr();
+  r.ub_bytes = static_cast<std::uint32_t>(dst_end);
+  r.dtype_bytes = static_cast<std::uint8_t>(sizeof(T));
+  r.site = aopt::sim::site_of(loc, api);
+  aopt::sim::record(r);
 }
 
 // ---- LoadData 2D: L1 (A1/B1) -> L0A/L0B (A2/B2), and GM -> L0A/L0B ----

@@ -58,7 +58,7 @@ struct timing_params {
   std::array<double, 3> mmad_cycles_per_fractal{};
   double mmad_head_cycles = 0;
   double mte1_l0a_bytes_per_cycle = 0, mte1_l0b_bytes_per_cycle = 0, mte1_start_cycles = 0;
-  double fix_l0c_bytes_per_cycle = 0, fix_out_bytes_per_cycle = 0, nd2nz_start_cycles = 0;
+  double fix_l0c_bytes_per_cycle = 0, fix_out_bytes_per_cycle = 0, nd2nz_start_cycles = 0, nd2nz_bytes_per_cycle = 0;
 
   double cycles_per_repeat(vec_class c, std::uint8_t dtype_bytes) const;
 };
