@@ -721,17 +721,21 @@ inline const std::uint64_t* quant_vector(const LocalTensor<S>& ws, const Fixpipe
   c::check_extent(ws.aopt_addr(), std::uint64_t{p.nSize} * sizeof(std::uint64_t), "cbufWorkspace", loc, api);
   return ws.aopt_ptr();
 }
+// The forms without cbufWorkspace take the scalar modes only.
+inline void require_scalar_quant(const FixpipeParamsV220& p, const aopt::sim::src_loc& loc) {
+  if (aopt::sim::cube_detail::vector_quant(p.quantPre)) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                    std::string("quantPre ") + aopt::sim::cube_detail::quant_name(p.quantPre) +
+                        " takes per-column parameters: use the Fixpipe overload with cbufWorkspace",
+                    loc, "Fixpipe");
+  }
+}
 }  // namespace cube_impl
 
 template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
 inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const FixpipeParamsV220& intriParams,
                     aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
-  if (aopt::sim::cube_detail::vector_quant(intriParams.quantPre)) {
-    aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
-                    std::string("quantPre ") + aopt::sim::cube_detail::quant_name(intriParams.quantPre) +
-                        " takes per-column parameters: use the Fixpipe overload with cbufWorkspace",
-                    loc, "Fixpipe");
-  }
+  cube_impl::require_scalar_quant(intriParams, loc);
   cube_impl::fixpipe_gm<T, U>(dst, src, nullptr, intriParams, config.format == CO2Layout::NZ, loc, "Fixpipe");
 }
 template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR, typename S = std::uint64_t>
@@ -743,12 +747,7 @@ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const
 template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
 inline void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src, const FixpipeParamsV220& intriParams,
                     aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
-  if (aopt::sim::cube_detail::vector_quant(intriParams.quantPre)) {
-    aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
-                    std::string("quantPre ") + aopt::sim::cube_detail::quant_name(intriParams.quantPre) +
-                        " takes per-column parameters: use the Fixpipe overload with cbufWorkspace",
-                    loc, "Fixpipe");
-  }
+  cube_impl::require_scalar_quant(intriParams, loc);
   cube_impl::fixpipe_local<T, U>(dst, src, nullptr, intriParams, config.format == CO2Layout::NZ, loc, "Fixpipe");
 }
 template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR, typename S = std::uint64_t>
