@@ -151,7 +151,6 @@ std::vector<std::string> cube_missing(const std::string& kernel) {
        "LoadData 3D (im2col: LoadData3DParamsV2, SetFmatrix, SetLoadDataRepeat)"},
       {R"(KERNEL_TYPE_MIX_AIC|\bASCEND_IS_AIC\b|\bCrossCore(Set|Wait)Flag\s*<\s*(1|2|0x[12]|SYNC_MODE[12]|[A-Za-z_:]*MODE[12]))",
        "mixed AIC/AIV kernels (KERNEL_TYPE_MIX_AIC_*, ASCEND_IS_AIC, CrossCoreSetFlag modes 1/2)"},
-      {R"(\bInitConstValue\b)", "InitConstValue (filling L1/L0)"},
       {R"(\bLoadDataWithSparse\b|\bMmadWithSparse\b|\bLoadDataUnzip\b)", "sparse / compressed Mmad inputs"},
       {R"(\bSetFixPipeConfig\b|\bSetFixPipeClipRelu\b|\bSetFixPipeAddr\b)", "the fixpipe configuration registers (SetFixPipeConfig)"},
       {R"(\bBroadCastVecToMM\b|\bDataCopy\s*\([^;]*\bC2\b)", "copies into the bias table (L1 -> C2)"},

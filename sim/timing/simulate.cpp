@@ -744,7 +744,7 @@ class simulator {
   // on FIX (read L0C, then write out).
   double cube_move_cycles(const trace_rec& r) const {
     const double bytes = static_cast<double>(r.blocks == 0 ? 1 : r.blocks) * r.block_bytes;
-    if (r.p == pipe::mte1 || r.p == pipe::mte3) {  // MTE3: UB -> L1 [ASSUMED: L0B's rate]
+    if (r.p == pipe::mte1 || r.p == pipe::mte3 || r.p == pipe::mte2) {  // MTE3: UB -> L1, MTE2: Fill [ASSUMED: L0B's rate]
       const double rate = r.event == 1 ? prm_.mte1_l0b_bytes_per_cycle : prm_.mte1_l0a_bytes_per_cycle;
       return prm_.mte1_start_cycles + bytes / rate;
     }

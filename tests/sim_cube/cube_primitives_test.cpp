@@ -446,4 +446,31 @@ TEST(CubePrimitives, OperandsInTheWrongBufferAreRefused) {
   EXPECT_NE(r.error->message.find("L0A (A2)"), std::string::npos) << r.error->message;
 }
 
+TEST(CubePrimitives, FillSetsBlocksOfL1AndL0) {
+  std::vector<float> l1(64), l0a(512);
+  auto r = run(1, [&] {
+    TPipe pipe;
+    TBuf<TPosition::A1> a1;
+    TBuf<TPosition::A2> a2;
+    pipe.InitBuffer(a1, 256);
+    pipe.InitBuffer(a2, 2048);
+    auto t1 = a1.Get<float>();
+    auto t2 = a2.Get<half>();
+    InitConstValue(t1, {1, 8, 0, 0.0f});  // the braced form real kernels write: 8 blocks of 32 B
+    Fill(t1, InitConstValueParams<float>(2, 1, 2, 2.5f));  // blocks 0 and 3 (a gap of 2 blocks)
+    Fill(t2, InitConstValueParams<half>(2, 1, 1, half(1.5f)));  // L0A: fractals 0 and 2 of 512 B
+    for (int i = 0; i < 64; ++i) l1[i] = t1.aopt_ptr()[i];
+    for (int i = 0; i < 1024; i += 2) l0a[i / 2] = static_cast<float>(t2.aopt_ptr()[i]);
+  });
+  ASSERT_FALSE(r.error) << r.error->to_string();
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(l1[i], (i < 8 || (i >= 24 && i < 32)) ? 2.5f : 0.0f) << i;
+  // half elements 0..255 (fractal 0) and 512..767 (fractal 2) are 1.5; sampled every other one.
+  for (int i = 0; i < 512; ++i) {
+    const int e = i * 2;
+    if (e < 256 || (e >= 512 && e < 768)) {
+      EXPECT_EQ(l0a[i], 1.5f) << e;
+    }
+  }
+}
+
 }  // namespace

@@ -757,6 +757,39 @@ inline void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src, const 
   cube_impl::fixpipe_local<T, U>(dst, src, vq, intriParams, config.format == CO2Layout::NZ, loc, "Fixpipe");
 }
 
+// ---- Fill (InitConstValue): L1 in 32-byte blocks, L0A/L0B in 512-byte blocks, on MTE2 ----
+template <typename T, typename U = T>
+inline void Fill(const LocalTensor<T>& dst, const InitConstValueParams<U>& p,
+                 aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  static_assert(std::is_same_v<T, U>, "InitConstValueParams' type is the tensor's");
+  namespace c = aopt::sim::cube_detail;
+  const char* api = "Fill";
+  const auto mem = aopt::sim::local_mem_of(dst.aopt_addr());
+  if (mem != aopt::sim::local_mem::l1 && mem != aopt::sim::local_mem::l0a && mem != aopt::sim::local_mem::l0b) {
+    c::require_mem(dst.aopt_addr(), dst.GetPosition(), aopt::sim::local_mem::l1, "the destination",
+                   "L1, L0A or L0B (A1/B1/A2/B2)", loc, api);
+  }
+  if (p.repeatTimes == 0 || p.blockNum == 0) return;
+  const std::uint64_t blk = mem == aopt::sim::local_mem::l1 ? 32 : 512;
+  c::check_align(dst.aopt_addr(), static_cast<std::uint32_t>(blk), "the destination", loc, api);
+  const std::uint64_t round = std::uint64_t{p.blockNum} * blk, pitch = round + std::uint64_t{p.dstGap} * blk;
+  const std::uint64_t span = (p.repeatTimes - 1u) * pitch + round;
+  c::check_extent(dst.aopt_addr(), span, "the destination", loc, api);
+  std::byte* base = aopt::sim::ub_base() + dst.aopt_addr();
+  for (std::uint32_t r = 0; r < p.repeatTimes; ++r) {
+    T* d = reinterpret_cast<T*>(base + r * pitch);
+    for (std::uint64_t i = 0; i < round / sizeof(T); ++i) d[i] = p.initValue;
+  }
+  c::record_move(aopt::sim::pipe::mte2, dst.aopt_addr(), static_cast<std::uint32_t>(span), 0, 0, p.repeatTimes,
+                 static_cast<std::uint32_t>(round), sizeof(T), loc, api);
+}
+// The older name of Fill.
+template <typename T, typename U = T>
+inline void InitConstValue(const LocalTensor<T>& dst, const InitConstValueParams<U>& p,
+                           aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  Fill(dst, p, loc);
+}
+
 // ---- Local copies with the Cube's buffers: L1 (C1) -> BT (C2), UB -> L1, L1 -> L1 ----
 template <typename T, typename U>
 inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const DataCopyParams& repeatParams,

@@ -102,6 +102,19 @@ struct LoadDataRepeatParam {
   std::uint8_t repeatMode = 0;
 };
 
+// Fill / InitConstValue of L1 (32-byte blocks) or L0A/L0B (512-byte blocks): repeatTimes rounds of
+// blockNum blocks set to initValue, dstGap blocks between the end of a round and the next.
+template <typename T>
+struct InitConstValueParams {
+  InitConstValueParams() = default;
+  InitConstValueParams(std::uint16_t repeatTimesIn, std::uint16_t blockNumIn, std::uint16_t dstGapIn, T initValueIn)
+      : repeatTimes(repeatTimesIn), blockNum(blockNumIn), dstGap(dstGapIn), initValue(initValueIn) {}
+  std::uint16_t repeatTimes = 0;
+  std::uint16_t blockNum = 0;
+  std::uint16_t dstGap = 0;
+  T initValue = T{};
+};
+
 // Mmad: C (L0C, m x n) = A (L0A, m x k) x B (L0B, k x n) + C's initial value.
 struct MmadParams {
   MmadParams() = default;
