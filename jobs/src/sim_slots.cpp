@@ -156,6 +156,7 @@ optimize::offline_engine_config offline_config(const std::string& profile, std::
   const auto p = sim::load_profile(profile);
   cfg.mutator.limits.core_count = p.aiv_cores;
   cfg.mutator.limits.ub_bytes = static_cast<std::int64_t>(p.ub_bytes);
+  if (p.l1_bytes > 0) cfg.mutator.limits.l1_bytes = static_cast<std::int64_t>(p.l1_bytes);
   cfg.diagnosis.ub_capacity_bytes = p.ub_bytes;
   return cfg;
 }

@@ -1,4 +1,7 @@
-// Issue 38: Stage I on a cube operator. The Matmul tiling calls' literal arguments (SetFixSplit's
+// Issue 38: Stage I on a cube operator. The feasibility screen reads a TCubeTiling in the tiling
+// words as one Matmul tiling: larger base blocks (whose L0C size word passes the element count)
+// are not refused by the word-by-word invariants, and base blocks past L0A/L0B/L0C or depths past
+// L1 are refused with the buffer named. The Matmul tiling calls' literal arguments (SetFixSplit's
 // base M/N/K, SetDim, SetSingleShape, SetBufferSpace) are tunables with their parameters' names
 // and domains; the AIC core count is a core-count tunable; -1 ("GetTiling chooses") is not one;
 // instantiating new values rewrites exactly those arguments.
@@ -8,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "aopt/stage1/feasibility.h"
 #include "aopt/stage1/tiling_template.h"
 #include "stage1_test_util.h"
 
@@ -81,6 +85,82 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
   for (const auto& tu : r.tmpl->tunables) names.push_back(tu.name + "=" + std::to_string(tu.value));
   // m reaches SetFixSplit through a variable: the generic slice makes its literal a size.
   EXPECT_EQ(names, (std::vector<std::string>{"m_size=64", "baseK=256", "singleCoreM=512", "singleCoreN=512", "singleCoreK=1024"}));
+}
+
+
+// A TCubeTiling's 49 words as GetTiling fills them (fp16 inputs), after `lead` words of the
+// operator's own.
+std::vector<std::int64_t> cube_words(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm, std::int64_t bn,
+                                     std::int64_t bk, std::int64_t db, std::int64_t stepk, std::int64_t lead = 1) {
+  std::vector<std::int64_t> w(static_cast<std::size_t>(lead), 7);
+  std::vector<std::int64_t> c(49, 0);
+  c[0] = 4;  // usedCoreNum
+  c[1] = M;
+  c[2] = N;
+  c[3] = K;
+  c[4] = K;
+  c[5] = (M + 1) / 2;
+  c[6] = (N + 1) / 2;
+  c[7] = K;
+  c[8] = bm;
+  c[9] = bn;
+  c[10] = bk;
+  c[11] = 2 * stepk;
+  c[12] = 2 * stepk;
+  c[13] = 1;
+  c[14] = 1;
+  c[15] = 1;  // isBias
+  c[19] = c[11] * bm * bk * 2 + c[12] * bn * bk * 2 + bn * 4;  // shareL1Size
+  c[20] = bm * bn * 4;                                          // shareL0CSize
+  c[22] = c[23] = c[24] = c[25] = 1;
+  c[26] = c[27] = stepk;
+  c[30] = c[31] = db;
+  c[32] = 1;
+  c[48] = 1;
+  w.insert(w.end(), c.begin(), c.end());
+  return w;
+}
+
+screen_outcome outcome(const std::vector<std::int64_t>& words) {
+  tiling_facts f;
+  f.case_name = "tails";
+  f.block_dim = 4;
+  f.tiling_key = 1;
+  f.words = words;
+  f.elements = 100 * 90;
+  f.elem_bytes = 2;
+  return screen_outcome{true, "ok", "", {f}};
+}
+
+TEST(Stage1MatmulScreen, LargerBaseBlocksPassWhileTheyFitTheCubesBuffers) {
+  const feasibility_screen screen(outcome(cube_words(100, 70, 90, 32, 32, 32, 1, 3)).cases, device_limits{});
+  // 128 x 128 x 64, double-buffered: shareL0CSize 65536 passes the 9000 elements, and fits.
+  EXPECT_EQ(screen.check(outcome(cube_words(100, 70, 90, 128, 128, 64, 2, 2))), std::nullopt);
+  // 256 x 256 float accumulators = 256 KiB > L0C.
+  const auto l0c = screen.check(outcome(cube_words(100, 70, 90, 256, 256, 32, 1, 1)));
+  ASSERT_TRUE(l0c.has_value());
+  EXPECT_NE(l0c->find("L0C"), std::string::npos) << *l0c;
+  // 256 x 128 half, double-buffered = 128 KiB > L0A.
+  const auto l0a = screen.check(outcome(cube_words(100, 70, 90, 256, 16, 128, 2, 1)));
+  ASSERT_TRUE(l0a.has_value());
+  EXPECT_NE(l0a->find("L0A"), std::string::npos) << *l0a;
+  // 2 x 64 K steps of 128 x 64 blocks of A and of B = 4 MiB > L1.
+  const auto l1 = screen.check(outcome(cube_words(100, 70, 90, 128, 128, 64, 2, 64)));
+  ASSERT_TRUE(l1.has_value());
+  EXPECT_NE(l1->find("L1"), std::string::npos) << *l1;
+  // A base block that is no multiple of 16 is no Matmul tiling.
+  EXPECT_TRUE(screen.check(outcome(cube_words(100, 70, 90, 40, 32, 32, 1, 1))).has_value());
+  // The operator's own words keep their invariants.
+  auto other = cube_words(100, 70, 90, 32, 32, 32, 1, 3);
+  other[0] = 100000;
+  EXPECT_TRUE(screen.check(outcome(other)).has_value());
+}
+
+TEST(Stage1MatmulScreen, DescribesTheCubeInvariant) {
+  const feasibility_screen screen(outcome(cube_words(100, 70, 90, 32, 32, 32, 1, 3)).cases, device_limits{});
+  bool found = false;
+  for (const auto& d : screen.describe()) found |= d.find("Matmul tiling at word 1 fits L0A/L0B/L0C/L1 (2-byte inputs)") != std::string::npos;
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
