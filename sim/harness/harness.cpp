@@ -631,6 +631,12 @@ void runner::launch_kernel() {
   opts.block_dim = op_.block_dim;
   opts.core_count = profile_.aiv_cores;
   opts.ub_bytes = static_cast<std::uint32_t>(profile_.ub_bytes);
+  opts.l1_bytes = static_cast<std::uint32_t>(profile_.l1_bytes);
+  opts.l0a_bytes = static_cast<std::uint32_t>(profile_.l0a_bytes);
+  opts.l0b_bytes = static_cast<std::uint32_t>(profile_.l0b_bytes);
+  opts.l0c_bytes = static_cast<std::uint32_t>(profile_.l0c_bytes);
+  opts.bt_bytes = static_cast<std::uint32_t>(profile_.bt_bytes);
+  opts.fb_bytes = static_cast<std::uint32_t>(profile_.fb_bytes);
   opts.record_trace = req_.value("timing", true);
   opts.tiling_key = op_.tiling_key;
   auto body = [&] {

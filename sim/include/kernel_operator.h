@@ -12,6 +12,7 @@
 #include "aopt_sim/kernel/pipe.h"
 #include "aopt_sim/kernel/data_copy.h"
 #include "aopt_sim/kernel/sys.h"
+#include "aopt_sim/kernel/cube.h"
 
 #if __has_include("aopt_sim/kernel/vector.h")
 #include "aopt_sim/kernel/vector.h"

@@ -62,7 +62,12 @@ device_profile load_profile(const std::string& name_or_path) {
   const auto usable = r.integer("ub_usable_bytes", 1024, std::uint64_t{1} << 30);
   if (usable > p.ub_bytes) r.fail("ub_usable_bytes", "must not exceed ub_bytes (" + std::to_string(p.ub_bytes) + ")");
   p.ub_usable_bytes = usable;
-  p.l1_bytes = r.integer("l1_bytes", 0, std::uint64_t{1} << 34);
+  p.l1_bytes = r.integer("l1_bytes", 0, std::uint64_t{1} << 24);
+  p.l0a_bytes = r.integer("l0a_bytes", 0, std::uint64_t{1} << 24);
+  p.l0b_bytes = r.integer("l0b_bytes", 0, std::uint64_t{1} << 24);
+  p.l0c_bytes = r.integer("l0c_bytes", 0, std::uint64_t{1} << 24);
+  p.bt_bytes = r.integer("bt_bytes", 0, std::uint64_t{1} << 20);
+  p.fb_bytes = r.integer("fb_bytes", 0, std::uint64_t{1} << 20);
   p.l2_bytes = r.integer("l2_bytes", 0, std::uint64_t{1} << 40);
   p.hbm_bytes = r.integer("hbm_bytes", 0, std::uint64_t{1} << 50);
   (void)parse_timing_params(raw, path.string());  // validates the timing section

@@ -123,6 +123,25 @@ timing_params parse_timing_params(const nlohmann::json& raw, const std::string& 
   p.queue_depth = static_cast<std::uint32_t>(r.integer("timing.queue_depth", 1, 4096));
   p.launch_base_us = r.number("timing.launch.base_us", 0, 1e4);
   p.head_per_core_us = r.number("timing.launch.head_per_core_us", 0, 1e3);
+  {
+    const std::string path = "timing.cube.mmad_cycles_per_fractal";
+    const auto& t = r.value(path);
+    const char* keys[] = {"b8", "b16", "b32"};
+    if (!t.is_object()) r.fail(path, "expected {\"b8\": cycles, \"b16\": cycles, \"b32\": cycles}");
+    for (int i = 0; i < 3; ++i) {
+      if (!t.contains(keys[i]) || !t[keys[i]].is_number() || !(t[keys[i]].get<double>() > 0) || t[keys[i]].get<double>() > 1e4)
+        r.fail(path, std::string("'") + keys[i] + "': expected a positive number of cycles per 16 x C0 x 16 step");
+      p.mmad_cycles_per_fractal[static_cast<std::size_t>(i)] = t[keys[i]].get<double>();
+    }
+  }
+  p.mmad_head_cycles = r.number("timing.cube.mmad_head_cycles", 0, 1e6);
+  p.mte1_l0a_bytes_per_cycle = r.number("timing.cube.mte1_l0a_bytes_per_cycle", 1, 1e6);
+  p.mte1_l0b_bytes_per_cycle = r.number("timing.cube.mte1_l0b_bytes_per_cycle", 1, 1e6);
+  p.mte1_start_cycles = r.number("timing.cube.mte1_start_cycles", 0, 1e6);
+  p.fix_l0c_bytes_per_cycle = r.number("timing.cube.fix_l0c_bytes_per_cycle", 1, 1e6);
+  p.fix_out_bytes_per_cycle = r.number("timing.cube.fix_out_bytes_per_cycle", 1, 1e6);
+  p.nd2nz_start_cycles = r.number("timing.cube.nd2nz_start_cycles", 0, 1e6);
+  p.nd2nz_bytes_per_cycle = r.number("timing.cube.nd2nz_bytes_per_cycle", 1, 1e6);
   return p;
 }
 

@@ -1,6 +1,7 @@
 // Per-core emulation context: everything declared in aopt_sim/kernel/core.h.
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "internal.h"
@@ -41,6 +42,52 @@ core_context& ctx_or_fail(const char* what) {
 
 using detail::ctx_or_fail;
 using detail::current_core;
+
+namespace detail {
+namespace {
+std::uint32_t cube_start(const launch_options& opts) {
+  const std::uint64_t after_ub = (std::uint64_t{opts.ub_bytes} * 2 + 0xFFFF) & ~std::uint64_t{0xFFFF};
+  return static_cast<std::uint32_t>(std::max<std::uint64_t>(cube_origin, after_ub));
+}
+}  // namespace
+
+std::size_t local_host_bytes(const launch_options& opts) {
+  // The Cube's buffers, then 64 KiB of slack for raw writes past the last one.
+  return std::size_t{cube_start(opts)} + opts.l1_bytes + opts.l0a_bytes + opts.l0b_bytes + opts.l0c_bytes +
+         opts.bt_bytes + opts.fb_bytes + 0x10000;
+}
+
+void layout_local_memory(const launch_options& opts, core_context& ctx) {
+  const std::uint32_t sizes[] = {opts.ub_bytes, opts.l1_bytes, opts.l0a_bytes, opts.l0b_bytes,
+                                 opts.l0c_bytes, opts.bt_bytes, opts.fb_bytes};
+  std::uint32_t at = cube_start(opts);
+  for (int m = 0; m < static_cast<int>(local_mem::count_); ++m) {
+    ctx.mem_bytes[m] = sizes[m];
+    if (m == 0) continue;
+    ctx.mem_base[m] = at;
+    at += sizes[m];
+  }
+  ctx.cube_prepared = false;
+}
+}  // namespace detail
+
+std::uint32_t local_base(local_mem m) { return ctx_or_fail("local_base").mem_base[static_cast<int>(m)]; }
+std::uint32_t local_capacity(local_mem m) { return ctx_or_fail("local_capacity").mem_bytes[static_cast<int>(m)]; }
+local_mem local_mem_of(std::uint64_t addr) {
+  const detail::core_context& c = ctx_or_fail("local_mem_of");
+  for (int m = static_cast<int>(local_mem::count_) - 1; m > 0; --m) {
+    if (addr >= c.mem_base[m] && c.mem_base[m] != 0) return static_cast<local_mem>(m);
+  }
+  return local_mem::ub;
+}
+void prepare_cube_memory() {
+  detail::core_context& c = ctx_or_fail("InitBuffer");
+  if (c.cube_prepared) return;
+  c.cube_prepared = true;
+  const int first = static_cast<int>(local_mem::l1), last = static_cast<int>(local_mem::count_) - 1;
+  const std::size_t bytes = std::size_t{c.mem_base[last]} + c.mem_bytes[last] - c.mem_base[first];
+  std::memset(c.ub + c.mem_base[first], detail::ub_poison, bytes);
+}
 
 std::byte* ub_base() { return ctx_or_fail("ub_base").ub; }
 std::uint32_t ub_capacity() { return ctx_or_fail("ub_capacity").ub_bytes; }
@@ -177,14 +224,19 @@ void warn(hw_error_kind kind, const std::string& message, const src_loc& loc, co
 
 void check_ub_access(std::uint64_t addr, std::uint64_t bytes, std::uint64_t buffer_bytes, const char* what,
                       const src_loc& loc, const char* api) {
-  const std::uint64_t cap = ub_capacity();
+  const local_mem mem = local_mem_of(addr);
+  const std::uint64_t base = mem == local_mem::ub ? 0 : local_base(mem);
+  const std::uint64_t cap = local_capacity(mem);
+  const std::string name = local_mem_name(mem);
   auto span = [&] {
-    return std::string(what) + " accesses " + std::to_string(bytes) + " bytes at UB address " + std::to_string(addr);
+    return std::string(what) + " accesses " + std::to_string(bytes) + " bytes at " + name + " address " +
+           std::to_string(addr - base);
   };
-  if (addr + bytes > cap) {
+  if (addr - base + bytes > cap) {
     fail(hw_error_kind::ub_overflow,
-         span() + ", past the end of the " + std::to_string(cap) + " bytes of UB (InitBuffer placed its buffer " +
-             "beyond UB, or the count runs past it): shrink the tile size or the buffer count",
+         span() + ", past the end of the " + std::to_string(cap) + " bytes of " + name +
+             " (InitBuffer placed its buffer beyond it, or the count runs past it): shrink the tile size or the "
+             "buffer count",
          loc, api);
   }
   if (bytes > buffer_bytes) {

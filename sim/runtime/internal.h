@@ -63,6 +63,11 @@ struct core_context {
   std::uint32_t core_count = 1;
   std::uint32_t ub_bytes = 0;
   std::byte* ub = nullptr;  // owned by the worker thread, poisoned per block
+  // The Cube's buffers (local_mem order, UB first): base address and capacity in bytes; they
+  // lie in the same host allocation as UB, poisoned on the block's first cube allocation.
+  std::uint32_t mem_base[static_cast<int>(local_mem::count_)] = {};
+  std::uint32_t mem_bytes[static_cast<int>(local_mem::count_)] = {};
+  bool cube_prepared = false;
   core_trace* trace = nullptr;
   bool record = true;
   std::unordered_map<site_key, std::uint32_t, site_key_hash> sites;
@@ -91,6 +96,12 @@ struct launch_aborted {};
 
 // The current thread's core, or nullptr outside launch().
 core_context*& current_core();
+
+// Where the Cube's buffers start in a core's address space (beyond UB and its slack) and the
+// host bytes of one core's whole address space.
+inline constexpr std::uint32_t cube_origin = 1u << 20;
+std::size_t local_host_bytes(const launch_options& opts);
+void layout_local_memory(const launch_options& opts, core_context& ctx);
 
 // Byte written over a fresh UB, so reads of uninitialised UB give NaN / -1 deterministically.
 inline constexpr unsigned char ub_poison = 0xFF;

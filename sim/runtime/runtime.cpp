@@ -188,8 +188,9 @@ void run_blocks(const launch_options& opts, const std::function<void()>& body, l
                 launch_result& out) {
   // Twice the UB: a kernel writing through a raw pointer into a buffer InitBuffer placed past
   // the end of UB lands in slack, not in the emulator's heap (checked accesses fail first).
+  // The Cube's buffers follow in the same allocation (detail::layout_local_memory).
   const std::size_t ub_host_bytes = std::size_t{opts.ub_bytes} * 2;
-  std::unique_ptr<std::byte[]> ub(new std::byte[ub_host_bytes]);
+  std::unique_ptr<std::byte[]> ub(new std::byte[detail::local_host_bytes(opts)]);
   for (;;) {
     if (st.stop) return;
     const std::uint32_t b = st.next_block.fetch_add(1);
@@ -201,6 +202,7 @@ void run_blocks(const launch_options& opts, const std::function<void()>& body, l
     ctx.core_count = opts.core_count;
     ctx.ub_bytes = opts.ub_bytes;
     ctx.ub = ub.get();
+    detail::layout_local_memory(opts, ctx);
     ctx.trace = &out.cores[b];
     ctx.trace->block_idx = b;
     ctx.record = opts.record_trace;

@@ -17,6 +17,12 @@ nlohmann::json timing_report::to_json() const {
   j["aiv_mte3_time(us)"] = mte3_us;
   j["aiv_mte3_ratio"] = mte3_ratio;
   j["aiv_vec_bankgroup_cflt_ratio"] = bank_conflict_ratio;
+  if (mac_us > 0 || mte1_us > 0 || fix_us > 0) {
+    j["aic_mac_time(us)"] = mac_us;
+    j["aic_mac_ratio"] = mac_ratio;
+    j["aic_mte1_time(us)"] = mte1_us;
+    j["aic_fixpipe_time(us)"] = fix_us;
+  }
   j["GM_to_UB_datas(KB)"] = gm_to_ub_kb;
   j["UB_to_GM_datas(KB)"] = ub_to_gm_kb;
   j["Block Dim"] = block_dim;

@@ -22,7 +22,7 @@ namespace aopt::sim {
 
 namespace {
 
-constexpr int P_S = 0, P_V = 1, P_MTE2 = 2, P_MTE3 = 3;
+constexpr int P_S = 0, P_V = 1, P_MTE2 = 2, P_MTE3 = 3, P_MTE1 = 5, P_M = 6, P_FIX = 7;
 
 const char* pipe_name(pipe p) {
   switch (p) {
@@ -31,6 +31,9 @@ const char* pipe_name(pipe p) {
     case pipe::mte2: return "MTE2";
     case pipe::mte3: return "MTE3";
     case pipe::all: return "ALL";
+    case pipe::mte1: return "MTE1";
+    case pipe::m: return "M";
+    case pipe::fix: return "FIX";
   }
   return "?";
 }
@@ -307,7 +310,9 @@ class simulator {
     switch (r.kind) {
       case rec_kind::vector: return P_V;
       case rec_kind::copy_in: return P_MTE2;
-      case rec_kind::copy_out: return P_MTE3;
+      case rec_kind::copy_out: return r.p == pipe::fix ? P_FIX : P_MTE3;  // Fixpipe to GM runs on FIX
+      case rec_kind::mmad: return P_M;
+      case rec_kind::cube_move: return static_cast<int>(r.p);
       case rec_kind::copy_local: return r.p == pipe::s || r.p == pipe::all ? P_V : static_cast<int>(r.p);
       case rec_kind::set_flag: return static_cast<int>(r.src);
       case rec_kind::wait_flag: return static_cast<int>(r.dst);
@@ -687,6 +692,15 @@ class simulator {
           P.start = now_;
           start_xfer(b, p, r);
           break;
+        case rec_kind::mmad:
+        case rec_kind::cube_move: {
+          P.q.pop_front();
+          const double c = r.kind == rec_kind::mmad ? mmad_cycles(r) : cube_move_cycles(r);
+          P.busy = true;
+          P.start = now_;
+          push(now_ + ns(c), ev::pipe_done, b, static_cast<std::uint32_t>(p));
+          break;
+        }
         default:
           P.q.pop_front();
           fail(hw_error_kind::invalid_use, B, r, "record kind cannot run on a pipe (trace is malformed)");
@@ -714,6 +728,28 @@ class simulator {
     const std::uint32_t full = r.repeats / mx, rem = r.repeats % mx;
     bank_cycles = static_cast<double>(r.repeats) * std::max(0.0, static_cast<double>(r.bank_cycles) - cpr);
     return full * chunk(mx) + (rem != 0 ? chunk(rem) : 0.0);
+  }
+
+  // Mmad: one fractal step (16 x C0 by C0 x 16, C0 = 32 B / input element) per
+  // mmad_cycles_per_fractal cycles over ceil(m/16) x ceil(k/C0) x ceil(n/16) steps, plus a head.
+  double mmad_cycles(const trace_rec& r) const {
+    const std::uint32_t elem = r.dtype_bytes == 0 ? 2 : r.dtype_bytes;
+    const std::uint32_t c0 = 32 / elem;
+    const double steps = static_cast<double>((r.blocks + 15) / 16) * ((r.repeats + c0 - 1) / c0) *
+                         ((r.block_bytes + 15) / 16);
+    const double per = prm_.mmad_cycles_per_fractal[elem == 1 ? 0 : elem == 2 ? 1 : 2];
+    return prm_.mmad_head_cycles + steps * per;
+  }
+  // LoadData L1 -> L0A/L0B on MTE1 (each buffer's rate; `event` 1 marks L0B), and L0C -> L1/UB
+  // on FIX (read L0C, then write out).
+  double cube_move_cycles(const trace_rec& r) const {
+    const double bytes = static_cast<double>(r.blocks == 0 ? 1 : r.blocks) * r.block_bytes;
+    if (r.p == pipe::mte1 || r.p == pipe::mte3 || r.p == pipe::mte2) {  // MTE3: UB -> L1, MTE2: Fill [ASSUMED: L0B's rate]
+      const double rate = r.event == 1 ? prm_.mte1_l0b_bytes_per_cycle : prm_.mte1_l0a_bytes_per_cycle;
+      return prm_.mte1_start_cycles + bytes / rate;
+    }
+    const double src = static_cast<double>(r.src_bytes[0]);
+    return prm_.mte1_start_cycles + src / prm_.fix_l0c_bytes_per_cycle + bytes / prm_.fix_out_bytes_per_cycle;
   }
 
   double ub_copy_cycles(const trace_rec& r) const {
@@ -747,6 +783,27 @@ class simulator {
       // below), not extra per-core DMA time for tiny bursts (4 B padded to 128 B would
       // otherwise take 32x its measured time).
       if (requested > bytes && bytes > 0) cap *= requested / bytes;
+    }
+    double latency_ns = prm_.dma_latency_ns;
+    if (read && r.event == 2) {
+      // GM -> L1 with ND -> NZ (Huawei's gemm cycle model): each row a burst of 512/256/128 B
+      // packages, 512 B at nd2nz_bytes_per_cycle each, after nd2nz_start_cycles.
+      std::uint64_t left = r.block_bytes, packages = 0;
+      for (std::uint64_t piece : {512u, 256u, 128u}) {
+        packages += left / piece;
+        left %= piece;
+      }
+      if (left != 0) ++packages;
+      const double row_ns = ns(static_cast<double>(packages) * 512.0 / prm_.nd2nz_bytes_per_cycle);
+      cap = row_ns > 0 ? static_cast<double>(r.block_bytes) / row_ns : cap;
+      requested = bytes;
+      latency_ns += ns(prm_.nd2nz_start_cycles);
+    } else if (!read && r.p == pipe::fix) {
+      // Fixpipe L0C -> GM: L0C read at fix_l0c_bytes_per_cycle and the output at
+      // fix_out_bytes_per_cycle (same model), then the chip's share as any GM write.
+      const double c = static_cast<double>(r.src_bytes[0]) / prm_.fix_l0c_bytes_per_cycle + bytes / prm_.fix_out_bytes_per_cycle;
+      cap = c > 0 ? bytes / ns(c) : cap;
+      requested = bytes;
     }
     std::uint32_t id;
     if (!free_.empty()) {
@@ -784,7 +841,7 @@ class simulator {
     (read ? l2_hit_bytes_ : l2_write_bytes_) += read ? l2.hit : bytes;
     l2_writeback_bytes_ += l2.writeback;
     in_flight_.push_back(id);
-    push(now_ + prm_.dma_latency_ns, ev::xfer_lat, id);
+    push(now_ + latency_ns, ev::xfer_lat, id);
   }
 
   // Bytes requested from GM for one burst of `len` bytes starting `off` bytes into a window of
@@ -966,7 +1023,7 @@ class simulator {
     rep.error = error_;
     rep.l2_write_hbm_fraction = !prm_.l2_model ? 1.0 : l2_write_bytes_ > 0 ? l2_writeback_bytes_ / l2_write_bytes_ : 0.0;
     rep.l2_read_hit_kb = l2_hit_bytes_ / 1024.0;
-    double aiv_ns = 0, vec = 0, scalar = 0, mte2 = 0, mte3 = 0, bank = 0;
+    double aiv_ns = 0, vec = 0, scalar = 0, mte2 = 0, mte3 = 0, bank = 0, mte1 = 0, mac = 0, fix = 0;
     std::uint64_t in = 0, out = 0;
     for (const auto& B : blocks_) {
       block_timing bt;
@@ -978,6 +1035,12 @@ class simulator {
       bt.scalar_us = B.scalar_ns / 1000.0;
       bt.mte2_us = B.pipes[P_MTE2].busy_ns / 1000.0;
       bt.mte3_us = B.pipes[P_MTE3].busy_ns / 1000.0;
+      bt.mte1_us = B.pipes[P_MTE1].busy_ns / 1000.0;
+      bt.mac_us = B.pipes[P_M].busy_ns / 1000.0;
+      bt.fix_us = B.pipes[P_FIX].busy_ns / 1000.0;
+      mte1 += bt.mte1_us;
+      mac += bt.mac_us;
+      fix += bt.fix_us;
       bt.bank_conflict_us = B.bank_ns / 1000.0;
       bt.gm_to_ub_bytes = B.in_bytes;
       bt.ub_to_gm_bytes = B.out_bytes;
@@ -998,11 +1061,15 @@ class simulator {
     rep.scalar_us = scalar / n;
     rep.mte2_us = mte2 / n;
     rep.mte3_us = mte3 / n;
+    rep.mte1_us = mte1 / n;
+    rep.mac_us = mac / n;
+    rep.fix_us = fix / n;
     if (rep.aiv_time_us > 0) {
       rep.vec_ratio = rep.vec_us / rep.aiv_time_us;
       rep.scalar_ratio = rep.scalar_us / rep.aiv_time_us;
       rep.mte2_ratio = rep.mte2_us / rep.aiv_time_us;
       rep.mte3_ratio = rep.mte3_us / rep.aiv_time_us;
+      rep.mac_ratio = rep.mac_us / rep.aiv_time_us;
     }
     rep.bank_conflict_ratio = vec > 0 ? bank / vec : 0.0;
     rep.gm_to_ub_kb = static_cast<double>(in) / 1024.0;

@@ -104,14 +104,14 @@ TEST(Trace, UserFlagsAndBarriers) {
     WaitFlag<HardEvent::V_MTE3>(e);
     PipeBarrier<PIPE_V>();
     PipeBarrier<PIPE_ALL>();
-    PipeBarrier<PIPE_MTE1>();  // cube pipe: nothing on an AIV core
+    PipeBarrier<PIPE_MTE1>();  // a Cube pipe: recorded since issue 38 (the Cube unit)
     pipe_barrier(PIPE_MTE2);
     set_flag(PIPE_S, PIPE_V, EVENT_ID3);
     wait_flag(PIPE_S, PIPE_V, EVENT_ID3);
   });
   ASSERT_FALSE(r.error.has_value()) << r.error->to_string();
   const auto& recs = r.cores[0].recs;
-  ASSERT_EQ(recs.size(), 7u);
+  ASSERT_EQ(recs.size(), 8u);
   EXPECT_EQ(recs[0].kind, rec_kind::set_flag);
   EXPECT_EQ(recs[0].p, spipe::v);
   EXPECT_EQ(recs[1].kind, rec_kind::wait_flag);
@@ -120,10 +120,12 @@ TEST(Trace, UserFlagsAndBarriers) {
   EXPECT_EQ(recs[2].kind, rec_kind::barrier);
   EXPECT_EQ(recs[2].p, spipe::v);
   EXPECT_EQ(recs[3].p, spipe::all);
-  EXPECT_EQ(recs[4].p, spipe::mte2);
-  EXPECT_EQ(recs[5].src, spipe::s);
-  EXPECT_EQ(recs[6].dst, spipe::v);
-  EXPECT_EQ(recs[6].event, 3u);
+  EXPECT_EQ(recs[4].kind, rec_kind::barrier);
+  EXPECT_EQ(recs[4].p, spipe::mte1);
+  EXPECT_EQ(recs[5].p, spipe::mte2);
+  EXPECT_EQ(recs[6].src, spipe::s);
+  EXPECT_EQ(recs[7].dst, spipe::v);
+  EXPECT_EQ(recs[7].event, 3u);
 }
 
 TEST(Speed, Fp16Elementwise16M) {

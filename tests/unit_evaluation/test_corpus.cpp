@@ -35,11 +35,34 @@ TEST(Corpus, FindsOperatorsWithStCases) {
 
 TEST(Corpus, DetectsCubeAndAiCpu) {
   EXPECT_EQ(ev::unsupported_unit(tree / "src/matmul/cube_mm"), "cube");
+  EXPECT_NE(ev::unsupported_reason(tree / "src/matmul/cube_mm").find("LoadData 3D (im2col"), std::string::npos)
+      << ev::unsupported_reason(tree / "src/matmul/cube_mm");
   EXPECT_EQ(ev::unsupported_unit(tree / "src/math/tanh"), "");
   const auto dir = fs::temp_directory_path() / ("aopt-corpus-aicpu-" + std::to_string(::getpid()));
   fs::create_directories(dir / "op_host");
   EXPECT_EQ(ev::unsupported_unit(dir), "aicpu") << "no op_kernel/: not an AI Core operator";
   fs::remove_all(dir);
+}
+
+TEST(Corpus, CubeKernelsOnTheEmulatedPrimitivesAreEvaluatedTheRestSayWhatIsMissing) {
+  // Nd2Nz, LoadData 2D, Mmad and Fixpipe are emulated (issue 38): such a kernel is not refused.
+  const std::string basic = R"(
+    TQue<TPosition::A1, 1> qa; TQue<TPosition::CO1, 1> qc;
+    DataCopy(a1, ga, Nd2NzParams(1, m, k, 0, k, m, 1, 0));
+    LoadData(a2, a1, LoadData2DParams(0, 4, 1, 0, 0, false, 0));
+    Mmad(c1, a2, b2, mmadParams);
+    Fixpipe<float, float, CFG_ROW_MAJOR>(gc, c1, fixpipeParams);
+    CrossCoreSetFlag<0, PIPE_FIX>(3);)";
+  EXPECT_TRUE(ev::cube_missing(basic).empty());
+  EXPECT_TRUE(ev::cube_missing("Add(z, x, y, n);").empty()) << "not a cube kernel";
+  // Each missing feature is named once.
+  const auto m = ev::cube_missing(basic + R"(
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
+    matmul::Matmul<aType, bType, cType, biasType> mm;
+    CrossCoreSetFlag<SYNC_MODE2, PIPE_MTE2>(SYNC_AIV_AIC_FLAG);)");
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_NE(m[0].find("Matmul"), std::string::npos) << m[0];
+  EXPECT_NE(m[1].find("mixed AIC/AIV"), std::string::npos) << m[1];
 }
 
 TEST(Corpus, FirstErrorLinePrefersErrorLines) {

@@ -18,7 +18,12 @@ struct device_profile {
   double clock_ghz = 0;
   std::uint64_t ub_bytes = 0;     // UB per AIV core
   std::uint64_t ub_usable_bytes = 0;  // what a kernel may use by default (GetCoreMemSize(UB)); the rest is reserved
-  std::uint64_t l1_bytes = 0;
+  std::uint64_t l1_bytes = 0;      // per AIC; the Cube's other buffers follow (docs/sim.md, "The Cube unit")
+  std::uint64_t l0a_bytes = 0;
+  std::uint64_t l0b_bytes = 0;
+  std::uint64_t l0c_bytes = 0;
+  std::uint64_t bt_bytes = 0;      // bias table (C2)
+  std::uint64_t fb_bytes = 0;      // fixpipe buffer
   std::uint64_t l2_bytes = 0;
   std::uint64_t hbm_bytes = 0;
   nlohmann::json raw;             // the whole file, sources included

@@ -84,6 +84,13 @@ struct launch_options {
   std::uint32_t block_dim = 1;
   std::uint32_t core_count = 40;     // physical AIV cores (profile); more blocks run in waves
   std::uint32_t ub_bytes = 196608;   // UB capacity per core (profile)
+  // The Cube's buffers per AI Core (profile; defaults: 910B-class, docs/sim.md "The Cube unit").
+  std::uint32_t l1_bytes = 524288;
+  std::uint32_t l0a_bytes = 65536;
+  std::uint32_t l0b_bytes = 65536;
+  std::uint32_t l0c_bytes = 131072;
+  std::uint32_t bt_bytes = 1024;
+  std::uint32_t fb_bytes = 2048;
   bool record_trace = true;
   std::uint64_t tiling_key = 0;      // what TILING_KEY_IS(k) compares against
 };

@@ -10,23 +10,31 @@
 
 namespace aopt::sim {
 
-// The pipes of one AIV core. PIPE_ALL is not a pipe: a barrier on it is rec_kind::barrier
-// with pipe::all.
-enum class pipe : std::uint8_t { s = 0, v = 1, mte2 = 2, mte3 = 3, all = 4 };
-inline constexpr int pipe_count = 4;
+// The pipes of one core: the AIV's (S, V, MTE2, MTE3) and the Cube's (MTE1: L1 -> L0A/L0B,
+// M: the matrix unit, FIX: the fixpipe out of L0C). PIPE_ALL is not a pipe: a barrier on it is
+// rec_kind::barrier with pipe::all. Arrays indexed by pipe have pipe_count entries (index 4,
+// `all`, is never a record's executing pipe).
+enum class pipe : std::uint8_t { s = 0, v = 1, mte2 = 2, mte3 = 3, all = 4, mte1 = 5, m = 6, fix = 7 };
+inline constexpr int pipe_count = 8;
 
 enum class rec_kind : std::uint8_t {
   scalar,     // scalar-pipe work: element accesses by class (GetValue/SetValue, raw __gm__
               // loads/stores; see `repeats` and `sacc`) plus `cycles` fixed cycles (mask sets)
   vector,     // one vector instruction on PIPE_V (calls over 255 repeats already split or not:
               // the timing model splits by `repeats`)
-  copy_in,    // GM -> UB on MTE2
+  copy_in,    // GM -> UB on MTE2 (`event` 2: GM -> L1 with the ND -> NZ conversion, one burst a row)
   copy_out,   // UB -> GM on MTE3 (atomic when `atomic` is set)
   copy_local, // UB -> UB on PIPE_V
   set_flag,   // SetFlag<src_dst>(event): fires when all earlier work of `src` has finished
   wait_flag,  // WaitFlag<src_dst>(event): blocks `dst` until set, then clears the flag
   barrier,    // PipeBarrier<p>: later work of p waits for earlier work of p (p == all: every pipe)
   sync_all,   // SyncAll(): every core drains and waits for every other core
+  // The Cube unit (docs/sim.md, "The Cube unit"):
+  mmad,       // Mmad on PIPE_M: `blocks` = m, `block_bytes` = n, `repeats` = k, `dtype_bytes` = the
+              // input element size (2: half/bf16, 1: int8, 4: float)
+  cube_move,  // a move between on-chip buffers of the Cube: LoadData L1 -> L0A/L0B on PIPE_MTE1,
+              // Fixpipe/DataCopy L0C -> L1/UB on PIPE_FIX; `blocks` x `block_bytes` bytes written,
+              // `src_bytes[0]` read; `event` 1 when the destination is L0B (MTE1's rate differs)
 };
 
 // Vector cost classes; cycles per repeat for each class and dtype come from the device profile

@@ -24,7 +24,8 @@ namespace aopt::evaluation {
 //   limits       too slow or too big to emulate within the limits (timeout, memory)
 //   import       the package or its msOpST cases cannot be read (layout, case file)
 //   operator_bug the operator is wrong on the chip too (only from a notes file: a judgement)
-//   cube         unsupported: the operator needs the Cube unit (Matmul, Mmad, Conv)
+//   cube         unsupported: the operator uses a part of the Cube unit sim does not emulate yet
+//                (the first error says which: cube_missing)
 //   aicpu        unsupported: an AI CPU operator (no op_kernel/ AI Core kernel)
 inline constexpr const char* corpus_causes[] = {"ok",     "missing_api",  "semantics", "timing", "limits",
                                                 "import", "operator_bug", "cube",      "aicpu"};
@@ -50,9 +51,16 @@ std::vector<std::filesystem::path> find_corpus_operators(const std::filesystem::
 // Whether `op_dir` ships msOpST cases (a tests/st/*.json).
 bool has_msopst_cases(const std::filesystem::path& op_dir);
 
-// "cube" when the kernel sources use the Cube unit, "aicpu" when there is no AI Core kernel,
-// else "".
+// "cube" when the kernel sources use a part of the Cube unit sim does not emulate yet (kernels on
+// the emulated primitives, Mmad/LoadData/Fixpipe, are evaluated), "aicpu" when there is no AI
+// Core kernel, else "".
 std::string unsupported_unit(const std::filesystem::path& op_dir);
+// Why unsupported_unit refuses, for the table: "uses the Cube unit; sim still lacks: ..." or the
+// AI CPU sentence; "" when it does not.
+std::string unsupported_reason(const std::filesystem::path& op_dir);
+// The Cube-unit features the kernel sources `kernel` use that sim does not emulate, one phrase
+// each; empty when the kernel uses none (or does not use the Cube unit).
+std::vector<std::string> cube_missing(const std::string& kernel);
 
 // The first line of `diagnostic` that says what went wrong ("error:" lines first), trimmed.
 std::string first_error_line(const std::string& diagnostic);

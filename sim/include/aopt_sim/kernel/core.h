@@ -33,6 +33,30 @@ struct src_loc {
 // UB of the current core (throws hw_fault if called outside a launched core).
 std::byte* ub_base();
 std::uint32_t ub_capacity();
+
+// The on-chip buffers of the core. A LocalTensor's address is a byte offset from ub_base() in
+// one address space: UB from 0, the Cube's buffers (L1, L0A, L0B, L0C, the bias table BT and the
+// fixpipe buffer FB) each from their local_base(), beyond UB; capacities from the device profile.
+enum class local_mem : std::uint8_t { ub, l1, l0a, l0b, l0c, bt, fb, count_ };
+inline const char* local_mem_name(local_mem m) {
+  switch (m) {
+    case local_mem::ub: return "UB";
+    case local_mem::l1: return "L1";
+    case local_mem::l0a: return "L0A";
+    case local_mem::l0b: return "L0B";
+    case local_mem::l0c: return "L0C";
+    case local_mem::bt: return "BT (bias table)";
+    case local_mem::fb: return "FB (fixpipe buffer)";
+    case local_mem::count_: break;
+  }
+  return "?";
+}
+std::uint32_t local_base(local_mem m);
+std::uint32_t local_capacity(local_mem m);
+// The buffer an address lies in (an address past every buffer counts as UB's).
+local_mem local_mem_of(std::uint64_t addr);
+// Fills the Cube's buffers with junk once per block, on their first allocation (InitBuffer).
+void prepare_cube_memory();
 std::uint32_t block_idx();
 std::uint32_t block_num();
 

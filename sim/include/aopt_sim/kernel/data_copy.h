@@ -77,6 +77,12 @@ namespace aopt::sim::kernel_detail {
 using aopt::sim::hw_error_kind;
 using aopt::sim::src_loc;
 
+// A local copy with an operand in one of the Cube's buffers (L1 -> BT, UB -> L1, ...): cube.h.
+template <typename T, typename U>
+void cube_local_copy(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>& src,
+                     const AscendC::DataCopyParams& p, const src_loc& loc);
+inline bool in_cube_buffer(std::uint32_t addr) { return aopt::sim::local_mem_of(addr) != aopt::sim::local_mem::ub; }
+
 inline constexpr std::uint32_t max_block_count = 4095;
 inline constexpr std::uint32_t max_pad_block_len = 2097151;
 
@@ -96,11 +102,14 @@ inline void check_ub_addr(std::uint32_t addr, std::uint64_t span, const src_loc&
              "(check the element offset used with operator[])",
          loc, api);
   }
-  if (addr + span > aopt::sim::ub_capacity()) {
+  // UB, or one of the Cube's buffers (L1 for GM -> A1/B1 copies).
+  const auto mem = aopt::sim::local_mem_of(addr);
+  const std::uint64_t base = mem == aopt::sim::local_mem::ub ? 0 : aopt::sim::local_base(mem);
+  if (addr - base + span > aopt::sim::local_capacity(mem)) {
     fail(hw_error_kind::ub_out_of_bounds,
-         std::string(which) + " UB range [" + std::to_string(addr) + ", " +
-             std::to_string(addr + span) + ") is outside the " +
-             std::to_string(aopt::sim::ub_capacity()) + " bytes of UB",
+         std::string(which) + " " + aopt::sim::local_mem_name(mem) + " range [" + std::to_string(addr - base) +
+             ", " + std::to_string(addr - base + span) + ") is outside the " +
+             std::to_string(aopt::sim::local_capacity(mem)) + " bytes of " + aopt::sim::local_mem_name(mem),
          loc, api);
   }
 }
@@ -353,6 +362,15 @@ template <typename T>
 inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const std::uint32_t count,
                      aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
   namespace d = aopt::sim::kernel_detail;
+  if (d::in_cube_buffer(dst.aopt_addr()) || d::in_cube_buffer(src.aopt_addr())) {
+    // The count form of the Cube's local paths: one block of count elements.
+    DataCopyParams p;
+    p.blockCount = 1;
+    p.blockLen = static_cast<std::uint16_t>(std::uint64_t{count} * sizeof(T) /
+                                            (aopt::sim::local_mem_of(dst.aopt_addr()) == aopt::sim::local_mem::bt ? 64 : 32));
+    d::cube_local_copy(dst, src, p, loc);
+    return;
+  }
   const std::uint64_t bytes = d::chip_copy_bytes(count, sizeof(T), loc, "DataCopy");
   d::check_tensor_fits(count, dst, loc, "DataCopy", "destination");
   d::check_tensor_fits(count, src, loc, "DataCopy", "source");
@@ -402,6 +420,10 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                      const DataCopyParams& repeatParams,
                      aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
   namespace d = aopt::sim::kernel_detail;
+  if (d::in_cube_buffer(dst.aopt_addr()) || d::in_cube_buffer(src.aopt_addr())) {
+    d::cube_local_copy(dst, src, repeatParams, loc);
+    return;
+  }
   d::check_block_params(repeatParams.blockCount, repeatParams.blockLen, 65535, "32-byte blocks", loc,
                         "DataCopy");
   const std::uint64_t len = std::uint64_t{repeatParams.blockLen} * 32;

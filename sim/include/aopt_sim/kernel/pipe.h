@@ -25,15 +25,40 @@ constexpr TPosition que_src(TPosition p) {
 constexpr TPosition que_dst(TPosition p) {
   return p == TPosition::VECOUT ? TPosition::GM : p;
 }
-// Pipe that fills a queue buffer whose data comes from `src`.
+// Pipe that fills a queue buffer whose data comes from `src`. The Cube's positions [OFFICIAL,
+// the programming guide's matrix-programming queues]: A1/B1/C1 (L1) are filled by MTE2 and
+// drained by MTE1; A2/B2/C2 (L0A/L0B/BT) are filled by MTE1 and read by M; CO1 (L0C) is
+// written by M and drained by FIX; CO2 is filled by FIX.
 constexpr aopt::sim::pipe producer_pipe(TPosition src) {
-  return (src == TPosition::GM || src == TPosition::VECIN) ? aopt::sim::pipe::mte2
-                                                           : aopt::sim::pipe::v;
+  switch (src) {
+    case TPosition::GM: case TPosition::VECIN: case TPosition::A1: case TPosition::B1: case TPosition::C1:
+      return aopt::sim::pipe::mte2;
+    case TPosition::A2: case TPosition::B2: case TPosition::C2: return aopt::sim::pipe::mte1;
+    case TPosition::CO1: return aopt::sim::pipe::m;
+    case TPosition::CO2: return aopt::sim::pipe::fix;
+    default: return aopt::sim::pipe::v;
+  }
 }
 // Pipe that drains a queue buffer whose data goes to `dst`.
 constexpr aopt::sim::pipe consumer_pipe(TPosition dst) {
-  return (dst == TPosition::GM || dst == TPosition::VECOUT) ? aopt::sim::pipe::mte3
-                                                            : aopt::sim::pipe::v;
+  switch (dst) {
+    case TPosition::GM: case TPosition::VECOUT: case TPosition::CO2: return aopt::sim::pipe::mte3;
+    case TPosition::A1: case TPosition::B1: case TPosition::C1: return aopt::sim::pipe::mte1;
+    case TPosition::A2: case TPosition::B2: case TPosition::C2: return aopt::sim::pipe::m;
+    case TPosition::CO1: return aopt::sim::pipe::fix;
+    default: return aopt::sim::pipe::v;
+  }
+}
+// The buffer a position's queues and TBufs allocate from (UB for the vector positions and CO2).
+constexpr aopt::sim::local_mem position_mem(TPosition p) {
+  switch (p) {
+    case TPosition::A1: case TPosition::B1: case TPosition::C1: return aopt::sim::local_mem::l1;
+    case TPosition::A2: return aopt::sim::local_mem::l0a;
+    case TPosition::B2: return aopt::sim::local_mem::l0b;
+    case TPosition::CO1: return aopt::sim::local_mem::l0c;
+    case TPosition::C2: return aopt::sim::local_mem::bt;
+    default: return aopt::sim::local_mem::ub;
+  }
 }
 // Logical position of the tensors a queue hands out.
 constexpr TPosition tensor_pos(TPosition src, TPosition dst) {
@@ -435,7 +460,9 @@ class TPipe {
                       loc, "InitBuffer");
     }
     const std::uint32_t slot = aopt::sim::kernel_detail::align32(len);
-    const std::uint32_t base = take(static_cast<std::uint64_t>(slot) * num, num, len, loc);
+    const auto mem = aopt::sim::kernel_detail::position_mem(que.aopt_state().pos());
+    const std::uint32_t base = mem == aopt::sim::local_mem::ub ? take(static_cast<std::uint64_t>(slot) * num, num, len, loc)
+                                                               : take_cube(mem, slot, num, len, loc);
     que.aopt_state().init(base, num, slot, loc);
     return true;
   }
@@ -448,13 +475,15 @@ class TPipe {
                       "InitBuffer");
     }
     const std::uint32_t bytes = aopt::sim::kernel_detail::align32(len);
-    const std::uint32_t base = take(bytes, 1, len, loc);
+    constexpr auto mem = aopt::sim::kernel_detail::position_mem(pos);
+    const std::uint32_t base = mem == aopt::sim::local_mem::ub ? take(bytes, 1, len, loc) : take_cube(mem, bytes, 1, len, loc);
     buf.aopt_init(base, bytes);
     return true;
   }
 
   void Reset() {
     cursor_ = 0;
+    for (auto& c : cube_cursor_) c = 0;
     for (auto& m : used_events_) m = 0;
   }
   void Destroy() { Reset(); }
@@ -523,7 +552,31 @@ class TPipe {
     return base;
   }
 
+  // One of the Cube's buffers: `num` slots of `slot` bytes (32-byte granules, as in UB; the
+  // instructions check their own alignment: L0A/L0B 512 B, L0C 1 KiB). Unlike UB, an allocation
+  // past the buffer's capacity is an error at once: the message names the buffer, its capacity
+  // (device profile) and what was asked.
+  std::uint32_t take_cube(aopt::sim::local_mem mem, std::uint32_t slot, std::uint32_t num, std::uint32_t len,
+                          const aopt::sim::src_loc& loc) {
+    aopt::sim::prepare_cube_memory();
+    std::uint32_t& cur = cube_cursor_[static_cast<int>(mem)];
+    const std::uint64_t end = std::uint64_t{cur} + std::uint64_t{slot} * num;
+    const std::uint32_t cap = aopt::sim::local_capacity(mem);
+    if (end > cap) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::ub_overflow,
+                      "InitBuffer of " + std::to_string(num) + " x " + std::to_string(len) + " bytes in " +
+                          aopt::sim::local_mem_name(mem) + " brings this TPipe's " + aopt::sim::local_mem_name(mem) +
+                          " use to " + std::to_string(end) + " bytes, over its capacity of " + std::to_string(cap) +
+                          " bytes (device profile): use smaller base blocks (baseM/baseN/baseK) or fewer buffers",
+                      loc, "InitBuffer");
+    }
+    const std::uint32_t start = cur;
+    cur = static_cast<std::uint32_t>(end);
+    return aopt::sim::local_base(mem) + start;
+  }
+
   std::uint32_t cursor_ = 0;
+  std::uint32_t cube_cursor_[static_cast<int>(aopt::sim::local_mem::count_)] = {};
   std::uint8_t used_events_[static_cast<int>(HardEvent::MAX) + 1] = {};
 };
 

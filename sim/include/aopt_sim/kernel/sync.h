@@ -82,7 +82,8 @@ enum class HardEvent : std::uint8_t {
 
 namespace aopt::sim::kernel_detail {
 
-// Maps a CCE pipe to the trace's pipes; false for pipes an AIV core does not have (cube).
+// Maps a CCE pipe to the trace's pipes (the Cube's MTE1, M and FIX included); false for pipes
+// the emulator does not model (MTE4, MTE5, V2).
 constexpr bool map_pipe(pipe_t p, aopt::sim::pipe& out) {
   switch (p) {
     case PIPE_S: out = aopt::sim::pipe::s; return true;
@@ -90,15 +91,40 @@ constexpr bool map_pipe(pipe_t p, aopt::sim::pipe& out) {
     case PIPE_MTE2: out = aopt::sim::pipe::mte2; return true;
     case PIPE_MTE3: out = aopt::sim::pipe::mte3; return true;
     case PIPE_ALL: out = aopt::sim::pipe::all; return true;
+    case PIPE_MTE1: out = aopt::sim::pipe::mte1; return true;
+    case PIPE_M: out = aopt::sim::pipe::m; return true;
+    case PIPE_FIX: out = aopt::sim::pipe::fix; return true;
     default: return false;
   }
 }
 
-// Source and destination pipes of a HardEvent; false when it involves a cube-only pipe.
+// Source and destination pipes of a HardEvent (vector and Cube pipes).
 constexpr bool event_pipes(AscendC::HardEvent e, aopt::sim::pipe& src, aopt::sim::pipe& dst) {
   using AscendC::HardEvent;
   using aopt::sim::pipe;
   switch (e) {
+    case HardEvent::MTE2_MTE1: src = pipe::mte2; dst = pipe::mte1; return true;
+    case HardEvent::MTE1_MTE2: src = pipe::mte1; dst = pipe::mte2; return true;
+    case HardEvent::MTE1_M: src = pipe::mte1; dst = pipe::m; return true;
+    case HardEvent::M_MTE1: src = pipe::m; dst = pipe::mte1; return true;
+    case HardEvent::M_V: src = pipe::m; dst = pipe::v; return true;
+    case HardEvent::V_M: src = pipe::v; dst = pipe::m; return true;
+    case HardEvent::MTE3_MTE1: src = pipe::mte3; dst = pipe::mte1; return true;
+    case HardEvent::MTE1_MTE3: src = pipe::mte1; dst = pipe::mte3; return true;
+    case HardEvent::MTE1_V: src = pipe::mte1; dst = pipe::v; return true;
+    case HardEvent::V_MTE1: src = pipe::v; dst = pipe::mte1; return true;
+    case HardEvent::MTE2_M: src = pipe::mte2; dst = pipe::m; return true;
+    case HardEvent::M_MTE2: src = pipe::m; dst = pipe::mte2; return true;
+    case HardEvent::M_FIX: src = pipe::m; dst = pipe::fix; return true;
+    case HardEvent::FIX_M: src = pipe::fix; dst = pipe::m; return true;
+    case HardEvent::MTE2_FIX: src = pipe::mte2; dst = pipe::fix; return true;
+    case HardEvent::FIX_MTE2: src = pipe::fix; dst = pipe::mte2; return true;
+    case HardEvent::FIX_S: src = pipe::fix; dst = pipe::s; return true;
+    case HardEvent::M_S: src = pipe::m; dst = pipe::s; return true;
+    case HardEvent::FIX_MTE3: src = pipe::fix; dst = pipe::mte3; return true;
+    case HardEvent::MTE1_FIX: src = pipe::mte1; dst = pipe::fix; return true;
+    case HardEvent::FIX_MTE1: src = pipe::fix; dst = pipe::mte1; return true;
+    case HardEvent::FIX_FIX: src = pipe::fix; dst = pipe::fix; return true;
     case HardEvent::MTE2_V: src = pipe::mte2; dst = pipe::v; return true;
     case HardEvent::V_MTE2: src = pipe::v; dst = pipe::mte2; return true;
     case HardEvent::MTE3_V: src = pipe::mte3; dst = pipe::v; return true;
@@ -150,13 +176,13 @@ inline void flag_op(bool set, AscendC::HardEvent e, std::int32_t id, const aopt:
   const char* api = set ? "SetFlag" : "WaitFlag";
   check_user_event(id, loc, api);
   aopt::sim::pipe src = aopt::sim::pipe::s, dst = aopt::sim::pipe::s;
-  if (!event_pipes(e, src, dst)) return;  // cube pipes: nothing on an AIV core
+  if (!event_pipes(e, src, dst)) return;
   record_flag(set, src, dst, static_cast<std::uint16_t>(id), loc, api);
 }
 
 inline void barrier_op(pipe_t p, const aopt::sim::src_loc& loc, const char* api) {
   aopt::sim::pipe mp = aopt::sim::pipe::s;
-  if (!map_pipe(p, mp) || mp == aopt::sim::pipe::s) return;  // no PIPE_S barrier; cube pipes
+  if (!map_pipe(p, mp) || mp == aopt::sim::pipe::s) return;  // no PIPE_S barrier; MTE4/MTE5/V2
   aopt::sim::trace_rec r;
   r.kind = aopt::sim::rec_kind::barrier;
   r.p = mp;

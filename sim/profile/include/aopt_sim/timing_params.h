@@ -53,6 +53,12 @@ struct timing_params {
   std::uint32_t queue_depth = 0;
   // launch
   double launch_base_us = 0, head_per_core_us = 0;
+  // the Cube unit: cycles per fractal step by input size [0 = 1 B, 1 = 2 B, 2 = 4 B], MTE1
+  // (L1 -> L0A/L0B) and fixpipe (L0C -> out) rates, per-instruction start costs
+  std::array<double, 3> mmad_cycles_per_fractal{};
+  double mmad_head_cycles = 0;
+  double mte1_l0a_bytes_per_cycle = 0, mte1_l0b_bytes_per_cycle = 0, mte1_start_cycles = 0;
+  double fix_l0c_bytes_per_cycle = 0, fix_out_bytes_per_cycle = 0, nd2nz_start_cycles = 0, nd2nz_bytes_per_cycle = 0;
 
   double cycles_per_repeat(vec_class c, std::uint8_t dtype_bytes) const;
 };

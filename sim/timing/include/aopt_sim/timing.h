@@ -39,6 +39,9 @@ struct block_timing {
   double mte2_us = 0;          // busy time of MTE2 (GM->UB)
   double mte3_us = 0;          // busy time of MTE3 (UB->GM)
   double bank_conflict_us = 0; // part of vec_us caused by UB bank-group conflicts
+  double mte1_us = 0;          // the Cube's pipes: MTE1 (L1 -> L0A/L0B), M (Mmad), FIX (out of L0C)
+  double mac_us = 0;
+  double fix_us = 0;
   std::uint64_t gm_to_ub_bytes = 0;
   std::uint64_t ub_to_gm_bytes = 0;
 };
@@ -54,6 +57,8 @@ struct timing_report {
   double vec_us = 0, scalar_us = 0, mte2_us = 0, mte3_us = 0;
   double vec_ratio = 0, scalar_ratio = 0, mte2_ratio = 0, mte3_ratio = 0;
   double bank_conflict_ratio = 0;  // aiv_vec_bankgroup_cflt_ratio: conflict cycles / vector cycles
+  // The Cube's pipes (msprof's aic_* fields), per-core averages: 0 in vector-only kernels.
+  double mte1_us = 0, mac_us = 0, fix_us = 0, mac_ratio = 0;
   double gm_to_ub_kb = 0, ub_to_gm_kb = 0;  // whole kernel, KiB
   double l2_write_hbm_fraction = 0;         // dirty bytes the L2 model wrote back to HBM / bytes written
   double l2_read_hit_kb = 0;                // bytes read from L2 (resident), KiB
