@@ -156,6 +156,10 @@ optimize::offline_engine_config offline_config(const std::string& profile, std::
   const auto p = sim::load_profile(profile);
   cfg.mutator.limits.core_count = p.aiv_cores;
   cfg.mutator.limits.ub_bytes = static_cast<std::int64_t>(p.ub_bytes);
+  if (p.l1_bytes > 0) cfg.mutator.limits.l1_bytes = static_cast<std::int64_t>(p.l1_bytes);
+  if (p.l0a_bytes > 0) cfg.mutator.limits.l0a_bytes = static_cast<std::int64_t>(p.l0a_bytes);
+  if (p.l0b_bytes > 0) cfg.mutator.limits.l0b_bytes = static_cast<std::int64_t>(p.l0b_bytes);
+  if (p.l0c_bytes > 0) cfg.mutator.limits.l0c_bytes = static_cast<std::int64_t>(p.l0c_bytes);
   cfg.diagnosis.ub_capacity_bytes = p.ub_bytes;
   return cfg;
 }

@@ -62,6 +62,72 @@ bool covers(std::int64_t span, std::int64_t elements) { return span <= elements 
 // What a variant must keep of it: every core a nonzero share, none past the tensor.
 bool within(std::int64_t span, std::int64_t elements) { return span > 0 && span <= elements; }
 
+// TCubeTiling (the Matmul API's tiling struct) as int32 words in its documented field order.
+namespace cube {
+constexpr int words = 49;
+constexpr int used = 0, M = 1, N = 2, Ka = 3, Kb = 4, sM = 5, sN = 6, sK = 7, bM = 8, bN = 9, bK = 10, dA1 = 11,
+              dB1 = 12, stM = 13, stN = 14, bias = 15, order = 17, l1 = 19, l0c = 20, stKa = 26, stKb = 27, dbA = 30,
+              dbB = 31, dbC = 32;
+}  // namespace cube
+
+// Whether words [o, o + cube::words) read as a TCubeTiling.
+bool is_cube_tiling(const std::vector<std::int64_t>& w, std::size_t o) {
+  if (o + cube::words > w.size()) return false;
+  auto at = [&](int i) { return w[o + static_cast<std::size_t>(i)]; };
+  auto in = [&](int i, std::int64_t lo, std::int64_t hi) { return at(i) >= lo && at(i) <= hi; };
+  return in(cube::used, 1, 4096) && at(cube::M) > 0 && at(cube::N) > 0 && at(cube::Ka) > 0 && at(cube::Kb) > 0 &&
+         in(cube::sM, 1, at(cube::M)) && in(cube::sN, 1, at(cube::N)) && in(cube::sK, 1, std::max(at(cube::Ka), at(cube::Kb))) &&
+         at(cube::bM) > 0 && at(cube::bM) % 16 == 0 && at(cube::bN) > 0 && at(cube::bN) % 16 == 0 && at(cube::bK) > 0 &&
+         at(cube::bK) % 8 == 0 && at(cube::dA1) >= 1 && at(cube::dB1) >= 1 && at(cube::stM) >= 1 && at(cube::stN) >= 1 &&
+         in(cube::bias, 0, 1) && in(cube::order, 0, 1) && at(cube::stKa) >= 1 && at(cube::stKb) >= 1 &&
+         in(cube::dbA, 1, 2) && in(cube::dbB, 1, 2) && in(cube::dbC, 1, 2);
+}
+
+std::int64_t cube_l1_bytes(const std::vector<std::int64_t>& w, std::size_t o, std::int64_t esize) {
+  auto at = [&](int i) { return w[o + static_cast<std::size_t>(i)]; };
+  return at(cube::dA1) * at(cube::bM) * at(cube::bK) * esize + at(cube::dB1) * at(cube::bN) * at(cube::bK) * esize +
+         (at(cube::bias) != 0 ? at(cube::bN) * 4 : 0);
+}
+
+// The input element size a base TCubeTiling was made for: the one its L1 size (shareL1Size, as
+// GetTiling fills it) works out with, else the case's element size.
+std::int64_t cube_esize(const std::vector<std::int64_t>& w, std::size_t o, std::int64_t fallback) {
+  for (std::int64_t e : {2, 1, 4}) {
+    if (cube_l1_bytes(w, o, e) == w[o + cube::l1]) return e;
+  }
+  return fallback > 0 ? fallback : 2;
+}
+
+// Why the TCubeTiling at word o of a case does not fit the device, or nullopt.
+std::optional<std::string> cube_misfit(const std::vector<std::int64_t>& w, std::size_t o, std::int64_t es,
+                                       const device_limits& d) {
+  if (!is_cube_tiling(w, o)) {
+    return "the Matmul tiling (TCubeTiling at word " + std::to_string(o) +
+           ") is no longer one: a base block not a multiple of 16, a depth, step or double-buffer count out of range, "
+           "or a single-core shape past the matrix";
+  }
+  auto at = [&](int i) { return w[o + static_cast<std::size_t>(i)]; };
+  const std::string bm = std::to_string(at(cube::bM)), bn = std::to_string(at(cube::bN)), bk = std::to_string(at(cube::bK));
+  if (at(cube::bK) * es % 32 != 0) return "baseK " + bk + " is not a whole number of 32-byte blocks of the input";
+  if (at(cube::bM) * at(cube::bK) * es * at(cube::dbA) > d.l0a_bytes) {
+    return "baseM x baseK = " + bm + " x " + bk + " (x " + std::to_string(at(cube::dbA)) + " buffers) needs " +
+           std::to_string(at(cube::bM) * at(cube::bK) * es * at(cube::dbA)) + " bytes of L0A, over its " + std::to_string(d.l0a_bytes);
+  }
+  if (at(cube::bN) * at(cube::bK) * es * at(cube::dbB) > d.l0b_bytes) {
+    return "baseN x baseK = " + bn + " x " + bk + " (x " + std::to_string(at(cube::dbB)) + " buffers) needs " +
+           std::to_string(at(cube::bN) * at(cube::bK) * es * at(cube::dbB)) + " bytes of L0B, over its " + std::to_string(d.l0b_bytes);
+  }
+  if (at(cube::bM) * at(cube::bN) * 4 * at(cube::dbC) > d.l0c_bytes) {
+    return "baseM x baseN = " + bm + " x " + bn + " of 4-byte accumulators (x " + std::to_string(at(cube::dbC)) + ") needs " +
+           std::to_string(at(cube::bM) * at(cube::bN) * 4 * at(cube::dbC)) + " bytes of L0C, over its " + std::to_string(d.l0c_bytes);
+  }
+  if (cube_l1_bytes(w, o, es) > d.l1_bytes) {
+    return "depthA1 / depthB1 base blocks of A and B need " + std::to_string(cube_l1_bytes(w, o, es)) + " bytes of L1, over its " +
+           std::to_string(d.l1_bytes);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool same_tiling(const std::vector<tiling_facts>& a, const std::vector<tiling_facts>& b) {
@@ -78,6 +144,22 @@ bool same_tiling(const std::vector<tiling_facts>& a, const std::vector<tiling_fa
 feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, device_limits limits)
     : base_(base), limits_(limits) {
   using K = invariant::kind;
+  // Matmul tilings (TCubeTiling) in the words: at the same offset in every case of the base. Their
+  // words are checked as one (cube) instead of one by one.
+  std::set<int> exempt;
+  if (!base_.empty()) {
+    const auto& w0 = base_.front().words;
+    for (std::size_t o = 0; o + cube::words <= w0.size(); ++o) {
+      bool all = true;
+      for (const auto& f : base_) all = all && f.words.size() == w0.size() && is_cube_tiling(f.words, o);
+      if (!all) continue;
+      for (std::size_t c = 0; c < base_.size(); ++c) {
+        invariants_.push_back({K::cube, c, static_cast<int>(o), {}, cube_esize(base_[c].words, o, base_[c].elem_bytes)});
+      }
+      for (int i = 0; i < cube::words; ++i) exempt.insert(static_cast<int>(o) + i);
+      o += cube::words - 1;
+    }
+  }
   // Per-core lengths that partition the tensor: every core but the last takes word m, the last
   // takes word e (m x (block dim - 1) + e = element count in every case, m != e in one at
   // least). Such words keep that sum, not a span each: a variant may give the last core more
@@ -86,8 +168,9 @@ feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, de
   if (!base_.empty() && base_.front().block_dim >= 1) {
     const std::size_t nw = base_.front().words.size();
     for (std::size_t m = 0; m < nw; ++m) {
+      if (exempt.count(static_cast<int>(m))) continue;
       for (std::size_t e = 0; e < nw; ++e) {
-        if (m == e) continue;
+        if (m == e || exempt.count(static_cast<int>(e))) continue;
         bool all = true, distinct = false;
         for (const auto& f : base_) {
           if (f.words.size() != nw || f.block_dim < 1) {
@@ -124,6 +207,7 @@ feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, de
     if (f.block_dim != 0) invariants_.push_back({K::nonzero, c, q_block_dim, {}, 1});
     for (std::size_t i = 0; i < f.words.size(); ++i) {
       const int q = static_cast<int>(i);
+      if (exempt.count(q)) continue;
       const std::int64_t w = f.words[i];
       if (w <= f.elements) invariants_.push_back({K::bound, c, q, {}, 1});
       if (covers(f.block_dim * w, f.elements) && !partitioned.count(q)) invariants_.push_back({K::cover, c, q, {q_block_dim}, 1});
@@ -200,6 +284,14 @@ std::optional<std::string> feasibility_screen::check(const screen_outcome& v) co
     const auto& f = v.cases[inv.case_index];
     const auto& b = base_[inv.case_index];
     const std::string where = "case '" + f.case_name + "': ";
+    if (inv.what == K::cube) {
+      if (auto why = cube_misfit(f.words, static_cast<std::size_t>(inv.length), inv.split, limits_)) return where + *why;
+      const std::int64_t used = f.words[static_cast<std::size_t>(inv.length) + cube::used];
+      if (used > limits_.core_count) {
+        return where + "the Matmul tiling uses " + std::to_string(used) + " cores, over the device's " + std::to_string(limits_.core_count);
+      }
+      continue;
+    }
     const std::int64_t value = *quantity(f, inv.length);
     const std::int64_t esize = f.elem_bytes > 0 ? f.elem_bytes : 1;
     switch (inv.what) {
@@ -265,6 +357,8 @@ std::optional<std::string> feasibility_screen::check(const screen_outcome& v) co
         }
         break;
       }
+      case K::cube:
+        break;
       case K::share: {
         std::int64_t pieces = 1;
         std::int64_t base_pieces = 1;
@@ -302,6 +396,10 @@ std::vector<std::string> feasibility_screen::describe() const {
       case K::ub:
         s += "tiles of element count / (block dim x " + name_of(inv.divisors.back()) + ") fit the UB (the base used " +
              std::to_string(base_[inv.case_index].ub_bytes) + " bytes)";
+        break;
+      case K::cube:
+        s += "the Matmul tiling at word " + std::to_string(inv.length) + " fits L0A/L0B/L0C/L1 (" +
+             std::to_string(inv.split) + "-byte inputs)";
         break;
       case K::share: {
         std::string names;

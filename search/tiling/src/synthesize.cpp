@@ -236,8 +236,47 @@ std::vector<statement> split_statements(const tokens& t, std::size_t b, std::siz
   return out;
 }
 
+// The Matmul tiling API's calls whose arguments shape the TCubeTiling (matmul_tiling::
+// MatmulApiTiling / MultiCoreMatmulTiling): each literal argument is a tunable named after the
+// parameter, with the domain of that parameter.
+struct matmul_param {
+  const char* name;
+  tunable_kind kind;
+  domain_kind dom;
+  std::int64_t lo, hi;
+};
+const std::vector<matmul_param>* matmul_call_params(std::string_view callee) {
+  static const std::map<std::string_view, std::vector<matmul_param>> calls = {
+      // base blocks: multiples of the 16-row fractal, powers of two up to what L0 can hold
+      {"SetFixSplit",
+       {{"baseM", tunable_kind::size, domain_kind::pow2, 16, 256},
+        {"baseN", tunable_kind::size, domain_kind::pow2, 16, 256},
+        {"baseK", tunable_kind::size, domain_kind::pow2, 16, 512}}},
+      {"SetDim", {{"matmul_dim", tunable_kind::block_dim, domain_kind::cores, 1, 0}}},
+      {"SetSingleShape",
+       {{"singleCoreM", tunable_kind::size, domain_kind::log_range, 16, 65536},
+        {"singleCoreN", tunable_kind::size, domain_kind::log_range, 16, 65536},
+        {"singleCoreK", tunable_kind::size, domain_kind::log_range, 16, 65536}}},
+      {"SetBufferSpace",
+       {{"l1Size", tunable_kind::size, domain_kind::log_range, 16384, 524288},
+        {"l0CSize", tunable_kind::size, domain_kind::log_range, 16384, 131072},
+        {"ubSize", tunable_kind::size, domain_kind::log_range, 16384, 196608},
+        {"btSize", tunable_kind::size, domain_kind::log_range, 256, 4096}}},
+      {"SetSplitRange",
+       {{"maxBaseM", tunable_kind::size, domain_kind::pow2, 16, 256},
+        {"maxBaseN", tunable_kind::size, domain_kind::pow2, 16, 256},
+        {"maxBaseK", tunable_kind::size, domain_kind::pow2, 16, 512},
+        {"minBaseM", tunable_kind::size, domain_kind::pow2, 16, 256},
+        {"minBaseN", tunable_kind::size, domain_kind::pow2, 16, 256},
+        {"minBaseK", tunable_kind::size, domain_kind::pow2, 16, 512}}},
+  };
+  const auto it = calls.find(callee);
+  return it == calls.end() ? nullptr : &it->second;
+}
+
 bool is_sink_callee(std::string_view n) {
-  return n == "SetBlockDim" || n == "SetTilingKey" || (n.size() > 4 && n.substr(0, 4) == "set_");
+  return n == "SetBlockDim" || n == "SetTilingKey" || (n.size() > 4 && n.substr(0, 4) == "set_") ||
+         matmul_call_params(n) != nullptr;
 }
 
 // What a simple statement does.
@@ -724,7 +763,8 @@ synthesis_result synthesize(const synthesis_input& input) {
         if (consumed.count(j)) continue;
         const token& k = t[j];
         // Core counts: obj.GetCoreNumAiv() / obj->GetCoreNum() / info->coreNum.
-        if (k.is_ident() && (k.is("GetCoreNumAiv") || k.is("GetCoreNum") || core_member_name(k.text)) &&
+        if (k.is_ident() &&
+            (k.is("GetCoreNumAiv") || k.is("GetCoreNum") || k.is("GetCoreNumAic") || core_member_name(k.text)) &&
             j >= b + 2 && (t[j - 1].is(".") || t[j - 1].is("->")) && t[j - 2].is_ident()) {
           std::size_t end = j + 1;
           const bool call = end + 1 < e + 1 && end < t.size() && t[end].is("(");
@@ -767,6 +807,35 @@ synthesis_result synthesize(const synthesis_input& input) {
           continue;
         }
         if (k.kind != token_kind::number) continue;
+        // A Matmul tiling call's literal argument: the parameter it is (by top-level commas
+        // before it), with that parameter's domain; -1 ("let GetTiling choose") is no tunable.
+        if (in.r == stmt_info::role::sink_call) {
+          if (const auto* params = matmul_call_params(in.target)) {
+            std::size_t arg = 0;
+            int depth = 0;
+            for (std::size_t q = b; q < j; ++q) {
+              if (t[q].is("(") || t[q].is("[") || t[q].is("{")) ++depth;
+              if (t[q].is(")") || t[q].is("]") || t[q].is("}")) --depth;
+              if (depth == 0 && t[q].is(",")) ++arg;
+            }
+            const auto v = parse_integer_literal(k.text);
+            const bool negative = j > b && t[j - 1].is("-");
+            const bool alone = (j == b || t[j - 1].is(",") || negative) && (j + 1 == e || t[j + 1].is(","));
+            if (v && !negative && alone && arg < params->size() && *v > 0) {
+              const matmul_param& mp = (*params)[arg];
+              domain d;
+              d.kind = mp.dom;
+              d.lo = mp.lo;
+              d.hi = mp.hi;
+              if (d.kind == domain_kind::log_range || d.kind == domain_kind::pow2) {
+                d.lo = std::min(d.lo, *v);
+                d.hi = std::max(d.hi, *v);
+              }
+              add_literal(mp.name, mp.kind, d, {{j, 0}}, *v, ctx);
+            }
+            continue;
+          }
+        }
         // Literals of a key variable's other assignments (key = a ? 1 : 2) are not sizes.
         if (in.r == stmt_info::role::assign && key_vars.count(in.target)) continue;
         const auto v = parse_integer_literal(k.text);

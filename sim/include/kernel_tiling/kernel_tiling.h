@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "aopt_sim/host/list_tensor_desc.h"
+#include "aopt_sim/host/matmul_tiling_data.h"  // TCubeTiling, a field of Matmul operators' tiling data
 #include "graph/types.h"  // ge::DT_* for the ORIG_DTYPE_<NAME> macros of kernel builds
 
 namespace aopt::sim {

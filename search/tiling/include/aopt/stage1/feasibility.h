@@ -23,6 +23,12 @@
 //   share     the element count that the block dim, a count word or a product of two of them
 //             divided into pieces of whole 32-byte blocks is still so divided; when the base's
 //             pieces also split in two (a double buffer), the variant's must too.
+//   cube      a Matmul tiling (a TCubeTiling, found in the base's words by its documented field
+//             order and value ranges; its words are exempt from the invariants above) stays one
+//             and fits the Cube's buffers: baseM x baseK and baseN x baseK (x dbL0A / dbL0B, in
+//             the input's element size) within L0A / L0B, baseM x baseN x 4 B (x dbL0C) within
+//             L0C, depthA1 / depthB1 base blocks of A and B (+ the bias row) within L1, base M/N
+//             multiples of 16 and base K of 32 bytes, the used cores within the device's.
 // A variant whose tiling fails (tiling_error) is infeasible as well. The checks can reject a
 // variant that would have run (a length word that is really a count of blocks): the price of
 // never spending an evaluation on the patterns that broke the real operators' kernels.
@@ -77,12 +83,14 @@ class feasibility_screen {
   struct invariant {
     // ub: the element count split by the block dim and a count word (the kernel's tile) grows
     // by no more than the UB the base left free: base UB use x growth <= the device's UB.
-    enum class kind : std::uint8_t { nonzero, bound, granule, cover, share, ub, partition };
+    enum class kind : std::uint8_t { nonzero, bound, granule, cover, share, ub, partition, cube };
     kind what = kind::nonzero;
     std::size_t case_index = 0;
     int length = -1;                  // quantity: -1 = block dim, -2 = element count, i >= 0 = word i
+                                      // (cube: the TCubeTiling's first word)
     std::vector<int> divisors;        // share: quantities (-1 block dim, i word i); partition: {m}
-    std::int64_t split = 1;           // share: 2 when the base's pieces split in two as well
+    std::int64_t split = 1;           // share: 2 when the base's pieces split in two as well;
+                                      // cube: the input's element size in bytes
   };
 
  private:

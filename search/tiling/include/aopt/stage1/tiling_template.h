@@ -28,6 +28,12 @@ const char* to_string(tunable_kind k);
 struct device_limits {
   std::int64_t core_count = 40;      // vector cores (910B4: 40)
   std::int64_t ub_bytes = 196608;    // unified buffer per core
+  // The Cube unit's buffers per AI core (910B-class; the device profile's l1/l0a/l0b/l0c_bytes):
+  // what a Matmul tiling (TCubeTiling) must fit.
+  std::int64_t l1_bytes = 524288;
+  std::int64_t l0a_bytes = 65536;
+  std::int64_t l0b_bytes = 65536;
+  std::int64_t l0c_bytes = 131072;
 };
 
 enum class domain_kind : std::uint8_t {

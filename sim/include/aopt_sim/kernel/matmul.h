@@ -1,0 +1,303 @@
+// The high-level Matmul API of the kernel (CANN: lib/matmul_intf.h): MatmulType, MatmulConfig
+// with CFG_NORM / CFG_MDL, Matmul<A, B, C, Bias, CFG> and REGIST_MATMUL_OBJ. Names and signatures
+// follow the public "Matmul Kernel侧接口" reference; the code is our own.
+//
+// What one Matmul object computes (per core, on the shapes of its TCubeTiling):
+//   C[singleCoreM x singleCoreN] (+)= A[singleCoreM x singleCoreK] x B[singleCoreK x singleCoreN] + bias
+// with A read from the tensor given to SetTensorA (ND, row-major: row stride Ka, or, transposed,
+// the K x M matrix with row stride M), B likewise (row stride N, or transposed the N x K matrix
+// with row stride Kb), C written with row stride N (SetOrgShape changes M, N, Ka, Kb); SetTail
+// shrinks this core's single shape (the last core's tail). Iterate() computes the next
+// baseM x baseN block of C over the whole singleCoreK (baseK at a time, accumulated in float, or
+// int32 for int8 inputs, as L0C does), in the order of tiling.iterateOrder (0: along M first,
+// then N; 1: along N first); GetTensorC() converts it to C's dtype (float -> half / bf16 round to
+// nearest even; int32 -> half with SetQuantScalar's scale) and writes it to GM at the block's
+// place (enAtomic 1 / 2 / 3: add / max / min into GM) or to a local tensor as a dense
+// baseM x baseN block. IterateAll() does both for every block.
+//
+// The data path is the one of aopt_sim/kernel/matmul_impl.h (see there for what is timed).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "aopt_sim/host/matmul_tiling_data.h"
+#include "aopt_sim/kernel/core.h"
+#include "aopt_sim/kernel/global_tensor.h"
+#include "aopt_sim/kernel/pipe.h"
+#include "aopt_sim/kernel/tensor.h"
+#include "aopt_sim/kernel/types.h"
+
+namespace AscendC {
+
+enum class CubeFormat : std::uint8_t { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR };
+enum class LayoutMode : std::uint8_t { NONE = 0, BSNGD, SBNGD, BNGS1S2, NORMAL };
+enum class IterateOrder : std::uint8_t { ORDER_M = 0, ORDER_N, UNDEF };
+enum class ScheduleType : std::uint8_t { INNER_PRODUCT = 0, OUTER_PRODUCT };
+enum class BatchMode : std::uint8_t { NONE = 0, BATCH_LESS_THAN_L1, BATCH_LARGE_THAN_L1, SINGLE_LARGE_THAN_L1 };
+enum IterateMode : std::uint8_t {
+  ITERATE_MODE_NORMAL = 0b00000001,
+  ITERATE_MODE_ALL = 0b00000010,
+  ITERATE_MODE_BATCH = 0b00000100,
+  ITERATE_MODE_N_BATCH = 0b00001000,
+  ITERATE_MODE_DEFAULT = 0b11111111,
+};
+
+template <TPosition POSITION, CubeFormat FORMAT, typename TYPE, bool ISTRANS = false, LayoutMode LAYOUT = LayoutMode::NONE,
+          bool IBSHARE = false>
+struct MatmulType {
+  constexpr static TPosition pos = POSITION;
+  constexpr static CubeFormat format = FORMAT;
+  using T = TYPE;
+  constexpr static bool isTrans = ISTRANS;
+  constexpr static LayoutMode layout = LAYOUT;
+  constexpr static bool ibShare = IBSHARE;
+};
+
+struct MatmulConfig {
+  bool doNorm = false;
+  bool doBasicBlock = false;
+  bool doMultiDataLoad = false;
+  std::uint32_t basicM = 0;
+  std::uint32_t basicN = 0;
+  std::uint32_t basicK = 0;
+  bool intrinsicsCheck = false;
+  bool isNBatch = false;
+  bool enVecND2NZ = false;
+  bool doSpecialBasicBlock = false;
+  std::uint32_t doMTE2Preload = 0;
+  std::uint32_t singleCoreM = 0;
+  std::uint32_t singleCoreN = 0;
+  std::uint32_t singleCoreK = 0;
+  std::uint32_t stepM = 0;
+  std::uint32_t stepN = 0;
+  std::uint32_t baseMN = 0;
+  std::uint32_t singleCoreMN = 0;
+  bool enUnitFlag = true;
+  bool isPerTensor = false;
+  bool hasAntiQuantOffset = false;
+  bool doIBShareNorm = false;
+  bool doSpecialMDL = false;
+  bool enableInit = true;
+  BatchMode batchMode = BatchMode::NONE;
+  bool enableEnd = true;
+  bool enableGetTensorC = true;
+  bool enableSetOrgShape = true;
+  bool enableSetBias = true;
+  bool enableSetTail = true;
+  bool enableQuantVector = true;
+  bool enableSetDefineData = true;
+  std::uint8_t iterateMode = ITERATE_MODE_DEFAULT;
+  bool enableReuse = true;
+  bool enableUBReuse = false;
+  bool enableL1CacheUB = false;
+  bool intraBlockPartSum = false;
+  IterateOrder iterateOrder = IterateOrder::UNDEF;
+  ScheduleType scheduleType = ScheduleType::INNER_PRODUCT;
+  bool enableDoubleCache = false;
+  bool isBiasBatch = true;
+  bool enableStaticPadZeros = false;
+  bool isPartialOutput = false;
+  bool enableMixDualMaster = false;
+  bool isA2B2Shared = false;
+  bool isEnableChannelSplit = false;
+  bool enableKdimReorderLoad = false;
+};
+
+constexpr MatmulConfig GetNormalConfig(bool intrinsicsLimit = false, bool batchLoop = false, bool isVecND2NZ = false,
+                                       BatchMode bmmMode = BatchMode::BATCH_LESS_THAN_L1, bool isMsgReuse = true,
+                                       IterateOrder iterateOrder = IterateOrder::UNDEF,
+                                       ScheduleType scheduleType = ScheduleType::INNER_PRODUCT, bool enUnitFlag = true,
+                                       bool enableMixDualMaster = false) {
+  MatmulConfig c{};
+  c.doNorm = true;
+  c.intrinsicsCheck = intrinsicsLimit;
+  c.isNBatch = batchLoop;
+  c.enVecND2NZ = isVecND2NZ;
+  c.batchMode = bmmMode;
+  c.enableReuse = isMsgReuse;
+  c.iterateOrder = iterateOrder;
+  c.scheduleType = scheduleType;
+  c.enUnitFlag = enUnitFlag;
+  c.enableMixDualMaster = enableMixDualMaster;
+  return c;
+}
+constexpr MatmulConfig GetMDLConfig(bool intrinsicsLimit = false, bool batchLoop = false, std::uint32_t doMTE2Preload = 0,
+                                    bool isVecND2NZ = false, bool isPerTensor = false, bool hasAntiQuantOffset = false,
+                                    bool enUnitFlag = false, bool isMsgReuse = true, bool enableUBReuse = true,
+                                    bool enableL1CacheUB = false, bool enableMixDualMaster = false,
+                                    bool enableKdimReorderLoad = false) {
+  MatmulConfig c{};
+  c.doMultiDataLoad = true;
+  c.intrinsicsCheck = intrinsicsLimit;
+  c.isNBatch = batchLoop;
+  c.doMTE2Preload = doMTE2Preload;
+  c.enVecND2NZ = isVecND2NZ;
+  c.isPerTensor = isPerTensor;
+  c.hasAntiQuantOffset = hasAntiQuantOffset;
+  c.enUnitFlag = enUnitFlag;
+  c.enableReuse = isMsgReuse;
+  c.enableUBReuse = enableUBReuse;
+  c.enableL1CacheUB = enableL1CacheUB;
+  c.enableMixDualMaster = enableMixDualMaster;
+  c.enableKdimReorderLoad = enableKdimReorderLoad;
+  return c;
+}
+constexpr MatmulConfig GetSpecialMDLConfig(bool intrinsicsLimit = false, bool batchLoop = false,
+                                           std::uint32_t doMTE2Preload = 0, bool isVecND2NZ = false,
+                                           bool isPerTensor = false, bool hasAntiQuantOffset = false) {
+  MatmulConfig c = GetMDLConfig(intrinsicsLimit, batchLoop, doMTE2Preload, isVecND2NZ, isPerTensor, hasAntiQuantOffset);
+  c.doMultiDataLoad = false;
+  c.doSpecialMDL = true;
+  return c;
+}
+constexpr MatmulConfig GetBasicConfig(std::uint32_t basicM, std::uint32_t basicN, std::uint32_t basicK,
+                                      bool intrinsicsLimit = false, bool batchLoop = false,
+                                      BatchMode bmmMode = BatchMode::BATCH_LESS_THAN_L1) {
+  MatmulConfig c{};
+  c.doBasicBlock = true;
+  c.basicM = basicM;
+  c.basicN = basicN;
+  c.basicK = basicK;
+  c.intrinsicsCheck = intrinsicsLimit;
+  c.isNBatch = batchLoop;
+  c.batchMode = bmmMode;
+  return c;
+}
+constexpr MatmulConfig GetIBShareNormConfig(bool intrinsicsLimit = false, bool batchLoop = false,
+                                            bool isVecND2NZ = false,
+                                            BatchMode bmmMode = BatchMode::BATCH_LESS_THAN_L1) {
+  MatmulConfig c = GetNormalConfig(intrinsicsLimit, batchLoop, isVecND2NZ, bmmMode);
+  c.doNorm = false;
+  c.doIBShareNorm = true;
+  return c;
+}
+
+inline constexpr MatmulConfig CFG_NORM = GetNormalConfig();
+inline constexpr MatmulConfig CFG_MDL = GetMDLConfig();
+inline constexpr MatmulConfig MM_CFG_BB = GetBasicConfig(128, 128, 128);
+inline constexpr MatmulConfig CFG_IBSHARE_NORM = GetIBShareNormConfig();
+
+// Callbacks a Matmul may be given (user data copies); sim takes them and calls none.
+template <auto DataCopyOut = nullptr, auto CopyA1 = nullptr, auto CopyB1 = nullptr>
+struct MatmulCallBackFunc {};
+
+}  // namespace AscendC
+
+#include "aopt_sim/kernel/matmul_impl.h"
+
+namespace AscendC {
+
+template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const MatmulConfig& MM_CFG = CFG_NORM,
+          class MM_CB = MatmulCallBackFunc<>, class... POLICY>
+class Matmul : public aopt::sim::matmul_detail::engine<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, MM_CFG> {
+  using base = aopt::sim::matmul_detail::engine<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, MM_CFG>;
+
+ public:
+  using SrcAT = typename A_TYPE::T;
+  using SrcBT = typename B_TYPE::T;
+  using DstT = typename C_TYPE::T;
+  using BiasT = typename BIAS_TYPE::T;
+
+  void Init(const TCubeTiling* cubeTiling, TPipe* tpipe = nullptr) { base::init(cubeTiling, tpipe); }
+  void SetOrgShape(int orgM, int orgN, int orgK) { base::org_shape(orgM, orgN, orgK, orgK); }
+  void SetOrgShape(int orgM, int orgN, int orgKa, int orgKb, int orgKc = 0) {
+    static_cast<void>(orgKc);
+    base::org_shape(orgM, orgN, orgKa, orgKb);
+  }
+  void SetSingleShape(int singleM, int singleN, int singleK) { base::single_shape(singleM, singleN, singleK); }
+  void SetTail(int tailM = -1, int tailN = -1, int tailK = -1) { base::tail(tailM, tailN, tailK); }
+  void SetTensorA(const GlobalTensor<SrcAT>& gm, bool isTransposeA = false) {
+    base::set_a(gm.GetPhyAddr(), true, isTransposeA);
+  }
+  void SetTensorA(const LocalTensor<SrcAT>& leftMatrix, bool isTransposeA = false) {
+    base::set_a(leftMatrix.aopt_ptr(), false, isTransposeA);
+  }
+  void SetTensorB(const GlobalTensor<SrcBT>& gm, bool isTransposeB = false) {
+    base::set_b(gm.GetPhyAddr(), true, isTransposeB);
+  }
+  void SetTensorB(const LocalTensor<SrcBT>& rightMatrix, bool isTransposeB = false) {
+    base::set_b(rightMatrix.aopt_ptr(), false, isTransposeB);
+  }
+  void SetBias(const GlobalTensor<BiasT>& biasGlobal) { base::set_bias(biasGlobal.GetPhyAddr(), true); }
+  void SetBias(const LocalTensor<BiasT>& inputBias) { base::set_bias(inputBias.aopt_ptr(), false); }
+  void DisableBias() { base::disable_bias(); }
+  void ClearBias() { base::disable_bias(); }
+  void SetQuantScalar(const std::uint64_t quantScalar) { base::quant_scalar(quantScalar); }
+  void SetHF32(bool enableHF32 = false, int32_t transMode = 0) {
+    static_cast<void>(enableHF32);
+    static_cast<void>(transMode);
+  }
+
+  template <bool sync = true>
+  bool Iterate(bool enPartialSum = false) {
+    return base::iterate(enPartialSum);
+  }
+  template <bool sync = true>
+  void GetTensorC(const GlobalTensor<DstT>& gm, std::uint8_t enAtomic = 0, bool enSequentialWrite = false) {
+    base::get_c_gm(gm.GetPhyAddr(), enAtomic, enSequentialWrite);
+  }
+  template <bool sync = true>
+  void GetTensorC(const LocalTensor<DstT>& co2Local, std::uint8_t enAtomic = 0, bool enSequentialWrite = false) {
+    static_cast<void>(enSequentialWrite);
+    base::get_c_local(co2Local.aopt_ptr(), enAtomic);
+  }
+  template <bool sync = true>
+  void GetTensorC(const GlobalTensor<DstT>& gm, const LocalTensor<DstT>& co2Local, std::uint8_t enAtomic = 0,
+                  bool enSequentialWrite = false) {
+    base::get_c_gm(gm.GetPhyAddr(), enAtomic, enSequentialWrite);
+    base::get_c_local(co2Local.aopt_ptr(), 0);
+  }
+  template <bool sync = true>
+  void IterateAll(const GlobalTensor<DstT>& gm, std::uint8_t enAtomic = 0, bool enSequentialWrite = false,
+                  bool waitIterateAll = false, bool fakeMsg = false) {
+    static_cast<void>(waitIterateAll);
+    static_cast<void>(fakeMsg);
+    while (base::iterate(false)) base::get_c_gm(gm.GetPhyAddr(), enAtomic, enSequentialWrite);
+  }
+  template <bool sync = true>
+  void IterateAll(const LocalTensor<DstT>& ubCmatrix, std::uint8_t enAtomic = 0) {
+    while (base::iterate(false)) base::get_c_whole_local(ubCmatrix.aopt_ptr(), enAtomic);
+  }
+  void WaitIterateAll() {}
+  void End() { base::end(); }
+};
+
+// REGIST_MATMUL_OBJ(pipe, workspace, mm1, &tiling1 [, mm2, &tiling2 ...]): Init of each object
+// with its tiling (the workspace carries the AIV->AIC messages of mixed kernels; sim runs the
+// Matmul on the calling core and needs none).
+namespace aopt_mm_reg {
+inline void regist(TPipe*) {}
+template <class MM, class... Rest>
+inline void regist(TPipe* pipe, MM& mm, const TCubeTiling* tiling, Rest&&... rest) {
+  if (tiling != nullptr) mm.Init(tiling, pipe);
+  regist(pipe, rest...);
+}
+template <class MM, class... Rest>
+inline void regist(TPipe* pipe, MM& mm, std::nullptr_t, Rest&&... rest) {
+  regist(pipe, rest...);
+}
+}  // namespace aopt_mm_reg
+
+}  // namespace AscendC
+
+#define REGIST_MATMUL_OBJ(tpipe, workspace, ...)   \
+  do {                                             \
+    static_cast<void>(workspace);                  \
+    ::AscendC::aopt_mm_reg::regist(tpipe, __VA_ARGS__); \
+  } while (0)
+
+// Older kernels name the API through namespace matmul.
+namespace matmul {
+using AscendC::CFG_MDL;
+using AscendC::CFG_NORM;
+using AscendC::CubeFormat;
+using AscendC::GetMDLConfig;
+using AscendC::GetNormalConfig;
+using AscendC::LayoutMode;
+using AscendC::Matmul;
+using AscendC::MatmulConfig;
+using AscendC::MatmulType;
+}  // namespace matmul

@@ -1,0 +1,278 @@
+// The kernel Matmul object (lib/matmul_intf.h) against a plain C++ matmul: fp16 / bf16 in with
+// fp32 out, int8 in with int32 out (and dequantised to fp16), fp16 out, bias, transposed A / B,
+// tails on the last cores, Iterate + GetTensorC to GM and to UB, IterateAll with atomic add,
+// CFG_NORM and CFG_MDL, two objects under one REGIST_MATMUL_OBJ. Tilings come from the host
+// API (MultiCoreMatmulTiling).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <random>
+#include <vector>
+
+#include "aopt_sim/runtime.h"
+#include "kernel_operator.h"
+#include "matmul_kernels17.h"
+#include "tiling/tiling_api.h"
+
+namespace {
+
+using aopt::sim::test::mm_args;
+using aopt::sim::test::mm_out;
+using matmul_tiling::CubeFormat;
+using matmul_tiling::DataType;
+using matmul_tiling::TPosition;
+
+std::uint32_t seed() {
+  static const std::uint32_t s = [] {
+    const char* e = std::getenv("AOPT_TEST_SEED");
+    const std::uint32_t v = e ? static_cast<std::uint32_t>(std::strtoul(e, nullptr, 10)) : 3839u;
+    std::cout << "[sim_matmul] random seed " << v << " (set AOPT_TEST_SEED to change)\n";
+    return v;
+  }();
+  return s;
+}
+
+struct gm_buf {
+  void* p = nullptr;
+  explicit gm_buf(std::size_t bytes, const char* name) : p(aopt::sim::gm_alloc(bytes, name)) {}
+  ~gm_buf() { aopt::sim::gm_free(p); }
+  gm_buf(const gm_buf&) = delete;
+  gm_buf& operator=(const gm_buf&) = delete;
+  std::uint8_t* u8() const { return static_cast<std::uint8_t*>(p); }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(p);
+  }
+};
+
+optiling::TCubeTiling tiling_for(int M, int N, int K, DataType in, DataType out, bool bias, int dim, bool trans_a = false,
+                                 bool trans_b = false, int fix_m = -1, int fix_n = -1, int fix_k = -1) {
+  matmul_tiling::MultiCoreMatmulTiling mm;
+  mm.SetAType(TPosition::GM, CubeFormat::ND, in, trans_a);
+  mm.SetBType(TPosition::GM, CubeFormat::ND, in, trans_b);
+  mm.SetCType(TPosition::GM, CubeFormat::ND, out);
+  mm.SetBiasType(TPosition::GM, CubeFormat::ND, out == DataType::DT_INT32 ? DataType::DT_INT32 : DataType::DT_FLOAT);
+  mm.SetDim(dim);
+  mm.SetShape(M, N, K);
+  mm.SetOrgShape(M, N, K);
+  mm.SetBias(bias);
+  mm.SetFixSplit(fix_m, fix_n, fix_k);
+  optiling::TCubeTiling t;
+  EXPECT_EQ(mm.GetTiling(t), 0);
+  return t;
+}
+
+// Plain C++ reference: C = op(A) x op(B) + bias in double, A (M x K, or stored K x M when
+// transposed), B (K x N, or stored N x K).
+std::vector<double> reference(const std::vector<double>& a, const std::vector<double>& b, const std::vector<double>* bias,
+                              int M, int N, int K, bool ta, bool tb) {
+  std::vector<double> c(static_cast<std::size_t>(M) * N, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double s = bias ? (*bias)[j] : 0.0;
+      for (int k = 0; k < K; ++k) {
+        const double av = ta ? a[static_cast<std::size_t>(k) * M + i] : a[static_cast<std::size_t>(i) * K + k];
+        const double bv = tb ? b[static_cast<std::size_t>(j) * K + k] : b[static_cast<std::size_t>(k) * N + j];
+        s += av * bv;
+      }
+      c[static_cast<std::size_t>(i) * N + j] = s;
+    }
+  return c;
+}
+
+void run_blocks(std::uint32_t blocks, const std::function<void()>& body) {
+  aopt::sim::launch_options o;
+  o.block_dim = blocks;
+  const auto r = aopt::sim::launch(o, body);
+  ASSERT_FALSE(r.error) << r.error->to_string();
+}
+
+template <class In>
+std::vector<double> fill(In* dst, std::size_t n, std::uint32_t salt, double lo, double hi) {
+  std::mt19937 g(seed() + salt);
+  std::uniform_real_distribution<double> d(lo, hi);
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    dst[i] = static_cast<In>(static_cast<float>(d(g)));
+    v[i] = static_cast<double>(static_cast<float>(dst[i]));
+  }
+  return v;
+}
+
+struct float_case {
+  int M, N, K, dim;
+  bool ta, tb, bias;
+  mm_out out;
+};
+
+template <class In>
+void check_float_case(const float_case& fc, void (*kernel)(const mm_args&), DataType in_dt) {
+  SCOPED_TRACE(::testing::Message() << fc.M << "x" << fc.N << "x" << fc.K << " dim " << fc.dim << " ta " << fc.ta
+                                    << " tb " << fc.tb << " bias " << fc.bias << " out " << static_cast<int>(fc.out));
+  const int M = fc.M, N = fc.N, K = fc.K;
+  gm_buf a(sizeof(In) * M * K, "a"), b(sizeof(In) * K * N, "b"), bias(sizeof(float) * N, "bias"), c(sizeof(float) * M * N, "c");
+  const auto av = fill(a.as<In>(), static_cast<std::size_t>(M) * K, 1, -1.0, 1.0);
+  const auto bv = fill(b.as<In>(), static_cast<std::size_t>(K) * N, 2, -1.0, 1.0);
+  const auto biasv = fill(bias.as<float>(), static_cast<std::size_t>(N), 3, -2.0, 2.0);
+  std::vector<double> prior(static_cast<std::size_t>(M) * N, 0.0);
+  if (fc.out == mm_out::iterate_all_atomic_add) prior = fill(c.as<float>(), prior.size(), 4, -1.0, 1.0);
+  const auto t = tiling_for(M, N, K, in_dt, DataType::DT_FLOAT, fc.bias, fc.dim, fc.ta, fc.tb);
+  mm_args x;
+  x.a = a.u8();
+  x.b = b.u8();
+  x.bias = fc.bias ? bias.u8() : nullptr;
+  x.c = c.u8();
+  x.tiling = &t;
+  x.trans_a = fc.ta;
+  x.trans_b = fc.tb;
+  x.out = fc.out;
+  run_blocks(static_cast<std::uint32_t>(t.usedCoreNum), [&] { kernel(x); });
+  const auto want = reference(av, bv, fc.bias ? &biasv : nullptr, M, N, K, fc.ta, fc.tb);
+  int bad = 0;
+  for (std::size_t i = 0; i < want.size() && bad < 5; ++i) {
+    const double got = c.as<float>()[i];
+    const double w = want[i] + prior[i];
+    if (std::fabs(got - w) > 1e-4 * K + 1e-5 * std::fabs(w)) {
+      ++bad;
+      ADD_FAILURE() << "C[" << i / N << "][" << i % N << "] = " << got << ", want " << w;
+    }
+  }
+}
+
+TEST(MatmulKernel, Fp16InFp32OutMatchesPlainMatmulWithBiasTailsAndTransposes) {
+  const std::vector<float_case> cases = {
+      {64, 64, 64, 1, false, false, false, mm_out::iterate_all},
+      {100, 70, 90, 4, false, false, true, mm_out::iterate_all},     // tails on M, N, K
+      {100, 70, 90, 4, true, false, true, mm_out::iterate_get_gm},   // transposed A
+      {96, 200, 130, 3, false, true, false, mm_out::iterate_get_gm}, // transposed B
+      {130, 48, 260, 2, true, true, true, mm_out::iterate_get_ub},   // both, to UB
+      {70, 90, 40, 4, false, false, true, mm_out::iterate_all_atomic_add},
+  };
+  for (const auto& fc : cases) check_float_case<half>(fc, aopt::sim::test::mm17_f16_f32_norm, DataType::DT_FLOAT16);
+}
+
+TEST(MatmulKernel, MdlConfigGivesTheSameValues) {
+  check_float_case<half>({300, 260, 520, 6, false, false, true, mm_out::iterate_all}, aopt::sim::test::mm17_f16_f32_mdl,
+                         DataType::DT_FLOAT16);
+  check_float_case<half>({33, 17, 1000, 1, true, true, false, mm_out::iterate_get_gm}, aopt::sim::test::mm17_f16_f32_mdl,
+                         DataType::DT_FLOAT16);
+}
+
+TEST(MatmulKernel, Bf16InFp32Out) {
+  check_float_case<bfloat16_t>({80, 112, 96, 4, true, false, true, mm_out::iterate_all},
+                               aopt::sim::test::mm17_bf16_f32_norm, DataType::DT_BF16);
+}
+
+TEST(MatmulKernel, Int8InInt32OutIsExact) {
+  const int M = 77, N = 65, K = 300;
+  gm_buf a(M * K, "a"), b(K * N, "b"), bias(4 * N, "bias"), c(4 * M * N, "c");
+  std::mt19937 g(seed() + 11);
+  std::uniform_int_distribution<int> d(-128, 127), db(-100000, 100000);
+  std::vector<double> av(M * K), bv(K * N), biasv(N);
+  for (int i = 0; i < M * K; ++i) av[i] = a.as<std::int8_t>()[i] = static_cast<std::int8_t>(d(g));
+  for (int i = 0; i < K * N; ++i) bv[i] = b.as<std::int8_t>()[i] = static_cast<std::int8_t>(d(g));
+  for (int i = 0; i < N; ++i) biasv[i] = bias.as<std::int32_t>()[i] = db(g);
+  for (bool tb : {false, true}) {
+    const auto t = tiling_for(M, N, K, DataType::DT_INT8, DataType::DT_INT32, true, 4, false, tb);
+    EXPECT_EQ(t.baseK % 32, 0);
+    mm_args x;
+    x.a = a.u8();
+    x.b = b.u8();
+    x.bias = bias.u8();
+    x.c = c.u8();
+    x.tiling = &t;
+    x.trans_b = tb;
+    run_blocks(static_cast<std::uint32_t>(t.usedCoreNum), [&] { aopt::sim::test::mm17_i8_i32_norm(x); });
+    const auto want = reference(av, bv, &biasv, M, N, K, false, tb);
+    for (int i = 0; i < M * N; ++i) ASSERT_EQ(c.as<std::int32_t>()[i], static_cast<std::int32_t>(want[i])) << i << " tb " << tb;
+  }
+}
+
+TEST(MatmulKernel, Int8DequantisedToFp16WithTheQuantScalar) {
+  const int M = 32, N = 48, K = 64;
+  gm_buf a(M * K, "a"), b(K * N, "b"), c(2 * M * N, "c");
+  std::mt19937 g(seed() + 12);
+  std::uniform_int_distribution<int> d(-20, 20);
+  std::vector<double> av(M * K), bv(K * N);
+  for (int i = 0; i < M * K; ++i) av[i] = a.as<std::int8_t>()[i] = static_cast<std::int8_t>(d(g));
+  for (int i = 0; i < K * N; ++i) bv[i] = b.as<std::int8_t>()[i] = static_cast<std::int8_t>(d(g));
+  const auto t = tiling_for(M, N, K, DataType::DT_INT8, DataType::DT_FLOAT16, false, 1);
+  const float scale = 0.125f;
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &scale, 4);
+  mm_args x;
+  x.a = a.u8();
+  x.b = b.u8();
+  x.c = c.u8();
+  x.tiling = &t;
+  x.quant_scalar = bits;
+  run_blocks(1, [&] { aopt::sim::test::mm17_i8_f16_norm(x); });
+  const auto want = reference(av, bv, nullptr, M, N, K, false, false);
+  for (int i = 0; i < M * N; ++i)
+    ASSERT_EQ(static_cast<float>(c.as<half>()[i]), static_cast<float>(static_cast<half>(static_cast<float>(want[i] * scale))))
+        << i;
+}
+
+TEST(MatmulKernel, Fp16OutIsTheFloatResultRoundedToHalf) {
+  const int M = 48, N = 80, K = 64;
+  gm_buf a(2 * M * K, "a"), b(2 * K * N, "b"), c(2 * M * N, "c"), cf(4 * M * N, "cf");
+  fill(a.as<half>(), M * K, 21, -1.0, 1.0);
+  fill(b.as<half>(), K * N, 22, -1.0, 1.0);
+  const auto t = tiling_for(M, N, K, DataType::DT_FLOAT16, DataType::DT_FLOAT16, false, 2);
+  mm_args x;
+  x.a = a.u8();
+  x.b = b.u8();
+  x.c = c.u8();
+  x.tiling = &t;
+  run_blocks(static_cast<std::uint32_t>(t.usedCoreNum), [&] { aopt::sim::test::mm17_f16_f16_mdl(x); });
+  x.c = cf.u8();
+  run_blocks(static_cast<std::uint32_t>(t.usedCoreNum), [&] { aopt::sim::test::mm17_f16_f32_mdl(x); });
+  for (int i = 0; i < M * N; ++i)
+    ASSERT_EQ(static_cast<float>(c.as<half>()[i]), static_cast<float>(static_cast<half>(cf.as<float>()[i]))) << i;
+}
+
+TEST(MatmulKernel, IterateFollowsIterateOrderMFirst) {
+  const int M = 64, N = 64, K = 32;
+  gm_buf a(2 * M * K, "a"), b(2 * K * N, "b"), c(4 * M * N, "c");
+  const auto t = tiling_for(M, N, K, DataType::DT_FLOAT16, DataType::DT_FLOAT, false, 1, false, false, 32, 16, 32);
+  ASSERT_EQ(t.iterateOrder, 0);
+  std::vector<int> order;
+  mm_args x;
+  x.a = a.u8();
+  x.b = b.u8();
+  x.c = c.u8();
+  x.tiling = &t;
+  x.out = mm_out::iterate_get_gm;
+  x.order = &order;
+  run_blocks(1, [&] { aopt::sim::test::mm17_f16_f32_norm(x); });
+  // 2 blocks along M, 4 along N: 8 Iterate calls.
+  EXPECT_EQ(order.size(), 8u);
+}
+
+TEST(MatmulKernel, TwoObjectsUnderOneRegistration) {
+  const int M = 32, N = 32, K = 48;
+  gm_buf a(2 * M * K, "a"), b(2 * K * N, "b"), b2(2 * K * N, "b2"), c(4 * M * N, "c"), c2(4 * M * N, "c2");
+  const auto av = fill(a.as<half>(), M * K, 31, -1.0, 1.0);
+  const auto bv = fill(b.as<half>(), K * N, 32, -1.0, 1.0);
+  const auto b2v = fill(b2.as<half>(), K * N, 33, -1.0, 1.0);
+  const auto t1 = tiling_for(M, N, K, DataType::DT_FLOAT16, DataType::DT_FLOAT, false, 1, false, false, 16, 16, 16);
+  const auto t2 = tiling_for(M, N, K, DataType::DT_FLOAT16, DataType::DT_FLOAT, false, 1);
+  mm_args x;
+  x.a = a.u8();
+  x.b = b.u8();
+  x.c = c.u8();
+  x.tiling = &t1;
+  run_blocks(1, [&] { aopt::sim::test::mm17_two_objects(x, b2.u8(), c2.u8(), &t2); });
+  const auto w1 = reference(av, bv, nullptr, M, N, K, false, false);
+  const auto w2 = reference(av, b2v, nullptr, M, N, K, false, false);
+  for (int i = 0; i < M * N; ++i) {
+    ASSERT_NEAR(c.as<float>()[i], w1[i], 1e-3) << i;
+    ASSERT_NEAR(c2.as<float>()[i], w2[i], 1e-3) << i;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,37 @@
+// Matmul kernels of our own written as AscendC operators write them (C++17, lib/matmul_intf.h),
+// run by matmul_kernel_test.cpp through aopt::sim::launch. Each block takes its
+// singleCoreM x singleCoreN piece of C (block b: piece (b % mDim, b / mDim)), tails by SetTail.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "aopt_sim/host/matmul_tiling_data.h"
+
+namespace aopt::sim::test {
+
+enum class mm_out { iterate_all, iterate_get_gm, iterate_get_ub, iterate_all_atomic_add };
+
+struct mm_args {
+  std::uint8_t* a = nullptr;
+  std::uint8_t* b = nullptr;
+  std::uint8_t* bias = nullptr;  // nullptr: no SetBias
+  std::uint8_t* c = nullptr;
+  const optiling::TCubeTiling* tiling = nullptr;
+  bool trans_a = false;
+  bool trans_b = false;
+  mm_out out = mm_out::iterate_all;
+  std::uint64_t quant_scalar = 0;  // SetQuantScalar when not 0
+  std::vector<int>* order = nullptr;  // block 0's (mIdx * 1000 + nIdx) per Iterate, in order
+};
+
+void mm17_f16_f32_norm(const mm_args& x);
+void mm17_f16_f32_mdl(const mm_args& x);
+void mm17_bf16_f32_norm(const mm_args& x);
+void mm17_i8_i32_norm(const mm_args& x);
+void mm17_i8_f16_norm(const mm_args& x);  // dequantised with SetQuantScalar
+void mm17_f16_f16_mdl(const mm_args& x);
+// Two Matmul objects registered with one REGIST_MATMUL_OBJ: c = a x b and c2 = a x b2.
+void mm17_two_objects(const mm_args& x, std::uint8_t* b2, std::uint8_t* c2, const optiling::TCubeTiling* tiling2);
+
+}  // namespace aopt::sim::test

@@ -1,0 +1,277 @@
+// The host Matmul tiling API (matmul_tiling::MatmulApiTiling / MultiCoreMatmulTiling, TCubeTiling):
+// the documented capacity constraints hold for every tiling it returns, infeasible requests
+// return -1, SetFixSplit / SetDim / SetSingleShape / SetBufferSpace are obeyed, and TCubeTiling
+// travels inside an operator's tiling data.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <vector>
+
+#include "register/tilingdata_base.h"
+#include "tiling/tiling_api.h"
+
+namespace {
+
+using matmul_tiling::CubeFormat;
+using matmul_tiling::DataType;
+using matmul_tiling::TPosition;
+
+struct caps {
+  std::int64_t l1, l0a, l0b, l0c;
+  std::uint32_t aic;
+};
+caps platform_caps() {
+  platform_ascendc::PlatformAscendC p;
+  caps c{};
+  std::uint64_t v = 0;
+  p.GetCoreMemSize(platform_ascendc::CoreMemType::L1, v);
+  c.l1 = static_cast<std::int64_t>(v);
+  p.GetCoreMemSize(platform_ascendc::CoreMemType::L0_A, v);
+  c.l0a = static_cast<std::int64_t>(v);
+  p.GetCoreMemSize(platform_ascendc::CoreMemType::L0_B, v);
+  c.l0b = static_cast<std::int64_t>(v);
+  p.GetCoreMemSize(platform_ascendc::CoreMemType::L0_C, v);
+  c.l0c = static_cast<std::int64_t>(v);
+  c.aic = p.GetCoreNumAic();
+  return c;
+}
+
+void set_types(matmul_tiling::MatmulApiTiling& t, DataType in, DataType out, bool trans_a = false, bool trans_b = false) {
+  t.SetAType(TPosition::GM, CubeFormat::ND, in, trans_a);
+  t.SetBType(TPosition::GM, CubeFormat::ND, in, trans_b);
+  t.SetCType(TPosition::GM, CubeFormat::ND, out);
+  t.SetBiasType(TPosition::GM, CubeFormat::ND, out);
+}
+
+// The documented constraints of a tiling (TCubeTiling table) plus our L1 plan.
+void expect_valid(const optiling::TCubeTiling& t, std::int64_t in_bytes, const caps& c, const char* what) {
+  SCOPED_TRACE(what);
+  const std::int64_t c0 = 32 / in_bytes;
+  EXPECT_GT(t.baseM, 0);
+  EXPECT_EQ(t.baseM % 16, 0);
+  EXPECT_EQ(t.baseN % 16, 0);
+  EXPECT_EQ(t.baseK % c0, 0);
+  EXPECT_LE(std::int64_t{t.baseM} * t.baseK * in_bytes * t.dbL0A, c.l0a);
+  EXPECT_LE(std::int64_t{t.baseN} * t.baseK * in_bytes * t.dbL0B, c.l0b);
+  EXPECT_LE(std::int64_t{t.baseM} * t.baseN * 4 * t.dbL0C, c.l0c);
+  const std::int64_t l1 = std::int64_t{t.depthA1} * t.baseM * t.baseK * in_bytes +
+                          std::int64_t{t.depthB1} * t.baseN * t.baseK * in_bytes + (t.isBias ? t.baseN * 4 : 0);
+  EXPECT_LE(l1, c.l1);
+  EXPECT_EQ(l1, t.shareL1Size);
+  EXPECT_GE(t.depthA1, t.stepM * t.stepKa);
+  EXPECT_GE(t.depthB1, t.stepN * t.stepKb);
+  EXPECT_GE(t.stepKa, 1);
+  EXPECT_LE(t.singleCoreM, t.M);
+  EXPECT_LE(t.singleCoreN, t.N);
+  const std::int64_t mdim = (t.M + t.singleCoreM - 1) / t.singleCoreM, ndim = (t.N + t.singleCoreN - 1) / t.singleCoreN;
+  EXPECT_EQ(t.usedCoreNum, mdim * ndim);
+}
+
+TEST(MatmulTiling, SquareFp16OnOneCoreFillsL0WithinCapacity) {
+  const caps c = platform_caps();
+  matmul_tiling::MatmulApiTiling mm;
+  set_types(mm, DataType::DT_FLOAT16, DataType::DT_FLOAT);
+  mm.SetShape(1024, 1024, 1024);
+  mm.SetOrgShape(1024, 1024, 1024);
+  mm.SetBias(false);
+  mm.SetBufferSpace(-1, -1, -1);
+  optiling::TCubeTiling t;
+  ASSERT_EQ(mm.GetTiling(t), 0);
+  expect_valid(t, 2, c, "1024^3 fp16");
+  EXPECT_EQ(t.usedCoreNum, 1);
+  EXPECT_EQ(t.singleCoreM, 1024);
+  EXPECT_EQ(t.singleCoreK, 1024);
+  // 910B-class L0C 128 KiB: 128 x 128 float twice; L0A 64 KiB: 128 x 128 half twice.
+  EXPECT_EQ(t.baseM, 128);
+  EXPECT_EQ(t.baseN, 128);
+  EXPECT_EQ(t.baseK, 128);
+  EXPECT_EQ(t.dbL0A, 2);
+  EXPECT_EQ(t.dbL0B, 2);
+  EXPECT_EQ(mm.GetBaseM(), 128);
+}
+
+TEST(MatmulTiling, Int8UsesThirtyTwoElementC0AndInt32Accumulation) {
+  const caps c = platform_caps();
+  matmul_tiling::MatmulApiTiling mm;
+  set_types(mm, DataType::DT_INT8, DataType::DT_INT32);
+  mm.SetShape(64, 96, 200);
+  optiling::TCubeTiling t;
+  ASSERT_EQ(mm.GetTiling(t), 0);
+  expect_valid(t, 1, c, "int8");
+  EXPECT_EQ(t.baseK % 32, 0);
+  EXPECT_EQ(t.baseM, 64);
+  EXPECT_EQ(t.baseN, 64);  // the sides are powers of two not above N rounded to 16 (96)
+  EXPECT_LE(t.baseK, 224);
+}
+
+TEST(MatmulTiling, FixSplitIsObeyedAndCheckedAgainstL0) {
+  const caps c = platform_caps();
+  {
+    matmul_tiling::MatmulApiTiling mm;
+    set_types(mm, DataType::DT_FLOAT16, DataType::DT_FLOAT);
+    mm.SetShape(512, 512, 512);
+    mm.SetFixSplit(64, 64, 64);
+    optiling::TCubeTiling t;
+    ASSERT_EQ(mm.GetTiling(t), 0);
+    expect_valid(t, 2, c, "fix 64");
+    EXPECT_EQ(t.baseM, 64);
+    EXPECT_EQ(t.baseN, 64);
+    EXPECT_EQ(t.baseK, 64);
+  }
+  {
+    // 256 x 256 float = 256 KiB > L0C 128 KiB.
+    matmul_tiling::MatmulApiTiling mm;
+    set_types(mm, DataType::DT_FLOAT16, DataType::DT_FLOAT);
+    mm.SetShape(512, 512, 512);
+    mm.SetFixSplit(256, 256, 64);
+    optiling::TCubeTiling t;
+    EXPECT_EQ(mm.GetTiling(t), -1);
+  }
+  {
+    // 256 x 256 half = 128 KiB > L0A 64 KiB.
+    matmul_tiling::MatmulApiTiling mm;
+    set_types(mm, DataType::DT_FLOAT16, DataType::DT_FLOAT);
+    mm.SetShape(512, 512, 512);
+    mm.SetFixSplit(256, 16, 256);
+    optiling::TCubeTiling t;
+    EXPECT_EQ(mm.GetTiling(t), -1);
+  }
+  {
+    // baseM not a multiple of the fractal's 16, baseK not a multiple of C0.
+    matmul_tiling::MatmulApiTiling mm;
+    set_types(mm, DataType::DT_FLOAT16, DataType::DT_FLOAT);
+    mm.SetShape(512, 512, 512);
+    mm.SetFixSplit(24, 64, 64);
+    optiling::TCubeTiling t;
+    EXPECT_EQ(mm.GetTiling(t), -1);
+    mm.SetFixSplit(64, 64, 40);
+    EXPECT_EQ(mm.GetTiling(t), -1);
+  }
+}
+
+TEST(MatmulTiling, MissingTypesShapesOrL1SpaceAreInfeasible) {
+  optiling::TCubeTiling t;
+  {
+    matmul_tiling::MatmulApiTiling mm;
+    mm.SetShape(64, 64, 64);
+    EXPECT_EQ(mm.GetTiling(t), -1);  // no types
+  }
+  {
+    matmul_tiling::MatmulApiTiling mm;
+    set_types(mm, DataType::DT_FLOAT16, DataType::DT_FLOAT);
+    EXPECT_EQ(mm.GetTiling(t), -1);  // no shape
+  }
+  {
+    matmul_tiling::MatmulApiTiling mm;
+    set_types(mm, DataType::DT_FLOAT16, DataType::DT_FLOAT);
+    mm.SetShape(256, 256, 256);
+    mm.SetBufferSpace(1024);  // 1 KiB of L1 cannot hold one base block of A and one of B
+    EXPECT_EQ(mm.GetTiling(t), -1);
+  }
+}
+
+TEST(MatmulTiling, SmallerL1SpaceShortensTheKSteps) {
+  const caps c = platform_caps();
+  matmul_tiling::MatmulApiTiling full, small;
+  set_types(full, DataType::DT_FLOAT16, DataType::DT_FLOAT);
+  set_types(small, DataType::DT_FLOAT16, DataType::DT_FLOAT);
+  full.SetShape(256, 256, 4096);
+  small.SetShape(256, 256, 4096);
+  small.SetBufferSpace(256 * 1024);
+  optiling::TCubeTiling tf, ts;
+  ASSERT_EQ(full.GetTiling(tf), 0);
+  ASSERT_EQ(small.GetTiling(ts), 0);
+  expect_valid(tf, 2, c, "full");
+  EXPECT_LE(ts.shareL1Size, 256 * 1024);
+  EXPECT_LT(ts.stepKa, tf.stepKa);
+}
+
+TEST(MatmulTiling, MultiCoreSplitsMAndNOverSetDimCores) {
+  const caps c = platform_caps();
+  matmul_tiling::MultiCoreMatmulTiling mm;
+  set_types(mm, DataType::DT_FLOAT16, DataType::DT_FLOAT);
+  mm.SetDim(16);
+  mm.SetShape(1024, 1024, 512);
+  mm.SetOrgShape(1024, 1024, 512);
+  mm.SetBias(true);
+  optiling::TCubeTiling t;
+  ASSERT_EQ(mm.GetTiling(t), 0);
+  expect_valid(t, 2, c, "multi");
+  EXPECT_EQ(t.usedCoreNum, 16);
+  EXPECT_EQ(t.singleCoreM, 256);
+  EXPECT_EQ(t.singleCoreN, 256);
+  EXPECT_EQ(t.singleCoreK, 512);
+  EXPECT_EQ(t.isBias, 1);
+  std::int32_t dim = 0, md = 0, nd = 0, sm = 0, sn = 0, sk = 0;
+  mm.GetCoreNum(dim, md, nd);
+  mm.GetSingleShape(sm, sn, sk);
+  EXPECT_EQ(dim, 16);
+  EXPECT_EQ(md, 4);
+  EXPECT_EQ(nd, 4);
+  EXPECT_EQ(sm, 256);
+
+  matmul_tiling::MultiCoreMatmulTiling fixed;
+  set_types(fixed, DataType::DT_FLOAT16, DataType::DT_FLOAT);
+  fixed.SetDim(8);
+  fixed.SetShape(1024, 1024, 512);
+  fixed.SetSingleShape(512, 256, 512);
+  ASSERT_EQ(fixed.GetTiling(t), 0);
+  EXPECT_EQ(t.usedCoreNum, 8);
+  EXPECT_EQ(t.singleCoreM, 512);
+}
+
+TEST(MatmulTiling, RandomShapesAlwaysGiveValidTilings) {
+  const char* e = std::getenv("AOPT_TEST_SEED");
+  const std::uint32_t seed = e ? static_cast<std::uint32_t>(std::strtoul(e, nullptr, 10)) : 3838u;
+  std::cout << "[sim_matmul] random seed " << seed << " (set AOPT_TEST_SEED to change)\n";
+  std::mt19937 g(seed);
+  std::uniform_int_distribution<int> side(1, 3000), dim(1, 24), kind(0, 2);
+  const caps c = platform_caps();
+  for (int i = 0; i < 300; ++i) {
+    const int k = kind(g);
+    const DataType in = k == 0 ? DataType::DT_FLOAT16 : k == 1 ? DataType::DT_BF16 : DataType::DT_INT8;
+    const DataType out = k == 2 ? DataType::DT_INT32 : DataType::DT_FLOAT;
+    matmul_tiling::MultiCoreMatmulTiling mm;
+    set_types(mm, in, out);
+    const int M = side(g), N = side(g), K = side(g), d = dim(g);
+    mm.SetDim(d);
+    mm.SetShape(M, N, K);
+    mm.SetOrgShape(M, N, K);
+    mm.SetBias(i % 2 == 0);
+    optiling::TCubeTiling t;
+    ASSERT_EQ(mm.GetTiling(t), 0) << M << "x" << N << "x" << K << " dim " << d;
+    expect_valid(t, k == 2 ? 1 : 2, c, "random");
+    EXPECT_LE(t.usedCoreNum, d);
+  }
+}
+
+BEGIN_TILING_DATA_DEF(MatmulOpTiling)
+TILING_DATA_FIELD_DEF(uint32_t, tileNum);
+TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, cubeTilingData);
+END_TILING_DATA_DEF;
+
+TEST(MatmulTiling, TCubeTilingTravelsInTheTilingData) {
+  matmul_tiling::MatmulApiTiling mm;
+  set_types(mm, DataType::DT_FLOAT16, DataType::DT_FLOAT);
+  mm.SetShape(128, 64, 32);
+  MatmulOpTiling td;
+  td.set_tileNum(7);
+  ASSERT_EQ(mm.GetTiling(td.cubeTilingData), 0);
+  std::vector<std::uint8_t> buf(td.GetDataSize());
+  td.SaveToBuffer(buf.data(), buf.size());
+  MatmulOpTiling back;
+  back.SetDataPtr(buf.data());
+  EXPECT_EQ(back.tileNum, 7u);
+  EXPECT_EQ(back.cubeTilingData.M, 128);
+  EXPECT_EQ(back.cubeTilingData.N, 64);
+  EXPECT_EQ(back.cubeTilingData.Ka, 32);
+  EXPECT_EQ(back.cubeTilingData.baseN, 64);
+  matmul_tiling::SysTilingTempBufSize sz;
+  EXPECT_EQ(matmul_tiling::MatmulGetTmpBufSize(back.cubeTilingData, sz), 0);
+  EXPECT_EQ(sz.l1Size, back.cubeTilingData.shareL1Size);
+}
+
+}  // namespace
