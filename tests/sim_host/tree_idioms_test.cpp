@@ -1,0 +1,51 @@
+// Host idioms of the wider cann-ops tree (issue 34), each as the real headers allow it:
+// - the tiling-data macros in both forms: `END_TILING_DATA_DEF;` and a bare `END_TILING_DATA_DEF`
+//   before the registration (the real macro closes the class with its own `;`);
+// - a shared tiling base class that includes only "log/ops_log.h" and asks the log level
+//   (`AlogCheckDebugLevel(OP, DLOG_DEBUG)`, the real header brings the slog query);
+// - `const ge::char_t*` node names from graph/types.h.
+// This file does not compile when an emulated header lacks one of them.
+#include <gtest/gtest.h>
+
+#include "graph/types.h"
+#include "log/ops_log.h"
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(BareEndTiling)
+TILING_DATA_FIELD_DEF(uint32_t, rows);
+TILING_DATA_FIELD_DEF(int64_t, cols);
+END_TILING_DATA_DEF
+
+REGISTER_TILING_DATA_CLASS(BareEndOp, BareEndTiling)
+
+BEGIN_TILING_DATA_DEF(SemicolonEndTiling)
+TILING_DATA_FIELD_DEF(uint16_t, n);
+END_TILING_DATA_DEF;
+
+// As a shared tiling base's dump hook: log at debug level only when it is enabled.
+inline bool DumpEnabled() { return AlogCheckDebugLevel(static_cast<int32_t>(OP), DLOG_DEBUG) == 1; }
+inline bool ErrorsEnabled() { return AlogCheckDebugLevel(static_cast<int32_t>(OP), DLOG_ERROR) == 1; }
+}  // namespace optiling
+
+namespace {
+
+TEST(TilingMacros, BareAndSemicolonEndFormsDeclareTheSameKindOfStruct) {
+  optiling::BareEndTiling t;
+  t.set_rows(3);
+  t.set_cols(-5);
+  EXPECT_EQ(t.get_rows(), 3u);
+  EXPECT_EQ(t.get_cols(), -5);
+  EXPECT_EQ(t.GetDataSize(), sizeof(optiling::BareEndTiling));
+  optiling::SemicolonEndTiling s;
+  s.set_n(7);
+  EXPECT_EQ(s.get_n(), 7);
+}
+
+TEST(OpsLog, TheLogLevelQueryComesWithOpsLog) {
+  EXPECT_TRUE(optiling::ErrorsEnabled()) << "errors are logged at every level";
+  const ge::char_t* name = "node";
+  EXPECT_STREQ(name, "node");
+}
+
+}  // namespace
