@@ -133,6 +133,10 @@ for name, rows in (('all', rs), ('vector', vec)):
     n, s, o = figures(rows)
     lines.append(f'{name}: {n} operators, {s} drafts ({100.0 * s / max(n, 1):.0f}%), {o} of the drafts evaluate ok unedited '
                  f'({100.0 * o / max(s, 1):.0f}% of drafts, {100.0 * o / max(n, 1):.0f}% of operators)')
+lines += ['', '## by category (vector operators)', '', '| category | operators | drafts | evaluate ok unedited |', '|---|---|---|---|']
+for cat in sorted({r['op'].split('/')[0] for r in vec}):
+    n, s, o = figures([r for r in vec if r['op'].split('/')[0] == cat])
+    lines.append(f'| {cat} | {n} | {s} | {o} ({100.0 * o / max(n, 1):.0f}%) |')
 lines += ['', '## init failures by stage', '']
 for k, v in collections.Counter(r['init_stage'] for r in vec if r['init'] != 'ok').most_common():
     lines.append(f'- {k}: {v}')
