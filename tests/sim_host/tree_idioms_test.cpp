@@ -3,12 +3,14 @@
 //   before the registration (the real macro closes the class with its own `;`);
 // - a shared tiling base class that includes only "log/ops_log.h" and asks the log level
 //   (`AlogCheckDebugLevel(OP, DLOG_DEBUG)`, the real header brings the slog query);
-// - `const ge::char_t*` node names from graph/types.h.
+// - `const ge::char_t*` node names from graph/types.h;
+// - `platformInfo->GetLocalMemSize(fe::LocalMemType::UB, ub)` on the tiling context's platform.
 // This file does not compile when an emulated header lacks one of them.
 #include <gtest/gtest.h>
 
 #include "graph/types.h"
 #include "log/ops_log.h"
+#include "platform/platform_info.h"
 #include "register/tilingdata_base.h"
 
 namespace optiling {
@@ -46,6 +48,21 @@ TEST(OpsLog, TheLogLevelQueryComesWithOpsLog) {
   EXPECT_TRUE(optiling::ErrorsEnabled()) << "errors are logged at every level";
   const ge::char_t* name = "node";
   EXPECT_STREQ(name, "node");
+}
+
+TEST(PlatFormInfos, LocalMemSizeAnswersEachMemoryOfTheProfile) {
+  fe::PlatFormInfos p;
+  p.ub_bytes = 192 * 1024;
+  p.l1_bytes = 512 * 1024;
+  uint64_t ub = 0, l1 = 0, l0c = 0, reserved = 7;
+  p.GetLocalMemSize(fe::LocalMemType::UB, ub);
+  p.GetLocalMemSize(fe::LocalMemType::L1, l1);
+  p.GetLocalMemSize(fe::LocalMemType::L0_C, l0c);
+  p.GetLocalMemSize(fe::LocalMemType::RESERVED, reserved);
+  EXPECT_EQ(ub, 192u * 1024u);
+  EXPECT_EQ(l1, 512u * 1024u);
+  EXPECT_EQ(l0c, p.l0c_bytes);
+  EXPECT_EQ(reserved, 0u);
 }
 
 }  // namespace
