@@ -2,7 +2,8 @@
 // - the tiling-data macros in both forms: `END_TILING_DATA_DEF;` and a bare `END_TILING_DATA_DEF`
 //   before the registration (the real macro closes the class with its own `;`);
 // - a shared tiling base class that includes only "log/ops_log.h" and asks the log level
-//   (`AlogCheckDebugLevel(OP, DLOG_DEBUG)`, the real header brings the slog query);
+//   (`AlogCheckDebugLevel(OP, DLOG_DEBUG)`) or reports (`REPORT_INNER_ERR_MSG`): the real header
+//   brings the slog query and the error-message report;
 // - `const ge::char_t*` node names from graph/types.h;
 // - `platformInfo->GetLocalMemSize(fe::LocalMemType::UB, ub)` on the tiling context's platform.
 // This file does not compile when an emulated header lacks one of them.
@@ -28,6 +29,13 @@ END_TILING_DATA_DEF;
 // As a shared tiling base's dump hook: log at debug level only when it is enabled.
 inline bool DumpEnabled() { return AlogCheckDebugLevel(static_cast<int32_t>(OP), DLOG_DEBUG) == 1; }
 inline bool ErrorsEnabled() { return AlogCheckDebugLevel(static_cast<int32_t>(OP), DLOG_ERROR) == 1; }
+inline int CheckRows(int rows) {
+  if (rows <= 0) {
+    REPORT_INNER_ERR_MSG("EZ9999", "op[%s], rows %d is not positive", "BareEndOp", rows);
+    return -1;
+  }
+  return 0;
+}
 }  // namespace optiling
 
 namespace {
@@ -46,6 +54,8 @@ TEST(TilingMacros, BareAndSemicolonEndFormsDeclareTheSameKindOfStruct) {
 
 TEST(OpsLog, TheLogLevelQueryComesWithOpsLog) {
   EXPECT_TRUE(optiling::ErrorsEnabled()) << "errors are logged at every level";
+  EXPECT_EQ(optiling::CheckRows(0), -1);
+  EXPECT_EQ(optiling::CheckRows(2), 0);
   const ge::char_t* name = "node";
   EXPECT_STREQ(name, "node");
 }
