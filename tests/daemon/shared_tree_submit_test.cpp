@@ -16,13 +16,6 @@ using namespace aopt::testing;
 
 namespace {
 
-std::string last_line(const std::string& text) {
-  std::string t = text;
-  while (!t.empty() && t.back() == '\n') t.pop_back();
-  const auto nl = t.rfind('\n');
-  return nl == std::string::npos ? t : t.substr(nl + 1);
-}
-
 // Every evaluation runs on the node (the daemon has no device of its own): the node fetches the
 // package, shared files included, by its digest and builds it.
 TEST(daemon_client, SubmitWithTreeCarriesTheSharedFilesToTheDaemonAndItsNodes) {
@@ -39,15 +32,7 @@ TEST(daemon_client, SubmitWithTreeCarriesTheSharedFilesToTheDaemonAndItsNodes) {
   const std::string join = request(d.socket(), "GET", "/v1/health").json().value("nodes_listen", "");
   ASSERT_FALSE(join.empty()) << d.log();
   const std::string token = (d.dir() / "state" / "node-token").string();
-  const pid_t node = ::fork();
-  if (node == 0) {
-    const int fd = ::open((t.path / "node.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    ::dup2(fd, 2);
-    ::execl(AOPT_NODE_BINARY, "aopt-node", "--join", join.c_str(), "--name", "n1", "--devices", "1", "--state-dir",
-            (t.path / "node").c_str(), "--cache-dir", (t.path / "node-cache").c_str(), "--token-file", token.c_str(),
-            static_cast<char*>(nullptr));
-    std::_Exit(127);
-  }
+  const pid_t node = start_node(join, "n1", t.path / "node", t.path / "node-cache", token, t.path / "node.log");
   struct reaper {
     pid_t pid;
     ~reaper() { kill_and_reap(pid); }
@@ -65,7 +50,8 @@ TEST(daemon_client, SubmitWithTreeCarriesTheSharedFilesToTheDaemonAndItsNodes) {
   const std::string pkg = (tree / "src" / "fixture" / "shared_scale").string();
   const auto sub = run_aopt({"submit", pkg, "--tree", tree.string(), "--budget", "1", "--wait", "-q", "--socket", sock}, 600);
   ASSERT_EQ(sub.exit_code, 0) << sub.out << sub.err << d.log() << node_log();
-  const std::string id = last_line(sub.out);
+  std::string id = sub.out;  // -q: the job id alone
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
 
   const fs::path out = t.path / "out";
   ASSERT_EQ(run_aopt({"fetch", id, "--out", out.string(), "--socket", sock}, 60).exit_code, 0);
