@@ -23,6 +23,7 @@
 #include "aopt/common/fs.h"
 #include "aopt/common/ownership.h"
 #include "aopt/common/tar.h"
+#include "aopt/evaluation/package_build.h"
 #include "aopt/jobs/daemon_paths.h"
 #include "aopt/optimize/optimizer.h"
 #include "commands.h"
@@ -254,10 +255,13 @@ std::string follow(const client& c, const std::string& id, std::uint64_t from, b
 // The package as uploaded: the directory's files, plus aopt.json (and reference sources) from
 // the parent when the spec lives there (the suite's <op>/baseline layout), or from beside
 // `--spec`; `--timed-shape` is written into that aopt.json (as its "timed_shape" key) so that
-// every evaluator of the job, a node's included, runs the same cases.
+// every evaluator of the job, a node's included, runs the same cases. With `--tree` the shared
+// files the package's CMakeLists reaches go along (evaluation::carried_shared_files), so that the
+// daemon and its nodes build it without the tree.
 std::string package_tar(const fs::path& dir, const package_args& pa) {
   const auto opts = pa.options();  // a bad shape is a usage error before anything is sent
   auto files = common::read_tree(dir);
+  for (auto& [rel, text] : evaluation::carried_shared_files(dir, opts.tree_root)) files[rel] = std::move(text);
   const auto add_spec_dir = [&](const fs::path& spec) {
     for (const auto& e : fs::directory_iterator(spec.parent_path())) {
       if (e.is_regular_file() && e.path().extension() == ".cpp") files[e.path().filename().string()] = common::read_text_file(e.path());

@@ -172,8 +172,10 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
   // The package's own build (its CMakeLists.txt): which sources its tiling and proto libraries
   // compile, what it gives to the op_api library, the include directories and the shared files
   // outside the package they reach (inside the tree root only).
-  pkg.tree_root = fs::weakly_canonical(options.tree_root.empty() ? op_dir : fs::absolute(options.tree_root), e);
-  const package_build build = read_package_build(op_dir, pkg.tree_root);
+  // A package that carries its shared files (aopt submit --tree) is its own tree.
+  const fs::path tree = options.tree_root.empty() ? fs::path() : fs::absolute(options.tree_root);
+  pkg.tree_root = fs::weakly_canonical(effective_tree_root(op_dir, tree), e);
+  const package_build build = read_package_build(op_dir, tree);
   for (const auto& w : build.warnings) common::logger()->warn("{}: {}", op_dir.string(), w);
   pkg.host_include_dirs = build.host_include_dirs;
   pkg.kernel_include_dirs = build.kernel_include_dirs;
@@ -247,7 +249,16 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
       }
       if (!type.empty()) {
         const std::regex reg("REGISTER_TILING_DATA_CLASS\\s*\\(\\s*" + type + "\\s*,");
-        for (const auto& f : pkg.shared_files) {
+        // A header of op_host/ registering a shared struct for this type first (cann-ops'
+        // foreach_v2 idiom: <op>_tiling_def.h includes foreach_tiling_def.h and registers its
+        // ForeachCommonTilingData), then the shared headers themselves.
+        for (const auto& h : files_with(host_dir, ".h")) {
+          if (std::regex_search(common::read_text_file(h, max_source_file_bytes), reg)) {
+            pkg.tiling_header = h.lexically_relative(op_dir).generic_string();
+            break;
+          }
+        }
+        for (const auto& f : pkg.tiling_header.empty() ? pkg.shared_files : std::vector<std::string>{}) {
           const fs::path p = pkg.tree_root / f;
           if (p.extension() != ".h" && p.extension() != ".hpp") continue;
           if (std::regex_search(common::read_text_file(p), reg)) {

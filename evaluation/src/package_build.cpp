@@ -8,6 +8,7 @@
 
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
+#include "aopt/common/tar.h"
 #include "aopt/evaluation/package.h"
 
 namespace aopt::evaluation {
@@ -122,11 +123,15 @@ bool is_host_target(const std::string& t) {
 
 class reader {
  public:
-  reader(fs::path op_dir, fs::path tree_root) : op_dir_(std::move(op_dir)), root_(std::move(tree_root)) {
-    vars_["CMAKE_CURRENT_SOURCE_DIR"] = {op_dir_.string()};
-    vars_["CMAKE_CURRENT_LIST_DIR"] = {op_dir_.string()};
+  // `view`: where the package stands in the tree (op_dir itself, or for a package that carries its
+  // shared files root/<its path>): the CMakeLists' paths are read from there, and those under
+  // it are the package's files in op_dir.
+  reader(fs::path op_dir, fs::path tree_root, fs::path view)
+      : op_dir_(std::move(op_dir)), root_(std::move(tree_root)), view_(std::move(view)) {
+    vars_["CMAKE_CURRENT_SOURCE_DIR"] = {view_.string()};
+    vars_["CMAKE_CURRENT_LIST_DIR"] = {view_.string()};
     fs::path project = root_;
-    for (fs::path p = op_dir_; !p.empty() && p != p.parent_path(); p = p.parent_path()) {
+    for (fs::path p = view_; !p.empty() && p != p.parent_path(); p = p.parent_path()) {
       if (p.filename() == "src") {
         project = p.parent_path();
         break;
@@ -218,7 +223,16 @@ class reader {
 
   fs::path absolute_of(const std::string& p) const {
     fs::path q(p);
-    return (q.is_absolute() ? q : op_dir_ / q).lexically_normal();
+    q = (q.is_absolute() ? q : view_ / q).lexically_normal();
+    if (carried() && common::path_under(q.string(), view_.string())) return (op_dir_ / q.lexically_relative(view_)).lexically_normal();
+    return q;
+  }
+
+  bool carried() const { return view_ != op_dir_; }
+  // A real path inside the package's own files (a carried package's shared files lie inside its
+  // directory too, under the tree root).
+  bool in_package(const fs::path& real, const fs::path& pkg) const {
+    return common::path_under(real.string(), pkg.string()) && !(carried() && common::path_under(real.string(), root_.string()));
   }
 
   // The path, symbolic links resolved, when it lies inside the tree root; empty (and a warning)
@@ -226,7 +240,7 @@ class reader {
   fs::path confined(const fs::path& p, int line) {
     std::error_code e;
     const fs::path real = fs::weakly_canonical(p, e);
-    if (e || !common::path_under(real.string(), root_.string())) {
+    if (e || !(common::path_under(real.string(), root_.string()) || (carried() && common::path_under(real.string(), op_dir_.string())))) {
       out_.warnings.push_back(where(line) + ": " + p.string() + " is outside the tree root " + root_.string() +
                               "; not followed (aopt eval --tree DIR lets the build read a shared directory inside DIR)");
       return {};
@@ -327,8 +341,8 @@ class reader {
     if (real.empty()) return {};
     std::error_code e;
     if (dir ? !fs::is_directory(real, e) : !fs::is_regular_file(real, e)) return {};
-    const std::string pkg = fs::weakly_canonical(op_dir_, e).string();
-    if (common::path_under(real.string(), pkg)) {
+    const fs::path pkg = fs::weakly_canonical(op_dir_, e);
+    if (in_package(real, pkg)) {
       const std::string rel = real.lexically_relative(pkg).generic_string();
       return rel == "." ? std::string() : rel;
     }
@@ -353,7 +367,7 @@ class reader {
       std::error_code e;
       const fs::path real = fs::weakly_canonical(abs, e);
       const fs::path pkg = fs::weakly_canonical(op_dir_, e);
-      if (common::path_under(real.string(), pkg.string())) out_.op_api_sources.insert(real.lexically_relative(pkg).generic_string());
+      if (in_package(real, pkg)) out_.op_api_sources.insert(real.lexically_relative(pkg).generic_string());
       return;
     }
     if (!is_host_target(target)) return;
@@ -402,6 +416,7 @@ class reader {
 
   fs::path op_dir_;
   fs::path root_;
+  fs::path view_;
   std::map<std::string, std::vector<std::string>> vars_;
   std::set<std::string> shared_;
   std::uintmax_t bytes_ = 0;
@@ -410,15 +425,45 @@ class reader {
 
 }  // namespace
 
+fs::path effective_tree_root(const fs::path& op_dir, const fs::path& tree_root) {
+  if (!tree_root.empty()) return tree_root;
+  std::error_code e;
+  if (fs::is_regular_file(op_dir / carried_tree_file, e)) return op_dir / shared_prefix;
+  return op_dir;
+}
+
 package_build read_package_build(const fs::path& op_dir, const fs::path& tree_root) {
   std::error_code e;
   const fs::path dir = fs::weakly_canonical(op_dir, e);
-  const fs::path root = fs::weakly_canonical(tree_root.empty() ? op_dir : tree_root, e);
-  if (!common::path_under(dir.string(), root.string())) {
+  const fs::path root = fs::weakly_canonical(effective_tree_root(op_dir, tree_root), e);
+  fs::path view = dir;
+  if (tree_root.empty() && root != dir) {  // the package carries its shared files
+    std::string rel = common::read_text_file(op_dir / carried_tree_file, 4096);
+    while (!rel.empty() && std::isspace(static_cast<unsigned char>(rel.back()))) rel.pop_back();
+    if (!common::safe_relative_path(rel) || rel.find("..") != std::string::npos) {
+      throw error(ec::invalid_spec, (op_dir / carried_tree_file).string() + ": \"" + rel +
+                                        "\" is not a relative path inside the carried tree (e.g. src/foreach/foreach_abs); "
+                                        "send the package again with aopt submit --tree DIR");
+    }
+    view = (root / rel).lexically_normal();
+  }
+  if (!common::path_under(view.string(), root.string())) {
     throw error(ec::invalid_argument, "--tree " + tree_root.string() + " does not contain the operator " + op_dir.string() +
                                           "; give a directory above the operator (e.g. the cann-ops checkout)");
   }
-  return reader(dir, root).read();
+  return reader(dir, root, view).read();
+}
+
+std::map<std::string, std::string> carried_shared_files(const fs::path& op_dir, const fs::path& tree_root) {
+  std::map<std::string, std::string> files;
+  if (tree_root.empty()) return files;
+  const package_build b = read_package_build(op_dir, tree_root);
+  if (b.shared_files.empty()) return files;
+  std::error_code e;
+  const fs::path root = fs::weakly_canonical(tree_root, e);
+  for (const auto& f : b.shared_files) files[shared_prefix + f] = common::read_text_file(root / f);
+  files[carried_tree_file] = fs::weakly_canonical(op_dir, e).lexically_relative(root).generic_string() + "\n";
+  return files;
 }
 
 }  // namespace aopt::evaluation

@@ -151,6 +151,7 @@ input_role guess_role(const std::string& op_type, const draft_param& in) {
   const std::string n = lower(in.name);
   const bool ints = all_integer(in);
   if (ints && (one_of(n, {"axis", "axes", "dim", "dims", "reduce_axis", "reduce_axes"}))) return input_role::axis;
+  if (ints && one_of(n, {"paddings", "padding", "pads", "pad"})) return input_role::paddings;
   if (ints && (has(n, "indice") || has(n, "index") || one_of(n, {"idx", "ids", "input_ids", "label", "labels", "target", "position", "positions"}) ||
                (n.size() > 4 && (n.compare(n.size() - 4, 4, "_idx") == 0 || n.compare(n.size() - 4, 4, "_ids") == 0)))) {
     return input_role::index;
@@ -181,6 +182,10 @@ range_guess guess_range(const std::string& op_type, const draft_param& in, std::
     } else if (role == input_role::axis) {
       g.range = std::make_pair(-1.0, -1.0);
       g.note = "input '" + in.name + "': axis -1 (the last dimension; guessed from its name)";
+    } else if (role == input_role::paddings) {
+      g.range = std::make_pair(0.0, 0.0);
+      g.note = "input '" + in.name + "': paddings 0, two per dimension (guessed from its name; the output keeps the input's shape: "
+               "give other values and the output's shape in the case)";
     }
     return g;
   }
@@ -255,8 +260,10 @@ nlohmann::json draft_attrs(const op_interface& op, std::size_t column, std::vect
         continue;
       }
     }
-    if (!a.required && !a.default_value.is_null()) {
+    if (!a.default_value.is_null()) {
       attrs[a.name] = float_text(a.type, a.default_value);
+      // A required attribute the OpDef still writes a value for (`.AttrType(REQUIRED).String("reflect")`).
+      if (a.required) notes.push_back("attribute '" + a.name + "' (" + a.type + ", required): " + attrs[a.name].dump() + ", the value its OpDef writes");
       continue;
     }
     const std::string n = lower(a.name);
@@ -419,6 +426,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
       case input_role::scalar: ts.shape = {1}; break;
       case input_role::index: ts.shape = {main.front()}; break;
       case input_role::axis: ts.shape = {1}; break;
+      case input_role::paddings: ts.shape = {2 * static_cast<std::int64_t>(main.size())}; break;
     }
     const auto position = static_cast<std::size_t>(d - op.inputs.data());
     const auto g = guess_range(op.op_type, *d, position, role, t, index_bound);

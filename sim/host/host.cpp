@@ -197,7 +197,7 @@ nlohmann::json signature_json(const op_def_record& rec) {
     attrs.push_back({{"name", a.name},
                      {"type", attr_kind_name(a.kind)},
                      {"required", a.required},
-                     {"default", a.required ? nlohmann::json(nullptr) : attr_value_json(a.default_value)}});
+                     {"default", a.required && !a.has_value ? nlohmann::json(nullptr) : attr_value_json(a.default_value)}});
   }
   return {{"op_type", rec.op_type},
           {"kernel", rec.kernel},

@@ -155,6 +155,23 @@ inline void kill_and_reap(pid_t& pid) {
   pid = -1;
 }
 
+#ifdef AOPT_NODE_BINARY
+// Starts aopt-node joining `join` (a daemon's nodes_listen) as `name` with one sim device, the
+// daemon's node token, its stderr appended to `log`; returns its pid (kill_and_reap it).
+inline pid_t start_node(const std::string& join, const std::string& name, const fs::path& state, const fs::path& cache,
+                        const std::string& token, const fs::path& log) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    ::dup2(fd, 2);
+    ::execl(AOPT_NODE_BINARY, "aopt-node", "--join", join.c_str(), "--name", name.c_str(), "--devices", "1", "--state-dir",
+            state.c_str(), "--cache-dir", cache.c_str(), "--token-file", token.c_str(), static_cast<char*>(nullptr));
+    std::_Exit(127);
+  }
+  return pid;
+}
+#endif
+
 class daemon_process {
  public:
   struct options {

@@ -40,15 +40,7 @@ TEST(Prometheus, ScrapesTheDaemonAndEveryDashboardQueryHasData) {
   const std::string join = request(d.socket(), "GET", "/v1/health").json().value("nodes_listen", "");
   ASSERT_FALSE(join.empty()) << d.log();
   const std::string token = (d.dir() / "state" / "node-token").string();  // nodes authenticate (docs/deploy.md)
-  const pid_t node = ::fork();
-  if (node == 0) {
-    const int fd = ::open((dir / "node.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    ::dup2(fd, 2);
-    ::execl(AOPT_NODE_BINARY, "aopt-node", "--join", join.c_str(), "--name", "n1", "--devices", "1", "--state-dir",
-            (dir / "node").c_str(), "--cache-dir", (dir / "d" / "cache").c_str(), "--token-file", token.c_str(),
-            static_cast<char*>(nullptr));
-    std::_Exit(127);
-  }
+  const pid_t node = start_node(join, "n1", dir / "node", dir / "d" / "cache", token, dir / "node.log");
   struct reaper {
     pid_t pid;
     ~reaper() { kill_and_reap(pid); }

@@ -117,6 +117,9 @@ inline int GetSizeByDataType(DataType dt) {
 constexpr int64_t UNKNOWN_DIM = -1;
 constexpr int64_t UNKNOWN_DIM_NUM = -2;
 
+// The character type of the graph API's strings (node names: `const ge::char_t*`).
+using char_t = char;
+
 // A format value carries its primary format in the low 8 bits, a sub-format in bits 8..23 and
 // the C0 size (as a power of two) in bits 24..27.
 inline int32_t GetPrimaryFormat(int32_t format) { return static_cast<int32_t>(static_cast<uint32_t>(format) & 0xffu); }

@@ -7,6 +7,9 @@
 
 namespace fe {
 
+// The on-chip memories PlatFormInfos::GetLocalMemSize answers for.
+enum class LocalMemType { L0_A = 0, L0_B = 1, L0_C = 2, L1 = 3, L2 = 4, UB = 5, HBM = 6, RESERVED };
+
 class PlatFormInfos {
  public:
   std::string soc_version = "Ascend910B4";  // full SoC name, e.g. "Ascend910B4"
@@ -39,6 +42,20 @@ class PlatFormInfos {
     return false;
   }
   uint32_t GetCoreNum() const { return aiv_cores; }
+  // The size in bytes of one of the core's memories (UB: the usable UB, as GetCoreMemSize); 0 for
+  // RESERVED.
+  void GetLocalMemSize(const LocalMemType& mem_type, uint64_t& size) const {
+    switch (mem_type) {
+      case LocalMemType::L0_A: size = l0a_bytes; break;
+      case LocalMemType::L0_B: size = l0b_bytes; break;
+      case LocalMemType::L0_C: size = l0c_bytes; break;
+      case LocalMemType::L1: size = l1_bytes; break;
+      case LocalMemType::L2: size = l2_bytes; break;
+      case LocalMemType::UB: size = ub_bytes; break;
+      case LocalMemType::HBM: size = hbm_bytes; break;
+      default: size = 0; break;
+    }
+  }
 };
 
 }  // namespace fe

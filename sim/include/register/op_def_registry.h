@@ -37,7 +37,8 @@ struct attr_def {
   std::string name;
   gert::AoptAttrValue::kind kind = gert::AoptAttrValue::kind::none;
   bool required = false;
-  gert::AoptAttrValue default_value;  // meaningful when !required
+  gert::AoptAttrValue default_value;  // meaningful when !required or has_value
+  bool has_value = false;             // the OpDef wrote a value (`.AttrType(REQUIRED).String("reflect")` too)
 };
 
 // Everything known about one operator type in this process.
@@ -151,36 +152,43 @@ class OpAttrDef {
   OpAttrDef& Bool() { return kind_(K::boolean); }
   OpAttrDef& Bool(bool v) {
     d_->default_value.b = v;
+    d_->has_value = true;
     return kind_(K::boolean);
   }
   OpAttrDef& Float() { return kind_(K::float32); }
   OpAttrDef& Float(float v) {
     d_->default_value.f = v;
+    d_->has_value = true;
     return kind_(K::float32);
   }
   OpAttrDef& Int() { return kind_(K::int64); }
   OpAttrDef& Int(int64_t v) {
     d_->default_value.i = v;
+    d_->has_value = true;
     return kind_(K::int64);
   }
   OpAttrDef& String() { return kind_(K::string); }
   OpAttrDef& String(const char* v) {
     d_->default_value.s = v != nullptr ? v : "";
+    d_->has_value = true;
     return kind_(K::string);
   }
   OpAttrDef& ListInt() { return kind_(K::list_int); }
   OpAttrDef& ListInt(std::vector<int64_t> v) {
     d_->default_value.li = std::move(v);
+    d_->has_value = true;
     return kind_(K::list_int);
   }
   OpAttrDef& ListFloat() { return kind_(K::list_float); }
   OpAttrDef& ListFloat(std::vector<float> v) {
     d_->default_value.lf = std::move(v);
+    d_->has_value = true;
     return kind_(K::list_float);
   }
   OpAttrDef& ListBool() { return kind_(K::list_bool); }
   OpAttrDef& ListBool(std::vector<bool> v) {
     d_->default_value.lb.assign(v.begin(), v.end());
+    d_->has_value = true;
     return kind_(K::list_bool);
   }
   OpAttrDef& Version(uint32_t) { return *this; }

@@ -75,7 +75,9 @@ inline bool register_tiling_class(const char* op_type, const char* class_name, s
     struct_type& get_##field_name() { return field_name; }                     \
     const struct_type& get_##field_name() const { return field_name; }
 
-#define END_TILING_DATA_DEF }
+// With its own `;`, as the real macro: headers write both `END_TILING_DATA_DEF;` and a bare
+// `END_TILING_DATA_DEF` (an extra `;` at namespace scope is an empty declaration).
+#define END_TILING_DATA_DEF };
 
 #if defined(__CCE_AICORE__) || defined(AOPT_KERNEL_TU)
 // Kernel TU: the alias only; the classes are visible unqualified as the generated

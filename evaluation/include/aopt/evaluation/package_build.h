@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -18,6 +19,22 @@ namespace aopt::evaluation {
 // The materialized location of a file outside the package: "aopt_shared/<path relative to the
 // tree root>" beside op_host/ and op_kernel/ in the build's source directory.
 inline constexpr const char* shared_prefix = "aopt_shared/";
+
+// A package that carries its shared files (what `aopt submit --tree` uploads, so that aoptd and
+// its nodes build it without the tree): OP_DIR/aopt_shared/<path under the tree root> for each
+// shared file, and this file holding the package's own path under the tree root (one line,
+// e.g. "src/foreach/foreach_abs"). Loaded without --tree, such a package's CMakeLists.txt is read
+// as if the package stood at that path of a tree whose root is OP_DIR/aopt_shared.
+inline constexpr const char* carried_tree_file = "aopt_shared/package_path";
+
+// The tree root a package is built against: `tree_root` when given, else OP_DIR/aopt_shared when
+// the package carries its shared files (carried_tree_file), else OP_DIR itself.
+std::filesystem::path effective_tree_root(const std::filesystem::path& op_dir, const std::filesystem::path& tree_root);
+
+// The files that make OP_DIR carry its shared files (relative path -> content): every shared file
+// read_package_build(op_dir, tree_root) finds, under shared_prefix, and carried_tree_file. Empty
+// when the package reaches nothing outside itself. Throws aopt::error as read_package_build does.
+std::map<std::string, std::string> carried_shared_files(const std::filesystem::path& op_dir, const std::filesystem::path& tree_root);
 
 struct package_build {
   // True when the CMakeLists.txt names the sources of a tiling/proto library (target_sources of

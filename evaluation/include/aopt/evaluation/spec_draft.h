@@ -56,6 +56,7 @@ enum class input_role {
   scalar,     // one element (value, alpha, a scalar operand)
   index,      // indices into another input: one dimension, values within bounds
   axis,       // axes given as data: one element, value -1
+  paddings,   // paddings given as data: two per dimension of the main tensor, value 0 (nothing added)
 };
 input_role guess_role(const std::string& op_type, const draft_param& in);
 
