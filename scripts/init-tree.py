@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-# scripts/init-tree.py AOPT TREE OUT [-j N] [--elements N] [--sample K]: `aopt init` on every operator
+# scripts/init-tree.py AOPT TREE OUT [-j N] [--elements N] [--sample K] [--only DIR ...]: `aopt init` on every operator
 # directory of a cann-ops-style TREE (a directory whose op_host/ holds a .cpp or .cc), the drafts
 # written under OUT/specs/<rel>.json (never into TREE), then `aopt eval --spec` on each draft,
-# unedited, with the evaluation cache OUT/cache. OUT/results.json holds one record per operator
+# unedited, with the evaluation cache OUT/cache; both with `--tree TREE` (shared directories such as
+# src/common are read). OUT/results.json holds one record per operator
 # (init exit and first error line, eval status and first error), OUT/summary.md the figures and
 # the commonest failure reasons. Resumes: operators already in results.json are skipped.
 # docs/CORPUS.md, "aopt init over the whole tree".
@@ -16,6 +17,8 @@ ap.add_argument('-j', type=int, default=2)
 ap.add_argument('--elements', default='2097152')
 ap.add_argument('--sample', type=int, default=0, help='every K-th operator only (0: all)')
 ap.add_argument('--timeout', default='120')
+ap.add_argument('--only', action='append', default=[], metavar='DIR',
+                help='only the operators under this directory of TREE (e.g. foreach; repeatable)')
 a = ap.parse_args()
 
 ops = []
@@ -25,6 +28,9 @@ for root, dirs, files in os.walk(a.tree, followlinks=True):
         ops.append(os.path.relpath(root, a.tree))
         dirs[:] = []
 ops.sort()
+if a.only:
+    only = [d.strip('/') for d in a.only]
+    ops = [op for op in ops if any(op == d or op.startswith(d + '/') for d in only)]
 if a.sample > 1:
     ops = ops[::a.sample]
 os.makedirs(os.path.join(a.out, 'specs'), exist_ok=True)
@@ -62,7 +68,7 @@ def one(op):
     spec = os.path.join(a.out, 'specs', op.replace('/', '__') + '.json')
     rec = {'op': op, 'unit': unit(d)}
     t0 = time.time()
-    p = subprocess.run([a.aopt, 'init', d, '--out', spec, '--force', '--json', '--elements', a.elements],
+    p = subprocess.run([a.aopt, 'init', d, '--out', spec, '--force', '--json', '--elements', a.elements, '--tree', a.tree],
                        capture_output=True, text=True, errors='replace')
     rec['init_exit'] = p.returncode
     try:
@@ -81,7 +87,7 @@ def one(op):
     rec['init_seconds'] = round(time.time() - t0, 1)
     if rec['init'] == 'ok':
         t1 = time.time()
-        e = subprocess.run([a.aopt, 'eval', d, '--spec', spec, '--json', '--cache-dir', os.path.join(a.out, 'cache'),
+        e = subprocess.run([a.aopt, 'eval', d, '--spec', spec, '--tree', a.tree, '--json', '--cache-dir', os.path.join(a.out, 'cache'),
                             '--timeout', a.timeout], capture_output=True, text=True, errors='replace')
         try:
             r = json.loads(e.stdout)

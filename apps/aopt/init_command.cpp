@@ -31,6 +31,7 @@ struct init_args {
   bool no_sandbox = false;
   bool keep_workdir = false;
   bool no_run = false;
+  std::string tree;
   run_limit_options run;
 };
 
@@ -56,6 +57,10 @@ command_fn add_init_command(CLI::App& app) {
   app.add_flag("--no-sandbox", a->no_sandbox, "build and run without namespaces (resource limits only; also AOPT_SANDBOX=0)");
   app.add_flag("--keep-workdir", a->keep_workdir, "keep the build and probe directory");
   app.add_flag("--no-run", a->no_run, "only screen the tiling; do not build and run the kernel on the shapes it accepts");
+  app.add_option("--tree", a->tree,
+                 "a directory above OP_DIR (e.g. a cann-ops checkout) inside which the package's CMakeLists.txt may reach "
+                 "shared headers and sources, read-only (as aopt eval --tree); default: nothing outside OP_DIR")
+      ->check(CLI::ExistingDirectory);
   add_run_limit_options(app, a->run);
   return [a]() -> int {
     const fs::path out = a->out.empty() ? fs::path(a->op_dir) / "aopt.json" : fs::path(a->out);
@@ -70,6 +75,7 @@ command_fn add_init_command(CLI::App& app) {
     o.eval.keep_workdir = a->keep_workdir;
     if (a->no_sandbox) o.eval.sandbox.isolate = false;
     o.eval.limits = a->run.limits();
+    o.tree_root = a->tree;
     const auto d = ev::draft_spec(a->op_dir, o);
     if (d.ok) {
       if (out.has_parent_path()) fs::create_directories(out.parent_path());
@@ -95,7 +101,8 @@ command_fn add_init_command(CLI::App& app) {
     std::cout << fmt::format("wrote {} ({}, {} probes):\n", out.string(), d.op_type, d.attempts.size());
     for (const auto& c : d.spec["cases"]) std::cout << "  case " << c.dump() << "\n";
     for (const auto& n : d.spec["notes"]) std::cout << "  note: " << n.get<std::string>() << "\n";
-    std::cout << fmt::format("check it with: aopt eval {}{}\n", a->op_dir, a->out.empty() ? "" : " --spec " + out.string());
+    std::cout << fmt::format("check it with: aopt eval {}{}{}\n", a->op_dir, a->out.empty() ? "" : " --spec " + out.string(),
+                             a->tree.empty() ? "" : " --tree " + a->tree);
     return 0;
   };
 }
