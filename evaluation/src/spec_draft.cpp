@@ -433,6 +433,18 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     if (is.is_list) is.tensors.push_back(ts);
     c.inputs.push_back(std::move(is));
   }
+  // BLAS convention (isamax, sasum, sscal, ...: `n` elements of the vector x): an integer
+  // attribute `n` left at 0 takes the element count of the main shape, which kernels size their
+  // buffers by.
+  for (const auto& a : op.attrs) {
+    if (a.type != "int" || lower(a.name) != "n") continue;
+    if (c.attrs.contains(a.name) && !(c.attrs[a.name].is_number_integer() && c.attrs[a.name].get<std::int64_t>() == 0)) continue;
+    std::int64_t count = 1;
+    for (auto d : main) count *= d;
+    c.attrs[a.name] = count;
+    const std::string note = "attribute '" + a.name + "': the element count of the main input (BLAS convention; guessed from its name)";
+    if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+  }
   return c;
 }
 

@@ -67,3 +67,21 @@ TEST_F(TreeBIdioms, SharedHeadersComeBeforeTheEmulatedCannHeaders) {
   ASSERT_EQ(r["cases"].size(), 2u) << r.dump(2);
   for (const auto& c : r["cases"]) EXPECT_TRUE(compared(c, "y")) << c.dump(2);
 }
+
+// BLAS-style vector routines (the tree's isamax, sasum, sscal, ...) take the vector's length as
+// an attribute `n` whose default, 0, sizes the kernel's buffers to nothing. The draft gives n the
+// element count of each case's main input, with a note. Before: n stayed 0 and every accepted
+// shape failed when run (InitBuffer of length 0), so no draft.
+TEST_F(TreeBIdioms, BlasLengthAttributeIsTheElementCount) {
+  const auto r = init_and_eval("src/math/blas_scale");
+  ASSERT_TRUE(r.is_object());
+  EXPECT_EQ(r.value("status", ""), "ok") << r.dump(2);
+  ASSERT_EQ(r["cases"].size(), 2u) << r.dump(2);
+  for (const auto& c : r["cases"]) EXPECT_TRUE(compared(c, "y")) << c.dump(2);
+  const auto spec = json::parse(std::ifstream(dir_ / "blas_scale.json"));
+  for (const auto& c : spec["cases"]) {
+    std::int64_t count = 1;
+    for (const auto& d : c["inputs"]["x"]["shape"]) count *= d.get<std::int64_t>();
+    EXPECT_EQ(c["attrs"]["n"], count) << spec.dump(1);
+  }
+}
