@@ -85,3 +85,16 @@ TEST_F(TreeBIdioms, BlasLengthAttributeIsTheElementCount) {
     EXPECT_EQ(c["attrs"]["n"], count) << spec.dump(1);
   }
 }
+
+// Expand/reshape idiom (the tree's expand_v2): the output shape is an integer-list attribute
+// `shape` declared without a value. The draft gives it each case's main shape (the identity),
+// with a note. Before: it stayed [] and InferShape refused (or crashed on) every probe.
+TEST_F(TreeBIdioms, OutputShapeAttributeIsTheMainShape) {
+  const auto r = init_and_eval("src/math/shaped_scale");
+  ASSERT_TRUE(r.is_object());
+  EXPECT_EQ(r.value("status", ""), "ok") << r.dump(2);
+  ASSERT_EQ(r["cases"].size(), 2u) << r.dump(2);
+  for (const auto& c : r["cases"]) EXPECT_TRUE(compared(c, "y")) << c.dump(2);
+  const auto spec = json::parse(std::ifstream(dir_ / "shaped_scale.json"));
+  for (const auto& c : spec["cases"]) EXPECT_EQ(c["attrs"]["shape"], c["inputs"]["x"]["shape"]) << spec.dump(1);
+}
