@@ -562,6 +562,7 @@ class sim_backend final : public backend {
       std::vector<std::string> own;
       for (const auto& d : pkg.host_include_dirs) own.push_back("-I" + (src / d).string());
       argv.insert(first_include, own.begin(), own.end());
+      for (const auto& d : pkg.host_definitions) argv.push_back("-D" + d);
       for (const auto& f : tc_.host_flags) argv.push_back(f);
       if (!tc_.host_pch_header.empty()) {
         argv.push_back("-include");

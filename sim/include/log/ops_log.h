@@ -1,6 +1,5 @@
-// CANN logging/check header name (emulated): see aopt_sim/host/op_log.h. Like the real one it
-// brings the log's level query and record functions (base/alog_pub.h: AlogCheckDebugLevel,
-// DLOG_DEBUG, the module id OP), which shared tiling headers call directly.
+// CANN logging/check header name (emulated): see aopt_sim/host/op_log.h.
 #pragma once
 #include "aopt_sim/host/op_log.h"
+// As the real header (through its dfx base): the log-level query of the slog API, AlogCheckDebugLevel(OP, DLOG_DEBUG).
 #include "base/alog_pub.h"
