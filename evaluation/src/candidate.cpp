@@ -66,7 +66,7 @@ std::string candidate::key(const std::string& backend, const std::string& profil
   // What the package's build compiles and where it looks (package_build.h): another selection of
   // the same files is another build.
   h.field("build-v1");
-  for (const auto* list : {&base_->host_sources, &base_->host_include_dirs, &base_->kernel_include_dirs}) {
+  for (const auto* list : {&base_->host_sources, &base_->host_include_dirs, &base_->kernel_include_dirs, &base_->host_definitions}) {
     for (const auto& f : *list) h.field(f);
     h.field("|");
   }

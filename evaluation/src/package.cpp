@@ -179,6 +179,7 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
   for (const auto& w : build.warnings) common::logger()->warn("{}: {}", op_dir.string(), w);
   pkg.host_include_dirs = build.host_include_dirs;
   pkg.kernel_include_dirs = build.kernel_include_dirs;
+  pkg.host_definitions = build.host_definitions;
   pkg.shared_files = build.shared_files;
   if (build.names_host_sources) {
     // Exactly what the CMakeLists gives to optiling, opsproto and op_host_aclnn*: not the aclnn

@@ -77,6 +77,17 @@ std::vector<cmake_command> parse_cmake(const std::string& text) {
         continue;
       }
       if (arg.empty()) arg_line = line;
+      if (d == '"' && !arg.empty()) {
+        // A quote inside an unquoted argument is literal, with what it encloses (CMake's legacy
+        // unquoted arguments: NAME="VALUE" in target_compile_definitions defines a string).
+        arg += text[i++];
+        while (i < n && text[i] != '"') {
+          if (text[i] == '\n') ++line;
+          arg += text[i++];
+        }
+        if (i < n) arg += text[i++];
+        continue;
+      }
       if (d == '"') {
         ++i;
         while (i < n && text[i] != '"') {
@@ -176,6 +187,12 @@ class reader {
       return;
     }
     for (const auto& c : parse_cmake(text)) {
+      // The definitions the tiling library's interface target gives (OPS_UTILS_LOG_SUB_MOD_NAME,
+      // which the shared log headers need); the proto one's differ only in their log tag.
+      if (c.name == "target_compile_definitions" && !c.args.empty() && c.args[0] == "ops_utils_tiling_headers") {
+        definitions(c);
+        continue;
+      }
       if (c.name != "target_include_directories" || c.args.empty() || c.args[0].rfind("ops_utils_", 0) != 0) continue;
       for (std::size_t k = 1; k < c.args.size(); ++k) {
         std::string a = c.args[k];
@@ -194,6 +211,44 @@ class reader {
 
  private:
   std::string where(int line) const { return "CMakeLists.txt:" + std::to_string(line); }
+
+  // target_compile_definitions(TARGET <scope> NAME[=VALUE] ...): each definition, its variables
+  // expanded; a value `$<IF:$<BOOL:cond>,then,else>` takes its branch (an unknown variable is
+  // false); one with another generator expression is left out.
+  void definitions(const cmake_command& c) {
+    for (std::size_t k = 1; k < c.args.size(); ++k) {
+      std::string a = c.args[k];
+      if (a == "PRIVATE" || a == "PUBLIC" || a == "INTERFACE") continue;
+      const auto eq = a.find('=');
+      if (eq != std::string::npos && a.compare(eq + 1, 12, "$<IF:$<BOOL:") == 0 && a.back() == '>') {
+        const auto close = a.find('>', eq + 12);
+        if (close == std::string::npos || close + 1 >= a.size() || a[close + 1] != ',') continue;
+        const auto cond = expand(a.substr(eq + 12, close - eq - 12));
+        std::string v = cond.empty() ? std::string() : cond.front();
+        for (auto& ch : v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        const bool truthy = !v.empty() && v != "0" && v != "off" && v != "false" && v != "no" && v != "n" && v != "ignore" &&
+                            v != "notfound" && v.find("-notfound") == std::string::npos;
+        const std::string branches = a.substr(close + 2, a.size() - close - 3);
+        bool quoted = false;
+        std::size_t comma = std::string::npos;
+        for (std::size_t j = 0; j < branches.size(); ++j) {
+          if (branches[j] == '"') quoted = !quoted;
+          if (branches[j] == ',' && !quoted) {
+            comma = j;
+            break;
+          }
+        }
+        if (comma == std::string::npos) continue;
+        a = a.substr(0, eq + 1) + (truthy ? branches.substr(0, comma) : branches.substr(comma + 1));
+      }
+      if (a.find("$<") != std::string::npos) continue;
+      for (const auto& v : expand(a)) {
+        if (!v.empty() && std::find(out_.host_definitions.begin(), out_.host_definitions.end(), v) == out_.host_definitions.end()) {
+          out_.host_definitions.push_back(v);
+        }
+      }
+    }
+  }
 
   // ${VAR} expanded; nullopt-like empty vector when an unknown variable or a generator
   // expression leaves the argument unusable. A list variable expands to several values.
@@ -278,6 +333,8 @@ class reader {
         if (a == "PRIVATE" || a == "PUBLIC" || a == "INTERFACE" || a == "SYSTEM" || a == "BEFORE" || a == "AFTER") continue;
         for (const auto& v : expand(a)) include_dir(out_.host_include_dirs, absolute_of(v), c.arg_lines[k]);
       }
+    } else if (c.name == "target_compile_definitions") {
+      if (is_host_target(c.args[0])) definitions(c);
     } else if (c.name == "add_ops_compile_options") {
       for (std::size_t k = 0; k < c.args.size(); ++k) {
         std::string a = c.args[k];

@@ -553,16 +553,22 @@ class sim_backend final : public backend {
     host.link = {tc_.cxx, "-o", br.host_exe.string(), "-rdynamic"};
     for (std::size_t i = 0; i < pkg.host_sources.size(); ++i) {
       const std::string obj = (dir / ("host_" + std::to_string(i) + ".o")).string();
+      // The include directories the package's CMakeLists.txt gives its host libraries come
+      // before the emulated CANN headers, as the operator lists them before
+      // ${ASCEND_CANN_PACKAGE_PATH}/include: a shared directory's own header (cann-ops'
+      // src/common/inc/tiling/tiling_type.h) wins over the CANN header of the same name.
       auto argv = base;
+      const auto first_include = std::find(argv.begin(), argv.end(), "-I" + tc_.sim_include);
+      std::vector<std::string> own;
+      for (const auto& d : pkg.host_include_dirs) own.push_back("-I" + (src / d).string());
+      argv.insert(first_include, own.begin(), own.end());
+      for (const auto& d : pkg.host_definitions) argv.push_back("-D" + d);
       for (const auto& f : tc_.host_flags) argv.push_back(f);
       if (!tc_.host_pch_header.empty()) {
         argv.push_back("-include");
         argv.push_back(tc_.host_pch_header);
         if (!tc_.launcher.empty()) argv.push_back("-fpch-preprocess");
       }
-      // The include directories the package's CMakeLists.txt gives its host libraries, after the
-      // emulated CANN headers (which stand where the real build's CANN include paths do).
-      for (const auto& d : pkg.host_include_dirs) argv.push_back("-I" + (src / d).string());
       // Stage I's run-time tunables (after the PCH, which must come first): a search-form
       // source reads them, any other does not notice.
       argv.push_back("-include");

@@ -268,6 +268,7 @@ nlohmann::json draft_attrs(const op_interface& op, std::size_t column, std::vect
     }
     const std::string n = lower(a.name);
     const bool axis = has(n, "axis") || has(n, "axes") || n == "dim" || n == "dims";
+    if (a.type == "list_int" && one_of(n, {"shape", "shapes", "size", "sizes", "out_shape", "output_shape"})) continue;  // per case: probe_case
     nlohmann::json v;
     if (a.type == "int") {
       v = axis ? -1 : 1;
@@ -440,6 +441,27 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     is.tensors.push_back(ts);
     if (is.is_list) is.tensors.push_back(ts);
     c.inputs.push_back(std::move(is));
+  }
+  // BLAS convention (isamax, sasum, sscal, ...: `n` elements of the vector x): an integer
+  // attribute `n` left at 0 takes the element count of the main shape, which kernels size their
+  // buffers by.
+  for (const auto& a : op.attrs) {
+    if (a.type != "int" || lower(a.name) != "n") continue;
+    if (c.attrs.contains(a.name) && !(c.attrs[a.name].is_number_integer() && c.attrs[a.name].get<std::int64_t>() == 0)) continue;
+    std::int64_t count = 1;
+    for (auto d : main) count *= d;
+    c.attrs[a.name] = count;
+    const std::string note = "attribute '" + a.name + "': the element count of the main input (BLAS convention; guessed from its name)";
+    if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+  }
+  // An integer-list attribute naming an output shape (`shape`, `size`, ...: expand, reshape,
+  // broadcast_to) left empty takes the main shape: the identity, which every such operator accepts.
+  for (const auto& a : op.attrs) {
+    if (a.type != "list_int" || !one_of(lower(a.name), {"shape", "shapes", "size", "sizes", "out_shape", "output_shape"})) continue;
+    if (c.attrs.contains(a.name) && !(c.attrs[a.name].is_array() && c.attrs[a.name].empty())) continue;
+    c.attrs[a.name] = main;
+    const std::string note = "attribute '" + a.name + "': the main input's shape (an output shape left empty; guessed from its name)";
+    if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
   }
   return c;
 }

@@ -27,6 +27,7 @@ struct op_package {
   std::filesystem::path tree_root;              // absolute; the package itself unless --tree
   std::vector<std::string> host_include_dirs;
   std::vector<std::string> kernel_include_dirs;
+  std::vector<std::string> host_definitions;  // -D of every host source (package_build.h)
   std::vector<std::string> shared_files;
   std::filesystem::path spec_file;              // aopt.json or the msOpST file
   op_spec spec;

@@ -47,6 +47,9 @@ struct package_build {
   // Include directories, relative to the materialized sources ("op_host", "aopt_shared/src/common/inc").
   std::vector<std::string> host_include_dirs;    // target_include_directories of the host libraries
   std::vector<std::string> kernel_include_dirs;  // add_ops_compile_options(... OPTIONS -I...)
+  // NAME[=VALUE] definitions of the host libraries: target_compile_definitions of optiling,
+  // opsproto, op_host_aclnn*, and of the tree's shared interface target ops_utils_tiling_headers.
+  std::vector<std::string> host_definitions;
   // Files outside the package the build reads, relative to the tree root: every source file under
   // a shared include directory, each shared source and the source files of its directory.
   std::vector<std::string> shared_files;
