@@ -37,6 +37,9 @@ tv = r.get("tiling_variants", {})
 print(r["evaluations"], r["time"]["total_s"], tv.get("unbuilt", 0), tv.get("built", 0), r["speedup"])
 PY
 )
+  read -r evals secs unbuilt built speedup <<< "$line"
+  printf '%-12s %3d evaluations in %6.1f s = %5.1f per minute; Stage I variants on one build %d, built %d; speedup %.3fx (simulated)\n' \
+    "$op" "$evals" "$secs" "$(python3 -c "print($evals * 60 / $secs)")" "$unbuilt" "$built" "$speedup"
   # Evaluations by candidate kind (trajectory: tiling, kernel, both = a kernel rewrite co-tuned
   # with its tiling) and why Stage I variants were built (report.json tiling_variants.built_why).
   python3 - "$work/out-$op/report.json" <<'PY'
@@ -52,9 +55,6 @@ why = r.get("tiling_variants", {}).get("built_why", {})
 print("             by kind: " + ", ".join("%s %d" % (k, kinds[k]) for k in ("tiling", "kernel", "both")) +
       "; built variants by reason: " + (", ".join("%s %d" % kv for kv in sorted(why.items())) or "none"))
 PY
-  read -r evals secs unbuilt built speedup <<< "$line"
-  printf '%-12s %3d evaluations in %6.1f s = %5.1f per minute; Stage I variants on one build %d, built %d; speedup %.3fx (simulated)\n' \
-    "$op" "$evals" "$secs" "$(python3 -c "print($evals * 60 / $secs)")" "$unbuilt" "$built" "$speedup"
   total_evals=$((total_evals + evals))
   total_s=$(python3 -c "print($total_s + $secs)")
 done
