@@ -9,6 +9,8 @@
 
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "aopt/evaluation/evaluator.h"
 #include "aopt/evaluation/package.h"
 
@@ -29,10 +31,10 @@ class host_only_backend final : public ev::backend {
     ev::build_result b;
     b.ok = true;
     b.dir = dir;
-    b.signature = {{"op_type", "AddCustom"},
-                   {"kernel", "add_custom"},
-                   {"inputs", {{{"name", "x"}, {"dtypes", {"float16"}}}, {{"name", "y"}, {"dtypes", {"float16"}}}}},
-                   {"outputs", {{{"name", "z"}, {"dtypes", {"float16"}}}}}};
+    // The fixture's OpDef (alloc_forever: x, y -> z, float16).
+    b.signature = nlohmann::json::parse(R"({"op_type": "AddCustom", "kernel": "add_custom",
+      "inputs": [{"name": "x", "dtypes": ["float16"]}, {"name": "y", "dtypes": ["float16"]}],
+      "outputs": [{"name": "z", "dtypes": ["float16"]}]})");
     // Kernels only for the columns of the cases asked for, as the sim backend builds them.
     if (!cases.empty()) b.kernels[0] = dir / "kernel_0.so";
     return b;
