@@ -403,7 +403,9 @@ nlohmann::json evaluator::screen(const candidate& cand) {
   const fs::path work = new_work_dir(r.key.substr(0, 12) + "-s-");
   try {
     const auto cases = cases_to_run(cand);
-    const build_result built = backend_->build(cand, work / "build", cases);
+    // The host only: a screen stops after the tiling, so no kernel is compiled (a Stage I
+    // variant that changes a kernel constant screens on the host build it shares).
+    const build_result built = backend_->build(cand, work / "build", {});
     if (!take_build(built, r)) {
       out["status"] = r.status;
       out["diagnostic"] = r.diagnostic;

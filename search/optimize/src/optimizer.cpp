@@ -129,17 +129,26 @@ eval_request screen_request(file_map files, int round) {
 struct variant_form {
   const stage1::tiling_template* t = nullptr;
   std::optional<stage1::form_level> level;
+  std::string why_none;  // without a level: why ("search form off", "no search form (...)")
 
   // The request for a variant of `start`: the instantiated files are the candidate; with a
-  // level, a variant with values is evaluated in its search form. Counts the variant.
+  // level, a variant with values is evaluated in its search form. Counts the variant, and why
+  // it is built when it is.
   eval_request request(job& j, const file_map& start, const stage1::tiling_proposal& p, eval_request r) const {
     r.files = merged(start, p.files);
     if (!level || p.values.empty()) {
       ++j.res.built_variants;
+      ++j.res.built_why[!level ? why_none : std::string("no tunable values (a rewrite)")];
       return r;
     }
     auto form = stage1::make_search_form(*t, p.values, *level);
-    ++(form.literal.empty() ? j.res.unbuilt_variants : j.res.built_variants);
+    // A screen builds only the host (evaluator::screen): a changed kernel constant costs it nothing.
+    if (form.literal.empty() || (r.stage == "screen" && !form.host_literal)) {
+      ++j.res.unbuilt_variants;
+    } else {
+      ++j.res.built_variants;
+      ++j.res.built_why[form.literal.front() + ": " + form.literal_why.front()];
+    }
     r.search_form = std::move(form.files);
     return r;
   }
@@ -158,11 +167,10 @@ bool read_every_tunable(const eval_report& screen, std::size_t given) {
 // Stage I without a compile: the boldest level at which `t`'s search form builds, reads every
 // tunable its request gives, and tiles every case exactly as `start` (`start_screen`, which
 // passed) does; nullopt when none does or the runner's screens do not read run-time tunables
-// (another backend). Costs at most two screens (no budget), each a host build.
+// (another backend); `why` then says why. Costs at most two screens (no budget), each a host build.
 std::optional<stage1::form_level> search_form_level(job& j, const services& svc, const file_map& start,
                                                     const eval_report& start_screen, const stage1::tiling_template& t,
-                                                    int round) {
-  std::string why;
+                                                    int round, std::string& why) {
   for (const auto level : {stage1::form_level::bold, stage1::form_level::careful}) {
     const auto form = stage1::make_search_form(t, t.base(), level);
     if (form.slots == 0) {
@@ -284,9 +292,14 @@ std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tili
     auto got = svc.runner.evaluate({screen_request(start, static_cast<int>(round))});
     if (got.size() == 1) start_screen = std::move(got.front());
   }
-  const variant_form form{&t, cfg.search_form && start_screen && start_screen->ok
-                                  ? search_form_level(j, svc, start, *start_screen, t, static_cast<int>(round))
-                                  : std::nullopt};
+  variant_form form{&t, std::nullopt, "search form off"};
+  if (cfg.search_form && start_screen && start_screen->ok) {
+    std::string why;
+    form.level = search_form_level(j, svc, start, *start_screen, t, static_cast<int>(round), why);
+    form.why_none = "no search form (" + why + ")";
+  } else if (cfg.search_form) {
+    form.why_none = "no search form (the base's screen failed)";
+  }
   auto batch = [&](const std::vector<stage1::tiling_proposal>& ps) {
     std::vector<stage1::eval_outcome> out;
     if (give_up_after > 0 && !passed && failed >= give_up_after) {

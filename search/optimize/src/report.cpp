@@ -90,7 +90,7 @@ nlohmann::json to_json(const optimize_result& r) {
           {"memo_hits", r.memo_hits},
           {"failures", r.failures},
           {"screened", r.screened},
-          {"tiling_variants", {{"unbuilt", r.unbuilt_variants}, {"built", r.built_variants}}},
+          {"tiling_variants", {{"unbuilt", r.unbuilt_variants}, {"built", r.built_variants}, {"built_why", r.built_why}}},
           {"suspects", r.suspects},
           {"stop_reason", r.stop_reason},
           {"warnings", r.warnings},

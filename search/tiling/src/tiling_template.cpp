@@ -313,24 +313,31 @@ search_form make_search_form(const tiling_template& tt, const assignment& values
   for (std::size_t i = 0; i < tt.tunables.size(); ++i) {
     const tunable& t = tt.tunables[i];
     const std::int64_t v = values[i];
-    bool literal_change = false;
+    std::string literal_why;  // why the first changed occurrence written as a literal is one
     for (const auto& oc : t.occurrences) {
       const std::string text = render_occurrence(t, oc, v);
-      bool runtime = oc.file == 0 && t.spellings.empty() && !toks.empty();
+      const char* why = oc.file != 0              ? "a kernel constant"
+                        : !t.spellings.empty()    ? "an identifier key"
+                        : toks.empty()            ? "the host file has no tokens"
+                                                  : nullptr;
       statement_facts f;
-      if (runtime) {
+      if (why == nullptr) {
         f = facts_of(toks, token_at(toks, oc.offset));
-        runtime = !f.constant_expression && (level == form_level::bold || !f.constant_declaration);
+        if (f.constant_expression) why = "a constant expression";
+        else if (level == form_level::careful && f.constant_declaration) why = "a constant declaration (careful form)";
       }
       const bool digits = !oc.original.empty() && oc.original[0] >= '0' && oc.original[0] <= '9';
       const bool numeric = digits && parse_integer_literal(oc.original) && parse_integer_literal(text);
-      if (digits && !numeric) runtime = false;  // not an integer literal (a floating one)
+      if (why == nullptr && digits && !numeric) why = "not an integer literal";  // a floating one
       const bool changed = text != oc.original;
       // A number read as the written literal's type: the new value must be that type too.
-      if (runtime && numeric && changed && !same_literal_type(oc.original, text)) runtime = false;
-      if (!runtime) {
+      if (why == nullptr && numeric && changed && !same_literal_type(oc.original, text)) {
+        why = "the value does not fit the written literal's type";
+      }
+      if (why != nullptr) {
         edits.at(oc.file).push_back({oc.offset, oc.length, text});
-        literal_change = literal_change || changed;
+        if (changed && literal_why.empty()) literal_why = why;
+        if (changed && oc.file == 0) out.host_literal = true;
         continue;
       }
       const std::size_t s = slot++;
@@ -348,12 +355,17 @@ search_form make_search_form(const tiling_template& tt, const assignment& values
       if (numeric) given.push_back({s, *parse_integer_literal(text)});
       else if (changed) given.push_back({s, v + oc.delta});
     }
-    if (literal_change) out.literal.push_back(t.name);
+    if (!literal_why.empty()) {
+      out.literal.push_back(t.name);
+      out.literal_why.push_back(std::move(literal_why));
+    }
   }
   out.slots = slot;
   out.given = given.size();
   if (slot == 0) {
     out.literal.clear();
+    out.literal_why.clear();
+    out.host_literal = false;
     return out;
   }
   for (std::size_t f = 0; f < tt.files.size(); ++f) {

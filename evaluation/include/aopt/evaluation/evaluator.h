@@ -52,8 +52,9 @@ class evaluator {
   // does not build (stored in the result cache as evaluate would), or the result cache has it;
   // nullopt when it built and is to be run.
   std::optional<eval_result> prebuild(const candidate& cand);
-  // A screen (docs/evaluation.md, "Screening a tiling"): builds the candidate (its artifacts land
-  // in the artifact cache, so its evaluation compiles nothing more) and runs only the host tiling
+  // A screen (docs/evaluation.md, "Screening a tiling"): builds the candidate's host only (it
+  // lands in the artifact cache, so its evaluation compiles at most its kernels; a kernel that
+  // does not compile fails the evaluation, not the screen) and runs only the host tiling
   // of every case, sandboxed like a run: no GM, no kernel, no reference. Never cached. Returns
   // {"status" (ok, compile_error, tiling_error, runtime_error, ...; "unsupported" on a backend
   // other than sim), "diagnostic", "cases": [{"name", "block_dim", "tiling_key",

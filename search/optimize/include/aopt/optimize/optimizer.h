@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -135,6 +136,10 @@ struct optimize_result {
   // template without a search form).
   std::size_t unbuilt_variants = 0;
   std::size_t built_variants = 0;
+  // Why the built ones were built, with how many each: "BUFFER_NUM: a kernel constant" (a
+  // tunable the search form writes as a literal, search_form::literal_why), "no search form
+  // (...)", "no tunable values (a rewrite)", "search form off".
+  std::map<std::string, std::size_t> built_why;
   std::size_t suspects = 0;
   std::string stop_reason;           // "budget exhausted", "rounds done", "base failed: ...", ...
   // What the user should know about the job's own setup, e.g. a timed case too small for any

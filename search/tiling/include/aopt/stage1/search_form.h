@@ -48,6 +48,13 @@ struct search_form {
   // Tunables whose value differs from the base but had to be written as a literal: the variant's
   // sources differ from the base's search form, so it is built.
   std::vector<std::string> literal;
+  // Why each of `literal` (same order) could not be read at run time: "a kernel constant", "an
+  // identifier key", "a constant expression", "a constant declaration (careful form)", "not an
+  // integer literal", "the value does not fit the written literal's type".
+  std::vector<std::string> literal_why;
+  // Whether one of `literal` changed in the host file: the variant's host is built too. When
+  // only kernel constants did, a host-only run (a tiling screen) still runs on the form's build.
+  bool host_literal = false;
 };
 
 // The search form of `values` (checked as instantiate checks it). With the base values every
