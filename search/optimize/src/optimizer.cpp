@@ -52,6 +52,9 @@ struct job : search_job {
     eval_report failure;
     search::diagnosis diag;
   };
+  // Also a rewrite that passed but was no faster on the current best's tiling (neutral: the
+  // tiling Stage I tuned for the old kernel need not suit it; swish's barrier removal needs the
+  // two buffers Stage I gave up): `failure` is then its passing report.
   std::optional<pending_rewrite> pending_;
   std::set<std::string> cotuned_;  // files keys of rewrites already co-tuned
 };
@@ -357,10 +360,12 @@ bool cotune_round(job& j, const services& svc, const optimizer_config& cfg, std:
   base.values = t.base();
   base.op = "base";
   base.description = "the rewrite on the current tiling";
-  history.record(base, stage1::eval_outcome{false, 0, p.failure.status, p.failure.diagnostic, true});
-  j.say("stage", "round " + std::to_string(round + 1) + ": Stage I co-tunes the tiling of a kernel rewrite that ran out of UB (" +
-                     p.rewrite.title + ")");
-  const std::string label = "co-tuning '" + p.rewrite.title + "': ";
+  const bool neutral = p.failure.ok;  // it passed on the best's tiling without beating it
+  history.record(base, stage1::eval_outcome{neutral && !p.failure.suspect, neutral ? p.failure.latency_us : 0,
+                                            p.failure.status, p.failure.diagnostic, true});
+  j.say("stage", "round " + std::to_string(round + 1) + ": Stage I co-tunes the tiling of a kernel rewrite that " +
+                     (neutral ? "was no faster on the best's tiling (" : "ran out of UB (") + p.rewrite.title + ")");
+  const std::string label = (neutral ? "re-tiling for '" : "co-tuning '") + p.rewrite.title + "': ";
   // Screened with the UB the rewrite needed at this tiling: the variants whose tiles cannot bring
   // it within the UB a kernel may use cost no budget.
   // A rewrite no tiling brings within the UB (cast sizes its tiles by the UB itself) is given up
@@ -375,8 +380,9 @@ bool cotune_round(job& j, const services& svc, const optimizer_config& cfg, std:
   const eval_report before = *j.res.best;
   const std::string tiling = change_of_best(sr, t);
   if (j.offer(it->second, p.rewrite.title + ", with the tiling " + tiling,
-              one_line(diagnosis_line(p.diag)) + " | " + p.rewrite.rationale + " | alone it failed (" + p.failure.status +
-                  ": out of UB); Stage I tuned the tiling for it: " + tiling,
+              one_line(diagnosis_line(p.diag)) + " | " + p.rewrite.rationale + " | alone it " +
+                  (neutral ? std::string("was no faster on the best's tiling") : "failed (" + p.failure.status + ": out of UB)") +
+                  "; Stage I tuned the tiling for it: " + tiling,
               p.rewrite.experience_ids)) {
     svc.database.learn(distill_change(j.res.changes.back(), p.diag, before.result.value("kernel", std::string()),
                              j.at(it->second.entry).report, motif_of(p.rewrite)));
@@ -471,6 +477,46 @@ search::experience distill_change(const accepted_change& c, const search::diagno
   return e;
 }
 
+// How much slower than the best a passing rewrite may be and still count as neutral (co-tuned
+// with the tilings it may need rather than dropped): within measurement noise and the cost of a
+// tiling tuned for the kernel it replaced.
+constexpr double neutral_margin = 0.05;
+
+// A kernel rewrite that passed on the best's tiling without beating it, measured once more with
+// the tiling the operator was written with (every tunable Stage I moved set back): the tiling
+// Stage I tuned for the old kernel need not suit the new one (swish: BUFFER_NUM=1 was a little
+// faster with a barrier closing every tile; without the barrier the two buffers it gave up are
+// what overlaps copy and compute). One evaluation; nothing when the best's tiling is the
+// original or the pair was measured. Accepted as one change when it beats the best.
+bool cotune_with_original_tiling(job& j, const services& svc, std::size_t round, const search::kernel_rewrite& rw,
+                                 const search::diagnosis& diag, const std::string& diag_line) {
+  if (j.original_tiling_.empty() || j.remaining() == 0) return false;
+  const file_map start = merged(j.res.best_files, rw.files);
+  auto tmpl = svc.engine.synthesize_template(synthesis_input_of(start));
+  if (!tmpl.ok()) return false;
+  const stage1::tiling_template& t = tmpl.value();
+  const auto a = original_tiling(t, j.original_tiling_);
+  if (!a) return false;
+  const file_map files = merged(start, t.instantiate(*a));
+  if (j.tried(files)) return false;
+  const std::string tiling = t.describe_change(*a);
+  const auto got = j.evaluate({{files, "kernel", static_cast<int>(round),
+                                "re-tiling for '" + rw.title + "': the operator's original tiling (" + tiling + ")",
+                                std::nullopt, {}, {}}});
+  if (got.empty() || !got.front()) return false;
+  const eval_report before = *j.res.best;
+  if (!j.offer(*got.front(), rw.title + ", with the tiling " + tiling,
+               one_line(diag_line) + " | " + rw.rationale +
+                   " | alone it was no faster on the best's tiling; with the operator's original tiling (" + tiling + ") it is",
+               rw.experience_ids)) {
+    return false;
+  }
+  j.kernel_changed_ = true;
+  svc.database.learn(distill_change(j.res.changes.back(), diag, before.result.value("kernel", std::string()),
+                                    j.at(got.front()->entry).report, motif_of(rw)));
+  return true;
+}
+
 void stage2_round(job& j, const services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
                   round_summary& sum) {
   j.say("stage", "round " + std::to_string(round + 1) + ": Stage II (kernel)");
@@ -547,16 +593,33 @@ void stage2_round(job& j, const services& svc, const optimizer_config& cfg, std:
       }
       if (!best || report(i).latency_us < report(*best).latency_us) best = i;
     }
+    bool accepted = false;
     if (best) {
       const auto& rw = fresh[*best];
       const eval_report before = *j.res.best;
       const file_map prev = j.res.best_files;
       if (j.offer(*got[*best], rw.title, one_line(sum.diagnoses.back()) + " | " + rw.rationale, rw.experience_ids)) {
+        accepted = true;
         // A rewrite of the host alone (a core-count cap) leaves the kernel as it was: what broke
         // tiling variants still breaks them, and the original tiling needs no second look.
         j.kernel_changed_ = changes_kernel(prev, j.res.best_files);
         svc.database.learn(distill_change(j.res.changes.back(), diag, before.result.value("kernel", std::string()), report(*best),
                                  motif_of(rw)));
+      }
+    }
+    if (!accepted && cotune) {
+      // The first neutral kernel rewrite of the batch (it passed, no slower than the margin, and
+      // changes the kernel) is co-tuned with the tilings it may need: at once with the
+      // operator's original tiling, else in the next round's Stage I.
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        if (!got[i] || !j.at(got[i]->entry).passing()) continue;
+        const auto& e = j.at(got[i]->entry);
+        if (e.report.latency_us > j.res.best->latency_us * (1 + neutral_margin)) continue;
+        if (!changes_kernel(j.res.best_files, e.files) || j.cotuned_.count(e.key)) continue;
+        j.cotuned_.insert(e.key);
+        if (cotune_with_original_tiling(j, svc, round, fresh[i], diag, sum.diagnoses.back())) break;
+        if (!j.pending_) j.pending_ = job::pending_rewrite{j.best().key, fresh[i], e.report, diag};
+        break;
       }
     }
   }
