@@ -30,6 +30,19 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
 }
 )";
 
+// The same operator with the buffer count as its only tiling choice (the tile is fixed).
+const char* kBufferOnlyHost = R"(#include "register/op_def_registry.h"
+namespace optiling {
+constexpr uint32_t BUFFER_NUM = 2;
+static ge::graphStatus TilingFunc(gert::TilingContext* context)
+{
+    tiling.set_bufferNum(BUFFER_NUM);
+    context->SetBlockDim(context->GetInputShape(0)->GetStorageShape().GetDim(0));
+    return ge::GRAPH_SUCCESS;
+}
+}
+)";
+
 std::int64_t host_constant(const file_map& f, const std::string& name) {
   std::smatch m;
   const std::string& text = f.at("op_host/t.cpp");
@@ -51,7 +64,8 @@ eval_report swish_like(const eval_request& r) {
   eval_report out;
   out.backend = "sim";
   out.profile_name = "fake";
-  const auto tile = host_constant(r.files, "TILE_LENGTH");
+  const auto written_tile = host_constant(r.files, "TILE_LENGTH");
+  const auto tile = written_tile < 0 ? 4096 : written_tile;
   const auto buffers = host_constant(r.files, "BUFFER_NUM");
   if (tile <= 0 || tile > 65536 || buffers <= 0 || buffers > 4) {
     out.status = "runtime_error";
@@ -86,14 +100,15 @@ search::experience barrier_removal() {
   return search::finalize(e);
 }
 
-file_map two_buffer_operator() {
+file_map two_buffer_operator(const char* host = kTwoBufferHost) {
   std::ifstream in(std::string(AOPT_MOTIFS_TEST_DATA) + "/slow_kernel.cpp");
   std::stringstream ss;
   ss << in.rdbuf();
-  return {{"op_host/t.cpp", kTwoBufferHost}, {"op_kernel/k.cpp", ss.str()}};
+  return {{"op_host/t.cpp", host}, {"op_kernel/k.cpp", ss.str()}};
 }
 
-optimize_result run(std::uint64_t seed, std::size_t budget, bool cotune) {
+optimize_result run(std::uint64_t seed, std::size_t budget, bool cotune, bool widen = true,
+                    const char* host = kTwoBufferHost) {
   offline_engine_config ec;
   ec.seed = seed;
   offline_engine eng(ec);
@@ -102,7 +117,8 @@ optimize_result run(std::uint64_t seed, std::size_t budget, bool cotune) {
   optimizer_config cfg;
   cfg.budget = budget;
   cfg.cotune = cotune;
-  return run_optimizer(two_buffer_operator(), svc, cfg);
+  cfg.widen = widen;
+  return run_optimizer(two_buffer_operator(host), svc, cfg);
 }
 
 TEST(CoTune, ARewriteNeutralOnTheTunedTilingIsMeasuredWithTheOriginalTiling) {
@@ -136,6 +152,26 @@ TEST(CoTune, WithoutCoTuningTheNeutralRewriteNeverLands) {
   const auto r = run(seed, 16, false);
   EXPECT_GT(full_barriers(r.best_files), 0u);
   EXPECT_GT(r.best_us, 60.0);
+}
+
+// Without co-tuning the search runs out of ideas with budget left (Stage I's few tilings, the
+// buffer count alone, are all measured; every rewrite of the best was tried). Widening then rewrites the kernels of the
+// other candidates: the barrier removal on the two-buffer base is the 40 us operator.
+TEST(Widen, ASearchOutOfIdeasRewritesOtherCandidatesBeforeItStops) {
+  const std::uint64_t seed = 1;
+  std::cout << "seed " << seed << "\n";
+  const auto narrow = run(seed, 60, false, false, kBufferOnlyHost);
+  ASSERT_LT(narrow.evaluations, 60u) << "the search must run out of ideas: " << narrow.stop_reason;
+  EXPECT_GT(narrow.best_us, 60.0);
+
+  const auto r = run(seed, 60, false, true, kBufferOnlyHost);
+  EXPECT_DOUBLE_EQ(r.best_us, 40.0) << r.stop_reason;
+  bool widened = false;
+  for (const auto& c : r.changes) widened = widened || c.title.rfind("widening: ", 0) == 0;
+  EXPECT_TRUE(widened);
+  if (r.evaluations < 60) {
+    EXPECT_NE(r.stop_reason.find("widening: "), std::string::npos) << r.stop_reason;
+  }
 }
 
 }  // namespace

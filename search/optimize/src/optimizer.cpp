@@ -625,6 +625,94 @@ void stage2_round(job& j, const services& svc, const optimizer_config& cfg, std:
   }
 }
 
+// What the search tries when a round proposed nothing new and budget is left (issue 39: never
+// idle with budget left): from the fastest passing candidates other than the best (the elites,
+// at most `widen_elites`), (1) recombinations: the best's kernel with an elite's host (its
+// tiling) and an elite's kernel with the best's host, so changes accepted or measured on
+// different branches meet; (2) restarts: the kernel rewrites of each elite (the bank's tuples
+// for its diagnosis, and unguided ones when the configuration allows), which may beat the best
+// where they did not apply or were neutral on it. At most `n` of them, recombinations first; the
+// fastest passing one is offered. Returns the evaluations spent; `why` says why there was
+// nothing to propose.
+constexpr std::size_t widen_elites = 4;
+
+bool is_kernel_path(const std::string& p) { return p.rfind("op_kernel/", 0) == 0; }
+
+// `into` with its op_kernel/ files replaced by those of `from` (kernel = true), or every other
+// file (kernel = false).
+file_map take_part(file_map into, const file_map& from, bool kernel) {
+  for (auto it = into.begin(); it != into.end();) {
+    it = is_kernel_path(it->first) == kernel ? into.erase(it) : std::next(it);
+  }
+  for (const auto& [p, c] : from) {
+    if (is_kernel_path(p) == kernel) into[p] = c;
+  }
+  return into;
+}
+
+std::size_t widen(job& j, const services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
+                  std::string& why) {
+  std::vector<std::size_t> elites;
+  for (std::size_t i = 0; i < j.entry_count(); ++i) {
+    const auto& e = j.at(i);
+    if (e.passing() && e.key != j.best().key && e.stage != "verify") elites.push_back(i);
+  }
+  std::stable_sort(elites.begin(), elites.end(),
+                   [&j](std::size_t a, std::size_t b) { return j.at(a).report.latency_us < j.at(b).report.latency_us; });
+  if (elites.empty()) {
+    why = "no passing candidate besides the best to widen from";
+    return 0;
+  }
+  if (elites.size() > widen_elites) elites.resize(widen_elites);
+  const file_map& best = j.best_files();
+  std::vector<eval_request> reqs;
+  std::set<std::string> seen;
+  auto add = [&](file_map f, const std::string& what) {
+    if (f == best || j.tried(f) || !seen.insert(files_key(f)).second) return;
+    const std::string stage = changes_kernel(best, f) ? "kernel" : "tiling";
+    reqs.push_back({std::move(f), stage, static_cast<int>(round), "widening: " + what, std::nullopt, {}, {}});
+  };
+  for (const std::size_t i : elites) {
+    const auto& e = j.at(i);
+    add(take_part(e.files, best, true), "the best's kernel with the tiling of '" + e.proposal + "'");
+    add(take_part(best, e.files, true), "the kernel of '" + e.proposal + "' with the best's tiling");
+  }
+  std::size_t recombinations = reqs.size();
+  for (const std::size_t i : elites) {
+    const auto& e = j.at(i);
+    std::vector<search::experience> tuples;
+    if (auto d = svc.engine.diagnose(e.report.profile, e.files); d.ok()) tuples = svc.database.retrieve(d.value(), cfg.top_k);
+    for (const bool guided : {true, false}) {
+      if (guided ? tuples.empty() : !cfg.unguided_fallback) continue;
+      auto rw = svc.engine.rewrite_kernel(e.files, guided ? tuples : std::vector<search::experience>{});
+      if (!rw.ok()) continue;
+      for (const auto& r : rw.value()) add(merged(e.files, r.files), r.title + " on '" + e.proposal + "'");
+    }
+  }
+  if (reqs.empty()) {
+    why = "neither a recombination of the best with its " + std::to_string(elites.size()) +
+          " fastest other candidate(s) nor a kernel rewrite of them is new";
+    return 0;
+  }
+  if (reqs.size() > n) reqs.resize(n);
+  j.say("stage", "round " + std::to_string(round + 1) + ": widening (" + std::to_string(reqs.size()) + " of " +
+                     std::to_string(std::min(recombinations, reqs.size())) + " recombination(s) and rewrites of other candidates)");
+  const std::size_t before = j.res.evaluations;
+  const auto got = j.evaluate(reqs);
+  std::optional<std::size_t> fastest;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (!got[i] || !j.at(got[i]->entry).passing()) continue;
+    if (!fastest || j.at(got[i]->entry).report.latency_us < j.at(got[*fastest]->entry).report.latency_us) fastest = i;
+  }
+  if (fastest) {
+    const file_map prev = j.res.best_files;
+    if (j.offer(*got[*fastest], reqs[*fastest].proposal, "the search's own ideas were spent with budget left: " + reqs[*fastest].proposal)) {
+      j.kernel_changed_ = changes_kernel(prev, j.res.best_files);
+    }
+  }
+  return j.res.evaluations - before;
+}
+
 // f(), its wall time added to `into` (also when it throws).
 template <class F>
 auto timed(double& into, F&& f) {
@@ -715,13 +803,14 @@ optimize_result run_rounds(const file_map& base_files, const services& inner, co
   // answer, a timeout) gets another chance within the R rounds.
   std::size_t round = 0;
   bool last_empty = false;
+  std::size_t widened = 0;  // rounds that widened: each spent budget, so they do not count
   std::string stop;
   for (;; ++round) {
     if (j.remaining() == 0) {
       stop = "budget exhausted";
       break;
     }
-    if (round >= cfg.rounds + cfg.extra_rounds) {
+    if (round >= cfg.rounds + cfg.extra_rounds + widened) {
       stop = "rounds done";
       break;
     }
@@ -734,8 +823,16 @@ optimize_result run_rounds(const file_map& base_files, const services& inner, co
     j.res.rounds.push_back(sum);
     const bool empty = j.res.evaluations == before;
     if (empty && (last_empty || round + 1 >= cfg.rounds)) {
+      // Budget left and nothing new: widen before giving up (issue 39).
+      std::string why;
+      if (cfg.widen && cfg.stage2 && j.remaining() > 0 && widen(j, svc, cfg, n, round, why) > 0) {
+        last_empty = false;
+        ++widened;
+        continue;
+      }
       stop = "no new candidate: " + (cfg.stage1 ? sum.stage1_stop : std::string()) +
-                          (cfg.stage1 && cfg.stage2 ? "; " : "") + (cfg.stage2 ? sum.stage2_stop : std::string());
+                          (cfg.stage1 && cfg.stage2 ? "; " : "") + (cfg.stage2 ? sum.stage2_stop : std::string()) +
+                          (why.empty() ? std::string() : "; widening: " + why);
       break;
     }
     last_empty = empty;
