@@ -241,6 +241,7 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
         const auto s = screen_of(got[i]);
         v.why = check->check(s);
         v.same_tiling = !v.why && check->same_as_base(s);
+        if (!v.why) v.tiling = stage1::tiling_fingerprint(s.cases);
       } else {
         v.why = "no screen report";
       }
