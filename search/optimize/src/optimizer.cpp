@@ -678,7 +678,7 @@ std::size_t widen(job& j, const services& svc, const optimizer_config& cfg, std:
     add(take_part(e.files, best, true), "the best's kernel with the tiling of '" + e.proposal + "'");
     add(take_part(best, e.files, true), "the kernel of '" + e.proposal + "' with the best's tiling");
   }
-  std::size_t recombinations = reqs.size();
+  const std::size_t recombinations = reqs.size();
   for (const std::size_t i : elites) {
     const auto& e = j.at(i);
     std::vector<search::experience> tuples;
@@ -696,8 +696,10 @@ std::size_t widen(job& j, const services& svc, const optimizer_config& cfg, std:
     return 0;
   }
   if (reqs.size() > n) reqs.resize(n);
-  j.say("stage", "round " + std::to_string(round + 1) + ": widening (" + std::to_string(reqs.size()) + " of " +
-                     std::to_string(std::min(recombinations, reqs.size())) + " recombination(s) and rewrites of other candidates)");
+  const std::size_t recombined = std::min(recombinations, reqs.size());
+  j.say("stage", "round " + std::to_string(round + 1) + ": widening (" + std::to_string(recombined) +
+                     " recombination(s), " + std::to_string(reqs.size() - recombined) +
+                     " kernel rewrite(s) of the other fastest candidates)");
   const std::size_t before = j.res.evaluations;
   const auto got = j.evaluate(reqs);
   std::optional<std::size_t> fastest;
