@@ -380,7 +380,7 @@ TEST(FeasibilityLoop, ScreenedProposalsSpendNoBudgetAndJoinTheHistory) {
   auto screen = [](const std::vector<tiling_proposal>& ps) {
     std::vector<screen_verdict> why;
     for (const auto& p : ps) {
-      why.push_back({p.values[0] % 2 == 0 ? std::nullopt : std::optional<std::string>("odd"), false});
+      why.push_back({p.values[0] % 2 == 0 ? std::nullopt : std::optional<std::string>("odd"), false, {}});
     }
     return why;
   };
@@ -506,7 +506,7 @@ TEST(FeasibilityProbe, LoopProbesOnceAndTheMutatorKeepsToTheKeptValues) {
     for (const auto& p : ps) {
       ++screens;
       EXPECT_FALSE(p.files.empty());
-      why.push_back({runs(p.values) ? std::nullopt : std::optional<std::string>("misaligned"), false});
+      why.push_back({runs(p.values) ? std::nullopt : std::optional<std::string>("misaligned"), false, {}});
     }
     return why;
   };
@@ -574,7 +574,7 @@ TEST(FeasibilityProbe, TunablesThatNeverChangeTheTilingAreFrozen) {
   const assignment base = t.base();
   auto screen = [&](const std::vector<tiling_proposal>& ps) {
     std::vector<screen_verdict> out;
-    for (const auto& p : ps) out.push_back({std::nullopt, p.values[*bd] == base[*bd]});
+    for (const auto& p : ps) out.push_back({std::nullopt, p.values[*bd] == base[*bd], {}});
     return out;
   };
   std::size_t evaluated_tile_only = 0;
@@ -650,7 +650,7 @@ TEST(FeasibilityProbe, TheProbeBudgetReachesEveryTunable) {
     std::vector<screen_verdict> out;
     for (const auto& p : ps) {
       for (std::size_t i = 0; i < base.size(); ++i) probed[i] += p.values[i] != base[i];
-      out.push_back({std::nullopt, false});
+      out.push_back({std::nullopt, false, {}});
     }
     return out;
   };

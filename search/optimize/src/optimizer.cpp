@@ -52,6 +52,9 @@ struct job : search_job {
     eval_report failure;
     search::diagnosis diag;
   };
+  // Also a rewrite that passed but was no faster on the current best's tiling (neutral: the
+  // tiling Stage I tuned for the old kernel need not suit it; swish's barrier removal needs the
+  // two buffers Stage I gave up): `failure` is then its passing report.
   std::optional<pending_rewrite> pending_;
   std::set<std::string> cotuned_;  // files keys of rewrites already co-tuned
 };
@@ -246,6 +249,7 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
         const auto s = screen_of(got[i]);
         v.why = check->check(s);
         v.same_tiling = !v.why && check->same_as_base(s);
+        if (!v.why) v.tiling = stage1::tiling_fingerprint(s.cases);
       } else {
         v.why = "no screen report";
       }
@@ -370,10 +374,12 @@ bool cotune_round(job& j, const services& svc, const optimizer_config& cfg, std:
   base.values = t.base();
   base.op = "base";
   base.description = "the rewrite on the current tiling";
-  history.record(base, stage1::eval_outcome{false, 0, p.failure.status, p.failure.diagnostic, true});
-  j.say("stage", "round " + std::to_string(round + 1) + ": Stage I co-tunes the tiling of a kernel rewrite that ran out of UB (" +
-                     p.rewrite.title + ")");
-  const std::string label = "co-tuning '" + p.rewrite.title + "': ";
+  const bool neutral = p.failure.ok;  // it passed on the best's tiling without beating it
+  history.record(base, stage1::eval_outcome{neutral && !p.failure.suspect, neutral ? p.failure.latency_us : 0,
+                                            p.failure.status, p.failure.diagnostic, true});
+  j.say("stage", "round " + std::to_string(round + 1) + ": Stage I co-tunes the tiling of a kernel rewrite that " +
+                     (neutral ? "was no faster on the best's tiling (" : "ran out of UB (") + p.rewrite.title + ")");
+  const std::string label = (neutral ? "re-tiling for '" : "co-tuning '") + p.rewrite.title + "': ";
   // Screened with the UB the rewrite needed at this tiling: the variants whose tiles cannot bring
   // it within the UB a kernel may use cost no budget.
   // A rewrite no tiling brings within the UB (cast sizes its tiles by the UB itself) is given up
@@ -388,8 +394,9 @@ bool cotune_round(job& j, const services& svc, const optimizer_config& cfg, std:
   const eval_report before = *j.res.best;
   const std::string tiling = change_of_best(sr, t);
   if (j.offer(it->second, p.rewrite.title + ", with the tiling " + tiling,
-              one_line(diagnosis_line(p.diag)) + " | " + p.rewrite.rationale + " | alone it failed (" + p.failure.status +
-                  ": out of UB); Stage I tuned the tiling for it: " + tiling,
+              one_line(diagnosis_line(p.diag)) + " | " + p.rewrite.rationale + " | alone it " +
+                  (neutral ? std::string("was no faster on the best's tiling") : "failed (" + p.failure.status + ": out of UB)") +
+                  "; Stage I tuned the tiling for it: " + tiling,
               p.rewrite.experience_ids)) {
     svc.database.learn(distill_change(j.res.changes.back(), p.diag, before.result.value("kernel", std::string()),
                              j.at(it->second.entry).report, motif_of(p.rewrite)));
@@ -484,6 +491,46 @@ search::experience distill_change(const accepted_change& c, const search::diagno
   return e;
 }
 
+// How much slower than the best a passing rewrite may be and still count as neutral (co-tuned
+// with the tilings it may need rather than dropped): within measurement noise and the cost of a
+// tiling tuned for the kernel it replaced.
+constexpr double neutral_margin = 0.05;
+
+// A kernel rewrite that passed on the best's tiling without beating it, measured once more with
+// the tiling the operator was written with (every tunable Stage I moved set back): the tiling
+// Stage I tuned for the old kernel need not suit the new one (swish: BUFFER_NUM=1 was a little
+// faster with a barrier closing every tile; without the barrier the two buffers it gave up are
+// what overlaps copy and compute). One evaluation; nothing when the best's tiling is the
+// original or the pair was measured. Accepted as one change when it beats the best.
+bool cotune_with_original_tiling(job& j, const services& svc, std::size_t round, const search::kernel_rewrite& rw,
+                                 const search::diagnosis& diag, const std::string& diag_line) {
+  if (j.original_tiling_.empty() || j.remaining() == 0) return false;
+  const file_map start = merged(j.res.best_files, rw.files);
+  auto tmpl = svc.engine.synthesize_template(synthesis_input_of(start));
+  if (!tmpl.ok()) return false;
+  const stage1::tiling_template& t = tmpl.value();
+  const auto a = original_tiling(t, j.original_tiling_);
+  if (!a) return false;
+  const file_map files = merged(start, t.instantiate(*a));
+  if (j.tried(files)) return false;
+  const std::string tiling = t.describe_change(*a);
+  const auto got = j.evaluate({{files, "kernel", static_cast<int>(round),
+                                "re-tiling for '" + rw.title + "': the operator's original tiling (" + tiling + ")",
+                                std::nullopt, {}, {}}});
+  if (got.empty() || !got.front()) return false;
+  const eval_report before = *j.res.best;
+  if (!j.offer(*got.front(), rw.title + ", with the tiling " + tiling,
+               one_line(diag_line) + " | " + rw.rationale +
+                   " | alone it was no faster on the best's tiling; with the operator's original tiling (" + tiling + ") it is",
+               rw.experience_ids)) {
+    return false;
+  }
+  j.kernel_changed_ = true;
+  svc.database.learn(distill_change(j.res.changes.back(), diag, before.result.value("kernel", std::string()),
+                                    j.at(got.front()->entry).report, motif_of(rw)));
+  return true;
+}
+
 void stage2_round(job& j, const services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
                   round_summary& sum) {
   j.say("stage", "round " + std::to_string(round + 1) + ": Stage II (kernel)");
@@ -560,11 +607,13 @@ void stage2_round(job& j, const services& svc, const optimizer_config& cfg, std:
       }
       if (!best || report(i).latency_us < report(*best).latency_us) best = i;
     }
+    bool accepted = false;
     if (best) {
       const auto& rw = fresh[*best];
       const eval_report before = *j.res.best;
       const file_map prev = j.res.best_files;
       if (j.offer(*got[*best], rw.title, one_line(sum.diagnoses.back()) + " | " + rw.rationale, rw.experience_ids)) {
+        accepted = true;
         // A rewrite of the host alone (a core-count cap) leaves the kernel as it was: what broke
         // tiling variants still breaks them, and the original tiling needs no second look.
         j.kernel_changed_ = changes_kernel(prev, j.res.best_files);
@@ -572,7 +621,112 @@ void stage2_round(job& j, const services& svc, const optimizer_config& cfg, std:
                                  motif_of(rw)));
       }
     }
+    if (!accepted && cotune) {
+      // The first neutral kernel rewrite of the batch (it passed, no slower than the margin, and
+      // changes the kernel) is co-tuned with the tilings it may need: at once with the
+      // operator's original tiling, else in the next round's Stage I.
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        if (!got[i] || !j.at(got[i]->entry).passing()) continue;
+        const auto& e = j.at(got[i]->entry);
+        if (e.report.latency_us > j.res.best->latency_us * (1 + neutral_margin)) continue;
+        if (!changes_kernel(j.res.best_files, e.files) || j.cotuned_.count(e.key)) continue;
+        j.cotuned_.insert(e.key);
+        if (cotune_with_original_tiling(j, svc, round, fresh[i], diag, sum.diagnoses.back())) break;
+        if (!j.pending_) j.pending_ = job::pending_rewrite{j.best().key, fresh[i], e.report, diag};
+        break;
+      }
+    }
   }
+}
+
+// What the search tries when a round proposed nothing new and budget is left (issue 39: never
+// idle with budget left): from the fastest passing candidates other than the best (the elites,
+// at most `widen_elites`), (1) recombinations: the best's kernel with an elite's host (its
+// tiling) and an elite's kernel with the best's host, so changes accepted or measured on
+// different branches meet; (2) restarts: the kernel rewrites of each elite (the bank's tuples
+// for its diagnosis, and unguided ones when the configuration allows), which may beat the best
+// where they did not apply or were neutral on it. At most `n` of them, recombinations first; the
+// fastest passing one is offered. Returns the evaluations spent; `why` says why there was
+// nothing to propose.
+constexpr std::size_t widen_elites = 4;
+
+bool is_kernel_path(const std::string& p) { return p.rfind("op_kernel/", 0) == 0; }
+
+// `into` with its op_kernel/ files replaced by those of `from` (kernel = true), or every other
+// file (kernel = false).
+file_map take_part(file_map into, const file_map& from, bool kernel) {
+  for (auto it = into.begin(); it != into.end();) {
+    it = is_kernel_path(it->first) == kernel ? into.erase(it) : std::next(it);
+  }
+  for (const auto& [p, c] : from) {
+    if (is_kernel_path(p) == kernel) into[p] = c;
+  }
+  return into;
+}
+
+std::size_t widen(job& j, const services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round,
+                  std::string& why) {
+  std::vector<std::size_t> elites;
+  for (std::size_t i = 0; i < j.entry_count(); ++i) {
+    const auto& e = j.at(i);
+    if (e.passing() && e.key != j.best().key && e.stage != "verify") elites.push_back(i);
+  }
+  std::stable_sort(elites.begin(), elites.end(),
+                   [&j](std::size_t a, std::size_t b) { return j.at(a).report.latency_us < j.at(b).report.latency_us; });
+  if (elites.empty()) {
+    why = "no passing candidate besides the best to widen from";
+    return 0;
+  }
+  if (elites.size() > widen_elites) elites.resize(widen_elites);
+  const file_map& best = j.best_files();
+  std::vector<eval_request> reqs;
+  std::set<std::string> seen;
+  auto add = [&](file_map f, const std::string& what) {
+    if (f == best || j.tried(f) || !seen.insert(files_key(f)).second) return;
+    const std::string stage = changes_kernel(best, f) ? "kernel" : "tiling";
+    reqs.push_back({std::move(f), stage, static_cast<int>(round), "widening: " + what, std::nullopt, {}, {}});
+  };
+  for (const std::size_t i : elites) {
+    const auto& e = j.at(i);
+    add(take_part(e.files, best, true), "the best's kernel with the tiling of '" + e.proposal + "'");
+    add(take_part(best, e.files, true), "the kernel of '" + e.proposal + "' with the best's tiling");
+  }
+  const std::size_t recombinations = reqs.size();
+  for (const std::size_t i : elites) {
+    const auto& e = j.at(i);
+    std::vector<search::experience> tuples;
+    if (auto d = svc.engine.diagnose(e.report.profile, e.files); d.ok()) tuples = svc.database.retrieve(d.value(), cfg.top_k);
+    for (const bool guided : {true, false}) {
+      if (guided ? tuples.empty() : !cfg.unguided_fallback) continue;
+      auto rw = svc.engine.rewrite_kernel(e.files, guided ? tuples : std::vector<search::experience>{});
+      if (!rw.ok()) continue;
+      for (const auto& r : rw.value()) add(merged(e.files, r.files), r.title + " on '" + e.proposal + "'");
+    }
+  }
+  if (reqs.empty()) {
+    why = "neither a recombination of the best with its " + std::to_string(elites.size()) +
+          " fastest other candidate(s) nor a kernel rewrite of them is new";
+    return 0;
+  }
+  if (reqs.size() > n) reqs.resize(n);
+  const std::size_t recombined = std::min(recombinations, reqs.size());
+  j.say("stage", "round " + std::to_string(round + 1) + ": widening (" + std::to_string(recombined) +
+                     " recombination(s), " + std::to_string(reqs.size() - recombined) +
+                     " kernel rewrite(s) of the other fastest candidates)");
+  const std::size_t before = j.res.evaluations;
+  const auto got = j.evaluate(reqs);
+  std::optional<std::size_t> fastest;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (!got[i] || !j.at(got[i]->entry).passing()) continue;
+    if (!fastest || j.at(got[i]->entry).report.latency_us < j.at(got[*fastest]->entry).report.latency_us) fastest = i;
+  }
+  if (fastest) {
+    const file_map prev = j.res.best_files;
+    if (j.offer(*got[*fastest], reqs[*fastest].proposal, "the search's own ideas were spent with budget left: " + reqs[*fastest].proposal)) {
+      j.kernel_changed_ = changes_kernel(prev, j.res.best_files);
+    }
+  }
+  return j.res.evaluations - before;
 }
 
 // f(), its wall time added to `into` (also when it throws).
@@ -665,13 +819,14 @@ optimize_result run_rounds(const file_map& base_files, const services& inner, co
   // answer, a timeout) gets another chance within the R rounds.
   std::size_t round = 0;
   bool last_empty = false;
+  std::size_t widened = 0;  // rounds that widened: each spent budget, so they do not count
   std::string stop;
   for (;; ++round) {
     if (j.remaining() == 0) {
       stop = "budget exhausted";
       break;
     }
-    if (round >= cfg.rounds + cfg.extra_rounds) {
+    if (round >= cfg.rounds + cfg.extra_rounds + widened) {
       stop = "rounds done";
       break;
     }
@@ -684,8 +839,16 @@ optimize_result run_rounds(const file_map& base_files, const services& inner, co
     j.res.rounds.push_back(sum);
     const bool empty = j.res.evaluations == before;
     if (empty && (last_empty || round + 1 >= cfg.rounds)) {
+      // Budget left and nothing new: widen before giving up (issue 39).
+      std::string why;
+      if (cfg.widen && cfg.stage2 && j.remaining() > 0 && widen(j, svc, cfg, n, round, why) > 0) {
+        last_empty = false;
+        ++widened;
+        continue;
+      }
       stop = "no new candidate: " + (cfg.stage1 ? sum.stage1_stop : std::string()) +
-                          (cfg.stage1 && cfg.stage2 ? "; " : "") + (cfg.stage2 ? sum.stage2_stop : std::string());
+                          (cfg.stage1 && cfg.stage2 ? "; " : "") + (cfg.stage2 ? sum.stage2_stop : std::string()) +
+                          (why.empty() ? std::string() : "; widening: " + why);
       break;
     }
     last_empty = empty;

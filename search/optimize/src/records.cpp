@@ -152,6 +152,7 @@ json to_json(const optimizer_config& c) {
           {"stage2", c.stage2},
           {"unguided_fallback", c.unguided_fallback},
           {"cotune", c.cotune},
+          {"widen", c.widen},
           {"screen", c.screen},
           {"search_form", c.search_form},
           {"min_gain", c.min_gain},
@@ -171,6 +172,7 @@ void from_json(const json& j, optimizer_config& c) {
   c.stage2 = j.at("stage2").get<bool>();
   c.unguided_fallback = j.at("unguided_fallback").get<bool>();
   c.cotune = j.at("cotune").get<bool>();
+  c.widen = j.value("widen", false);  // records written before widening existed
   c.screen = j.value("screen", false);  // records written before the screen existed
   c.search_form = j.value("search_form", false);
   c.min_gain = j.at("min_gain").get<double>();

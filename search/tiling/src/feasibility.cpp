@@ -141,6 +141,16 @@ bool same_tiling(const std::vector<tiling_facts>& a, const std::vector<tiling_fa
   return true;
 }
 
+std::string tiling_fingerprint(const std::vector<tiling_facts>& cases) {
+  std::string out;
+  for (const auto& c : cases) {
+    out += c.case_name + '\0' + std::to_string(c.block_dim) + ':' + std::to_string(c.tiling_key);
+    for (const auto w : c.words) out += ',' + std::to_string(w);
+    out += '\n';
+  }
+  return out;
+}
+
 feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, device_limits limits)
     : base_(base), limits_(limits) {
   using K = invariant::kind;

@@ -59,6 +59,16 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
     }
     return false;
   };
+  // Whether `a` and `b` differ in a tunable the kernel reads.
+  auto kernel_differs = [&](const assignment& a, const assignment& b) {
+    if (a.size() != b.size()) return true;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i] != b[i] && tmpl.tunables[i].kernel_linked) return true;
+    }
+    return false;
+  };
+  // The tilings this run measured (screen_verdict::tiling -> the values and their outcome).
+  std::map<std::string, std::vector<std::pair<assignment, eval_outcome>>> measured;
   // Evaluates the proposals the history does not know (as one batch) and records every trial;
   // returns how many the screener rejected.
   auto run_step = [&](std::vector<tiling_proposal> ps, std::size_t step) -> std::size_t {
@@ -92,6 +102,7 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
       used[i] = true;
     }
     std::size_t rejected = 0;
+    std::vector<std::string> tilings(fresh.size());  // each fresh proposal's screened tiling
     if (screen && !fresh.empty()) {
       const auto verdicts = screen(fresh);
       if (verdicts.size() != fresh.size()) {
@@ -100,11 +111,34 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
       }
       std::vector<tiling_proposal> kept;
       std::vector<std::size_t> kept_at;
+      std::vector<std::string> kept_tilings;
       for (std::size_t j = 0; j < fresh.size(); ++j) {
         const bool same = verdicts[j].same_tiling && !reaches_kernel(fresh[j].values);
+        if (!verdicts[j].why && !same && !verdicts[j].tiling.empty()) {
+          // The same program as one measured this run: its measurement answers (issue 39).
+          const auto it = measured.find(verdicts[j].tiling);
+          const std::pair<assignment, eval_outcome>* twin = nullptr;
+          if (it != measured.end()) {
+            for (const auto& m : it->second) {
+              if (!kernel_differs(m.first, fresh[j].values)) twin = &m;
+            }
+          }
+          if (twin != nullptr) {
+            auto& t = trials[fresh_at[j]];
+            t.outcome = twin->second;
+            t.outcome.memo = true;
+            t.outcome.message = "tiles every case as " + tmpl.describe_change(twin->first) +
+                                " does, which was measured: " + twin->second.message;
+            t.cached = true;
+            ++res.cache_hits;
+            history.record(fresh[j], t.outcome);
+            continue;
+          }
+        }
         if (!verdicts[j].why && !same) {
           kept.push_back(std::move(fresh[j]));
           kept_at.push_back(fresh_at[j]);
+          kept_tilings.push_back(verdicts[j].tiling);
           continue;
         }
         auto& t = trials[fresh_at[j]];
@@ -119,6 +153,7 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
       }
       fresh = std::move(kept);
       fresh_at = std::move(kept_at);
+      tilings = std::move(kept_tilings);
     }
     std::vector<eval_outcome> outcomes;
     if (!fresh.empty()) outcomes = evaluate(fresh);
@@ -138,6 +173,7 @@ stage1_result run_stage1(const tiling_template& tmpl, const proposer& propose, c
       }
       history.record(fresh[j], t.outcome);
       consider(t);
+      if (!tilings[j].empty() && !t.outcome.memo) measured[tilings[j]].emplace_back(fresh[j].values, t.outcome);
     }
     for (const auto& [i, j] : repeats) {
       trials[i].outcome = outcomes[j];

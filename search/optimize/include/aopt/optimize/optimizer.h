@@ -40,6 +40,10 @@ struct optimizer_config {
   // Stage I: the tiling is tuned for the rewritten operator (from the failing base, its
   // neighbours first) and a passing pair is accepted as one change. Default: true
   bool cotune = true;
+  // When a round proposes nothing new and budget is left: recombine the best with the fastest
+  // other candidates (kernel of one, tiling of the other) and rewrite those candidates' kernels,
+  // before the job ends (the stop reason then says why nothing could be proposed). Default: true
+  bool widen = true;
   // Feasible Stage I: screen each tiling variant (its host tiling alone, a request of stage
   // "screen") against what the base's tiling kept (stage1/feasibility.h) before it costs an
   // evaluation; a rejected variant spends no budget and joins the negative history. The runner's

@@ -68,6 +68,7 @@ class search_job {
              const std::vector<std::string>& experience_ids = {});
 
   const entry& at(std::size_t i) const { return entries_.at(i); }
+  std::size_t entry_count() const { return entries_.size(); }
   const entry& best() const { return entries_.at(accepted_.back()); }
   const file_map& best_files() const { return best().files; }
 

@@ -67,6 +67,8 @@ struct screen_outcome {
 
 // Whether two screens tiled every case alike: the same cases, block dims, keys and tiling data.
 bool same_tiling(const std::vector<tiling_facts>& a, const std::vector<tiling_facts>& b);
+// What same_tiling compares, as one string: equal strings, same tiling (screen_verdict::tiling).
+std::string tiling_fingerprint(const std::vector<tiling_facts>& cases);
 
 class feasibility_screen {
  public:

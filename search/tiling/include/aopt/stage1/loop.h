@@ -28,6 +28,10 @@ using batch_evaluator = std::function<std::vector<eval_outcome>(const std::vecto
 struct screen_verdict {
   std::optional<std::string> why;
   bool same_tiling = false;
+  // The tiling every case got (block dim, key, tiling words), comparable between proposals; empty
+  // when unknown. A proposal that tiles as one this run already measured, and changes no
+  // tunable the kernel reads relative to it, is answered with that measurement (memo, no budget).
+  std::string tiling;
 };
 
 // Screens a step's new proposals before they cost budget (Feasible Stage I, feasibility.h): one
