@@ -328,7 +328,9 @@ nlohmann::json signature_from_ops_info(const fs::path& file, const std::string& 
       sig["attrs"].push_back(aj);
     }
   }
-  if (sig["inputs"].empty() || sig["outputs"].empty()) bad(file.string() + ": " + op_type + " declares no input0/output0");
+  // No output is the in-place form (the kernel writes its inputs, which are compared like
+  // outputs; docs/cann.md, "In-place operators"); no input is not an operator.
+  if (sig["inputs"].empty()) bad(file.string() + ": " + op_type + " declares no input0");
   return sig;
 }
 

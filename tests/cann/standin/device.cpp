@@ -405,11 +405,13 @@ int run_device(const fs::path& request) {
     std::cerr << "EZ9999: Inner Error!\nEZ9999: " << rr.diagnostic << "\n[ERROR] aclrtSynchronizeStream failed, error code 507015\n";
     return 1;
   }
-  nlohmann::json result = {{"outputs", nlohmann::json::array()}, {"warmup", rq.value("warmup", 0)}};
+  nlohmann::json result = {{"outputs", nlohmann::json::array()}, {"written_inputs", nlohmann::json::array()}, {"warmup", rq.value("warmup", 0)}};
   for (const auto& o : rr.outputs) {
-    const fs::path dest = fs::absolute("out_" + o.name + ".bin");
+    // An input the kernel wrote ("x", "x.k" for a list's element) goes back into its tensor.
+    const fs::path dest = fs::absolute((o.written_input ? "written_" : "out_") + o.name + ".bin");
     fs::rename(o.file, dest);
-    result["outputs"].push_back({{"name", o.name}, {"dtype", ev::dtype_name(o.type)}, {"shape", o.shape}, {"file", dest.filename().string()}});
+    result[o.written_input ? "written_inputs" : "outputs"].push_back(
+        {{"name", o.name}, {"dtype", ev::dtype_name(o.type)}, {"shape", o.shape}, {"file", dest.filename().string()}});
   }
   const auto timing = rr.harness.value("timing", nlohmann::json::object());
   const double us = timing.value("Task Duration(us)", 0.0);
