@@ -211,6 +211,7 @@ class build_store {
     fs::path dir;
     std::vector<std::shared_ptr<project>> projects;
     std::map<std::pair<std::string, std::string>, installed> installs;
+    std::set<std::pair<std::string, std::string>> building;  // (host, kernel) keys being built
   };
 
   static std::shared_ptr<build_store> get(const cann_profile& p) {
@@ -317,17 +318,34 @@ class cann_backend final : public backend {
             slot = p;
           }
         }
-        if (!slot && lin.projects.size() < p_.max_projects) {
-          slot = std::make_shared<build_store::project>();
-          slot->dir = store_->new_dir(lin, "p") / "project";
-          lin.projects.push_back(slot);
-          full = true;
+        // The same sources being built by another backend (a builder): wait for that build.
+        const bool same_in_progress = lin.building.count({keys.host, keys.kernel}) != 0;
+        if (!slot && !same_in_progress) {
+          std::shared_ptr<build_store::project> free;
+          for (const auto& p : lin.projects) {
+            if (!p->busy) free = p;
+          }
+          if (lin.projects.size() < p_.max_projects) {
+            slot = std::make_shared<build_store::project>();
+            lin.projects.push_back(slot);
+          } else if (free) {
+            slot = free;  // none can build it partially: a full build, in a new directory (the
+                          // packages of its earlier builds stay as they are)
+          }
+          if (slot) {
+            slot->dir = store_->new_dir(lin, "p") / "project";
+            slot->host.clear();
+            slot->kernel.clear();
+            full = true;
+          }
         }
-        if (slot) break;
+        if (slot && !same_in_progress) break;
+        slot.reset();
         // Every project of the lineage is building: wait for one (or for this very build).
         store_->freed.wait(lock);
       }
       slot->busy = true;
+      lin.building.insert({keys.host, keys.kernel});
       install = store_->new_dir(lin, "i");
     }
     // The slot is this build's until it is released; the store records the result.
@@ -336,6 +354,7 @@ class cann_backend final : public backend {
       std::lock_guard lock(store_->mu);
       auto& lin = store_->of(keys.lineage);
       held->busy = false;
+      lin.building.erase({keys.host, keys.kernel});
       if (ok) {
         held->host = keys.host;
         held->kernel = keys.kernel;

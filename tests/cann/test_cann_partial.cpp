@@ -250,3 +250,40 @@ TEST_F(CannPartial, ABuilderBuildsWhileTheDeviceMeasures) {
 }
 
 }  // namespace
+
+namespace {
+
+// The profile's keys of the partial builds: the example's defaults (the msOpGen CMake targets),
+// a site's own, the store; a misspelt key names the known ones.
+TEST(CannPartialProfile, TheCommandsOfThePartialBuildsAndTheStoreAreRead) {
+  const auto example = ev::load_cann_profile(fs::path(AOPT_TEST_SOURCE_DIR) / "config/cann.example.toml");
+  EXPECT_NE(example.build_tiling.line.find("--target cust_optiling"), std::string::npos) << example.build_tiling.line;
+  EXPECT_NE(example.build_kernel.line.find("--target ascendc_bin_{soc_short}"), std::string::npos) << example.build_kernel.line;
+  EXPECT_GT(example.build_kernel.timeout_s, 0);
+  EXPECT_TRUE(example.build_store.empty());
+
+  const fs::path dir = fs::temp_directory_path() / ("aopt-cann-partial-profile-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  aopt::common::write_text_file(dir / "site.toml", "[cann]\ntoolkit = \"/opt/cann\"\nproject_template = \"p\"\nbuild_store = \"builds\"\nmax_projects = 2\n"
+                                                   "[commands]\nbuild = \"b\"\ninstall = \"i\"\nrun = \"r\"\nbuild_tiling = \"t {project}\"\nbuild_kernel = \"\"\n"
+                                                   "[timeouts]\nbuild_tiling = 30\n");
+  const auto p = ev::load_cann_profile(dir / "site.toml");
+  EXPECT_EQ(p.build_tiling.line, "t {project}");
+  EXPECT_DOUBLE_EQ(p.build_tiling.timeout_s, 30);
+  EXPECT_TRUE(p.build_kernel.line.empty());  // such candidates are built in full
+  EXPECT_EQ(p.build_store, dir / "builds");
+  EXPECT_EQ(p.max_projects, 2u);
+  aopt::common::write_text_file(dir / "bad.toml", "[cann]\ntoolkit = \"/opt/cann\"\nproject_template = \"p\"\n"
+                                                  "[commands]\nbuild = \"b\"\ninstall = \"i\"\nrun = \"r\"\nbuild_kernels = \"x\"\n");
+  try {
+    ev::load_cann_profile(dir / "bad.toml");
+    ADD_FAILURE() << "a misspelt command was accepted";
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("bad.toml:8"), std::string::npos) << what;
+    EXPECT_NE(what.find("build_kernel"), std::string::npos) << what;
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
