@@ -15,7 +15,7 @@
 #include "aopt/common/fs.h"
 #include "aopt/evaluation/evaluator.h"
 #include "aopt/evaluation/package.h"
-#include "standin_profile.h"
+#include "standin_evaluator.h"
 
 namespace fs = std::filesystem;
 namespace ev = aopt::evaluation;
@@ -29,27 +29,12 @@ class CannInPlace : public ::testing::Test {
   void SetUp() override {
     root_ = fs::temp_directory_path() / ("aopt-cann-inplace-" + std::to_string(::getpid()));
     fs::remove_all(root_);
-    fs::create_directories(root_ / "state");
     std::cout << "stand-in seed " << k_seed << "\n";
   }
   void TearDown() override { fs::remove_all(root_); }
 
   ev::evaluator evaluator() const {
-    const fs::path f = root_ / "site.toml";
-    aopt::testing::write_standin_profile(f, {.soc_version = "Ascend910B4",
-                                             .warmup = 1,
-                                             .repeat = 3,
-                                             .timeouts = "run = 120\n",
-                                             .environment = {{"AOPT_STANDIN_SEED", std::to_string(k_seed)},
-                                                             {"AOPT_STANDIN_STATE", (root_ / "state").string()},
-                                                             {"AOPT_ARTIFACT_CACHE", (root_ / "artifacts").string()}}});
-    ev::eval_options eo;
-    eo.backend = "cann";
-    eo.cann_config = f;
-    eo.use_cache = false;
-    eo.cache_dir = root_ / "cache";
-    eo.work_root = root_ / "work";
-    return ev::evaluator(eo);
+    return ev::evaluator(aopt::testing::standin_eval_options(root_, aopt::testing::write_standin_eval_profile(root_, k_seed)));
   }
   static fs::path packages() { return fs::path(AOPT_TEST_SOURCE_DIR) / "tests/integration/packages"; }
   static const ev::output_check* check_of(const ev::case_result& c, const std::string& name) {

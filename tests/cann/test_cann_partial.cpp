@@ -21,7 +21,7 @@
 #include "aopt/evaluation/cann.h"
 #include "aopt/evaluation/evaluator.h"
 #include "aopt/evaluation/package.h"
-#include "standin_profile.h"
+#include "standin_evaluator.h"
 
 namespace fs = std::filesystem;
 namespace ev = aopt::evaluation;
@@ -42,7 +42,6 @@ class CannPartial : public ::testing::Test {
   void SetUp() override {
     root_ = fs::temp_directory_path() / ("aopt-cann-partial-" + std::to_string(::getpid()));
     fs::remove_all(root_);
-    fs::create_directories(root_ / "state");
     log_ = root_ / "steps.jsonl";
     std::cout << "stand-in seed " << k_seed << "\n";
     pkg_ = std::make_shared<const ev::op_package>(ev::load_package(std::string(AOPT_TEST_SOURCE_DIR) + "/examples/ops/add_custom"));
@@ -52,25 +51,10 @@ class CannPartial : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
 
   fs::path profile(const std::set<std::string>& without = {}) {
-    const fs::path f = root_ / "site.toml";
-    aopt::testing::write_standin_profile(f, {.soc_version = "Ascend910B4",
-                                             .warmup = 1,
-                                             .repeat = 3,
-                                             .timeouts = "run = 120\n",
-                                             .environment = {{"AOPT_STANDIN_SEED", std::to_string(k_seed)},
-                                                             {"AOPT_STANDIN_STATE", (root_ / "state").string()},
-                                                             {"AOPT_STANDIN_STEP_LOG", log_.string()},
-                                                             {"AOPT_ARTIFACT_CACHE", (root_ / "artifacts").string()}},
-                                             .without = without});
-    return f;
+    return aopt::testing::write_standin_eval_profile(root_, k_seed, {{"AOPT_STANDIN_STEP_LOG", log_.string()}}, without);
   }
   ev::eval_options options(const fs::path& prof) const {
-    ev::eval_options eo;
-    eo.backend = "cann";
-    eo.cann_config = prof;
-    eo.use_cache = false;
-    eo.cache_dir = root_ / "cache";
-    eo.work_root = root_ / "work";
+    auto eo = aopt::testing::standin_eval_options(root_, prof);
     eo.only_case = "perf_fp32";
     return eo;
   }
