@@ -135,6 +135,7 @@ TEST_F(CannPartial, TilingVariantsRunNoStepKernelChangesRunOnlyTheKernelStep) {
     EXPECT_TRUE(steps(mark).empty()) << nlohmann::json(steps(mark)).dump();
     EXPECT_EQ(block_dim(r), static_cast<std::uint32_t>(cores));
     EXPECT_TRUE(r.build["host_reused"].get<bool>() && r.build["kernel_reused"].get<bool>()) << r.build.dump();
+    std::cout << "variant " << cores << ": build " << r.build.value("seconds", 0.0) << " s, evaluation " << r.total_seconds << " s\n";
   }
 
   // A kernel change: the kernel step only, which compiles the kernel (and nothing of the host),
@@ -148,6 +149,9 @@ TEST_F(CannPartial, TilingVariantsRunNoStepKernelChangesRunOnlyTheKernelStep) {
   EXPECT_FALSE(s[0]["host_compiled"].get<bool>());
   EXPECT_EQ(sub.status, "precision_error") << sub.diagnostic;
   EXPECT_EQ(block_dim(sub), 4u);
+  std::cout << "build seconds: full " << base.build.value("seconds", 0.0) << ", tiling step " << first.build.value("seconds", 0.0)
+            << ", kernel step " << sub.build.value("seconds", 0.0) << "; evaluation seconds: full " << base.total_seconds << ", tiling step "
+            << first.total_seconds << ", kernel step " << sub.total_seconds << "\n";
 
   // A kernel that does not compile: a compile_error naming the kernel step.
   mark = lines();
