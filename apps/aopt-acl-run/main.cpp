@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "acl_abi.h"
@@ -390,6 +391,43 @@ int run(const fs::path& request_file) {
     nlohmann::json oj = {{"name", out.name}, {"dtype", out.dtype}, {"shape", out.shape}, {"file", out.file}};
     if (out.shape_assumed) oj["shape_assumed"] = true;
     result["outputs"].push_back(oj);
+  }
+  // Inputs the kernel wrote (in place, without an output of its own): their device contents
+  // differ from the file they came from. Reported like outputs under "written_inputs" (a tensor
+  // list whole when any element changed), as the sim harness reports them
+  // (docs/harness-protocol.md, "Inputs the kernel writes"); a `<name>Ref` input is an output already.
+  result["written_inputs"] = nlohmann::json::array();
+  std::map<std::string, std::vector<std::size_t>> by_name;
+  std::vector<std::string> order;
+  for (std::size_t i = 0; i < call.inputs.size(); ++i) {
+    if (!by_name.count(call.inputs[i].name)) order.push_back(call.inputs[i].name);
+    by_name[call.inputs[i].name].push_back(i);
+  }
+  for (const auto& name : order) {
+    const auto& idx = by_name[name];
+    const bool in_place = std::any_of(call.outputs.begin(), call.outputs.end(), [&](const tensor_arg& o) {
+      return o.in_place_of && std::find(idx.begin(), idx.end(), *o.in_place_of) != idx.end();
+    });
+    if (in_place) continue;
+    std::vector<std::string> contents;
+    bool changed = false;
+    for (auto i : idx) {
+      const auto& d = tensors[i];
+      std::string host(d.bytes, '\0');
+      if (d.bytes > 0) check(acl.aclrtMemcpy(host.data(), host.size(), d.mem, d.bytes, ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy(" + name + ", device to host)");
+      changed = changed || host != read_file(call.inputs[i].file);
+      contents.push_back(std::move(host));
+    }
+    if (!changed) continue;
+    nlohmann::json items = nlohmann::json::array();
+    for (std::size_t k = 0; k < idx.size(); ++k) {
+      const auto& in = call.inputs[idx[k]];
+      const std::string file = "written_" + name + (idx.size() > 1 ? "." + std::to_string(k) : std::string()) + ".bin";
+      write_file(file, contents[k].data(), contents[k].size());
+      items.push_back({{"name", name}, {"dtype", in.dtype}, {"shape", in.shape}, {"file", file}});
+    }
+    if (idx.size() == 1) result["written_inputs"].push_back(items[0]);
+    else result["written_inputs"].push_back({{"name", name}, {"dtype", call.inputs[idx[0]].dtype}, {"list", items}});
   }
   const std::string text = result.dump(1) + "\n";
   write_file(rq.value("result", std::string("result.json")), text.data(), text.size());

@@ -2,7 +2,10 @@
 // templates. The contract of the run command (the ACL runner) is docs/cann.md, "The runner".
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <fstream>
+#include <mutex>
+#include <regex>
 #include <sstream>
 
 #include "aopt/common/error.h"
@@ -59,9 +62,202 @@ void follow_package_build(const op_package& pkg, const fs::path& project) {
   fs::remove_all(shared, e);
 }
 
+
+// Stage I's run-time tunables on the CANN toolchain (docs/cann.md, "Partial builds"): a
+// search-form host source writes `AOPT_TUNABLE(slot, written)`; the tiling library built from
+// it reads the slot's value from the environment variable AOPT_TUNABLES of the process that
+// runs the tiling (the runner), as the sim harness does (aopt_sim/host/tunable.h, whose macros,
+// when that header is force-included first as on sim, take precedence). Header-only: the
+// tiling library links nothing of aopt's.
+constexpr const char* tunable_header_name = "aopt_tunable.h";
+constexpr const char* tunable_header = R"(// Written by aopt (docs/cann.md, "Partial builds"): Stage I's run-time tunables.
+#pragma once
+#ifndef AOPT_TUNABLE
+#include <cstdlib>
+#include <map>
+namespace aopt_cann {
+inline const std::map<unsigned, long long>& tunables() {
+  static const std::map<unsigned, long long> t = [] {
+    std::map<unsigned, long long> m;
+    const char* s = std::getenv("AOPT_TUNABLES");
+    while (s != nullptr && *s != '\0') {
+      char* end = nullptr;
+      const unsigned long slot = std::strtoul(s, &end, 10);
+      if (end == s || *end != '=') break;
+      s = end + 1;
+      const long long v = std::strtoll(s, &end, 10);
+      if (end == s || (*end != ',' && *end != '\0')) break;
+      m[static_cast<unsigned>(slot)] = v;
+      s = *end == ',' ? end + 1 : end;
+    }
+    return m;
+  }();
+  return t;
+}
+inline bool tunable_given(unsigned slot) { return tunables().count(slot) != 0; }
+template <class T>
+inline T tunable(unsigned slot, T written) {
+  const auto it = tunables().find(slot);
+  return it == tunables().end() ? written : static_cast<T>(it->second);
+}
+}  // namespace aopt_cann
+#define AOPT_TUNABLE(slot, written) (::aopt_cann::tunable((slot), (written)))
+#define AOPT_TUNABLE_OR(slot, written) \
+  (::aopt_cann::tunable_given(slot) ? static_cast<int>(::aopt_cann::tunables().at(slot)) : (written))
+#endif
+)";
+
+// A host source in search form includes the tunables' header (its line numbers unchanged).
+void add_tunable_header(const fs::path& project) {
+  bool any = false;
+  std::error_code e;
+  for (auto it = fs::directory_iterator(project / "op_host", e); !e && it != fs::directory_iterator(); it.increment(e)) {
+    const auto ext = it->path().extension();
+    if (ext != ".cpp" && ext != ".cc" && ext != ".h" && ext != ".hpp") continue;
+    const std::string text = common::read_text_file(it->path());
+    if (text.find("AOPT_TUNABLE") == std::string::npos || it->path().filename() == tunable_header_name) continue;
+    common::write_text_file(it->path(), std::string("#include \"") + tunable_header_name + "\"\n#line 1\n" + text);
+    any = true;
+  }
+  if (any) common::write_text_file(project / "op_host" / tunable_header_name, tunable_header);
+}
+
+// The OpDef of a host source (its class to OP_ADD): a change there is a new signature, kernels
+// for other dtypes, another aclnn interface, so it is part of what a partial build keeps.
+std::string opdef_text(const std::string& text) {
+  static const std::regex cls(R"(class\s+\w+\s*:\s*public\s+(?:ops\s*::\s*)?OpDef)");
+  std::smatch m;
+  if (!std::regex_search(text, m, cls)) return {};
+  const auto from = static_cast<std::size_t>(m.position(0));
+  const auto add = text.find("OP_ADD(", from);
+  const auto to = add == std::string::npos ? text.size() : text.find(')', add);
+  return text.substr(from, to == std::string::npos ? std::string::npos : to - from);
+}
+
+// What a candidate's build depends on, in three parts: `lineage` (everything but the op_host/
+// and op_kernel/ sources: the spec, the package's build lists, shared files, the OpDef), `host`
+// and `kernel`. Candidates of one lineage differ in a partial build.
+struct source_keys {
+  std::string lineage, host, kernel;
+};
+
+source_keys keys_of(const candidate& cand) {
+  common::sha256 l, h, k;
+  l.field("aopt-cann-lineage-v1");
+  h.field("aopt-cann-host-v1");
+  k.field("aopt-cann-kernel-v1");
+  for (const auto& [f, d] : cand.file_hashes()) {
+    if (f.rfind("op_host/", 0) == 0) {
+      h.field(f).field(d);
+      l.field("opdef").field(f).field(opdef_text(cand.content(f)));
+    } else if (f.rfind("op_kernel/", 0) == 0) {
+      k.field(f).field(d);
+    } else {
+      l.field(f).field(d);
+    }
+  }
+  const auto& pkg = cand.package();
+  for (const auto* list : {&pkg.host_sources, &pkg.host_include_dirs, &pkg.kernel_include_dirs}) {
+    for (const auto& f : *list) l.field(f);
+    l.field("|");
+  }
+  l.field(pkg.tiling_header);
+  for (const auto& f : pkg.shared_files) l.field(f).field(common::sha256_file_hex(pkg.tree_root / f));
+  l.field(pkg.spec.to_json().dump());
+  return {l.finish_hex(), h.finish_hex(), k.finish_hex()};
+}
+
+// `to`'s op_host/ and op_kernel/ made equal to `from`'s: files that differ written (so make's
+// timestamps see them), files that went away removed, equal files untouched.
+void sync_sources(const fs::path& from, const fs::path& to) {
+  for (const char* d : {"op_host", "op_kernel"}) {
+    std::error_code e;
+    std::vector<fs::path> gone;
+    for (auto it = fs::recursive_directory_iterator(to / d, e); !e && it != fs::recursive_directory_iterator(); it.increment(e)) {
+      if (it->is_regular_file() && !fs::exists(from / fs::relative(it->path(), to))) gone.push_back(it->path());
+    }
+    for (const auto& f : gone) fs::remove(f, e);
+    for (auto it = fs::recursive_directory_iterator(from / d, e); !e && it != fs::recursive_directory_iterator(); it.increment(e)) {
+      const fs::path dest = to / fs::relative(it->path(), from);
+      if (it->is_directory()) {
+        fs::create_directories(dest);
+        continue;
+      }
+      const std::string text = common::read_text_file(it->path());
+      std::error_code x;
+      if (fs::is_regular_file(dest, x) && common::read_text_file(dest) == text) continue;
+      common::write_text_file(dest, text);
+    }
+  }
+  fs::copy_file(from / "aopt.json", to / "aopt.json", fs::copy_options::overwrite_existing);
+}
+
+// Built projects and installed packages, kept for the candidates that follow
+// (docs/cann.md, "Partial builds"). One per store directory in the process: every backend of a
+// command profile (a daemon's builders and its devices) shares it.
+class build_store {
+ public:
+  struct installed {
+    fs::path install;
+    nlohmann::json signature;
+  };
+  struct project {
+    fs::path dir;                 // the project (build_out/ inside, kept)
+    bool busy = false;
+    std::string host, kernel;     // the sources of its last good build, installed at `install`
+    installed last;
+  };
+  struct lineage {
+    fs::path dir;
+    std::vector<std::shared_ptr<project>> projects;
+    std::map<std::pair<std::string, std::string>, installed> installs;
+    std::set<std::pair<std::string, std::string>> building;  // (host, kernel) keys being built
+  };
+
+  static std::shared_ptr<build_store> get(const cann_profile& p) {
+    static std::mutex mu;
+    static std::map<std::string, std::weak_ptr<build_store>> stores;
+    const std::string id = p.build_store.empty() ? "tmp:" + p.file.string() : p.build_store.string();
+    std::lock_guard lock(mu);
+    if (auto s = stores[id].lock()) return s;
+    auto s = std::make_shared<build_store>(p.build_store);
+    stores[id] = s;
+    return s;
+  }
+
+  explicit build_store(const fs::path& root) : owned_(root.empty()) {
+    root_ = owned_ ? common::make_unique_dir(fs::temp_directory_path(), "aopt-cann-builds-") : root;
+    fs::create_directories(root_);
+  }
+  ~build_store() {
+    std::error_code e;
+    if (owned_) fs::remove_all(root_, e);
+  }
+  build_store(const build_store&) = delete;
+  build_store& operator=(const build_store&) = delete;
+
+  fs::path new_dir(lineage& l, const char* prefix) { return common::make_unique_dir(l.dir, prefix); }
+  lineage& of(const std::string& key) {
+    auto& l = lineages_[key];
+    if (l.dir.empty()) {
+      l.dir = root_ / key.substr(0, 20);
+      fs::create_directories(l.dir);
+    }
+    return l;
+  }
+
+  std::mutex mu;
+  std::condition_variable freed;
+
+ private:
+  bool owned_;
+  fs::path root_;
+  std::map<std::string, lineage> lineages_;
+};
+
 class cann_backend final : public backend {
  public:
-  explicit cann_backend(cann_profile p) : p_(std::move(p)) {
+  explicit cann_backend(cann_profile p) : p_(std::move(p)), store_(build_store::get(p_)) {
     common::sha256 h;
     h.field("aopt-cann-v1").field(common::sha256_file_hex(p_.file));
     // The toolkit's version file, when there: a CANN upgrade changes every result.
@@ -76,68 +272,190 @@ class cann_backend final : public backend {
   std::string profile_name() const override { return p_.name; }
   std::string fingerprint() const override { return fingerprint_; }
 
+  // A candidate whose sources were built before (a tiling variant: only its run-time tunables
+  // differ) runs on that build's package: no command. Otherwise a free project of its lineage
+  // is updated in place: build_tiling when its host sources differ from the project's last
+  // build, build_kernel when its kernel sources do, each into a copy of that build's package;
+  // with neither command configured, no free project, or a changed OpDef, the full build and
+  // install in a project of its own (docs/cann.md, "Partial builds").
   build_result build(const candidate& cand, const fs::path& dir, const std::vector<const case_spec*>&) override {
     check_toolkit();
     const auto t0 = std::chrono::steady_clock::now();
     build_result br;
     br.dir = dir;
-    const fs::path project = dir / "project";
-    fs::create_directories(project);
-    fs::copy(p_.project_template, project, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
-    // The operator's own sources replace the template's.
-    std::error_code e;
-    fs::remove_all(project / "op_host", e);
-    fs::remove_all(project / "op_kernel", e);
-    cand.materialize(project);
+    br.tunables = cand.tunables_env();
     const auto& pkg = cand.package();
-    follow_package_build(pkg, project);
-    fs::copy_file(pkg.spec_file, project / "aopt.json", fs::copy_options::overwrite_existing);
-    if (!pkg.spec.timed_shape.empty()) {  // --timed-shape: the project's spec says it too
-      auto j = common::read_json_file(project / "aopt.json");
-      if (j.is_object()) {  // an aopt.json (msOpST cases are a list)
-        j["timed_shape"] = pkg.spec.timed_shape;
-        common::write_json_file(project / "aopt.json", j);
-      }
-    }
-    fs::create_directories(dir / "install");
-
-    const auto vars = vars_for(dir, pkg.spec.kernel);
-    auto step = [&](const cann_command& cmd, const char* what) -> bool {
-      const auto out = run_command(cmd, std::string("[commands] ") + what, vars, project);
-      br.log += out.err + out.out;
-      if (out.ok()) return true;
-      br.stage = what == std::string("build") ? "kernel" : "install";
-      if (out.end == common::process_end::timed_out) {
-        br.diagnostic = std::string("the ") + what + " command did not finish within " + common::seconds_text(cmd.timeout_s) +
-                        " s ([timeouts] " + what + " in " + p_.file.string() + ")";
-      } else {
-        br.diagnostic = std::string("the ") + what + " command " + out.describe() + ":\n" + first_errors(out.err + out.out);
-      }
-      return false;
+    const source_keys keys = keys_of(cand);
+    auto done = [&]() -> build_result& {
+      br.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      br.total_seconds = br.host_seconds;
+      br.log = common::bounded_text(br.log, 128 * 1024, "\n[build output truncated]");
+      return br;
     };
-    br.ok = step(p_.build, "build") && step(p_.install, "install");
-    br.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    br.total_seconds = br.host_seconds;
-    br.log = common::bounded_text(br.log, 128 * 1024, "\n[build output truncated]");
-    if (!br.ok) return br;
+
+    std::shared_ptr<build_store::project> slot;
+    fs::path install;
+    bool full = false;
+    {
+      std::unique_lock lock(store_->mu);
+      auto& lin = store_->of(keys.lineage);
+      for (;;) {
+        if (const auto it = lin.installs.find({keys.host, keys.kernel}); it != lin.installs.end()) {
+          br.ok = true;
+          br.host_reused = br.kernel_reused = true;
+          br.signature = it->second.signature;
+          br.host_exe = it->second.install;
+          return done();
+        }
+        // A free built project: the one needing the fewest steps.
+        int best_steps = 3;
+        for (const auto& p : lin.projects) {
+          if (p->busy) continue;
+          const int steps = (p->host != keys.host ? 1 : 0) + (p->kernel != keys.kernel ? 1 : 0);
+          const bool possible = (p->host == keys.host || !p_.build_tiling.line.empty()) && (p->kernel == keys.kernel || !p_.build_kernel.line.empty());
+          if (possible && steps < best_steps) {
+            best_steps = steps;
+            slot = p;
+          }
+        }
+        // The same sources being built by another backend (a builder): wait for that build.
+        const bool same_in_progress = lin.building.count({keys.host, keys.kernel}) != 0;
+        if (!slot && !same_in_progress) {
+          std::shared_ptr<build_store::project> free;
+          for (const auto& p : lin.projects) {
+            if (!p->busy) free = p;
+          }
+          if (lin.projects.size() < p_.max_projects) {
+            slot = std::make_shared<build_store::project>();
+            lin.projects.push_back(slot);
+          } else if (free) {
+            slot = free;  // none can build it partially: a full build, in a new directory (the
+                          // packages of its earlier builds stay as they are)
+          }
+          if (slot) {
+            slot->dir = store_->new_dir(lin, "p") / "project";
+            slot->host.clear();
+            slot->kernel.clear();
+            full = true;
+          }
+        }
+        if (slot && !same_in_progress) break;
+        slot.reset();
+        // Every project of the lineage is building: wait for one (or for this very build).
+        store_->freed.wait(lock);
+      }
+      slot->busy = true;
+      lin.building.insert({keys.host, keys.kernel});
+      install = store_->new_dir(lin, "i");
+    }
+    // The slot is this build's until it is released; the store records the result.
+    const std::shared_ptr<build_store::project> held = slot;
+    auto release = [&](bool ok) {
+      std::lock_guard lock(store_->mu);
+      auto& lin = store_->of(keys.lineage);
+      held->busy = false;
+      lin.building.erase({keys.host, keys.kernel});
+      if (ok) {
+        held->host = keys.host;
+        held->kernel = keys.kernel;
+        held->last = {install, br.signature};
+        lin.installs[{keys.host, keys.kernel}] = held->last;
+      } else if (held->host.empty()) {
+        lin.projects.erase(std::remove(lin.projects.begin(), lin.projects.end(), held), lin.projects.end());
+      }
+      store_->freed.notify_all();
+    };
+    try {
+      // The candidate's project sources as the full build would have them.
+      const fs::path fresh = install.parent_path() / (install.filename().string() + "-src");
+      fs::create_directories(fresh);
+      fs::copy(p_.project_template, fresh, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+      std::error_code e;
+      fs::remove_all(fresh / "op_host", e);
+      fs::remove_all(fresh / "op_kernel", e);
+      cand.materialize(fresh);
+      follow_package_build(pkg, fresh);
+      fs::copy_file(pkg.spec_file, fresh / "aopt.json", fs::copy_options::overwrite_existing);
+      if (!pkg.spec.timed_shape.empty()) {  // --timed-shape: the project's spec says it too
+        auto j = common::read_json_file(fresh / "aopt.json");
+        if (j.is_object()) {  // an aopt.json (msOpST cases are a list)
+          j["timed_shape"] = pkg.spec.timed_shape;
+          common::write_json_file(fresh / "aopt.json", j);
+        }
+      }
+      add_tunable_header(fresh);
+      bool ok = false;
+      if (full) {
+        fs::rename(fresh, slot->dir);
+        ok = full_build(br, slot->dir, install, pkg.spec.kernel);
+      } else {
+        // Partial: the candidate's package starts as a copy of the project's last build.
+        fs::copy(slot->last.install, install, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+        sync_sources(fresh, slot->dir);
+        fs::remove_all(fresh, e);
+        const auto vars = vars_for(slot->dir, install, pkg.spec.kernel);
+        ok = true;
+        br.host_reused = slot->host == keys.host;
+        br.kernel_reused = slot->kernel == keys.kernel;
+        if (!br.host_reused) ok = step(br, p_.build_tiling, "build_tiling", "tiling", vars, slot->dir);
+        if (ok && !br.kernel_reused) ok = step(br, p_.build_kernel, "build_kernel", "kernel", vars, slot->dir);
+        if (ok) ok = read_signature(br, vars, pkg.spec.kernel);
+      }
+      br.ok = ok;
+      if (ok) br.host_exe = install;
+      else fs::remove_all(install, e);
+      release(ok);
+    } catch (...) {
+      std::error_code e;
+      fs::remove_all(install, e);
+      release(false);
+      throw;
+    }
+    return done();
+  }
+
+  // One build command in `project`: false with the build's stage and diagnostic naming the
+  // command when it fails (a compile_error of the candidate).
+  bool step(build_result& br, const cann_command& cmd, const std::string& key, const std::string& stage,
+            const std::map<std::string, std::string>& vars, const fs::path& project) const {
+    const auto out = run_command(cmd, "[commands] " + key, vars, project);
+    br.log += "[" + key + "]\n" + out.err + out.out;
+    if (out.ok()) return true;
+    br.stage = stage;
+    if (out.end == common::process_end::timed_out) {
+      br.diagnostic = "the " + key + " command did not finish within " + common::seconds_text(cmd.timeout_s) + " s ([timeouts] " + key +
+                      " in " + p_.file.string() + ")";
+    } else {
+      br.diagnostic = "the " + key + " command " + out.describe() + ":\n" + first_errors(out.err + out.out);
+    }
+    return false;
+  }
+
+  // The signature from the installed package's ops-info file.
+  bool read_signature(build_result& br, const std::map<std::string, std::string>& vars, const std::string& kernel) const {
+    std::error_code e;
     const fs::path info = expand_command(p_.ops_info, vars, p_.file.string() + ": [cann] ops_info", raw_all(vars));
     if (!fs::is_regular_file(info, e)) {
-      br.ok = false;
       br.stage = "install";
       br.diagnostic = "the install command left no " + info.string() +
                       " (the operator's ops-info file); check [commands] install and [cann] ops_info in " + p_.file.string();
-      return br;
+      return false;
     }
     try {
-      br.signature = signature_from_ops_info(info, pkg.spec.kernel);
+      br.signature = signature_from_ops_info(info, kernel);
     } catch (const error& ex) {
-      br.ok = false;
       br.stage = "install";
       br.diagnostic = ex.what();
-      return br;
+      return false;
     }
-    br.host_exe = dir / "install";
-    return br;
+    return true;
+  }
+
+  // build.sh and the package's install into `install`, in a project of its own.
+  bool full_build(build_result& br, const fs::path& project, const fs::path& install, const std::string& kernel) const {
+    const auto vars = vars_for(project, install, kernel);
+    return step(br, p_.build, "build", "kernel", vars, project) && step(br, p_.install, "install", "install", vars, project) &&
+           read_signature(br, vars, kernel);
   }
 
   run_result run(const build_result& built, const run_spec& spec, const fs::path& run_dir,
@@ -145,14 +463,16 @@ class cann_backend final : public backend {
     run_result rr;
     fs::create_directories(run_dir);
     const std::string kernel = built.signature.value("kernel", std::string());
-    auto vars = vars_for(built.dir, kernel);
+    // The run sees the package its build installed (built.host_exe) and the candidate's
+    // run-time tunables (the tiling library reads them in the runner's process).
+    auto vars = vars_for(built.dir, built.host_exe, kernel);
     vars["op_type"] = built.signature.value("op_type", std::string());
     vars["run_dir"] = run_dir.string();
     write_request(built, spec, run_dir / "aopt_run.json", "result.json", p_.warmup, p_.repeat);
     vars["run_json"] = (run_dir / "aopt_run.json").string();
     std::error_code e;
     fs::remove(run_dir / "result.json", e);
-    rr.process = run_command(p_.run, "[commands] run", vars, run_dir);
+    rr.process = run_command(p_.run, "[commands] run", vars, run_dir, {}, built.tunables);
     if (!classify(rr, p_.run, "run")) return rr;
     nlohmann::json res;
     try {
@@ -168,6 +488,8 @@ class cann_backend final : public backend {
     }
     nlohmann::json harness = {{"status", "ok"}, {"warnings", nlohmann::json::array()}};
     harness["outputs"] = res.value("outputs", nlohmann::json::array());
+    // Inputs the kernel wrote (in place), which the runner found changed: compared like outputs.
+    harness["written_inputs"] = res.value("written_inputs", nlohmann::json::array());
     if (!take_outputs(harness, run_dir, "result.json of the run command", rr)) return rr;
     for (const auto& o : res.value("outputs", nlohmann::json::array())) {
       if (!o.value("shape_assumed", false)) continue;
@@ -228,8 +550,8 @@ class cann_backend final : public backend {
     }
   }
 
-  std::map<std::string, std::string> vars_for(const fs::path& dir, const std::string& kernel) const {
-    return {{"project", (dir / "project").string()}, {"install", (dir / "install").string()},
+  std::map<std::string, std::string> vars_for(const fs::path& project, const fs::path& install, const std::string& kernel) const {
+    return {{"project", project.string()},           {"install", install.string()},
             {"toolkit", p_.toolkit.string()},        {"soc", p_.soc_version},
             {"soc_short", p_.soc_short()},           {"vendor", p_.vendor},
             {"device", std::to_string(p_.device)},   {"kernel", kernel},
@@ -250,7 +572,7 @@ class cann_backend final : public backend {
 
   common::process_outcome run_command(const cann_command& cmd, const std::string& where,
                                       const std::map<std::string, std::string>& vars, const fs::path& cwd,
-                                      const std::set<std::string>& raw = {}) const {
+                                      const std::set<std::string>& raw = {}, const std::string& tunables = {}) const {
     common::process_request req;
     req.argv = {"/bin/bash", "-c", shell_line(cmd, where, vars, raw)};
     req.cwd = cwd.string();
@@ -260,6 +582,7 @@ class cann_backend final : public backend {
     req.iso.enabled = false;
     for (const auto& [k, v] : p_.environment) req.env.emplace_back(k, v);
     req.env.emplace_back("ASCEND_DEVICE_ID", std::to_string(p_.device));
+    if (!tunables.empty()) req.env.emplace_back("AOPT_TUNABLES", tunables);
     return common::run_process(req);
   }
 
@@ -301,7 +624,7 @@ class cann_backend final : public backend {
                      int warmup, int repeat) const {
     nlohmann::json rj = {{"op_type", built.signature.value("op_type", std::string())},
                          {"kernel", built.signature.value("kernel", std::string())},
-                         {"install", (built.dir / "install").string()},
+                         {"install", built.host_exe.string()},
                          {"vendor", p_.vendor},
                          {"soc_version", p_.soc_version},
                          {"device", p_.device},
@@ -335,7 +658,7 @@ class cann_backend final : public backend {
       harness["warnings"].push_back({{"kind", "profile_missing"}, {"file", "msprof op"}, {"line", 0},
                                      {"message", msg + "; diagnosis has no pipe fields for this case"}});
     };
-    const auto out = run_command(p_.profile, "[commands] profile", vars, run_dir, {"app"});
+    const auto out = run_command(p_.profile, "[commands] profile", vars, run_dir, {"app"}, built.tunables);
     if (!out.ok()) {
       warn("the profile command " + out.describe() + ": " + common::valid_utf8(last_chars(out.err + out.out, 400)));
       return;
@@ -356,6 +679,7 @@ class cann_backend final : public backend {
   }
 
   cann_profile p_;
+  std::shared_ptr<build_store> store_;
   std::string fingerprint_;
 };
 

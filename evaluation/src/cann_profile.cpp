@@ -155,11 +155,15 @@ cann_profile load_cann_profile(const fs::path& file) {
       else if (key == "vendor") p.vendor = r.text(v, key);
       else if (key == "project_template") p.project_template = path_of(r.text(v, key));
       else if (key == "ops_info") p.ops_info = r.text(v, key);
-      else unknown(file, k, "cann", "name, toolkit, set_env, soc_version, device, vendor, project_template, ops_info");
+      else if (key == "build_store") p.build_store = path_of(r.text(v, key));
+      else if (key == "max_projects") p.max_projects = static_cast<std::size_t>(r.whole(v, key, 1, 64));
+      else unknown(file, k, "cann", "name, toolkit, set_env, soc_version, device, vendor, project_template, ops_info, build_store, max_projects");
     }
   }
-  // [commands] NAME = "line" and [timeouts] NAME = seconds, for the same four names.
-  const std::pair<const char*, cann_command*> commands[] = {{"build", &p.build}, {"install", &p.install}, {"run", &p.run}, {"profile", &p.profile}};
+  // [commands] NAME = "line" and [timeouts] NAME = seconds, for the same names.
+  const std::pair<const char*, cann_command*> commands[] = {{"build", &p.build},   {"install", &p.install},
+                                                            {"run", &p.run},       {"profile", &p.profile},
+                                                            {"build_tiling", &p.build_tiling}, {"build_kernel", &p.build_kernel}};
   for (const char* section : {"commands", "timeouts"}) {
     const auto* t = table_of(root, section, file);
     if (t == nullptr) continue;
@@ -170,7 +174,7 @@ cann_profile load_cann_profile(const fs::path& file) {
       for (const auto& [name, c] : commands) {
         if (key == name) cmd = c;
       }
-      if (cmd == nullptr) unknown(file, k, section, "build, install, run, profile");
+      if (cmd == nullptr) unknown(file, k, section, "build, install, run, profile, build_tiling, build_kernel");
       else if (section == std::string("commands")) cmd->line = r.text(v, key);
       else cmd->timeout_s = r.positive(v, key);
     }
@@ -324,7 +328,9 @@ nlohmann::json signature_from_ops_info(const fs::path& file, const std::string& 
       sig["attrs"].push_back(aj);
     }
   }
-  if (sig["inputs"].empty() || sig["outputs"].empty()) bad(file.string() + ": " + op_type + " declares no input0/output0");
+  // No output is the in-place form (the kernel writes its inputs, which are compared like
+  // outputs; docs/cann.md, "In-place operators"); no input is not an operator.
+  if (sig["inputs"].empty()) bad(file.string() + ": " + op_type + " declares no input0");
   return sig;
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 
 namespace aopt::testing {
@@ -21,6 +22,7 @@ struct standin_profile {
   std::string timeouts = {};                            // lines of [timeouts], e.g. "run = 4\n"
   std::map<std::string, std::string> environment = {};  // besides AOPT_STANDIN_DEVICE
   std::string extra = {};                               // appended as is (more tables)
+  std::set<std::string> without = {};                   // [commands] keys left out (e.g. the partial builds)
 };
 
 // The [commands] lines of config/cann.example.toml, as a site copies them (`key = "line"`).
@@ -51,7 +53,9 @@ inline void write_standin_profile(const std::filesystem::path& file, const stand
   // set_env.sh puts AOPT_STANDIN_BIN.
   auto cmd = example_commands();
   f << "[commands]\n";
-  for (const char* k : {"build", "install", "run", "profile"}) f << k << " = \"" << cmd[k] << "\"\n";
+  for (const char* k : {"build", "install", "run", "profile", "build_tiling", "build_kernel"}) {
+    if (!p.without.count(k)) f << k << " = \"" << cmd[k] << "\"\n";
+  }
   if (!p.timeouts.empty()) f << "[timeouts]\n" << p.timeouts;
   f << "[measure]\nwarmup = " << p.warmup << "\nrepeat = " << p.repeat << "\n";
   if (p.launches > 0) f << "launches = " << p.launches << "\n";

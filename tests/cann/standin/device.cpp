@@ -4,10 +4,16 @@
 // timings are the sim timing model's, with seeded noise on top.
 //
 //   aopt-standin-device build PROJECT OUT     compile the project's op_host/ op_kernel/ (aopt.json
-//                                             beside them), write OUT/standin.json, the
+//                                             beside them), write OUT/libcust_opmaster_rt2.0.so
+//                                             (the tiling library: the host program, JSON),
+//                                             OUT/standin_kernels.json (the kernel binaries), the
 //                                             ops-info file and the operator's aclnn header and
 //                                             library source (OUT/op_api/, build.sh compiles it);
 //                                             compiler errors on stderr, exit 1
+//   aopt-standin-device build-step tiling|kernel PROJECT OUT
+//                                             a partial build: the tiling library or the kernel
+//                                             binaries only, into OUT (what did not change comes
+//                                             from the artifact cache, as make's incremental build)
 //   aopt-standin-device run REQUEST           the runner contract of docs/cann.md ("The runner");
 //                                             result.json also holds the noise-free latency_us and
 //                                             the tiling's workspace_bytes (for the stand-in
@@ -18,7 +24,8 @@
 // deviation of timings (default 0.02); AOPT_STANDIN_SEED; AOPT_STANDIN_SIM_PROFILE (sim profile
 // the timings come from, a name or a .json path such as the calibration test's "true" profile;
 // default 910b4); AOPT_STANDIN_MSPROF_DIR (set by the stand-in msprof:
-// write its CSVs there).
+// write its CSVs there); AOPT_STANDIN_STEP_LOG (a file: one JSON line per build step and per
+// launch's emulation: step, project, start, end, what it compiled).
 #include <unistd.h>
 
 #include <chrono>
@@ -66,15 +73,42 @@ std::string joined(const nlohmann::json& list, const std::function<std::string(c
   return s;
 }
 
-int build(const fs::path& project, const fs::path& out) {
+// One line of the step log (AOPT_STANDIN_STEP_LOG, when set): which step ran on which project,
+// when, and what it compiled, so that tests see what each candidate cost and which steps
+// overlapped. Appended with O_APPEND in one write (concurrent steps do not interleave lines).
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+void log_step(nlohmann::json line) {
+  const std::string file = env_or("AOPT_STANDIN_STEP_LOG", "");
+  if (file.empty()) return;
+  line["pid"] = ::getpid();
+  const std::string text = line.dump() + "\n";
+  std::FILE* f = std::fopen(file.c_str(), "a");
+  if (f == nullptr) return;
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+}
+
+// The project compiled on aopt's emulator (the sim backend) into a directory of its own under
+// build_out/ (an installed package keeps referring to it after later steps). What did not
+// change since an earlier step is taken from the artifact cache, as an incremental build does:
+// br.host_reused / br.kernel_reused say what was compiled.
+std::optional<ev::build_result> sim_build(const fs::path& project, const std::string& step) {
+  const double start = now_s();
+  nlohmann::json line = {{"step", step}, {"project", project.string()}, {"start", start}};
   if (fault() == "compile_error") {
     std::cerr << project.string() << "/op_kernel/kernel.cpp:1:1: error: unknown type name 'standin_fault' (AOPT_STANDIN_FAULT=compile_error)\n"
               << "[ERROR] build failed\n";
-    return 1;
+    line["ok"] = false;
+    line["end"] = now_s();
+    log_step(line);
+    return std::nullopt;
   }
+  const fs::path work = aopt::common::make_unique_dir(project / "build_out", "sim-");
   // The package as the emulator needs it: the project's sources and the cases of its aopt.json
   // (which the cann backend puts beside them; the reference is not the build's business).
-  const fs::path pkg_dir = out / "package";
+  const fs::path pkg_dir = work / "package";
   fs::create_directories(pkg_dir);
   for (const char* d : {"op_host", "op_kernel"}) fs::copy(project / d, pkg_dir / d, fs::copy_options::recursive);
   auto spec = aopt::common::read_json_file(project / "aopt.json");
@@ -85,18 +119,49 @@ int build(const fs::path& project, const fs::path& out) {
   std::vector<const ev::case_spec*> cases;
   for (const auto& c : pkg->spec.cases) cases.push_back(&c);
   auto be = ev::make_sim_backend(env_or("AOPT_STANDIN_SIM_PROFILE", "910b4"));
-  fs::create_directories(out);
-  const auto br = be->build(cand, out / "sim", cases);
+  auto br = be->build(cand, work / "sim", cases);
+  line["ok"] = br.ok;
+  line["host_compiled"] = !br.host_reused;
+  line["kernel_compiled"] = !br.kernel_reused;
+  line["end"] = now_s();
+  log_step(line);
   if (!br.ok) {
     std::cerr << br.log << "\n" << br.diagnostic << "\n[ERROR] build failed\n";
-    return 1;
+    return std::nullopt;
   }
+  return br;
+}
+
+// The stand-in's tiling library (op_host: what liboptiling.so is on the chip) and kernel
+// binaries (op_kernel), as JSON files under the names the real build gives them.
+nlohmann::json tiling_library(const ev::build_result& br) {
+  return {{"dir", br.dir.string()}, {"host_exe", br.host_exe.string()}, {"signature", br.signature}};
+}
+nlohmann::json kernel_binaries(const ev::build_result& br) {
   nlohmann::json kernels = nlohmann::json::object();
   for (const auto& [col, so] : br.kernels) kernels[std::to_string(col)] = so.string();
-  aopt::common::write_json_file(out / "standin.json", {{"dir", br.dir.string()},
-                                                        {"host_exe", br.host_exe.string()},
-                                                        {"signature", br.signature},
-                                                        {"kernels", kernels}});
+  return {{"kernels", kernels}};
+}
+
+// A partial build (`cmake --build build_out --target T` of the stand-in project): the tiling
+// library only (`tiling`) or the kernel binaries only (`kernel`), written to OUT.
+int build_step(const std::string& step, const fs::path& project, const fs::path& out) {
+  const auto br = sim_build(project, step);
+  if (!br) return 1;
+  fs::create_directories(out);
+  if (step == "tiling") aopt::common::write_json_file(out / "libcust_opmaster_rt2.0.so", tiling_library(*br));
+  else aopt::common::write_json_file(out / "standin_kernels.json", kernel_binaries(*br));
+  std::cout << "[INFO] standin " << step << " step of " << project.string() << " done\n";
+  return 0;
+}
+
+int build(const fs::path& project, const fs::path& out) {
+  const auto built = sim_build(project, "build");
+  if (!built) return 1;
+  const auto& br = *built;
+  fs::create_directories(out);
+  aopt::common::write_json_file(out / "libcust_opmaster_rt2.0.so", tiling_library(br));
+  aopt::common::write_json_file(out / "standin_kernels.json", kernel_binaries(br));
   // The ops-info file as CANN's build writes it: {"<OpType>": {"input0": {...}, ...}}.
   nlohmann::json op = nlohmann::json::object();
   const auto& sig = br.signature;
@@ -215,7 +280,17 @@ void write_csvs(const fs::path& dir, const nlohmann::json& timing, std::uint32_t
   std::cout << "[INFO] Op profiling data saved in " << out.string() << "\n";
 }
 
+int run_device(const fs::path& request);
+
+// A launch's emulation, logged as the step "run" (when the device measured).
 int run(const fs::path& request) {
+  const double start = now_s();
+  const int rc = run_device(request);
+  log_step({{"step", "run"}, {"request", request.string()}, {"start", start}, {"end", now_s()}, {"ok", rc == 0}});
+  return rc;
+}
+
+int run_device(const fs::path& request) {
   const auto rq = aopt::common::read_json_file(request);
   const std::string op_type = rq.value("op_type", std::string("Op"));
   const std::string f = fault();
@@ -237,20 +312,39 @@ int run(const fs::path& request) {
     std::cerr << "[ERROR] aclnn" << op_type << "GetWorkspaceSize failed, ERROR: 561002 (tiling failed)\n";
     return 1;
   }
-  const fs::path lib = fs::path(rq.at("install").get<std::string>()) / "vendors" / rq.value("vendor", std::string("customize")) /
-                       "op_api" / "lib" / "standin.json";
-  if (!fs::is_regular_file(lib)) {
-    std::cerr << "[ERROR] aclnn" << op_type << " not found: no custom operator package installed under "
+  // The installed package: its tiling library and kernel binaries where the installer (or a
+  // partial build's copy) put them.
+  const fs::path base = fs::path(rq.at("install").get<std::string>()) / "vendors" / rq.value("vendor", std::string("customize"));
+  auto installed = [&](const fs::path& dir, const std::string& name) -> std::optional<fs::path> {
+    std::error_code e;
+    for (auto it = fs::recursive_directory_iterator(dir, e); !e && it != fs::recursive_directory_iterator(); it.increment(e)) {
+      if (it->path().filename() == name) return it->path();
+    }
+    return std::nullopt;
+  };
+  const auto tiling_lib = installed(base / "op_impl" / "ai_core" / "tbe" / "op_tiling", "libcust_opmaster_rt2.0.so");
+  const auto kernel_bins = installed(base / "op_impl" / "ai_core" / "tbe" / "kernel", "standin_kernels.json");
+  if (!tiling_lib || !kernel_bins) {
+    std::cerr << "[ERROR] aclnn" << op_type << " not found: no custom operator package (tiling library and kernel binaries) installed under "
               << rq.at("install").get<std::string>() << ", error code 161001\n";
     return 1;
   }
-  const auto built_j = aopt::common::read_json_file(lib);
+  const auto tiling_j = aopt::common::read_json_file(*tiling_lib);
+  const auto kernels_j = aopt::common::read_json_file(*kernel_bins);
   ev::build_result br;
   br.ok = true;
-  br.dir = built_j.at("dir").get<std::string>();
-  br.host_exe = built_j.at("host_exe").get<std::string>();
-  br.signature = built_j.at("signature");
-  for (const auto& [k, v] : built_j.at("kernels").items()) br.kernels[std::stoul(k)] = v.get<std::string>();
+  br.dir = tiling_j.at("dir").get<std::string>();
+  br.host_exe = tiling_j.at("host_exe").get<std::string>();
+  br.signature = tiling_j.at("signature");
+  for (const auto& [k, v] : kernels_j.at("kernels").items()) br.kernels[std::stoul(k)] = v.get<std::string>();
+  // After a partial build the tiling library and the kernels come from two steps' directories
+  // of one project: the run sees the directory that holds both.
+  for (const auto& [col, so] : br.kernels) {
+    while (!br.dir.empty() && br.dir != br.dir.root_path() && so.string().rfind(br.dir.string() + "/", 0) != 0) br.dir = br.dir.parent_path();
+  }
+  // The tiling reads its run-time tunables from the process's environment, as a tiling library
+  // built from a search-form source does on the chip (the runner's environment).
+  br.tunables = env_or("AOPT_TUNABLES", "");
   // The kernel for the inputs' and outputs' dtypes (as aclnn picks the binary: a cast from
   // float32 has one kernel per output dtype).
   std::optional<std::size_t> column;
@@ -311,11 +405,13 @@ int run(const fs::path& request) {
     std::cerr << "EZ9999: Inner Error!\nEZ9999: " << rr.diagnostic << "\n[ERROR] aclrtSynchronizeStream failed, error code 507015\n";
     return 1;
   }
-  nlohmann::json result = {{"outputs", nlohmann::json::array()}, {"warmup", rq.value("warmup", 0)}};
+  nlohmann::json result = {{"outputs", nlohmann::json::array()}, {"written_inputs", nlohmann::json::array()}, {"warmup", rq.value("warmup", 0)}};
   for (const auto& o : rr.outputs) {
-    const fs::path dest = fs::absolute("out_" + o.name + ".bin");
+    // An input the kernel wrote ("x", "x.k" for a list's element) goes back into its tensor.
+    const fs::path dest = fs::absolute((o.written_input ? "written_" : "out_") + o.name + ".bin");
     fs::rename(o.file, dest);
-    result["outputs"].push_back({{"name", o.name}, {"dtype", ev::dtype_name(o.type)}, {"shape", o.shape}, {"file", dest.filename().string()}});
+    result[o.written_input ? "written_inputs" : "outputs"].push_back(
+        {{"name", o.name}, {"dtype", ev::dtype_name(o.type)}, {"shape", o.shape}, {"file", dest.filename().string()}});
   }
   const auto timing = rr.harness.value("timing", nlohmann::json::object());
   const double us = timing.value("Task Duration(us)", 0.0);
@@ -344,10 +440,11 @@ int main(int argc, char** argv) {
   try {
     if (args.size() == 3 && args[0] == "build") return build(args[1], args[2]);
     if (args.size() == 2 && args[0] == "run") return run(args[1]);
+    if (args.size() == 4 && args[0] == "build-step" && (args[1] == "tiling" || args[1] == "kernel")) return build_step(args[1], args[2], args[3]);
   } catch (const std::exception& e) {
     std::cerr << "[ERROR] aopt-standin-device: " << e.what() << "\n";
     return 1;
   }
-  std::cerr << "usage: aopt-standin-device build PROJECT OUT | run REQUEST\n";
+  std::cerr << "usage: aopt-standin-device build PROJECT OUT | build-step tiling|kernel PROJECT OUT | run REQUEST\n";
   return 2;
 }

@@ -34,6 +34,17 @@ struct cann_profile {
   std::string vendor = "customize";         // vendor name of the custom operator package
   std::filesystem::path project_template;   // msOpGen project of the operator (build.sh, CMake): copied, then op_host/op_kernel replaced
   cann_command build, install, run, profile;  // profile may be empty: no msprof op
+  // Partial builds (docs/cann.md, "Partial builds") of a project built before, in place, each
+  // copying what it rebuilt into the candidate's {install} (a copy of the package it starts
+  // from): the tiling library only (a candidate whose kernel sources did not change), the
+  // kernel binaries of the one SoC only (one whose host sources did not change). Empty: such a
+  // candidate gets the full build and install.
+  cann_command build_tiling, build_kernel;
+  // Where built projects and installed packages are kept for reuse by later candidates (a
+  // tiling-only candidate runs on the package of its build: no command at all). Empty: a
+  // private directory under the temporary directory, removed when the process ends.
+  std::filesystem::path build_store;
+  std::size_t max_projects = 4;             // built projects kept per operator (one per concurrent builder)
   std::string ops_info = "{install}/vendors/{vendor}/op_impl/ai_core/tbe/config/{soc_short}/aic-{soc_short}-ops-info.json";
   int warmup = 5;                           // launches before timing (not measured)
   int repeat = 20;                          // timed samples (event timing) per run

@@ -216,7 +216,10 @@ aclnnStatus emulate(const std::string& op_type, const fs::path& dir, const nlohm
   } catch (const std::exception& x) {
     return fail(inner, std::string("EZ9999: the stand-in device wrote no usable result.json: ") + x.what());
   }
-  for (const auto& o : res.value("outputs", nlohmann::json::array())) {
+  // The outputs, then the inputs the kernel wrote (the device writes them back into their tensors).
+  auto outs = res.value("outputs", nlohmann::json::array());
+  for (const auto& w : res.value("written_inputs", nlohmann::json::array())) outs.push_back(w);
+  for (const auto& o : outs) {
     const std::string name = o.value("name", "");
     if (o.contains("list")) {
       int k = 0;
@@ -382,6 +385,9 @@ aclnnStatus aopt_standin_get_workspace(const char* op_type_c, const aopt_standin
         s = tensor_json(static_cast<const aclTensor*>(p.value), name, true, j);
         j["name"] = name;
         request["inputs"].push_back(j);
+        // The kernel may write it (in place, no output of its own): what the emulation reports
+        // under written_inputs lands there.
+        ex->outputs.emplace_back(name, static_cast<const aclTensor*>(p.value));
         break;
       case aopt_standin_input_ref: {
         // In place: the kernel reads the input and writes its output of the same name into it.
@@ -429,7 +435,7 @@ aclnnStatus aopt_standin_get_workspace(const char* op_type_c, const aopt_standin
           nlohmann::json t;
           s = tensor_json(l->tensors[k], name + "." + std::to_string(k), input, t);
           items.push_back(t);
-          if (!input) ex->outputs.emplace_back(name + "." + std::to_string(k), l->tensors[k]);
+          ex->outputs.emplace_back(name + "." + std::to_string(k), l->tensors[k]);  // an input list: if written
         }
         j = {{"name", name}, {"dtype", items.empty() ? nlohmann::json("float32") : items[0]["dtype"]}, {"list", items}};
         request[input ? "inputs" : "outputs"].push_back(j);

@@ -4,6 +4,12 @@
 # libcust_opapi.so (against the toolkit's include/ and the stand-in runtime libraries on
 # LD_LIBRARY_PATH) and packs build_out/custom_opp_<os>_<arch>.run, the installer
 # `<run> --install-path=DIR` puts under DIR/vendors/<vendor_name>/.
+#
+# `build.sh TARGET` (the stand-in cmake's `cmake --build build_out --target TARGET`) is a partial
+# build of the already built project: `cust_optiling` the tiling library only
+# (build_out/op_host/libcust_opmaster_rt2.0.so), `ascendc_bin_<unit>` the kernel binaries of
+# that compute unit only (build_out/op_kernel/binary/<unit>/bin/); no package, no install.
+# AOPT_STANDIN_STEP_LOG records each step (and the installer's install) with its times.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -z "${ASCEND_TOOLKIT_HOME:-}" ]; then
@@ -13,10 +19,25 @@ fi
 preset_value() { sed -n "s/.*\"$1\": *{[^}]*\"value\": *\"\([^\"]*\)\".*/\1/p" "$here/CMakePresets.json" | head -1; }
 unit=$(preset_value ASCEND_COMPUTE_UNIT)
 vendor=$(preset_value vendor_name)
+device="${AOPT_STANDIN_DEVICE:?AOPT_STANDIN_DEVICE must name the stand-in device binary}"
+if [ $# -gt 0 ]; then
+  if [ ! -d "$here/build_out" ]; then
+    echo "[ERROR] target $1: build_out/ does not exist; build the project once (bash build.sh) first" >&2
+    exit 1
+  fi
+  case "$1" in
+    cust_optiling) exec "$device" build-step tiling "$here" "$here/build_out/op_host" ;;
+    "ascendc_bin_$unit") exec "$device" build-step kernel "$here" "$here/build_out/op_kernel/binary/$unit/bin" ;;
+    *) echo "[ERROR] unknown target '$1' (stand-in targets: cust_optiling, ascendc_bin_$unit)" >&2; exit 1 ;;
+  esac
+fi
 rm -rf "$here/build_out"
 mkdir -p "$here/build_out/payload"
 echo "[INFO] building custom operator package for $unit (vendor $vendor)"
-"${AOPT_STANDIN_DEVICE:?AOPT_STANDIN_DEVICE must name the stand-in device binary}" build "$here" "$here/build_out/payload"
+"$device" build "$here" "$here/build_out/payload"
+mkdir -p "$here/build_out/op_host" "$here/build_out/op_kernel/binary/$unit/bin"
+cp "$here/build_out/payload/libcust_opmaster_rt2.0.so" "$here/build_out/op_host/"
+cp "$here/build_out/payload/standin_kernels.json" "$here/build_out/op_kernel/binary/$unit/bin/"
 api="$here/build_out/payload/op_api"
 libdirs=()
 IFS=: read -ra _dirs <<< "${LD_LIBRARY_PATH:-}"
@@ -41,12 +62,19 @@ if [ \$quiet -eq 0 ]; then
     exit 1
   fi
 fi
+start=\$(date +%s.%N)
 base="\$dest/vendors/$vendor"
-mkdir -p "\$base/op_impl/ai_core/tbe/config/$unit" "\$base/op_api/lib" "\$base/op_api/include" "\$base/bin"
+tiling="\$base/op_impl/ai_core/tbe/op_tiling/lib/linux/\$(uname -m)"
+mkdir -p "\$base/op_impl/ai_core/tbe/config/$unit" "\$base/op_impl/ai_core/tbe/kernel/$unit" "\$tiling" "\$base/op_api/lib" "\$base/op_api/include" "\$base/bin"
 cp "$here/build_out/payload/ops-info.json" "\$base/op_impl/ai_core/tbe/config/$unit/aic-$unit-ops-info.json"
-cp "$here/build_out/payload/standin.json" "$api/libcust_opapi.so" "\$base/op_api/lib/"
+cp "$here/build_out/op_host/libcust_opmaster_rt2.0.so" "\$tiling/"
+cp -r "$here/build_out/op_kernel/binary/$unit/bin/." "\$base/op_impl/ai_core/tbe/kernel/$unit/"
+cp "$api/libcust_opapi.so" "\$base/op_api/lib/"
 cp "$api"/aclnn_*.h "\$base/op_api/include/"
 printf 'export ASCEND_CUSTOM_OPP_PATH=%s:\${ASCEND_CUSTOM_OPP_PATH:-}\n' "\$base" > "\$base/bin/set_env.bash"
+if [ -n "\${AOPT_STANDIN_STEP_LOG:-}" ]; then
+  printf '{"step":"install","project":"%s","start":%s,"end":%s,"ok":true,"pid":%d}\\n' "$here" "\$start" "\$(date +%s.%N)" \$\$ >> "\$AOPT_STANDIN_STEP_LOG"
+fi
 echo "[INFO] SUCCESS: custom operator package installed to \$base"
 INSTALLER
 chmod +x "$run"
