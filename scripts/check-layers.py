@@ -9,9 +9,10 @@ each other. The script reads
 
   * every CMakeLists.txt outside tests/ and build/: add_library, target_link_libraries and
     target_include_directories (a directory's `include/` when none is given);
-  * every #include "..." of each library's sources and headers, resolved against the include
-    directories of all project libraries (an include that resolves nowhere, a system or
-    third-party header, is not a dependency);
+  * every #include "..." of each library's sources and headers, resolved as the compiler does
+    (the file's own directory, the library's include directories, then those of every other
+    project library; an include that resolves nowhere, a system or third-party header, is not
+    a dependency);
 
 and prints one line per violation (`storage -> search: storage/include/...:14 includes
 aopt/search/experience.h`), exit status 1. With --diagram it prints the diagram
@@ -126,7 +127,14 @@ def read_libraries(root):
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
 
-def resolve(include, include_roots):
+def resolve(include, including_file, lib, include_roots):
+    # As the compiler does for "...": the including file's directory first, then the library's
+    # own include directories, then every other library's.
+    if os.path.isfile(os.path.join(os.path.dirname(including_file), include)):
+        return lib
+    for d in lib.include_dirs:
+        if os.path.isfile(os.path.join(d, include)):
+            return lib
     for d, lib in include_roots:
         if os.path.isfile(os.path.join(d, include)):
             return lib
@@ -169,7 +177,7 @@ def check(root):
                     m = INCLUDE.match(line)
                     if not m:
                         continue
-                    other = resolve(m.group(1), include_roots)
+                    other = resolve(m.group(1), path, lib, include_roots)
                     if other is None or allowed(lib, other):
                         continue
                     key = (path, n)
