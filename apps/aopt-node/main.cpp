@@ -25,11 +25,10 @@
 #include "aopt/common/secret.h"
 #include "aopt/common/tar.h"
 #include "aopt/evaluation/artifacts.h"
-#include "aopt/evaluation/cann.h"
 #include "aopt/evaluation/package.h"
 #include "aopt/jobs/daemon_paths.h"
+#include "aopt/jobs/device_setup.h"
 #include "aopt/jobs/sim_slots.h"
-#include "aopt_sim/profile.h"
 
 namespace {
 
@@ -137,15 +136,10 @@ int main(int argc, char** argv) {
     }
     o.heartbeat = std::chrono::milliseconds(std::max<std::uint32_t>(heartbeat_ms, 50));
     // Devices: the sim profile of each, and for an NPU its command profile and device id.
-    struct device_arg {
-      std::string id, profile;
-      std::filesystem::path cann_config;
-      std::optional<int> npu;
-    };
-    std::vector<device_arg> devices;
+    std::vector<aopt::jobs::device_config> devices;
     for (const auto& d : device_args) {
       const auto c = d.find(':');
-      devices.push_back({d.substr(0, c), c == std::string::npos ? profile : d.substr(c + 1), {}, {}});
+      devices.push_back({d.substr(0, c), "sim", c == std::string::npos ? profile : d.substr(c + 1), {}, {}});
     }
     for (const auto& d : npu_args) {
       // ID:CANN_CONFIG[:DEVICE_ID]; a config path may hold ':' only before a numeric last field.
@@ -161,29 +155,20 @@ int main(int argc, char** argv) {
         npu = std::stoi(rest.substr(last + 1));
         rest = rest.substr(0, last);
       }
-      devices.push_back({d.substr(0, c), profile, fs::absolute(rest), npu});
+      devices.push_back({d.substr(0, c), "npu", profile, fs::absolute(rest), npu});
     }
-    if (devices.empty()) {
-      if (count == 0) count = aopt::jobs::default_slots();
-      for (std::size_t i = 0; i < count; ++i) devices.push_back({"sim" + std::to_string(i), profile, {}, {}});
-    }
+    if (devices.empty()) devices = aopt::jobs::default_sim_devices(count, profile);
+    aopt::jobs::slot_options base;
+    base.use_cache = use_cache;
+    base.cache_dir = cache_dir;
+    std::vector<aopt::jobs::device_setup> setups;
     for (const auto& d : devices) {
+      setups.push_back(aopt::jobs::set_up_device(d, base));
       aopt::protocols::device_info info;
       info.id = d.id;
-      info.kind = d.cann_config.empty() ? "sim" : "npu";
-      try {
-        info.chip = aopt::sim::load_profile(d.profile).name;
-      } catch (const std::exception& e) {
-        throw aopt::error(aopt::ec::invalid_argument, "device " + d.id + ": profile '" + d.profile + "': " + e.what());
-      }
-      info.profile = info.chip;
-      if (!d.cann_config.empty()) {
-        try {
-          info.profile = aopt::evaluation::load_cann_profile(d.cann_config).name;
-        } catch (const std::exception& e) {
-          throw aopt::error(aopt::ec::invalid_argument, "device " + d.id + ": " + e.what());
-        }
-      }
+      info.kind = d.kind;
+      info.chip = setups.back().chip;
+      info.profile = setups.back().device_class;
       info.labels = labels;
       o.devices.push_back(std::move(info));
     }
@@ -206,18 +191,8 @@ int main(int argc, char** argv) {
       if (shared_builds) aopt::evaluation::set_artifact_remote({fetch.artifacts.get, fetch.artifacts.put});
       auto store = std::make_shared<package_store>(root, std::move(fetch));
       std::vector<aopt::optimize::package_evaluate_fn> fns;
-      for (const auto& d : devices) {
-        aopt::jobs::slot_options so;
-        so.profile = d.profile;
-        if (!d.cann_config.empty()) {
-          so.backend = "cann";
-          so.cann_config = d.cann_config;
-          so.cann_device = d.npu;
-        }
-        so.slots = 1;
-        so.use_cache = use_cache;
-        so.cache_dir = cache_dir;
-        auto one = aopt::jobs::make_sim_slots([store](const std::string& pkg) { return store->get(pkg); }, so);
+      for (const auto& d : setups) {
+        auto one = aopt::jobs::make_sim_slots([store](const std::string& pkg) { return store->get(pkg); }, d.slot);
         fns.push_back(std::move(one.front()));
       }
       return fns;

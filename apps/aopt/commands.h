@@ -57,7 +57,7 @@ command_fn add_doctor_command(CLI::App& app);
 command_fn add_calibrate_command(CLI::App& app);
 
 // `aopt bank rewind SEED_DIR...`: offline rewind into the experience bank. `bank` is the `bank`
-// subcommand (storage::add_bank_commands); its `--bank` is honoured.
+// subcommand (app::add_bank_commands, bank_command.h); its `--bank` is honoured.
 command_fn add_bank_rewind_command(CLI::App& bank);
 
 // The daemon's client (client_command.cpp; docs/api.md): `aopt submit OP_DIR`, `jobs`, `job ID`,

@@ -12,7 +12,7 @@
 
 #include "aopt/common/error.h"
 #include "aopt/common/log.h"
-#include "aopt/storage/bank_cli.h"
+#include "bank_command.h"
 #include "commands.h"
 
 namespace {
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   commands[calibrate] = aopt::app::add_calibrate_command(*calibrate);
   auto* motifs = app.add_subcommand("motifs", "List the motif sites of a package (what the offline engine can change)");
   commands[motifs] = aopt::app::add_motifs_command(*motifs);
-  // `aopt bank ...` runs from CLI11 callbacks during parse (storage/src/bank_cli.cpp).
+  // `aopt bank ...` runs from CLI11 callbacks during parse (apps/aopt/bank_command.cpp).
   auto* submit = app.add_subcommand("submit", "Submit an operator package to aoptd; prints the job id last");
   commands[submit] = aopt::app::add_submit_command(*submit);
   auto* jobs = app.add_subcommand("jobs", "List aoptd's jobs");
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
   commands[cancel] = aopt::app::add_cancel_command(*cancel);
   auto* fetch = app.add_subcommand("fetch", "Download a finished job's optimized package and reports");
   commands[fetch] = aopt::app::add_fetch_command(*fetch);
-  CLI::App* bank = aopt::storage::add_bank_commands(app);
+  CLI::App* bank = aopt::app::add_bank_commands(app);
   auto rewind_fn = aopt::app::add_bank_rewind_command(*bank);  // `aopt bank rewind` (apps/aopt/rewind_command.cpp)
   commands[bank->get_subcommand("rewind")] = std::move(rewind_fn);
   app.parse_complete_callback([&] {

@@ -10,9 +10,7 @@
 #include "aopt/common/error.h"
 #include "aopt/common/log.h"
 #include "aopt/common/text.h"
-#include "aopt/search/experience.h"
-#include "aopt/search/retrieve.h"
-#include "aopt/storage/experience_bank.h"
+#include "aopt/jobs/bank_service.h"
 
 namespace aopt::daemon {
 
@@ -152,23 +150,18 @@ http_response events(job_manager& jobs, const std::string& id, const http_reques
   return r;
 }
 
-// The experience bank: list, show, search (BM25 over every tuple, as `aopt bank search`),
-// export (JSONL) and import (the body: the paper's JSON or JSONL). Readers open it read-only and
-// work while a job writes; an import waits for the writer lock like `aopt bank import`.
+// The experience bank: list, show, search (BM25 over every tuple), export (JSONL) and import
+// (the body: the paper's JSON or JSONL), the operations `aopt bank` runs (jobs::bank_service).
+// Readers open it read-only and work while a job writes; an import waits for the writer lock.
 http_response bank(job_manager& jobs, const http_request& req, const std::vector<std::string>& seg) {
-  const auto dir = jobs.bank_dir();
-  std::error_code ec;
-  const bool exists = fs::exists(dir / "CURRENT", ec);
-  auto reader = [&] { return storage::experience_bank(dir, {.create_if_missing = false, .read_only = true}); };
+  const jobs::bank_service service(jobs.bank_dir());
   if (seg.size() == 2) {
     require_method(req, {"GET"});
-    json out = {{"tuples", json::array()}, {"count", 0}};
-    if (!exists) return json_response(200, out);
-    const auto b = reader();
     auto it = req.query.find("after");
-    const auto page = b.list(it == req.query.end() ? std::string() : it->second, integer<std::size_t>(req, "limit", 100, 1, 1000));
-    for (const auto& t : page.items) out["tuples"].push_back(search::to_json(t));
-    out["count"] = b.count();
+    const auto page = service.list(it == req.query.end() ? std::string() : it->second,
+                                   integer<std::size_t>(req, "limit", 100, 1, 1000));
+    json out = {{"tuples", json::array()}, {"count", page.total}};
+    for (const auto& t : page.tuples) out["tuples"].push_back(vocab::to_json(t));
     if (!page.next_after.empty()) out["next_after"] = page.next_after;
     return json_response(200, out);
   }
@@ -177,17 +170,14 @@ http_response bank(job_manager& jobs, const http_request& req, const std::vector
     require_method(req, {"GET"});
     const auto q = req.query.find("q");
     if (q == req.query.end() || q->second.empty()) throw api_error(400, "invalid_argument", "search needs q=TEXT", "q");
-    std::optional<search::bottleneck_class> filter;
+    std::optional<vocab::bottleneck_class> filter;
     if (auto f = req.query.find("bottleneck"); f != req.query.end()) {
-      filter = search::parse_bottleneck_class(f->second);
+      filter = vocab::parse_bottleneck_class(f->second);
       if (!filter) throw api_error(400, "invalid_argument", "unknown bottleneck class '" + f->second + "'", "bottleneck");
     }
-    const auto k = integer<std::size_t>(req, "k", 5, 1, 100);
     json out = json::array();
-    if (!exists) return json_response(200, out);
-    search::retriever r(reader().all(), std::make_unique<search::bm25_ranker>(search::bm25_params{}));
-    for (const auto& h : r.top_k(q->second, filter, k)) {
-      auto j = search::to_json(r.at(h.index));
+    for (const auto& h : service.search(q->second, filter, integer<std::size_t>(req, "k", 5, 1, 100))) {
+      auto j = vocab::to_json(h.tuple);
       j["score"] = h.score;
       out.push_back(j);
     }
@@ -196,7 +186,7 @@ http_response bank(job_manager& jobs, const http_request& req, const std::vector
   if (seg.size() == 3 && what == "export") {
     require_method(req, {"GET"});
     std::ostringstream text;
-    if (exists) reader().export_to(text, search::file_format::jsonl);
+    service.export_to(text, vocab::file_format::jsonl, /*empty_ok=*/true);
     http_response r;
     r.content_type = "application/x-ndjson";
     r.body = text.str();
@@ -206,28 +196,26 @@ http_response bank(job_manager& jobs, const http_request& req, const std::vector
     require_method(req, {"POST"});
     if (req.body.empty()) throw api_error(400, "invalid_argument", "the body must be tuples as JSON or JSONL", "body");
     require_utf8(req.body, "the body", "body");
-    std::vector<search::experience> tuples;
+    std::vector<vocab::experience> tuples;
     try {
-      tuples = search::parse_experience_text(req.body, "request body", search::file_format::automatic);
+      tuples = vocab::parse_experience_text(req.body, "request body", vocab::file_format::automatic);
     } catch (const error& e) {
       throw api_error(422, "invalid_tuples", e.what(), "body");
     }
-    storage::experience_bank b(dir, {});
-    std::size_t inserted = 0;
-    for (auto& t : tuples) inserted += b.put(std::move(t)).inserted;
-    return json_response(200, {{"read", tuples.size()}, {"inserted", inserted}, {"count", b.count()}});
+    const auto r = service.import_tuples(std::move(tuples), "request body");
+    return json_response(200, {{"read", r.report.read}, {"inserted", r.report.inserted}, {"count", r.total}});
   }
   if (seg.size() == 3) {
     require_method(req, {"GET"});
-    if (!exists) throw api_error(404, "not_found", "the bank is empty: no tuple " + what, "id");
-    std::optional<search::experience> t;
+    if (!service.exists()) throw api_error(404, "not_found", "the bank is empty: no tuple " + what, "id");
+    std::optional<vocab::experience> t;
     try {
-      t = reader().find(what);
+      t = service.find(what);
     } catch (const error& e) {
       throw api_error(400, "invalid_argument", e.what(), "id");
     }
     if (!t) throw api_error(404, "not_found", "no tuple " + what + " in the bank", "id");
-    return json_response(200, search::to_json(*t));
+    return json_response(200, vocab::to_json(*t));
   }
   throw api_error(404, "not_found", "no such endpoint: " + req.method + " " + req.path + " (see docs/api.md)");
 }
@@ -245,7 +233,7 @@ http_response route(job_manager& jobs, const http_request& req) {
   if (seg.size() == 2 && seg[1] == "version") {
     require_method(req, {"GET"});
     return json_response(200, {{"version", AOPT_VERSION}, {"api", api_version}, {"engines", jobs.engines()},
-                               {"backends", {"sim"}}});
+                               {"backends", jobs.backends()}});
   }
   if (seg.size() == 2 && seg[1] == "devices") {
     require_method(req, {"GET"});

@@ -23,6 +23,9 @@
 #include "aopt/llm/session.h"
 #include "aopt/optimize/offline_engine.h"
 #include "aopt/optimize/report.h"
+#include "aopt/jobs/bank_service.h"
+#include "aopt/jobs/device_setup.h"
+#include "aopt/jobs/job_setup.h"
 #include "aopt/storage/experience_bank.h"
 #include "aopt/storage/job_store.h"
 #include "aopt_sim/profile.h"
@@ -115,25 +118,21 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
   auto configured = cfg_.devices;
   // With nodes, this host has devices only when asked for ([[devices]] or evaluator_slots).
   if (configured.empty() && (cfg_.nodes_listen.empty() || cfg_.evaluator_slots != 0)) {
-    const auto n = cfg_.evaluator_slots != 0 ? cfg_.evaluator_slots : jobs::default_slots();
-    for (std::size_t i = 0; i < n; ++i) configured.push_back({"sim" + std::to_string(i), "sim", "", {}});
+    for (const auto& d : jobs::default_sim_devices(cfg_.evaluator_slots, "")) configured.push_back({d.id, d.kind, "", {}});
   }
   std::vector<actors::device_slot> devices;
+  jobs::slot_options base;
+  base.use_cache = cfg_.use_cache;
+  base.cache_dir = cfg_.cache_dir;
   for (const auto& d : configured) {
-    jobs::slot_options so;
-    so.profile = d.profile.empty() ? cfg_.profile : d.profile;
-    so.use_cache = cfg_.use_cache;
-    so.cache_dir = cfg_.cache_dir;
-    so.slots = 1;
-    std::string device_class = sim::load_profile(so.profile).name;
+    // An npu: the cann backend with this device's id; its class is the command profile's [cann]
+    // name, and the search estimates with the sim profile of its chip.
+    const auto setup = jobs::set_up_device({d.id, d.kind, d.profile.empty() ? cfg_.profile : d.profile, d.cann_config,
+                                            d.npu_device}, base);
+    const auto& so = setup.slot;
+    const std::string& device_class = setup.device_class;
     profile_sources_[d.id] = so.profile;
     if (d.kind == "npu") {
-      // An Ascend device: the cann backend with this device's id. Its class is the command
-      // profile's [cann] name; the search estimates with the sim profile of its chip.
-      so.backend = "cann";
-      so.cann_config = d.cann_config;
-      so.cann_device = d.npu_device;
-      device_class = ev::load_cann_profile(d.cann_config).name;
       profile_sources_[d.id] = d.cann_config.string();
       if (fs::exists(fs::path(sim::profile_dir()) / (device_class + ".json"))) {
         throw error(ec::invalid_spec, "[[devices]] " + d.id + ": its command profile's [cann] name '" + device_class +
@@ -149,7 +148,7 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
     if (d.kind != "npu") sim_classes_.emplace(device_class, so.profile);
     auto fns = jobs::make_sim_slots([this](const std::string& id) { return find_package(id); }, so);
     local_classes_.insert(device_class);
-    devices.push_back({{d.id, "", d.kind, device_class, d.labels, sim::load_profile(so.profile).name}, std::move(fns.front())});
+    devices.push_back({{d.id, "", d.kind, device_class, d.labels, setup.chip}, std::move(fns.front())});
   }
   actors::runtime_options ro;
   // One worker per role and running job: the engine calls of running jobs never queue behind
@@ -466,15 +465,7 @@ json job_manager::submit(const std::string& tar, const submit_options& o, std::i
   // the same tuples (a snapshot taken at its first start could be lost to a kill before it was
   // stored, and the next start would see what others learned since).
   json corpus = json::array();
-  {
-    const fs::path bank = bank_dir();
-    std::error_code bec;
-    if (fs::exists(bank / "CURRENT", bec)) {
-      for (const auto& t : storage::experience_bank(bank, {.create_if_missing = false, .read_only = true}).all()) {
-        corpus.push_back(t.id);
-      }
-    }
-  }
+  for (const auto& t : jobs::bank_service(bank_dir()).all()) corpus.push_back(t.id);
   std::lock_guard<std::mutex> lock(mu_);
   auto& e = jobs_[id];
   e.record = {{"id", id},
@@ -677,19 +668,14 @@ void job_manager::run_job_body(const std::string& id) {
   }
   // The retrieval corpus: the bank as it was when the job was accepted (see submit). Records
   // stored before the snapshot moved to submit take it at their first start.
-  const fs::path bank_dir = cfg_.bank_dir.empty() ? storage::default_bank_dir() : cfg_.bank_dir;
+  const fs::path bank_dir = this->bank_dir();
+  const jobs::bank_service bank(bank_dir);
   std::vector<search::experience> corpus;
   std::error_code ec;
-  const bool bank_exists = fs::exists(bank_dir / "CURRENT", ec);
   if (rec.contains("corpus")) {
-    if (bank_exists) {
-      storage::experience_bank bank(bank_dir, {.create_if_missing = false, .read_only = true});
-      for (const auto& tid : rec.at("corpus")) {
-        if (auto t = bank.get(tid.get<std::string>())) corpus.push_back(std::move(*t));
-      }
-    }
+    corpus = bank.tuples(rec.at("corpus").get<std::vector<std::string>>());
   } else {
-    if (bank_exists) corpus = storage::experience_bank(bank_dir, {.create_if_missing = false, .read_only = true}).all();
+    corpus = bank.all();
     json ids = json::array();
     for (const auto& t : corpus) ids.push_back(t.id);
     std::lock_guard<std::mutex> lock(mu_);
@@ -708,22 +694,14 @@ void job_manager::run_job_body(const std::string& id) {
   const std::string profile = resolved.sim_profile;
   const std::uint64_t seed = o.at("seed");
   actors::job_spec spec;
-  std::optional<optimize::offline_engine> offline;
-  std::optional<llm::session> lm;
-  if (o.value("engine", std::string("offline")) == "llm") {
-    lm.emplace(llm_session_options(id), jobs::llm_engine_options_for(jobs::offline_config(profile, seed),
-                                                                      pkg->spec.kernel, profile));
-    spec.engine = &lm->engine();
-    if (lm->has_embeddings()) {
-      // The job's own copy of the corpus is embedded; the bank keeps what it has (aopt bank
-      // and `aopt optimize --engine llm` write embeddings back).
-      (void)lm->embed_corpus(corpus);
-      spec.make_ranker = [&lm] { return lm->make_ranker(); };
-    }
-  } else {
-    offline.emplace(jobs::offline_config(profile, seed));
-    spec.engine = &*offline;
-  }
+  jobs::engine_options eo{o.value("engine", std::string("offline")) == "llm", jobs::offline_config(profile, seed), {},
+                          pkg->spec.kernel, profile};
+  if (eo.llm) eo.session = llm_session_options(id);
+  // The job's own copy of the corpus is embedded; the bank keeps what it has (aopt bank and
+  // `aopt optimize --engine llm` write embeddings back).
+  jobs::job_engine engine(eo, corpus);
+  spec.engine = &engine.engine();
+  spec.make_ranker = engine.ranker_factory();
   store_journal journal(*store_, id);
   spec.package = id;
   spec.device_class = resolved.device_class;
@@ -731,12 +709,7 @@ void job_manager::run_job_body(const std::string& id) {
   spec.config.budget = o.at("budget");
   spec.config.search_form = true;  // Stage I variants on one build: the same results, sooner
   spec.bank = std::move(corpus);
-  if (cfg_.learn) {
-    spec.learned = [this, bank_dir](const search::experience& t) {
-      std::lock_guard<std::mutex> lock(bank_mu_);
-      storage::experience_bank(bank_dir).put(t);  // idempotent: a replayed job adds nothing twice
-    };
-  }
+  if (cfg_.learn) spec.learned = jobs::bank_sink(bank_dir, &bank_mu_);  // idempotent: a replay adds nothing twice
   spec.progress = [this, id, persisted_progress, seen = std::uint64_t{0}](const optimize::progress_event& e) mutable {
     const std::uint64_t p = seen++;
     // A resumed job replays what was already streamed: not stored again, but the observers see
@@ -792,7 +765,7 @@ void job_manager::run_job_body(const std::string& id) {
   ctx.config = spec.config;
   ctx.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ctx.command = reproduce_command(rec);
-  if (lm) ctx.engine_usage = lm->usage();
+  ctx.engine_usage = engine.usage();
   write_file(tmp / "report.json", optimize::report_json(res, ctx).dump(2) + "\n");
   write_file(tmp / "report.md", optimize::report_markdown(res, ctx));
   fs::remove_all(dir / "result", ec);
@@ -832,6 +805,12 @@ json job_manager::engines() const {
   json e = json::array({"offline"});
   if (cfg_.llm) e.push_back("llm");
   return e;
+}
+
+json job_manager::backends() const {
+  std::set<std::string> names;
+  for (const auto& d : runtime_->devices()) names.insert(d.value("kind", std::string("sim")) == "npu" ? "cann" : "sim");
+  return names;
 }
 
 void job_manager::request_stop() {

@@ -84,6 +84,8 @@ class job_manager {
   nlohmann::json health() const;
   // The engines a job may ask for: "offline", and "llm" when the config has an [llm] table.
   nlohmann::json engines() const;
+  // The evaluation backends of the devices it has now (its own and joined nodes'): "sim", "cann".
+  nlohmann::json backends() const;
   // The evaluators ("devices") with their state (idle, busy), evaluations done and failed.
   nlohmann::json devices() const;
   // The experience bank the jobs retrieve from and learn into.

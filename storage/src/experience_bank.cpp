@@ -8,17 +8,13 @@
 #include <ostream>
 #include <set>
 
-#include <rocksdb/db.h>
-#include <rocksdb/options.h>
-#include <rocksdb/write_batch.h>
-
 #include "aopt/common/error.h"
 #include "aopt/storage/kv_store.h"
 
 namespace aopt::storage {
 
 namespace fs = std::filesystem;
-using search::experience;
+using vocab::experience;
 
 namespace {
 
@@ -39,132 +35,71 @@ std::chrono::milliseconds default_bank_lock_wait() {
   return std::chrono::seconds(10);
 }
 
+namespace {
+store_names bank_names() {
+  return {"experience bank",
+          "wait for it to finish (AOPT_BANK_LOCK_WAIT=SECONDS sets how long a writer waits), "
+          "stop it, or use another bank directory with --bank; reading (list, search, show, "
+          "export) works meanwhile",
+          "share the open experience_bank object instead of opening the directory twice",
+          "move the directory away and re-import from an export (aopt bank export / import)"};
+}
+}  // namespace
+
 std::string explain_rocksdb_error(const std::string& msg, const fs::path& dir, const std::string& action) {
-  static const store_names bank{"experience bank",
-                                "wait for it to finish (AOPT_BANK_LOCK_WAIT=SECONDS sets how long a writer waits), "
-                                "stop it, or use another bank directory with --bank; reading (list, search, show, "
-                                "export) works meanwhile",
-                                "share the open experience_bank object instead of opening the directory twice",
-                                "move the directory away and re-import from an export (aopt bank export / import)"};
-  return explain_store_error(msg, dir, bank, action);
+  return explain_store_error(msg, dir, bank_names(), action);
 }
 
-void experience_bank::check_status(const void* status, const std::string& action) const {
-  const auto& s = *static_cast<const rocksdb::Status*>(status);
-  if (!s.ok()) throw aopt::error(ec::io_error, explain_rocksdb_error(s.ToString(), dir_, action));
-}
 
 experience_bank::experience_bank(const fs::path& dir, bank_options options)
     : dir_(dir), options_(options) {
   if (dir_.empty())
     throw aopt::error(ec::invalid_argument, "experience bank: empty directory name; pass --bank DIR");
-  std::error_code fec;
-  const bool exists = fs::exists(dir_ / "CURRENT", fec);
-  if (!exists) {
-    if (!options_.create_if_missing || options_.read_only)
-      throw aopt::error(ec::not_found, "no experience bank at " + dir_.string() +
-                                           " (no RocksDB CURRENT file); import or rewind into it "
-                                           "first, or pass --bank with the right directory");
-    fs::create_directories(dir_, fec);
-    if (fec)
-      throw aopt::error(ec::io_error, "cannot create the experience bank directory " +
-                                          dir_.string() + ": " + fec.message());
+  kv_store::options o;
+  o.names = bank_names();
+  o.create_if_missing = options_.create_if_missing;
+  o.missing_hint = "no RocksDB CURRENT file; import or rewind into it first, or pass --bank with the right directory";
+  o.keep_log_file_num = 4;
+  o.max_manifest_file_size = 16 << 20;
+  o.families = {k_tuples, k_index, k_meta};
+  o.read_only = options_.read_only;
+  o.lock_wait = options_.lock_wait;
+  kv_ = std::make_unique<kv_store>(dir_, std::move(o));
+  tuples_ = kv_->family(k_tuples);
+  index_ = kv_->family(k_index);
+  meta_ = kv_->family(k_meta);
+  try {
+    read_schema();
+  } catch (...) {
+    kv_.reset();
+    throw;
   }
+}
 
-  rocksdb::DBOptions dbo;
-  dbo.create_if_missing = options_.create_if_missing && !options_.read_only;
-  // A reader opens every table file now: a file the writer deletes later stays readable.
-  if (options_.read_only) dbo.max_open_files = -1;
-  dbo.create_missing_column_families = true;
-  dbo.keep_log_file_num = 4;
-  dbo.max_manifest_file_size = 16 << 20;
-
-  std::vector<std::string> names;
-  if (exists) {
-    const rocksdb::Status s = rocksdb::DB::ListColumnFamilies(dbo, dir_.string(), &names);
-    check_status(&s, "list the column families of");
+// meta/schema_version: written on creation; a bank of an older version is read as it is, a
+// newer one refused.
+void experience_bank::read_schema() {
+  const auto version = kv_->get(meta_, k_schema_key);
+  if (!version) {
+    if (!options_.read_only)
+      kv_->write({{kv_write::kind::put, k_schema_key, std::to_string(experience_bank_schema_version), meta_}},
+                 options_.sync_writes);
+    schema_version_ = experience_bank_schema_version;  // read-only: made but never written, as new
+    return;
   }
-  for (const char* n : {rocksdb::kDefaultColumnFamilyName.c_str(), k_tuples, k_index, k_meta}) {
-    if (std::find(names.begin(), names.end(), n) != names.end()) continue;
-    if (options_.read_only)
-      throw aopt::error(ec::invalid_spec, "experience bank " + dir_.string() + " has no column family '" + n +
-                                              "'; the bank is damaged or was not made by aopt: open it once "
-                                              "for writing (aopt bank import) or move it away");
-    names.emplace_back(n);
+  char* end = nullptr;
+  const long v = std::strtol(version->c_str(), &end, 10);
+  if (version->empty() || *end != '\0' || v <= 0) {
+    throw aopt::error(ec::invalid_spec, "experience bank " + dir_.string() + ": meta/schema_version is '" + *version +
+                                            "', not a positive integer; the bank is damaged");
   }
-  std::vector<rocksdb::ColumnFamilyDescriptor> descs;
-  for (const auto& n : names) descs.emplace_back(n, rocksdb::ColumnFamilyOptions());
-
-  rocksdb::Status s;
-  if (options_.read_only) {
-    s = rocksdb::DB::OpenForReadOnly(dbo, dir_.string(), descs, &handles_, &db_);
-  } else {
-    // Another process holding the lock: retry with backoff until lock_wait has passed.
-    const auto start = std::chrono::steady_clock::now();
-    auto delay = std::chrono::milliseconds(20);
-    for (;;) {
-      s = rocksdb::DB::Open(dbo, dir_.string(), descs, &handles_, &db_);
-      const auto waited = std::chrono::steady_clock::now() - start;
-      if (s.ok() || !locked_by_other_process(s.ToString()) || waited >= options_.lock_wait) break;
-      handles_.clear();
-      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-          delay, options_.lock_wait - waited));
-      delay = std::min(delay * 2, std::chrono::milliseconds(500));
-    }
+  if (v > experience_bank_schema_version) {
+    throw aopt::error(ec::invalid_spec,
+                      "experience bank " + dir_.string() + " has schema version " + std::to_string(v) +
+                          ", newer than this aopt understands (" + std::to_string(experience_bank_schema_version) +
+                          "); upgrade aopt, or export with the newer version and import here");
   }
-  if (!s.ok()) {
-    db_ = nullptr;
-    handles_.clear();
-    const std::string msg = s.ToString();
-    const std::string waited =
-        locked_by_other_process(msg) && !options_.read_only
-            ? " (waited " + std::to_string(options_.lock_wait.count()) + " ms for the lock)"
-            : std::string();
-    throw aopt::error(ec::io_error, explain_rocksdb_error(msg, dir_, "open") + waited);
-  }
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == k_tuples) tuples_cf_ = handles_[i];
-    else if (names[i] == k_index) index_cf_ = handles_[i];
-    else if (names[i] == k_meta) meta_cf_ = handles_[i];
-  }
-
-  std::string version;
-  const rocksdb::Status g = db_->Get(rocksdb::ReadOptions(), meta_cf_, k_schema_key, &version);
-  if (g.IsNotFound() && options_.read_only) {
-    schema_version_ = experience_bank_schema_version;  // made but never written: as new
-  } else if (g.IsNotFound()) {
-    rocksdb::WriteOptions wo;
-    wo.sync = options_.sync_writes;
-    const rocksdb::Status w = db_->Put(wo, meta_cf_, k_schema_key,
-                                       std::to_string(experience_bank_schema_version));
-    if (!w.ok()) {
-      close();
-      throw aopt::error(ec::io_error, explain_rocksdb_error(w.ToString(), dir_, "initialise"));
-    }
-    schema_version_ = experience_bank_schema_version;
-  } else if (!g.ok()) {
-    const std::string msg = g.ToString();
-    close();
-    throw aopt::error(ec::io_error, explain_rocksdb_error(msg, dir_, "read the schema version of"));
-  } else {
-    char* end = nullptr;
-    const long v = std::strtol(version.c_str(), &end, 10);
-    if (version.empty() || *end != '\0' || v <= 0) {
-      close();
-      throw aopt::error(ec::invalid_spec, "experience bank " + dir_.string() +
-                                              ": meta/schema_version is '" + version +
-                                              "', not a positive integer; the bank is damaged");
-    }
-    if (v > experience_bank_schema_version) {
-      close();
-      throw aopt::error(ec::invalid_spec,
-                        "experience bank " + dir_.string() + " has schema version " +
-                            std::to_string(v) + ", newer than this aopt understands (" +
-                            std::to_string(experience_bank_schema_version) +
-                            "); upgrade aopt, or export with the newer version and import here");
-    }
-    schema_version_ = static_cast<int>(v);
-  }
+  schema_version_ = static_cast<int>(v);
 }
 
 experience_bank::~experience_bank() {
@@ -175,19 +110,13 @@ experience_bank::~experience_bank() {
 }
 
 void experience_bank::close() {
-  if (db_ == nullptr) return;
-  for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h);
-  handles_.clear();
-  tuples_cf_ = index_cf_ = meta_cf_ = nullptr;
-  const rocksdb::Status s = db_->Close();
-  delete db_;
-  db_ = nullptr;
-  if (!s.ok() && !s.IsNotSupported())
-    throw aopt::error(ec::io_error, explain_rocksdb_error(s.ToString(), dir_, "close"));
+  if (!kv_) return;
+  auto kv = std::move(kv_);
+  kv->close();
 }
 
 void experience_bank::require_open(const char* what) const {
-  if (db_ == nullptr)
+  if (!is_open())
     throw aopt::error(ec::invalid_argument, std::string("experience bank ") + dir_.string() +
                                                 ": " + what + " after close()");
 }
@@ -206,29 +135,33 @@ int experience_bank::schema_version() const {
 
 std::vector<std::string> experience_bank::index_keys(const experience& e) const {
   std::vector<std::string> keys;
-  const auto classes = search::classify_bottleneck(e.bottleneck);
+  const auto classes = vocab::classify_bottleneck(e.bottleneck);
   if (classes.empty()) keys.push_back(std::string(k_other) + '\0' + e.id);
-  for (auto c : classes) keys.push_back(std::string(search::to_string(c)) + '\0' + e.id);
+  for (auto c : classes) keys.push_back(std::string(vocab::to_string(c)) + '\0' + e.id);
   return keys;
 }
 
+namespace {
+void add_tuple(std::vector<kv_write>& batch, const experience& e, const std::vector<std::string>& index_keys,
+               kv_family tuples, kv_family index) {
+  batch.push_back({kv_write::kind::put, e.id, vocab::to_json(e).dump(), tuples});
+  for (const auto& k : index_keys) batch.push_back({kv_write::kind::put, k, "", index});
+}
+}  // namespace
+
 void experience_bank::write_tuple(const experience& e, const std::optional<experience>& old) {
-  rocksdb::WriteBatch batch;
+  std::vector<kv_write> batch;
   if (old) {
-    for (const auto& k : index_keys(*old)) batch.Delete(index_cf_, k);
+    for (const auto& k : index_keys(*old)) batch.push_back({kv_write::kind::erase, k, "", index_});
   }
-  batch.Put(tuples_cf_, e.id, search::to_json(e).dump());
-  for (const auto& k : index_keys(e)) batch.Put(index_cf_, k, "");
-  rocksdb::WriteOptions wo;
-  wo.sync = options_.sync_writes;
-  const rocksdb::Status s = db_->Write(wo, &batch);
-  check_status(&s, "write tuple " + e.id + " to");
+  add_tuple(batch, e, index_keys(e), tuples_, index_);
+  kv_->write(batch, options_.sync_writes);
 }
 
 namespace {
 void finalize_and_validate(experience& e) {
-  search::finalize(e);
-  const auto problems = search::validate(e);
+  vocab::finalize(e);
+  const auto problems = vocab::validate(e);
   if (!problems.empty()) {
     std::string msg = "experience tuple '" + e.title + "' is invalid:";
     for (const auto& p : problems) msg += " " + p + ";";
@@ -258,37 +191,24 @@ bool experience_bank::update(experience e) {
 
 std::optional<experience> experience_bank::get(const std::string& id) const {
   require_open("get");
-  std::string value;
-  const rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), tuples_cf_, id, &value);
-  if (s.IsNotFound()) return std::nullopt;
-  check_status(&s, "read tuple " + id + " from");
+  const auto value = kv_->get(tuples_, id);
+  if (!value) return std::nullopt;
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(value);
+    j = nlohmann::json::parse(*value);
   } catch (const nlohmann::json::parse_error& e) {
     throw aopt::error(ec::parse_error, "experience bank " + dir_.string() + ": tuple " + id +
                                            " is not valid JSON (" + e.what() +
                                            "); erase it with `aopt bank` or re-import");
   }
-  return search::experience_from_json(j, "experience bank " + dir_.string() + ": tuple " + id);
+  return vocab::experience_from_json(j, "experience bank " + dir_.string() + ": tuple " + id);
 }
 
 std::optional<experience> experience_bank::find(const std::string& id_or_prefix) const {
   require_open("find");
   if (auto e = get(id_or_prefix)) return e;
   if (id_or_prefix.size() < 4) return std::nullopt;
-  std::vector<std::string> matches;
-  {
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), tuples_cf_));
-    for (it->Seek(id_or_prefix); it->Valid(); it->Next()) {
-      const std::string key = it->key().ToString();
-      if (key.compare(0, id_or_prefix.size(), id_or_prefix) != 0) break;
-      matches.push_back(key);
-      if (matches.size() > 5) break;
-    }
-    const rocksdb::Status s = it->status();
-    check_status(&s, "scan");
-  }
+  const auto matches = kv_->keys(tuples_, id_or_prefix, "", 6);
   if (matches.empty()) return std::nullopt;
   if (matches.size() > 1) {
     std::string msg = "id prefix '" + id_or_prefix + "' is ambiguous in experience bank " +
@@ -304,47 +224,26 @@ bool experience_bank::erase(const std::string& id) {
   std::lock_guard lock(write_mu_);
   auto old = get(id);
   if (!old) return false;
-  rocksdb::WriteBatch batch;
-  batch.Delete(tuples_cf_, id);
-  for (const auto& k : index_keys(*old)) batch.Delete(index_cf_, k);
-  rocksdb::WriteOptions wo;
-  wo.sync = options_.sync_writes;
-  const rocksdb::Status s = db_->Write(wo, &batch);
-  check_status(&s, "erase tuple " + id + " from");
+  std::vector<kv_write> batch = {{kv_write::kind::erase, id, "", tuples_}};
+  for (const auto& k : index_keys(*old)) batch.push_back({kv_write::kind::erase, k, "", index_});
+  kv_->write(batch, options_.sync_writes);
   return true;
 }
 
 std::size_t experience_bank::count() const {
   require_open("count");
-  std::size_t n = 0;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), tuples_cf_));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
-  const rocksdb::Status s = it->status();
-  check_status(&s, "count the tuples of");
-  return n;
+  return kv_->count(tuples_, "");
 }
 
 bank_page experience_bank::list(const std::string& after, std::size_t limit) const {
   require_open("list");
   if (limit == 0) throw aopt::error(ec::invalid_argument, "experience bank list: limit must be > 0");
+  // Keys after `after`: from `after` itself, skipped when present, one more to know if more follow.
+  auto ids = kv_->keys(tuples_, "", after, limit + 2);
+  if (!after.empty() && !ids.empty() && ids.front() <= after) ids.erase(ids.begin());
   bank_page page;
-  std::vector<std::string> ids;
-  bool more = false;
-  {
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), tuples_cf_));
-    if (after.empty()) it->SeekToFirst();
-    else it->Seek(after);
-    for (; it->Valid(); it->Next()) {
-      if (!after.empty() && it->key().ToString() <= after) continue;
-      if (ids.size() == limit) {
-        more = true;
-        break;
-      }
-      ids.push_back(it->key().ToString());
-    }
-    const rocksdb::Status s = it->status();
-    check_status(&s, "list");
-  }
+  const bool more = ids.size() > limit;
+  if (more) ids.resize(limit);
   for (const auto& id : ids) {
     if (auto e = get(id)) page.items.push_back(std::move(*e));
   }
@@ -364,23 +263,12 @@ std::vector<experience> experience_bank::all() const {
   return out;
 }
 
-std::vector<experience> experience_bank::by_bottleneck(search::bottleneck_class cls) const {
+std::vector<experience> experience_bank::by_bottleneck(vocab::bottleneck_class cls) const {
   require_open("by_bottleneck");
-  const std::string prefix = std::string(search::to_string(cls)) + '\0';
-  std::vector<std::string> ids;
-  {
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), index_cf_));
-    for (it->Seek(prefix); it->Valid(); it->Next()) {
-      const std::string key = it->key().ToString();
-      if (key.compare(0, prefix.size(), prefix) != 0) break;
-      ids.push_back(key.substr(prefix.size()));
-    }
-    const rocksdb::Status s = it->status();
-    check_status(&s, "scan the bottleneck index of");
-  }
+  const std::string prefix = std::string(vocab::to_string(cls)) + '\0';
   std::vector<experience> out;
-  for (const auto& id : ids) {
-    if (auto e = get(id)) out.push_back(std::move(*e));
+  for (const auto& key : kv_->keys(index_, prefix)) {
+    if (auto e = get(key.substr(prefix.size()))) out.push_back(std::move(*e));
   }
   return out;
 }
@@ -389,32 +277,29 @@ std::vector<std::string> experience_bank::unclassified_ids() const {
   require_open("unclassified_ids");
   const std::string prefix = std::string(k_other) + '\0';
   std::vector<std::string> ids;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), index_cf_));
-  for (it->Seek(prefix); it->Valid(); it->Next()) {
-    const std::string key = it->key().ToString();
-    if (key.compare(0, prefix.size(), prefix) != 0) break;
-    ids.push_back(key.substr(prefix.size()));
-  }
-  const rocksdb::Status s = it->status();
-  check_status(&s, "scan the bottleneck index of");
+  for (const auto& key : kv_->keys(index_, prefix)) ids.push_back(key.substr(prefix.size()));
   return ids;
 }
 
-import_report experience_bank::import_file(const fs::path& file, search::file_format format,
-                                           search::provenance origin) {
+import_report experience_bank::import_file(const fs::path& file, vocab::file_format format,
+                                           vocab::provenance origin) {
   require_writable("import");
-  // Parse and validate everything first: a malformed file changes nothing.
-  std::vector<experience> entries = search::read_experience_file(file, format, origin);
+  return import_tuples(vocab::read_experience_file(file, format, origin), file.string());
+}
+
+import_report experience_bank::import_tuples(std::vector<experience> entries, const std::string& where) {
+  require_writable("import");
+  // Validate everything first: a malformed entry changes nothing.
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    const auto problems = search::validate(entries[i]);
+    vocab::finalize(entries[i]);
+    const auto problems = vocab::validate(entries[i]);
     if (!problems.empty())
-      throw aopt::error(ec::invalid_spec, file.string() + ": entry " + std::to_string(i) + ": " +
-                                              problems.front());
+      throw aopt::error(ec::invalid_spec, where + ": entry " + std::to_string(i) + ": " + problems.front());
   }
   import_report report;
   report.read = entries.size();
   std::lock_guard lock(write_mu_);
-  rocksdb::WriteBatch batch;
+  std::vector<kv_write> batch;
   std::set<std::string> in_batch;
   for (const auto& e : entries) {
     if (in_batch.count(e.id) != 0 || get(e.id)) {
@@ -422,23 +307,17 @@ import_report experience_bank::import_file(const fs::path& file, search::file_fo
       continue;
     }
     in_batch.insert(e.id);
-    batch.Put(tuples_cf_, e.id, search::to_json(e).dump());
-    for (const auto& k : index_keys(e)) batch.Put(index_cf_, k, "");
+    add_tuple(batch, e, index_keys(e), tuples_, index_);
     ++report.inserted;
   }
-  if (report.inserted > 0) {
-    rocksdb::WriteOptions wo;
-    wo.sync = options_.sync_writes;
-    const rocksdb::Status s = db_->Write(wo, &batch);
-    check_status(&s, "import " + file.string() + " into");
-  }
+  if (report.inserted > 0) kv_->write(batch, options_.sync_writes);
   return report;
 }
 
-std::size_t experience_bank::export_to(std::ostream& out, search::file_format format) const {
+std::size_t experience_bank::export_to(std::ostream& out, vocab::file_format format) const {
   const auto tuples = all();
-  if (format == search::file_format::json) out << search::to_json_array(tuples);
-  else out << search::to_jsonl(tuples);
+  if (format == vocab::file_format::json) out << vocab::to_json_array(tuples);
+  else out << vocab::to_jsonl(tuples);
   out.flush();
   if (!out)
     throw aopt::error(ec::io_error, "experience bank " + dir_.string() + ": writing the export failed");

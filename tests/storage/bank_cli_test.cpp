@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "aopt/common/error.h"
-#include "aopt/storage/bank_cli.h"
+#include "bank_command.h"
 #include "aopt/storage/experience_bank.h"
 #include "bank_test_util.h"
 
@@ -98,7 +98,7 @@ TEST(BankCliWiring, ReusesAnExistingBankSubcommand) {
   auto* existing = app.add_subcommand("bank", "bank");
   existing->add_subcommand("rewind", "rewind seeds");
   std::ostringstream out;
-  EXPECT_EQ(add_bank_commands(app, out), existing);
+  EXPECT_EQ(aopt::app::add_bank_commands(app, out), existing);
   EXPECT_NO_THROW(existing->get_subcommand("rewind"));
   EXPECT_NO_THROW(existing->get_subcommand("search"));
 }

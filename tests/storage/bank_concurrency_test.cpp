@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "aopt/common/error.h"
-#include "aopt/storage/bank_cli.h"
+#include "bank_command.h"
 #include "aopt/storage/experience_bank.h"
 #include "bank_test_util.h"
 

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   }
   try {
     aopt::storage::experience_bank bank(argv[1]);
-    aopt::search::experience e;
+    aopt::vocab::experience e;
     e.title = argv[2];
     e.description = "put by bank_lock_holder";
     e.bottleneck = "mte2 bound";

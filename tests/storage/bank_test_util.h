@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "aopt/common/fs.h"
-#include "aopt/storage/bank_cli.h"
+#include "bank_command.h"
 #include "aopt/search/experience.h"
 
 namespace aopt::storage::test {
@@ -23,7 +23,7 @@ inline std::string run(std::vector<std::string> args) {
   CLI::App app{"aopt"};
   app.require_subcommand(1);
   std::ostringstream out;
-  add_bank_commands(app, out);
+  aopt::app::add_bank_commands(app, out);
   std::vector<const char*> argv = {"aopt"};
   for (const auto& a : args) argv.push_back(a.c_str());
   app.parse(static_cast<int>(argv.size()), argv.data());

@@ -20,7 +20,9 @@
 #include <caf/typed_actor.hpp>
 #include <nlohmann/json_fwd.hpp>
 
+#include "aopt/common/outcome.h"
 #include "aopt/protocols/messages.hpp"
+#include "aopt/vocab/experience.h"
 
 namespace aopt::stage1 {
 struct synthesis_input;
@@ -29,11 +31,10 @@ class stage1_history;
 struct tiling_proposal;
 }  // namespace aopt::stage1
 
+// What the messages carry from the rooms below: outcome (common/) and the experience tuple
+// (vocab/) are included; the search's own records are declared here and defined in search/.
 namespace aopt::search {
-template <class T>
-class outcome;
 struct diagnosis;
-struct experience;
 struct kernel_rewrite;
 struct rewind_config;
 struct rewind_result;
@@ -73,11 +74,11 @@ using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using ok_atom = caf::atom_constant<caf::atom("ok")>;
 
 // -- local payload types --------------------------------------------------------------------
-using template_outcome = search::outcome<stage1::tiling_template>;
-using proposals_outcome = search::outcome<std::vector<stage1::tiling_proposal>>;
-using diagnosis_outcome = search::outcome<search::diagnosis>;
-using rewrites_outcome = search::outcome<std::vector<search::kernel_rewrite>>;
-using experiences = std::vector<search::experience>;
+using template_outcome = aopt::outcome<stage1::tiling_template>;
+using proposals_outcome = aopt::outcome<std::vector<stage1::tiling_proposal>>;
+using diagnosis_outcome = aopt::outcome<search::diagnosis>;
+using rewrites_outcome = aopt::outcome<std::vector<search::kernel_rewrite>>;
+using experiences = std::vector<vocab::experience>;
 
 // -- network-ready payload types -------------------------------------------------------------
 using eval_request_wire = wire<optimize::eval_request>;
@@ -182,7 +183,7 @@ using refiner_actor =
 // Distiller (local): hands experience tuples to the job's sink (the bank), one at a time, in
 // arrival order, for every job: the bank has one writer.
 using distiller_actor =
-    caf::typed_actor<caf::reacts_to<learn_atom, job_id, local<search::experience>>,
+    caf::typed_actor<caf::reacts_to<learn_atom, job_id, local<vocab::experience>>,
                      // Answers once every earlier tuple reached the sink (a flush before shutdown).
                      caf::replies_to<ping_atom>::with<ping_atom>>;
 

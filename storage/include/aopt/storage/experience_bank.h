@@ -1,6 +1,7 @@
-// The persistent experience bank: experience tuples in RocksDB. Column families:
-//   tuples        id -> tuple JSON (search::to_json)
-//   by_bottleneck "<class>\0<id>" -> "" for every class search::classify_bottleneck finds in
+// The persistent experience bank: experience tuples (vocab/experience.h) in a kv_store with
+// three column families:
+//   tuples        id -> tuple JSON (vocab::to_json)
+//   by_bottleneck "<class>\0<id>" -> "" for every class vocab::classify_bottleneck finds in
 //                 the tuple's bottleneck field ("other\0<id>" when none)
 //   meta          "schema_version" -> "1"
 // Writes are WriteBatches (tuple + index together), synced by default. Thread-safe: RocksDB
@@ -20,12 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "aopt/search/experience.h"
-
-namespace rocksdb {
-class DB;
-class ColumnFamilyHandle;
-}  // namespace rocksdb
+#include "aopt/storage/kv_store.h"
+#include "aopt/vocab/experience.h"
 
 namespace aopt::storage {
 
@@ -53,7 +50,7 @@ struct put_result {
 };
 
 struct bank_page {
-  std::vector<search::experience> items;
+  std::vector<vocab::experience> items;
   std::string next_after;  // pass as `after` for the next page; empty when this is the last
 };
 
@@ -82,53 +79,53 @@ class experience_bank {
   // Closes the database (column-family handles, then Close()); idempotent. Any other call
   // afterwards throws aopt::error(invalid_argument).
   void close();
-  bool is_open() const { return db_ != nullptr; }
+  bool is_open() const { return kv_ && kv_->is_open(); }
   const std::filesystem::path& dir() const { return dir_; }
   int schema_version() const;
 
   // Stores the tuple under its content id (the id is recomputed, created_ms set when 0).
   // Idempotent: an existing tuple with the same id is left as is. Throws
-  // aopt::error(invalid_spec) listing search::validate()'s problems.
-  put_result put(search::experience e);
+  // aopt::error(invalid_spec) listing vocab::validate()'s problems.
+  put_result put(vocab::experience e);
   // Replaces the stored tuple with the same id (embedding, evidence, ...); false if absent.
-  bool update(search::experience e);
-  std::optional<search::experience> get(const std::string& id) const;
+  bool update(vocab::experience e);
+  std::optional<vocab::experience> get(const std::string& id) const;
   // Exact id, or a unique prefix of at least 4 hex characters. Throws aopt::error(
   // invalid_argument) when the prefix is ambiguous.
-  std::optional<search::experience> find(const std::string& id_or_prefix) const;
+  std::optional<vocab::experience> find(const std::string& id_or_prefix) const;
   bool erase(const std::string& id);
   std::size_t count() const;
 
   // Tuples in id order, starting after `after` (empty = from the start), at most `limit`.
   bank_page list(const std::string& after = {}, std::size_t limit = 100) const;
-  std::vector<search::experience> all() const;
+  std::vector<vocab::experience> all() const;
   // Tuples indexed under `cls`, in id order.
-  std::vector<search::experience> by_bottleneck(search::bottleneck_class cls) const;
+  std::vector<vocab::experience> by_bottleneck(vocab::bottleneck_class cls) const;
   // Ids indexed under the "other" key (bottleneck text matching no class).
   std::vector<std::string> unclassified_ids() const;
 
-  // Reads a file (the paper's JSON, or JSONL; see search::read_experience_file) and puts every
+  // Reads a file (the paper's JSON, or JSONL; see vocab::read_experience_file) and puts every
   // entry. All entries are validated before the first write: a malformed file changes nothing.
   import_report import_file(const std::filesystem::path& file,
-                            search::file_format format = search::file_format::automatic,
-                            search::provenance origin = search::provenance::import);
+                            vocab::file_format format = vocab::file_format::automatic,
+                            vocab::provenance origin = vocab::provenance::import);
+  // Puts `entries` in one write; `where` names their source in messages ("entry 3" follows it).
+  // All are validated first: an invalid entry changes nothing (aopt::error(invalid_spec)).
+  import_report import_tuples(std::vector<vocab::experience> entries, const std::string& where);
   // Writes every tuple in id order as JSONL or as a JSON array; returns how many.
-  std::size_t export_to(std::ostream& out, search::file_format format) const;
+  std::size_t export_to(std::ostream& out, vocab::file_format format) const;
 
  private:
   void require_open(const char* what) const;
   void require_writable(const char* what) const;
-  void check_status(const void* status, const std::string& action) const;  // rocksdb::Status*
-  std::vector<std::string> index_keys(const search::experience& e) const;
-  void write_tuple(const search::experience& e, const std::optional<search::experience>& old);
+  void read_schema();
+  std::vector<std::string> index_keys(const vocab::experience& e) const;
+  void write_tuple(const vocab::experience& e, const std::optional<vocab::experience>& old);
 
   std::filesystem::path dir_;
   bank_options options_;
-  rocksdb::DB* db_ = nullptr;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // every handle Open returned
-  rocksdb::ColumnFamilyHandle* tuples_cf_ = nullptr;
-  rocksdb::ColumnFamilyHandle* index_cf_ = nullptr;
-  rocksdb::ColumnFamilyHandle* meta_cf_ = nullptr;
+  std::unique_ptr<kv_store> kv_;
+  kv_family tuples_, index_, meta_;
   int schema_version_ = 0;
   std::mutex write_mu_;  // put/update/erase: check-then-write is atomic per bank object
 };

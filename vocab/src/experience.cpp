@@ -1,4 +1,4 @@
-#include "aopt/search/experience.h"
+#include "aopt/vocab/experience.h"
 
 #include <algorithm>
 #include <array>
@@ -14,7 +14,7 @@
 #include "aopt/common/json.h"
 #include "aopt/common/sha256.h"
 
-namespace aopt::search {
+namespace aopt::vocab {
 
 namespace {
 
@@ -531,4 +531,4 @@ std::string to_json_array(const std::vector<experience>& tuples) {
   return arr.dump(2) + "\n";
 }
 
-}  // namespace aopt::search
+}  // namespace aopt::vocab

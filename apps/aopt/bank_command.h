@@ -1,6 +1,8 @@
-// `aopt bank list|search|show|export|import`: the experience bank's command line, added to any
-// CLI11 app (the lead wires it into apps/aopt). Commands throw aopt::error on failure (message
-// says what, where and what to do); the caller prints e.what() and exits non-zero.
+// `aopt bank list|search|show|export|import`: the experience bank's command line over
+// jobs::bank_service (the operations aoptd's /v1/bank runs too), added to any CLI11 app. Target
+// `aopt_bank_command` (linked by aopt and the storage tests). Commands throw aopt::error on
+// failure (message says what, where and what to do); the caller prints e.what() and exits
+// non-zero.
 #pragma once
 
 #include <iostream>
@@ -9,7 +11,7 @@ namespace CLI {
 class App;
 }
 
-namespace aopt::storage {
+namespace aopt::app {
 
 // Adds (or reuses) the `bank` subcommand of `app` with the subcommands
 //   list   [--limit N] [--after ID] [--bottleneck B] [--json]
@@ -18,8 +20,8 @@ namespace aopt::storage {
 //   export [--format jsonl|json] [--out FILE]
 //   import FILE [--format auto|json|jsonl] [--provenance import|rewind|refinement]
 // and the option `--bank DIR` (on `bank`, also accepted after the subcommand; default
-// default_bank_dir()). Output goes to `out`, which must outlive `app`. Returns the `bank`
+// storage::default_bank_dir()). Output goes to `out`, which must outlive `app`. Returns the `bank`
 // subcommand, so other commands (`rewind`) can be added to it.
 CLI::App* add_bank_commands(CLI::App& app, std::ostream& out = std::cout);
 
-}  // namespace aopt::storage
+}  // namespace aopt::app

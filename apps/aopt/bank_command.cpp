@@ -1,4 +1,4 @@
-#include "aopt/storage/bank_cli.h"
+#include "bank_command.h"
 
 #include <cstdio>
 #include <memory>
@@ -9,11 +9,10 @@
 
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
+#include "aopt/jobs/bank_service.h"
 #include "aopt/search/experience.h"
-#include "aopt/search/retrieve.h"
-#include "aopt/storage/experience_bank.h"
 
-namespace aopt::storage {
+namespace aopt::app {
 
 namespace {
 
@@ -41,25 +40,12 @@ struct cli_state {
   std::string provenance = "import";
 };
 
-fs::path bank_path(const cli_state& s) {
-  return s.bank_dir.empty() ? default_bank_dir() : fs::path(s.bank_dir);
-}
-
-bool bank_exists(const fs::path& dir) {
-  std::error_code ec;
-  return fs::exists(dir / "CURRENT", ec);
+jobs::bank_service bank_of(const cli_state& s) {
+  return jobs::bank_service(s.bank_dir.empty() ? storage::default_bank_dir() : fs::path(s.bank_dir));
 }
 
 std::optional<search::bottleneck_class> parse_filter(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  auto c = search::parse_bottleneck_class(text);
-  if (!c) {
-    std::string names;
-    for (auto x : search::all_bottleneck_classes()) names += std::string(names.empty() ? "" : ", ") + search::to_string(x);
-    throw aopt::error(ec::invalid_argument,
-                      "--bottleneck '" + text + "' is not a bottleneck class; use one of: " + names);
-  }
-  return c;
+  return jobs::parse_bottleneck_filter(text, "--bottleneck");
 }
 
 std::string classes_of(const search::experience& e) {
@@ -77,65 +63,41 @@ void print_row(std::ostream& out, const search::experience& e) {
 
 void run_list(const cli_state& s) {
   std::ostream& out = *s.out;
-  const fs::path dir = bank_path(s);
+  const auto bank = bank_of(s);
   const auto filter = parse_filter(s.bottleneck);
-  if (!bank_exists(dir)) {
+  if (!bank.exists()) {
     if (s.json) out << "[]\n";
-    else out << "experience bank " << dir.string() << " does not exist yet: 0 tuples "
+    else out << "experience bank " << bank.dir().string() << " does not exist yet: 0 tuples "
              << "(fill it with `aopt bank import FILE`)\n";
     return;
   }
-  experience_bank bank(dir, {.create_if_missing = false, .read_only = true});
-  std::vector<search::experience> rows;
-  std::string next;
-  if (filter) {
-    rows = bank.by_bottleneck(*filter);
-    if (!s.after.empty())
-      std::erase_if(rows, [&](const search::experience& e) { return e.id <= s.after; });
-    if (s.limit > 0 && rows.size() > s.limit) {
-      rows.resize(s.limit);
-      next = rows.back().id;
-    }
-  } else if (s.limit == 0) {
-    rows = bank.all();
-  } else {
-    auto page = bank.list(s.after, s.limit);
-    rows = std::move(page.items);
-    next = page.next_after;
-  }
+  const auto rows = bank.list(s.after, s.limit, filter);
   if (s.json) {
     nlohmann::json arr = nlohmann::json::array();
-    for (const auto& e : rows) arr.push_back(search::to_json(e));
+    for (const auto& e : rows.tuples) arr.push_back(search::to_json(e));
     out << arr.dump(2) << "\n";
     return;
   }
-  for (const auto& e : rows) print_row(out, e);
-  out << rows.size() << " shown of " << bank.count() << " tuples in " << dir.string() << "\n";
-  if (!next.empty()) out << "more: --after " << next << "\n";
+  for (const auto& e : rows.tuples) print_row(out, e);
+  out << rows.tuples.size() << " shown of " << rows.total << " tuples in " << bank.dir().string() << "\n";
+  if (!rows.next_after.empty()) out << "more: --after " << rows.next_after << "\n";
 }
 
 void run_search(const cli_state& s) {
   std::ostream& out = *s.out;
-  const fs::path dir = bank_path(s);
+  const auto bank = bank_of(s);
   const auto filter = parse_filter(s.bottleneck);
   if (s.k == 0) throw aopt::error(ec::invalid_argument, "bank search: -k must be at least 1");
-  if (!bank_exists(dir)) {
+  if (!bank.exists()) {
     if (s.json) out << "[]\n";
-    else out << "experience bank " << dir.string() << " does not exist yet: nothing to search\n";
+    else out << "experience bank " << bank.dir().string() << " does not exist yet: nothing to search\n";
     return;
   }
-  std::vector<search::experience> corpus;
-  {
-    experience_bank bank(dir, {.create_if_missing = false, .read_only = true});
-    corpus = bank.all();
-  }
-  search::retriever r(std::move(corpus),
-                      std::make_unique<search::bm25_ranker>(search::bm25_params{s.k1, s.b}));
-  const auto hits = r.top_k(s.query, filter, s.k);
+  const auto hits = bank.search(s.query, filter, s.k, search::bm25_params{s.k1, s.b});
   if (s.json) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& h : hits) {
-      auto j = search::to_json(r.at(h.index));
+      auto j = search::to_json(h.tuple);
       j["score"] = h.score;
       arr.push_back(j);
     }
@@ -144,7 +106,7 @@ void run_search(const cli_state& s) {
   }
   if (hits.empty()) {
     out << "no tuple matches '" << s.query << "'" << (filter ? " with bottleneck " + s.bottleneck : "")
-        << " in " << r.size() << " tuples\n";
+        << " in " << bank.list("", 1).total << " tuples\n";
     return;
   }
   std::size_t rank = 1;
@@ -152,18 +114,20 @@ void run_search(const cli_state& s) {
     char score[32];
     std::snprintf(score, sizeof score, "%.4f", h.score);
     out << rank++ << ". " << score << "  ";
-    print_row(out, r.at(h.index));
+    print_row(out, h.tuple);
   }
 }
 
 void run_show(const cli_state& s) {
   std::ostream& out = *s.out;
-  const fs::path dir = bank_path(s);
-  experience_bank bank(dir, {.create_if_missing = false, .read_only = true});
+  const auto bank = bank_of(s);
+  if (!bank.exists())
+    throw aopt::error(ec::not_found, "no experience bank at " + bank.dir().string() +
+                                         "; import or rewind into it first, or pass --bank with the right directory");
   auto e = bank.find(s.id);
   if (!e)
     throw aopt::error(ec::not_found, "no tuple with id '" + s.id + "' in experience bank " +
-                                         dir.string() + "; `aopt bank list` shows the ids");
+                                         bank.dir().string() + "; `aopt bank list` shows the ids");
   if (s.json) {
     out << search::to_json(*e).dump(2) << "\n";
     return;
@@ -194,7 +158,7 @@ void run_show(const cli_state& s) {
 }
 
 void run_export(const cli_state& s) {
-  const fs::path dir = bank_path(s);
+  const auto bank = bank_of(s);
   search::file_format fmt = search::file_format::jsonl;
   if (!s.format.empty()) {
     auto f = search::parse_file_format(s.format);
@@ -202,19 +166,18 @@ void run_export(const cli_state& s) {
       throw aopt::error(ec::invalid_argument, "bank export: --format '" + s.format + "' must be jsonl or json");
     fmt = *f;
   }
-  experience_bank bank(dir, {.create_if_missing = false, .read_only = true});
   if (s.out_file.empty() || s.out_file == "-") {
-    bank.export_to(*s.out, fmt);
+    bank.export_to(*s.out, fmt, /*empty_ok=*/false);
     return;
   }
   std::ostringstream buf;
-  const std::size_t n = bank.export_to(buf, fmt);
+  const std::size_t n = bank.export_to(buf, fmt, /*empty_ok=*/false);
   common::write_text_file_atomic(s.out_file, buf.str());
   *s.out << "exported " << n << " tuples to " << s.out_file << "\n";
 }
 
 void run_import(const cli_state& s) {
-  const fs::path dir = bank_path(s);
+  const auto bank = bank_of(s);
   search::file_format fmt = search::file_format::automatic;
   if (!s.format.empty()) {
     auto f = search::parse_file_format(s.format);
@@ -225,10 +188,9 @@ void run_import(const cli_state& s) {
   if (!origin)
     throw aopt::error(ec::invalid_argument,
                       "bank import: --provenance '" + s.provenance + "' must be import, rewind or refinement");
-  experience_bank bank(dir);
-  const auto rep = bank.import_file(s.in_file, fmt, *origin);
-  *s.out << "imported " << s.in_file << ": " << rep.read << " entries, " << rep.inserted << " new, "
-         << rep.duplicates << " already present; " << bank.count() << " tuples in " << dir.string()
+  const auto r = bank.import_file(s.in_file, fmt, *origin);
+  *s.out << "imported " << s.in_file << ": " << r.report.read << " entries, " << r.report.inserted << " new, "
+         << r.report.duplicates << " already present; " << r.total << " tuples in " << bank.dir().string()
          << "\n";
 }
 
@@ -245,7 +207,7 @@ CLI::App* add_bank_commands(CLI::App& app, std::ostream& out) {
   if (bank == nullptr) bank = app.add_subcommand("bank", "The experience bank: list, search, show, export, import");
   bank->require_subcommand(1);
   bank->add_option("--bank", state->bank_dir,
-                   "Bank directory (default " + default_bank_dir().string() + ")");
+                   "Bank directory (default " + storage::default_bank_dir().string() + ")");
 
   auto* list = bank->add_subcommand("list", "List tuples in id order");
   list->fallthrough();
@@ -287,4 +249,4 @@ CLI::App* add_bank_commands(CLI::App& app, std::ostream& out) {
   return bank;
 }
 
-}  // namespace aopt::storage
+}  // namespace aopt::app
