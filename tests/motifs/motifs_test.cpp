@@ -186,10 +186,10 @@ TEST(Motifs, ParserFindsCallsWithRanges) {
 namespace aopt::motifs {
 namespace {
 
-// The parser's memo answers a parse of the same file set and path without libclang, and any
-// change of any file of the set (a header the kernel may include) is a new parse; the least
-// recently used entry goes first.
-TEST(Motifs, ParserReusesAParseOfTheSameFileSetOnly) {
+// The parser's memo answers a parse of the same file and the files it includes without libclang:
+// a header nobody includes changes nothing, a change of an included header or of the file itself
+// is a new parse; the least recently used entry goes first.
+TEST(Motifs, ParserReusesAParseOfTheSameFileAndItsIncludesOnly) {
   parse_options o{AOPT_MOTIFS_TEST_SIM_INCLUDE, {}, true};
   o.memo_entries = 2;
   parser p(o);
@@ -200,22 +200,37 @@ TEST(Motifs, ParserReusesAParseOfTheSameFileSetOnly) {
   EXPECT_EQ(p.stats().parses, 1u);
   EXPECT_EQ(p.stats().memo_hits, 1u);
 
-  file_set b = a;
-  b["op_kernel/other.h"] = "// a header\n";
+  // A header of the same directory that the kernel does not include: the same parse.
+  file_set unrelated = a;
+  unrelated["op_kernel/other.h"] = "// a header\n";
+  EXPECT_EQ(p.parse(unrelated, kernel_path).get(), first.get());
+  EXPECT_EQ(p.stats().parses, 1u);
+
+  // The kernel includes it: a new parse, and again when only the included header changes.
+  file_set b = unrelated;
+  b[kernel_path] = "#include \"other.h\"\n" + b[kernel_path];
   const auto with_header = p.parse(b, kernel_path);
   EXPECT_NE(with_header.get(), first.get());
+  EXPECT_EQ(p.stats().parses, 2u);
+  file_set b2 = b;
+  b2["op_kernel/other.h"] = "// the header, changed\n";
+  EXPECT_NE(p.parse(b2, kernel_path).get(), with_header.get());
+  EXPECT_EQ(p.stats().parses, 3u);
+  EXPECT_EQ(p.parse(b, kernel_path).get(), with_header.get());  // b is still held (capacity 2)
+  EXPECT_EQ(p.stats().parses, 3u);
+
   file_set c = a;
   c[kernel_path] += "\n// changed\n";
   const auto changed = p.parse(c, kernel_path);
   EXPECT_NE(changed.get(), first.get());
   EXPECT_EQ(changed->calls("InitBuffer").size(), first->calls("InitBuffer").size());
-  EXPECT_EQ(p.stats().parses, 3u);
-  // Capacity 2: b and c are kept, a was dropped.
+  EXPECT_EQ(p.stats().parses, 4u);
+  // Capacity 2: c and b are kept, a was dropped.
   p.parse(c, kernel_path);
   p.parse(b, kernel_path);
-  EXPECT_EQ(p.stats().parses, 3u);
-  p.parse(a, kernel_path);
   EXPECT_EQ(p.stats().parses, 4u);
+  p.parse(a, kernel_path);
+  EXPECT_EQ(p.stats().parses, 5u);
 
   parse_options off = o;
   off.memo_entries = 0;

@@ -3,9 +3,11 @@
 #include <clang-c/Index.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <list>
+#include <map>
 #include <regex>
 #include <unordered_map>
 #include <set>
@@ -429,20 +431,144 @@ struct parser::impl {
   std::unordered_map<std::string, std::list<entry>::iterator> where;
   parse_stats stats;
 
-  // What a parse depends on: the path and every file of the set (any may be included).
-  static std::string key_of(const file_set& files, const std::string& path) {
+  // What a parse depends on: its arguments (include directories, macros, the forced tiling header),
+  // the path, and the files it may include, transitively. An include names a file by a relative
+  // path; every file of the set with the same last component counts (more than clang may open, never
+  // less). A computed `#include MACRO` makes the whole set count. So a candidate that changes one
+  // header parses again only the files that include it (issue 35: the parse of unchanged files of a
+  // candidate was most of the engine's time on multi-header kernels).
+  static std::string key_of(const file_set& files, const std::string& path, const std::vector<std::string>& args) {
     common::sha256 h;
     const std::string_view sep("\0", 1);
+    for (const auto& a : args) {
+      h.update(a);
+      h.update(sep);
+    }
     h.update(path);
     h.update(sep);
-    for (const auto& [p, content] : files) {
-      h.update(p);
+    std::vector<std::string> roots = {path};
+    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+      if (args[i] == "-include" && args[i + 1].rfind(virtual_root, 0) == 0) {
+        roots.push_back(args[i + 1].substr(std::string_view(virtual_root).size()));
+      }
+    }
+    for (const auto* f : include_closure(files, roots)) {
+      h.update(f->first);
       h.update(sep);
-      h.update(std::to_string(content.size()));
+      h.update(std::to_string(f->second.size()));
       h.update(sep);
-      h.update(content);
+      h.update(f->second);
     }
     return common::to_hex(h.finish());
+  }
+
+  // The names the #include lines of `text` give ("" for a computed `#include MACRO`). A scan, not a
+  // regex: it runs for every file of a set on every parse request, memo hits included.
+  static std::vector<std::string> included_names(std::string_view text) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while ((at = text.find("include", at)) != std::string_view::npos) {
+      const std::size_t word = at;
+      at += 7;
+      std::size_t b = word;  // back over blanks to '#', which must open its line
+      while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t')) --b;
+      if (b == 0 || text[b - 1] != '#') continue;
+      --b;
+      while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t')) --b;
+      if (b > 0 && text[b - 1] != '\n') continue;
+      std::size_t q = at;
+      while (q < text.size() && (text[q] == ' ' || text[q] == '\t')) ++q;
+      if (q >= text.size() || (text[q] != '"' && text[q] != '<')) {
+        out.emplace_back();
+        continue;
+      }
+      const char close = text[q] == '"' ? '"' : '>';
+      const std::size_t end = text.find_first_of(std::string{close, '\n'}, q + 1);
+      if (end == std::string_view::npos || text[end] != close) continue;
+      out.emplace_back(text.substr(q + 1, end - q - 1));
+    }
+    return out;
+  }
+
+  // The files of `files` reachable from `roots` by #include lines (see key_of), in the set's order.
+  static std::vector<const file_set::value_type*> include_closure(const file_set& files, const std::vector<std::string>& roots) {
+    std::map<std::string, std::vector<const file_set::value_type*>> by_name;
+    for (const auto& f : files) by_name[last_component(f.first)].push_back(&f);
+    std::set<const file_set::value_type*> seen;
+    std::vector<const file_set::value_type*> todo;
+    for (const auto& r : roots) {
+      if (auto it = files.find(r); it != files.end() && seen.insert(&*it).second) todo.push_back(&*it);
+    }
+    while (!todo.empty()) {
+      const auto* f = todo.back();
+      todo.pop_back();
+      for (const auto& name : included_names(f->second)) {
+        if (name.empty()) {  // #include MACRO: anything may be included
+          std::vector<const file_set::value_type*> all;
+          for (const auto& g : files) all.push_back(&g);
+          return all;
+        }
+        auto hit = by_name.find(last_component(name));
+        if (hit == by_name.end()) continue;
+        for (const auto* g : hit->second) {
+          if (seen.insert(g).second) todo.push_back(g);
+        }
+      }
+    }
+    std::vector<const file_set::value_type*> out;
+    for (const auto& f : files) {
+      if (seen.count(&f)) out.push_back(&f);
+    }
+    return out;
+  }
+
+  // The DTYPE_<NAME> and ORIG_DTYPE_<NAME> words of `text` (whole identifiers), by a scan.
+  static void dtype_macros(std::string_view text, std::set<std::string>& out) {
+    const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    std::size_t at = 0;
+    while ((at = text.find("DTYPE_", at)) != std::string_view::npos) {
+      std::size_t b = at;
+      if (b >= 5 && text.compare(b - 5, 5, "ORIG_") == 0) b -= 5;
+      std::size_t e = at + 6;
+      while (e < text.size() && ident(text[e])) ++e;
+      const bool whole = (b == 0 || !ident(text[b - 1])) && e > at + 6;
+      if (whole) out.insert(std::string(text.substr(b, e - b)));
+      at = e;
+    }
+  }
+
+  static std::string last_component(const std::string& p) {
+    const auto slash = p.rfind('/');
+    return slash == std::string::npos ? p : p.substr(slash + 1);
+  }
+
+  // The arguments of a parse of `path` in `files`, but the prelude PCH (the same for every parse of
+  // one parser): every file's directory as an include directory, and for a kernel the DTYPE_<NAME>
+  // macros of the whole kernel side and the force-included tiling struct of op_host/.
+  std::vector<std::string> parse_args(const file_set& files, bool kernel) const {
+    auto args = common_args();
+    std::set<std::string> dirs;
+    for (const auto& f : files) dirs.insert(dir_of(virtual_root + f.first));
+    for (const auto& d : dirs) args.push_back("-I" + d);
+    if (kernel) {
+      std::set<std::string> macros;
+      for (const auto& [p, content] : files) {
+        if (is_kernel_source(content)) dtype_macros(content, macros);
+      }
+      for (const auto& m : macros) args.push_back("-D" + m + (m.rfind("ORIG_", 0) == 0 ? "=ge::DT_FLOAT" : "=float"));
+      static const std::regex reg_re(R"(REGISTER_TILING_DATA_CLASS\s*\(\s*(\w+)\s*,)");
+      for (const auto& [p, content] : files) {
+        if (p.size() > 9 && p.compare(p.size() - 9, 9, "_tiling.h") == 0 && content.find("BEGIN_TILING_DATA_DEF") != std::string::npos) {
+          args.push_back("-include");
+          args.push_back(virtual_root + p);
+          std::smatch m;
+          if (std::regex_search(content, m, reg_re)) args.push_back("-DAOPT_OP_TYPE=" + m[1].str());
+          break;
+        }
+      }
+    }
+    for (const auto& a : opts.extra_args) args.push_back(a);
+    return args;
   }
 
   std::vector<std::string> common_args() const {
@@ -513,7 +639,11 @@ std::shared_ptr<const source_file> parser::parse(const file_set& files, const st
     ++m.stats.parses;
     return parse_uncached(files, path);
   }
-  std::string key = impl::key_of(files, path);
+  auto it = files.find(path);
+  if (it == files.end()) {
+    throw aopt::error(ec::not_found, "motif parser: '" + path + "' is not in the file set");
+  }
+  std::string key = impl::key_of(files, path, m.parse_args(files, is_kernel_source(it->second)));
   if (auto hit = m.where.find(key); hit != m.where.end()) {
     m.memo.splice(m.memo.begin(), m.memo, hit->second);
     ++m.stats.memo_hits;
@@ -537,36 +667,10 @@ std::shared_ptr<const source_file> parser::parse_uncached(const file_set& files,
   }
   const std::string& text = it->second;
   const bool kernel = is_kernel_source(text);
-  auto args = impl_->common_args();
+  auto args = impl_->parse_args(files, kernel);
   // Every file of the set is visible to clang under the virtual root.
   std::vector<std::string> names;
-  std::set<std::string> dirs;
-  for (const auto& [p, content] : files) {
-    names.push_back(virtual_root + p);
-    dirs.insert(dir_of(virtual_root + p));
-  }
-  for (const auto& d : dirs) args.push_back("-I" + d);
-  if (kernel) {
-    // DTYPE_<NAME> macros of the whole kernel side, defined as float.
-    static const std::regex dtype_re(R"(\b(ORIG_)?DTYPE_[A-Za-z0-9_]+)");
-    std::set<std::string> macros;
-    for (const auto& [p, content] : files) {
-      if (!is_kernel_source(content)) continue;
-      for (std::sregex_iterator m(content.begin(), content.end(), dtype_re), end; m != end; ++m) macros.insert(m->str());
-    }
-    for (const auto& m : macros) args.push_back("-D" + m + (m.rfind("ORIG_", 0) == 0 ? "=ge::DT_FLOAT" : "=float"));
-    // The tiling struct of op_host/, force-included as the real build does.
-    static const std::regex reg_re(R"(REGISTER_TILING_DATA_CLASS\s*\(\s*(\w+)\s*,)");
-    for (const auto& [p, content] : files) {
-      if (p.size() > 9 && p.compare(p.size() - 9, 9, "_tiling.h") == 0 && content.find("BEGIN_TILING_DATA_DEF") != std::string::npos) {
-        args.push_back("-include");
-        args.push_back(virtual_root + p);
-        std::smatch m;
-        if (std::regex_search(content, m, reg_re)) args.push_back("-DAOPT_OP_TYPE=" + m[1].str());
-        break;
-      }
-    }
-  }
+  for (const auto& f : files) names.push_back(virtual_root + f.first);
   if (impl_->opts.use_pch) {
     std::string& pch = kernel ? impl_->kernel_pch : impl_->host_pch;
     if (pch.empty()) {
@@ -580,7 +684,6 @@ std::shared_ptr<const source_file> parser::parse_uncached(const file_set& files,
       args.push_back(pch);
     }
   }
-  for (const auto& a : impl_->opts.extra_args) args.push_back(a);
   std::vector<const char*> argv;
   for (auto& s : args) argv.push_back(s.c_str());
   std::vector<CXUnsavedFile> unsaved;
