@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <set>
@@ -32,6 +33,41 @@ TEST(GmRegistry, AlignedZeroFilledAndFound) {
   EXPECT_EQ(gm_alloc_bytes(b + 1), 0u);
   gm_free(p);
   EXPECT_EQ(gm_find(p, 1), nullptr);
+}
+
+// A tensor of megabytes sits on a 2 MiB boundary (offered to transparent huge pages, issue 35),
+// zero-filled, with junk past its end to the end of its page, found by gm_find, and unmapped whole
+// by gm_free: the rest of the former mapping is not left behind (the same address range can be
+// mapped again at the same size).
+TEST(GmRegistry, AMegabyteTensorIsHugePageAlignedAndFreedWhole) {
+  const std::size_t bytes = (std::size_t{8} << 20) + 100;
+  void* p = gm_alloc(bytes, "big");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % (std::size_t{2} << 20), 0u);
+  const auto* b = static_cast<const unsigned char*>(p);
+  for (std::size_t i = 0; i < bytes; i += 4096) ASSERT_EQ(b[i], 0) << i;
+  EXPECT_EQ(b[bytes - 1], 0);
+  EXPECT_NE(b[bytes], 0);  // junk to the end of the page, as for any tensor
+  EXPECT_STREQ(gm_find(b + bytes - 8, 8), "big");
+  EXPECT_EQ(gm_find(b + bytes - 8, 9), nullptr);
+  std::memset(p, 0x5a, bytes);
+  gm_free(p);
+  EXPECT_EQ(gm_find(p, 1), nullptr);
+  // Freed whole: the 2 MiB of alignment slack of each mapping is returned too (64 allocations
+  // leaking it would grow the address space by up to 128 MiB).
+  const auto vm_pages = [] {
+    std::size_t pages = 0;
+    std::FILE* f = std::fopen("/proc/self/statm", "r");
+    if (f != nullptr) {
+      if (std::fscanf(f, "%zu", &pages) != 1) pages = 0;
+      std::fclose(f);
+    }
+    return pages;
+  };
+  const std::size_t before = vm_pages();
+  ASSERT_GT(before, 0u);
+  for (int i = 0; i < 64; ++i) gm_free(gm_alloc(bytes, "again"));
+  EXPECT_LT(vm_pages(), before + (std::size_t{16} << 20) / 4096);
 }
 
 TEST(GmRegistry, ThreadSafe) {
