@@ -24,7 +24,10 @@ job_outcome run_optimize_job(const job_spec& spec) {
   // the bank stays embedded with the configured model.
   if (use_bank && !engine.embedded().empty()) {
     storage::experience_bank bank(spec.bank_dir);
-    for (auto i : engine.embedded()) bank.put(corpus[i]);
+    // update(): put() leaves a stored tuple as it is, so it would drop the new embedding.
+    for (auto i : engine.embedded()) {
+      if (!bank.update(corpus[i])) bank.put(corpus[i]);  // erased meanwhile: stored again
+    }
   }
   actors::job_spec js;
   js.engine = &engine.engine();

@@ -93,6 +93,23 @@ TEST_F(AoptOptimizeLlm, WholeLoopOnTheScriptedEndpointThenReplay) {
     EXPECT_EQ(o.err.find(kKey), std::string::npos);
     first_report = read(root_ / "out" / "report.json");
   }
+  // The imported tuple had no embedding; the job embedded it with the configured model and wrote
+  // it back (put() left a stored tuple as it was, so the embedding was lost: fixed by update()).
+  const auto exported = run_aopt({"bank", "--bank", bank.string(), "export"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  std::size_t tuples = 0;
+  for (std::size_t at = 0; at < exported.out.size();) {
+    const auto nl = exported.out.find('\n', at);
+    const std::string line = exported.out.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+    at = nl == std::string::npos ? exported.out.size() : nl + 1;
+    if (line.empty()) continue;
+    const auto t = nlohmann::json::parse(line);
+    ++tuples;
+    ASSERT_TRUE(t.contains("embedding") && t["embedding"].is_object()) << line.substr(0, 400);
+    EXPECT_EQ(t["embedding"]["model"], "m-embed");
+    EXPECT_FALSE(t["embedding"]["vector"].empty());
+  }
+  EXPECT_GT(tuples, 0u) << exported.out;
   const auto rep = nlohmann::json::parse(first_report);
   const auto& r = rep["result"];
   EXPECT_EQ(r["engine"], "llm");
