@@ -6,12 +6,16 @@
 // A suite of real operators (examples/real-ops) keeps only <op>/aopt.json (our cases) and a
 // sources.json naming each operator's directory under --sources (sources the project does not
 // hold: e.g. the public cann-ops tree).
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <mutex>
+#include <semaphore>
+#include <thread>
 #include <map>
 #include <set>
 #include <sstream>
@@ -47,6 +51,7 @@ struct bench_args {
   std::vector<std::uint64_t> seeds;   // --seeds: several; empty: {seed}
   std::vector<std::size_t> budgets;   // --budgets: the sweep's other budgets
   std::size_t jobs = 0;
+  std::size_t at_once = 2;  // --operators-at-once: operators in flight, sharing the `jobs` evaluations
   bool no_cache = false;
   bool screen = true;  // Feasible Stage I for the aopt methods (docs/stage1.md); the baselines never screen
   std::string cache_dir;
@@ -344,25 +349,63 @@ int run(bench_args& a, const std::string& argv_line) {
 
   // Every run's configuration is checked before the first operator runs.
   for (const auto& run : runs) config_for(a, run, a.seeds.front()).validate();
+  // Operators run `at_once` at a time and share `jobs` evaluations in flight: while one operator's
+  // search is in its engine, its base or its verification, another's candidates use the slots.
+  // Each operator keeps its own slots (as many as `jobs`, so its batches are as before), engine and
+  // services; no run learns into the bank; latencies are simulated: the results are the same as
+  // one at a time, only the wall time shrinks (a row's [s] then includes time shared with another).
+  const std::size_t slots_each = a.jobs != 0 ? a.jobs : default_slots();
+  std::counting_semaphore<> tokens(static_cast<std::ptrdiff_t>(slots_each));
+  std::vector<std::vector<std::optional<bench::operator_record>>> by_op(ops.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex error_mu;
+  std::exception_ptr error;  // the first operator that could not be loaded ends the bench, as before
+  auto worker = [&] {
+    for (std::size_t i = next++; i < ops.size(); i = next++) try {
+      const auto& op = ops[i];
+      auto pkg = std::make_shared<const ev::op_package>(ev::load_package(op.package, {op.spec, {}}));
+      const auto base = load_files(*pkg);
+      slot_options so;
+      so.profile = a.profile;
+      so.use_cache = !a.no_cache;
+      so.cache_dir = a.cache_dir;
+      so.slots = slots_each;
+      auto slots = make_sim_slots(pkg, so);
+      for (auto& f : slots) {
+        f = [f = std::move(f), &tokens](const optimize::eval_request& r) {
+          tokens.acquire();
+          struct release {
+            std::counting_semaphore<>& t;
+            ~release() { t.release(); }
+          } held{tokens};
+          return f(r);
+        };
+      }
+      const op_context ctx{op, base, std::move(slots), level_of_operator(*pkg, base)};
+      for (const auto seed : a.seeds) {
+        for (const auto& run : runs) by_op[i].push_back(run_one(a, ctx, run, seed, corpus, out));
+      }
+    } catch (...) {
+      std::lock_guard lock(error_mu);
+      if (!error) error = std::current_exception();
+      next = ops.size();
+    }
+  };
+  {
+    std::vector<std::jthread> workers;
+    const std::size_t n = std::max<std::size_t>(1, std::min(a.at_once, ops.size()));
+    for (std::size_t w = 1; w < n; ++w) workers.emplace_back(worker);
+    worker();
+  }
+  if (error) std::rethrow_exception(error);
   std::vector<bench::operator_record> records;
   std::size_t missing = 0;  // (operator, method, seed) runs without a stored result (--stored-only, errors)
-  for (const auto& op : ops) {
-    auto pkg = std::make_shared<const ev::op_package>(ev::load_package(op.package, {op.spec, {}}));
-    const auto base = load_files(*pkg);
-    slot_options so;
-    so.profile = a.profile;
-    so.use_cache = !a.no_cache;
-    so.cache_dir = a.cache_dir;
-    so.slots = a.jobs != 0 ? a.jobs : default_slots();
-    const op_context ctx{op, base, make_sim_slots(pkg, so), level_of_operator(*pkg, base)};
-    for (const auto seed : a.seeds) {
-      for (const auto& run : runs) {
-        auto rec = run_one(a, ctx, run, seed, corpus, out);
-        if (rec) {
-          records.push_back(std::move(*rec));
-        } else {
-          ++missing;
-        }
+  for (auto& recs : by_op) {
+    for (auto& rec : recs) {
+      if (rec) {
+        records.push_back(std::move(*rec));
+      } else {
+        ++missing;
       }
     }
   }
@@ -441,6 +484,10 @@ command_fn add_bench_command(CLI::App& app, const std::string& argv_line) {
                                           "(e.g. 10,20,80), tabulated and plotted (budget_sweep.svg)")
       ->delimiter(',');
   app.add_option("-j,--jobs", a->jobs, "Evaluator slots (default 2, 1 on a one-core machine)");
+  app.add_option("--operators-at-once", a->at_once,
+                 "Operators searched at the same time, sharing the -j evaluations in flight (default 2; 1: one after "
+                 "another); the same results, a shorter wall time")
+      ->check(CLI::Range(1, 64));
   app.add_option("--rewind-steps", a->rewind.steps, "Kept rewind steps per expert when building the bank (default 3)");
   app.add_option("--rewind-attempts", a->rewind.attempts, "Rewind evaluations per expert at most (default 8)");
   app.add_flag("--no-cache", a->no_cache, "Do not use the evaluation result cache");

@@ -163,3 +163,55 @@ TEST(AoptBench, RealOperatorSuiteTakesItsSourcesFromElsewhere) {
 }
 
 }  // namespace
+
+namespace {
+
+// Operators searched at the same time (sharing -j evaluations in flight) give the same results
+// as one after another: the same speedup, best latency, evaluation count and, point for point,
+// the same trajectory (proposal, status, latency).
+TEST(AoptBench, OperatorsAtOnceGiveTheSameResultsAsOneAfterAnother) {
+  const fs::path root = fs::temp_directory_path() / ("aopt-bench-once-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const std::string src = AOPT_TEST_SOURCE_DIR;
+  const fs::path bank = root / "bank";
+  ASSERT_EQ(aopt({"bank", "--bank", bank.string(), "import", src + "/examples/bank/experts.jsonl"}).exit_code, 0);
+  auto bench = [&](const std::string& at_once) {
+    const fs::path out = root / ("out" + at_once);
+    const auto o = aopt({"bench", src + "/examples/ops", "--ops", "silu,abs,sqrt", "--methods", "aopt", "--budget", "6",
+                         "--out", out.string(), "--bank", bank.string(), "--cache-dir", (root / ("cache" + at_once)).string(),
+                         "-j", "2", "--operators-at-once", at_once});
+    EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+    std::map<std::string, nlohmann::json> by_op;
+    for (const auto& e : fs::directory_iterator(out / "ops")) {
+      std::ifstream in(e.path());
+      by_op[e.path().filename().string()] = nlohmann::json::parse(in);
+    }
+    return by_op;
+  };
+  const auto one = bench("1");
+  const auto three = bench("3");
+  ASSERT_EQ(one.size(), 3u);
+  ASSERT_EQ(three.size(), one.size());
+  for (const auto& [file, a] : one) {
+    ASSERT_TRUE(three.count(file)) << file;
+    const auto& b = three.at(file);
+    EXPECT_EQ(a["record"]["speedup"], b["record"]["speedup"]) << file;
+    EXPECT_EQ(a["record"]["best_us"], b["record"]["best_us"]) << file;
+    EXPECT_EQ(a["record"]["evaluations"], b["record"]["evaluations"]) << file;
+    const auto& ta = a["result"]["trajectory"];
+    const auto& tb = b["result"]["trajectory"];
+    ASSERT_EQ(ta.size(), tb.size()) << file;
+    for (std::size_t i = 0; i < ta.size(); ++i) {
+      EXPECT_EQ(ta[i]["proposal"], tb[i]["proposal"]) << file << " " << i;
+      EXPECT_EQ(ta[i]["status"], tb[i]["status"]) << file << " " << i;
+      EXPECT_EQ(ta[i]["latency_us"], tb[i]["latency_us"]) << file << " " << i;
+    }
+  }
+  const auto bad = aopt({"bench", src + "/examples/ops", "--ops", "silu", "--operators-at-once", "0", "--out",
+                         (root / "bad").string()});
+  EXPECT_NE(bad.exit_code, 0) << bad.out << bad.err;  // a command-line error (CLI11's code, as every option's)
+  EXPECT_NE(bad.err.find("--operators-at-once"), std::string::npos) << bad.err;
+  fs::remove_all(root);
+}
+
+}  // namespace
