@@ -80,9 +80,29 @@ inline std::int64_t align_up(std::int64_t a, std::int64_t b) { return ceil_div(a
 inline std::int64_t c0_of(DataType t) { return 256 / dtype_bits(t); }
 }  // namespace aopt_mm
 
+// The chip version and one AI Core's buffer sizes, for tiling code that builds them itself (from
+// GetSocVersion / GetCoreMemSize) instead of passing a PlatformAscendC; members as documented.
+struct PlatformInfo {
+  platform_ascendc::SocVersion socVersion{};
+  std::uint64_t l1Size = 0;
+  std::uint64_t l0CSize = 0;
+  std::uint64_t ubSize = 0;
+  std::uint64_t l0ASize = 0;
+  std::uint64_t l0BSize = 0;
+};
+
 class MatmulApiTiling {
  public:
   MatmulApiTiling() : MatmulApiTiling(platform_ascendc::PlatformAscendC()) {}
+  // The sizes come from `platform`; PlatformInfo carries no core count, so the platform's AIC count
+  // stands (MultiCoreMatmulTiling's SetDim sets the cores used).
+  explicit MatmulApiTiling(const PlatformInfo& platform) : MatmulApiTiling() {
+    l1_ = static_cast<std::int64_t>(platform.l1Size);
+    l0a_ = static_cast<std::int64_t>(platform.l0ASize);
+    l0b_ = static_cast<std::int64_t>(platform.l0BSize);
+    l0c_ = static_cast<std::int64_t>(platform.l0CSize);
+    ub_ = static_cast<std::int64_t>(platform.ubSize);
+  }
   explicit MatmulApiTiling(const platform_ascendc::PlatformAscendC& ascendcPlatform) {
     std::uint64_t v = 0;
     ascendcPlatform.GetCoreMemSize(platform_ascendc::CoreMemType::L1, v);
@@ -426,6 +446,7 @@ class MultiCoreMatmulTiling : public MatmulApiTiling {
   MultiCoreMatmulTiling() = default;
   explicit MultiCoreMatmulTiling(const platform_ascendc::PlatformAscendC& ascendcPlatform)
       : MatmulApiTiling(ascendcPlatform) {}
+  explicit MultiCoreMatmulTiling(const PlatformInfo& platform) : MatmulApiTiling(platform) {}
 
   // The cores the split may use (the AIC count of the platform by default).
   std::int32_t SetDim(std::int32_t dim) {
