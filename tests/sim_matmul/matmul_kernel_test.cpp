@@ -303,4 +303,22 @@ TEST(MatmulKernel, TwoObjectsThatEachFillL0ShareIt) {
   }
 }
 
+// A Matmul whose CFG is a constant tiling (MatmulShapeParams, GetMMConfig<CONFIG_NORM>,
+// GetMatmulApiTiling), as cann-ops' math/matmul_api_constant (compile_error on main:
+// 'MatmulShapeParams' does not name a type).
+TEST(MatmulKernel, AConstantTilingAsTheConfigComputesTheProduct) {
+  check_float_case<half>({256, 256, 256, 4, false, false, true, mm_out::iterate_all}, aopt::sim::test::mm17_f16_f32_static,
+                         DataType::DT_FLOAT16);
+}
+
+// GetSysWorkSpacePtr at global scope, as the device headers have it: a class template that calls
+// it unqualified, outside namespace AscendC (cann-ops math/matmul_api_constant did not compile).
+template <class T>
+struct workspace_probe {
+  static auto get() { return GetSysWorkSpacePtr(); }
+};
+TEST(MatmulKernel, GetSysWorkSpacePtrIsFoundUnqualifiedInATemplate) {
+  run_blocks(1, [&] { EXPECT_EQ(workspace_probe<int>::get(), AscendC::GetSysWorkSpacePtr()); });
+}
+
 }  // namespace
