@@ -78,6 +78,20 @@ std::vector<fs::path> files_with(const fs::path& d, const std::string& suffix) {
   return out;
 }
 
+// The kernel source of op_kernel/: <hint>.cpp, else the only .cpp, else (several .cpp, no hint)
+// the one named as the operator's directory, as cann-ops names them (rnn/dynamic_rnn's
+// op_kernel/dynamic_rnn.cpp beside LstmFP16.cpp and LstmFP32.cpp).
+fs::path pick_kernel_source(const fs::path& op_dir, const fs::path& kernel_dir, const std::string& hint) {
+  if (!hint.empty() && fs::is_regular_file(kernel_dir / (hint + ".cpp"))) return kernel_dir / (hint + ".cpp");
+  const auto cpps = files_with(kernel_dir, ".cpp");
+  if (cpps.size() == 1) return cpps.front();
+  const fs::path by_dir = kernel_dir / (op_dir.filename().string() + ".cpp");
+  if (hint.empty() && fs::is_regular_file(by_dir)) return by_dir;
+  throw error(ec::not_found, kernel_dir.string() + ": cannot tell which .cpp is the kernel" +
+                                 (hint.empty() ? std::string() : " (no " + hint + ".cpp)") +
+                                 "; name it op_kernel/<kernel>.cpp with <kernel> as in aopt.json's \"kernel\"");
+}
+
 // The OpDef class of the host sources (`class AddCustom : public OpDef`), "" when none.
 std::string opdef_type(const std::vector<std::string>& texts) {
   static const std::regex cls(R"(class\s+(\w+)\s*:\s*public\s+(?:ops\s*::\s*)?OpDef\b)");
@@ -288,17 +302,7 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
     }
     }
   }
-  const auto kernel_cpps = files_with(kernel_dir, ".cpp");
-  fs::path kernel_src;
-  if (!kernel_hint.empty() && fs::is_regular_file(kernel_dir / (kernel_hint + ".cpp"))) {
-    kernel_src = kernel_dir / (kernel_hint + ".cpp");
-  } else if (kernel_cpps.size() == 1) {
-    kernel_src = kernel_cpps.front();
-  } else {
-    throw error(ec::not_found, kernel_dir.string() + ": cannot tell which .cpp is the kernel" +
-                                   (kernel_hint.empty() ? std::string() : " (no " + kernel_hint + ".cpp)") +
-                                   "; name it op_kernel/<kernel>.cpp with <kernel> as in aopt.json's \"kernel\"");
-  }
+  const fs::path kernel_src = pick_kernel_source(op_dir, kernel_dir, kernel_hint);
   pkg.kernel_source = kernel_src.lexically_relative(op_dir).generic_string();
   if (kernel_hint.empty()) kernel_hint = kernel_src.stem().string();
 

@@ -275,4 +275,50 @@ TEST(MatmulKernel, TwoObjectsUnderOneRegistration) {
   }
 }
 
+// Two Matmul objects on one TPipe, each with a tiling that fills L0A and L0B (two base blocks of
+// double buffering): they share L0 as on the chip, where the library uses L0 whole (before, the
+// second object's InitBuffer failed with ub_overflow: "brings this TPipe's L0A use to ...").
+// Found by the corpus rerun: image/upsample_bilinear2d_grad and upsample_bicubic2d_aa_grad.
+TEST(MatmulKernel, TwoObjectsThatEachFillL0ShareIt) {
+  const int M = 256, N = 256, K = 128;  // one L1 load per object: both fit L1
+  gm_buf a(2 * M * K, "a"), b(2 * K * N, "b"), b2(2 * K * N, "b2"), c(4 * M * N, "c"), c2(4 * M * N, "c2");
+  const auto av = fill(a.as<half>(), M * K, 41, -1.0, 1.0);
+  const auto bv = fill(b.as<half>(), K * N, 42, -1.0, 1.0);
+  const auto b2v = fill(b2.as<half>(), K * N, 43, -1.0, 1.0);
+  const auto t = tiling_for(M, N, K, DataType::DT_FLOAT16, DataType::DT_FLOAT, false, 1);
+  std::uint64_t l0a = 0;
+  platform_ascendc::PlatformAscendC().GetCoreMemSize(platform_ascendc::CoreMemType::L0_A, l0a);
+  ASSERT_GT(2 * std::uint64_t{2} * t.baseM * t.baseK * t.dbL0A, l0a) << "the two objects' L0A together must not fit";
+  mm_args x;
+  x.a = a.u8();
+  x.b = b.u8();
+  x.c = c.u8();
+  x.tiling = &t;
+  run_blocks(1, [&] { aopt::sim::test::mm17_two_objects(x, b2.u8(), c2.u8(), &t); });
+  const auto w1 = reference(av, bv, nullptr, M, N, K, false, false);
+  const auto w2 = reference(av, b2v, nullptr, M, N, K, false, false);
+  for (int i = 0; i < M * N; ++i) {
+    ASSERT_NEAR(c.as<float>()[i], w1[i], 1e-4 * K) << i;
+    ASSERT_NEAR(c2.as<float>()[i], w2[i], 1e-4 * K) << i;
+  }
+}
+
+// A Matmul whose CFG is a constant tiling (MatmulShapeParams, GetMMConfig<CONFIG_NORM>,
+// GetMatmulApiTiling), as cann-ops' math/matmul_api_constant (compile_error on main:
+// 'MatmulShapeParams' does not name a type).
+TEST(MatmulKernel, AConstantTilingAsTheConfigComputesTheProduct) {
+  check_float_case<half>({256, 256, 256, 4, false, false, true, mm_out::iterate_all}, aopt::sim::test::mm17_f16_f32_static,
+                         DataType::DT_FLOAT16);
+}
+
+// GetSysWorkSpacePtr at global scope, as the device headers have it: a class template that calls
+// it unqualified, outside namespace AscendC (cann-ops math/matmul_api_constant did not compile).
+template <class T>
+struct workspace_probe {
+  static auto get() { return GetSysWorkSpacePtr(); }
+};
+TEST(MatmulKernel, GetSysWorkSpacePtrIsFoundUnqualifiedInATemplate) {
+  run_blocks(1, [&] { EXPECT_EQ(workspace_probe<int>::get(), AscendC::GetSysWorkSpacePtr()); });
+}
+
 }  // namespace

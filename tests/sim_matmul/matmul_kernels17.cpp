@@ -33,7 +33,7 @@ piece piece_of(const TCubeTiling& t, bool trans_a, bool trans_b, int idx) {
   return p;
 }
 
-template <class AT, class CT, class BiasT, const MatmulConfig& CFG>
+template <class AT, class CT, class BiasT, const auto& CFG>
 __aicore__ inline void mm_kernel(const mm_args& x) {
   const TCubeTiling& t = *x.tiling;
   const int idx = static_cast<int>(GetBlockIdx());
@@ -101,6 +101,19 @@ void mm17_bf16_f32_norm(const mm_args& x) { mm_kernel<bfloat16_t, float, float, 
 void mm17_i8_i32_norm(const mm_args& x) { mm_kernel<std::int8_t, std::int32_t, std::int32_t, CFG_NORM>(x); }
 void mm17_i8_f16_norm(const mm_args& x) { mm_kernel<std::int8_t, half, std::int32_t, CFG_NORM>(x); }
 void mm17_f16_f16_mdl(const mm_args& x) { mm_kernel<half, half, float, CFG_MDL>(x); }
+
+// A constant tiling as cann-ops' matmul_api_constant writes it: GetMMConfig with the shapes,
+// GetMatmulApiTiling, the result as Matmul's CFG (the runtime tiling is still registered).
+struct static_f16 {
+  using A_T = MatmulType<TPosition::GM, CubeFormat::ND, half>;
+  using C_T = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+  constexpr static MatmulShapeParams shape = {128, 128, 256, 128, 128, 64};
+  constexpr static MatmulConfig config = GetMMConfig<MatmulConfigMode::CONFIG_NORM>(shape);
+  constexpr static MatmulApiStaticTiling tiling = GetMatmulApiTiling<A_T, A_T, C_T, C_T>(config);
+};
+static_assert(static_f16::tiling.baseK == 64 && static_f16::tiling.singleCoreK == 256 && static_f16::tiling.cfg.doNorm,
+              "GetMatmulApiTiling keeps the constant shapes and the config");
+void mm17_f16_f32_static(const mm_args& x) { mm_kernel<half, float, float, static_f16::tiling>(x); }
 
 void mm17_two_objects(const mm_args& x, std::uint8_t* b2, std::uint8_t* c2, const optiling::TCubeTiling* tiling2) {
   TPipe pipe;

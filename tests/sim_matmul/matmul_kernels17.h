@@ -31,6 +31,8 @@ void mm17_bf16_f32_norm(const mm_args& x);
 void mm17_i8_i32_norm(const mm_args& x);
 void mm17_i8_f16_norm(const mm_args& x);  // dequantised with SetQuantScalar
 void mm17_f16_f16_mdl(const mm_args& x);
+// Matmul with a constant tiling (GetMMConfig + GetMatmulApiTiling) as its CFG: 256 x 256 x 256, 4 cores.
+void mm17_f16_f32_static(const mm_args& x);
 // Two Matmul objects registered with one REGIST_MATMUL_OBJ: c = a x b and c2 = a x b2.
 void mm17_two_objects(const mm_args& x, std::uint8_t* b2, std::uint8_t* c2, const optiling::TCubeTiling* tiling2);
 

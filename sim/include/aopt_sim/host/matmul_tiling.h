@@ -80,9 +80,29 @@ inline std::int64_t align_up(std::int64_t a, std::int64_t b) { return ceil_div(a
 inline std::int64_t c0_of(DataType t) { return 256 / dtype_bits(t); }
 }  // namespace aopt_mm
 
+// The chip version and one AI Core's buffer sizes, for tiling code that builds them itself (from
+// GetSocVersion / GetCoreMemSize) instead of passing a PlatformAscendC; members as documented.
+struct PlatformInfo {
+  platform_ascendc::SocVersion socVersion{};
+  std::uint64_t l1Size = 0;
+  std::uint64_t l0CSize = 0;
+  std::uint64_t ubSize = 0;
+  std::uint64_t l0ASize = 0;
+  std::uint64_t l0BSize = 0;
+};
+
 class MatmulApiTiling {
  public:
   MatmulApiTiling() : MatmulApiTiling(platform_ascendc::PlatformAscendC()) {}
+  // The sizes come from `platform`; PlatformInfo carries no core count, so the platform's AIC count
+  // stands (MultiCoreMatmulTiling's SetDim sets the cores used).
+  explicit MatmulApiTiling(const PlatformInfo& platform) : MatmulApiTiling() {
+    l1_ = static_cast<std::int64_t>(platform.l1Size);
+    l0a_ = static_cast<std::int64_t>(platform.l0ASize);
+    l0b_ = static_cast<std::int64_t>(platform.l0BSize);
+    l0c_ = static_cast<std::int64_t>(platform.l0CSize);
+    ub_ = static_cast<std::int64_t>(platform.ubSize);
+  }
   explicit MatmulApiTiling(const platform_ascendc::PlatformAscendC& ascendcPlatform) {
     std::uint64_t v = 0;
     ascendcPlatform.GetCoreMemSize(platform_ascendc::CoreMemType::L1, v);
@@ -200,6 +220,8 @@ class MatmulApiTiling {
     std::cerr << "matmul_tiling::GetTiling: " << why << "\n";
     return -1;
   }
+  // fail() for the phases of compute(): says why, returns false.
+  bool refuse(const std::string& why) const { return fail(why) == 0; }
 
   // Per-core shape of the multi-core split (step 2); false when nothing fits.
   virtual bool split_cores(std::int64_t M, std::int64_t N, std::int64_t& sm, std::int64_t& sn) const {
@@ -208,153 +230,197 @@ class MatmulApiTiling {
     return true;
   }
 
-  std::int64_t compute(optiling::TCubeTiling& t, bool multi) {
-    using aopt_mm::align_up;
-    using aopt_mm::ceil_div;
-    if (!a_.set || !b_.set || !c_.set) return fail("SetAType, SetBType and SetCType must all be called before GetTiling");
-    const std::int64_t M = org_m_ > 0 ? org_m_ : m_;
-    const std::int64_t N = org_n_ > 0 ? org_n_ : n_;
-    const std::int64_t Ka = org_ka_ > 0 ? org_ka_ : k_;
-    const std::int64_t Kb = org_kb_ > 0 ? org_kb_ : k_;
-    if (M <= 0 || N <= 0 || Ka <= 0 || Kb <= 0)
-      return fail("the shape is not set or not positive (M=" + std::to_string(M) + " N=" + std::to_string(N) +
-                  " K=" + std::to_string(Ka) + "): call SetShape(m, n, k) or SetOrgShape(m, n, k)");
-    const std::int64_t in_bits = aopt_mm::dtype_bits(a_.dataType);
-    if (aopt_mm::dtype_bits(b_.dataType) != in_bits)
-      return fail("A and B have different element sizes; Mmad takes one input dtype");
-    const std::int64_t c0 = aopt_mm::c0_of(a_.dataType);
-    const std::int64_t l0c_elem = 4;  // float or int32 accumulation
+  // The working values of one GetTiling, filled phase by phase (steps 1-5 of the rule at the top).
+  struct plan {
+    std::int64_t M = 0, N = 0, Ka = 0, Kb = 0;  // step 1: the whole shape
+    std::int64_t in_bits = 0, c0 = 0;           // input element size, C0 in elements
+    std::int64_t sm = 0, sn = 0, sk = 0;        // steps 1-2: the per-core shape
+    std::int64_t l0c_cap = 0, l1_cap = 0;       // L0C / L1 after SetBufferSpace
+    std::int64_t bm = 0, bn = 0, bk = 0;        // step 3: the base block
+    std::int64_t db_a = 1, db_b = 1, db_c = 1;  // step 4
+    std::int64_t step_k = 1, depth_mul = 2;     // step 5
+    static constexpr std::int64_t l0c_elem = 4;  // float or int32 accumulation
+    std::int64_t bytes(std::int64_t elems) const { return elems * in_bits / 8; }
+  };
 
-    std::int64_t sm = single_m_, sn = single_n_, sk = single_k_;
-    if (sk <= 0) sk = k_ > 0 ? k_ : Ka;
-    if (sm <= 0 || sn <= 0) {
-      std::int64_t wm = m_ > 0 ? m_ : M, wn = n_ > 0 ? n_ : N;
+  // Step 1: the whole shape and the input dtype; false (said why) when something is missing.
+  bool resolve_shape(plan& p) const {
+    if (!a_.set || !b_.set || !c_.set) return refuse("SetAType, SetBType and SetCType must all be called before GetTiling");
+    p.M = org_m_ > 0 ? org_m_ : m_;
+    p.N = org_n_ > 0 ? org_n_ : n_;
+    p.Ka = org_ka_ > 0 ? org_ka_ : k_;
+    p.Kb = org_kb_ > 0 ? org_kb_ : k_;
+    if (p.M <= 0 || p.N <= 0 || p.Ka <= 0 || p.Kb <= 0)
+      return refuse("the shape is not set or not positive (M=" + std::to_string(p.M) + " N=" + std::to_string(p.N) +
+                  " K=" + std::to_string(p.Ka) + "): call SetShape(m, n, k) or SetOrgShape(m, n, k)");
+    p.in_bits = aopt_mm::dtype_bits(a_.dataType);
+    if (aopt_mm::dtype_bits(b_.dataType) != p.in_bits)
+      return refuse("A and B have different element sizes; Mmad takes one input dtype");
+    p.c0 = aopt_mm::c0_of(a_.dataType);
+    p.l0c_cap = l0c_limit_ > 0 ? std::min<std::int64_t>(l0c_limit_, l0c_) : l0c_;
+    p.l1_cap = l1_limit_ > 0 ? std::min<std::int64_t>(l1_limit_, l1_) : l1_;
+    return true;
+  }
+
+  // Steps 1-2: the per-core shape (SetSingleShape, else SetShape, else the multi-core split).
+  bool resolve_single_core(plan& p, bool multi) const {
+    p.sm = single_m_;
+    p.sn = single_n_;
+    p.sk = single_k_;
+    if (p.sk <= 0) p.sk = k_ > 0 ? k_ : p.Ka;
+    if (p.sm <= 0 || p.sn <= 0) {
+      std::int64_t wm = m_ > 0 ? m_ : p.M, wn = n_ > 0 ? n_ : p.N;
       if (multi) {
-        if (!split_cores(wm, wn, wm, wn)) return fail("no split of M x N over the cores of SetDim");
+        if (!split_cores(wm, wn, wm, wn)) return refuse("no split of M x N over the cores of SetDim");
       }
-      if (sm <= 0) sm = wm;
-      if (sn <= 0) sn = wn;
+      if (p.sm <= 0) p.sm = wm;
+      if (p.sn <= 0) p.sn = wn;
     }
-    if (sm > M || sn > N || sk > std::max(Ka, Kb))
-      return fail("the single-core shape (" + std::to_string(sm) + ", " + std::to_string(sn) + ", " +
-                  std::to_string(sk) + ") exceeds the whole shape");
+    if (p.sm > p.M || p.sn > p.N || p.sk > std::max(p.Ka, p.Kb))
+      return refuse("the single-core shape (" + std::to_string(p.sm) + ", " + std::to_string(p.sn) + ", " +
+                  std::to_string(p.sk) + ") exceeds the whole shape");
+    return true;
+  }
 
-    const std::int64_t l0c_cap = l0c_limit_ > 0 ? std::min<std::int64_t>(l0c_limit_, l0c_) : l0c_;
-    const std::int64_t l1_cap = l1_limit_ > 0 ? std::min<std::int64_t>(l1_limit_, l1_) : l1_;
-    auto bytes = [&](std::int64_t elems) { return elems * in_bits / 8; };
-
-    // Step 3: the base block.
-    std::int64_t bm = fix_m_, bn = fix_n_, bk = fix_k_;
-    const std::int64_t cap_m = std::min<std::int64_t>(align_up(sm, 16), max_m_ > 0 ? max_m_ : 256);
-    const std::int64_t cap_n = std::min<std::int64_t>(align_up(sn, 16), max_n_ > 0 ? max_n_ : 256);
-    if (bm <= 0 || bn <= 0) {
-      static constexpr std::int64_t sides[] = {256, 128, 64, 32, 16};
-      std::int64_t best = 0, best_m = 16, best_n = 16;
-      for (std::int64_t cm : sides) {
-        if (bm > 0 && cm != bm) continue;
-        if (cm > cap_m && !(bm > 0)) continue;
-        for (std::int64_t cn : sides) {
-          if (bn > 0 && cn != bn) continue;
-          if (cn > cap_n && !(bn > 0)) continue;
-          if (cm * cn * l0c_elem * 2 > l0c_cap) continue;
-          const std::int64_t area = cm * cn;
-          // larger area first; on a tie the squarer block (fewer loads per MAC), then the
-          // larger side along the larger side of the core's block
-          const bool squarer = cm + cn < best_m + best_n;
-          const bool same = cm + cn == best_m + best_n;
-          const bool better = area > best || (area == best && (squarer || (same && ((sm >= sn && cm > best_m) || (sn > sm && cn > best_n)))));
-          if (better) {
-            best = area;
-            best_m = cm;
-            best_n = cn;
-          }
+  // Step 3a: baseM x baseN, the largest (then squarest) block of which two fit L0C.
+  void choose_base_mn(plan& p) const {
+    using aopt_mm::align_up;
+    std::int64_t bm = fix_m_, bn = fix_n_;
+    if (bm > 0 && bn > 0) {
+      p.bm = bm;
+      p.bn = bn;
+      return;
+    }
+    const std::int64_t cap_m = std::min<std::int64_t>(align_up(p.sm, 16), max_m_ > 0 ? max_m_ : 256);
+    const std::int64_t cap_n = std::min<std::int64_t>(align_up(p.sn, 16), max_n_ > 0 ? max_n_ : 256);
+    static constexpr std::int64_t sides[] = {256, 128, 64, 32, 16};
+    std::int64_t best = 0, best_m = 16, best_n = 16;
+    for (std::int64_t cm : sides) {
+      if (bm > 0 && cm != bm) continue;
+      if (cm > cap_m && !(bm > 0)) continue;
+      for (std::int64_t cn : sides) {
+        if (bn > 0 && cn != bn) continue;
+        if (cn > cap_n && !(bn > 0)) continue;
+        if (cm * cn * plan::l0c_elem * 2 > p.l0c_cap) continue;
+        const std::int64_t area = cm * cn;
+        // larger area first; on a tie the squarer block (fewer loads per MAC), then the
+        // larger side along the larger side of the core's block
+        const bool squarer = cm + cn < best_m + best_n;
+        const bool same = cm + cn == best_m + best_n;
+        const bool better = area > best || (area == best && (squarer || (same && ((p.sm >= p.sn && cm > best_m) || (p.sn > p.sm && cn > best_n)))));
+        if (better) {
+          best = area;
+          best_m = cm;
+          best_n = cn;
         }
       }
-      if (bm <= 0) bm = best_m;
-      if (bn <= 0) bn = best_n;
     }
-    if (bk <= 0) {
-      const std::int64_t cap_k = std::min<std::int64_t>(align_up(sk, c0), max_k_ > 0 ? max_k_ : 1 << 20);
-      bk = c0;
-      for (std::int64_t cand = c0; cand <= cap_k; cand *= 2) {
-        if (bytes(bm * cand) * 2 <= l0a_ && bytes(bn * cand) * 2 <= l0b_) bk = cand;
+    p.bm = bm > 0 ? bm : best_m;
+    p.bn = bn > 0 ? bn : best_n;
+  }
+
+  // Step 3b: baseK (the largest power-of-two multiple of C0 of which two blocks fit L0A and L0B),
+  // then the checks of the whole base block against the fractal sizes and L0A/L0B/L0C.
+  bool choose_base_k(plan& p) const {
+    p.bk = fix_k_;
+    if (p.bk <= 0) {
+      const std::int64_t cap_k = std::min<std::int64_t>(aopt_mm::align_up(p.sk, p.c0), max_k_ > 0 ? max_k_ : 1 << 20);
+      p.bk = p.c0;
+      for (std::int64_t cand = p.c0; cand <= cap_k; cand *= 2) {
+        if (p.bytes(p.bm * cand) * 2 <= l0a_ && p.bytes(p.bn * cand) * 2 <= l0b_) p.bk = cand;
       }
     }
-    if (bm % 16 != 0 || bn % 16 != 0)
-      return fail("baseM (" + std::to_string(bm) + ") and baseN (" + std::to_string(bn) +
+    if (p.bm % 16 != 0 || p.bn % 16 != 0)
+      return refuse("baseM (" + std::to_string(p.bm) + ") and baseN (" + std::to_string(p.bn) +
                   ") must be multiples of 16 (the fractal's side)");
-    if (bk % c0 != 0)
-      return fail("baseK (" + std::to_string(bk) + ") must be a multiple of " + std::to_string(c0) +
+    if (p.bk % p.c0 != 0)
+      return refuse("baseK (" + std::to_string(p.bk) + ") must be a multiple of " + std::to_string(p.c0) +
                   " (32 bytes of the input dtype)");
-    if (bytes(bm * bk) > l0a_)
-      return fail("baseM x baseK = " + std::to_string(bytes(bm * bk)) + " bytes exceeds L0A (" + std::to_string(l0a_) + ")");
-    if (bytes(bn * bk) > l0b_)
-      return fail("baseN x baseK = " + std::to_string(bytes(bn * bk)) + " bytes exceeds L0B (" + std::to_string(l0b_) + ")");
-    if (bm * bn * l0c_elem > l0c_cap)
-      return fail("baseM x baseN x 4 = " + std::to_string(bm * bn * l0c_elem) + " bytes exceeds L0C (" +
-                  std::to_string(l0c_cap) + ")");
+    if (p.bytes(p.bm * p.bk) > l0a_)
+      return refuse("baseM x baseK = " + std::to_string(p.bytes(p.bm * p.bk)) + " bytes exceeds L0A (" + std::to_string(l0a_) + ")");
+    if (p.bytes(p.bn * p.bk) > l0b_)
+      return refuse("baseN x baseK = " + std::to_string(p.bytes(p.bn * p.bk)) + " bytes exceeds L0B (" + std::to_string(l0b_) + ")");
+    if (p.bm * p.bn * plan::l0c_elem > p.l0c_cap)
+      return refuse("baseM x baseN x 4 = " + std::to_string(p.bm * p.bn * plan::l0c_elem) + " bytes exceeds L0C (" +
+                  std::to_string(p.l0c_cap) + ")");
+    return true;
+  }
 
-    // Step 4: L0 double buffering.
-    const std::int64_t db_a = db_a_ && bytes(bm * bk) * 2 <= l0a_ ? 2 : 1;
-    const std::int64_t db_b = db_b_ && bytes(bn * bk) * 2 <= l0b_ ? 2 : 1;
-    const std::int64_t db_c = db_c_ && bm * bn * l0c_elem * 2 <= l0c_cap ? 2 : 1;
+  // L1 bytes of `mul` x `stepk` base blocks of A and of B, and the bias row.
+  std::int64_t l1_use(const plan& p, std::int64_t stepk, std::int64_t mul) const {
+    const std::int64_t bias_bytes = has_bias_ ? p.bn * 4 : 0;
+    return p.bytes(p.bm * p.bk) * mul * stepk + p.bytes(p.bn * p.bk) * mul * stepk + bias_bytes;
+  }
 
-    // Step 5: L1.
-    const std::int64_t ksteps = ceil_div(sk, bk);
-    const std::int64_t bias_bytes = has_bias_ ? bn * 4 : 0;
-    std::int64_t step_k = ksteps, depth_mul = 2;
-    auto l1_use = [&](std::int64_t stepk, std::int64_t mul) {
-      return bytes(bm * bk) * mul * stepk + bytes(bn * bk) * mul * stepk + bias_bytes;
-    };
-    while (step_k > 1 && l1_use(step_k, depth_mul) > l1_cap) step_k = ceil_div(step_k, 2);
-    if (l1_use(step_k, depth_mul) > l1_cap) depth_mul = 1;
-    if (l1_use(step_k, depth_mul) > l1_cap)
-      return fail("one base block of A and of B (" + std::to_string(l1_use(1, 1)) + " bytes) exceeds L1 (" +
-                  std::to_string(l1_cap) + ")");
+  // Steps 4-5: L0 double buffering, then the L1 depth (halving stepK until it fits).
+  bool plan_buffers(plan& p) const {
+    p.db_a = db_a_ && p.bytes(p.bm * p.bk) * 2 <= l0a_ ? 2 : 1;
+    p.db_b = db_b_ && p.bytes(p.bn * p.bk) * 2 <= l0b_ ? 2 : 1;
+    p.db_c = db_c_ && p.bm * p.bn * plan::l0c_elem * 2 <= p.l0c_cap ? 2 : 1;
+    p.step_k = aopt_mm::ceil_div(p.sk, p.bk);
+    p.depth_mul = 2;
+    while (p.step_k > 1 && l1_use(p, p.step_k, p.depth_mul) > p.l1_cap) p.step_k = aopt_mm::ceil_div(p.step_k, 2);
+    if (l1_use(p, p.step_k, p.depth_mul) > p.l1_cap) p.depth_mul = 1;
+    if (l1_use(p, p.step_k, p.depth_mul) > p.l1_cap)
+      return refuse("one base block of A and of B (" + std::to_string(l1_use(p, 1, 1)) + " bytes) exceeds L1 (" +
+                  std::to_string(p.l1_cap) + ")");
+    return true;
+  }
 
-    base_m_ = static_cast<std::int32_t>(bm);
-    base_n_ = static_cast<std::int32_t>(bn);
-    base_k_ = static_cast<std::int32_t>(bk);
+  // The TCubeTiling of a finished plan.
+  void fill_tiling(const plan& p, optiling::TCubeTiling& t) const {
+    using aopt_mm::ceil_div;
     t = optiling::TCubeTiling{};
-    t.usedCoreNum = static_cast<std::int32_t>(ceil_div(m_ > 0 ? m_ : M, sm) * ceil_div(n_ > 0 ? n_ : N, sn));
-    t.M = static_cast<std::int32_t>(M);
-    t.N = static_cast<std::int32_t>(N);
-    t.Ka = static_cast<std::int32_t>(Ka);
-    t.Kb = static_cast<std::int32_t>(Kb);
-    t.singleCoreM = static_cast<std::int32_t>(sm);
-    t.singleCoreN = static_cast<std::int32_t>(sn);
-    t.singleCoreK = static_cast<std::int32_t>(sk);
-    t.baseM = base_m_;
-    t.baseN = base_n_;
-    t.baseK = base_k_;
+    t.usedCoreNum = static_cast<std::int32_t>(ceil_div(m_ > 0 ? m_ : p.M, p.sm) * ceil_div(n_ > 0 ? n_ : p.N, p.sn));
+    t.M = static_cast<std::int32_t>(p.M);
+    t.N = static_cast<std::int32_t>(p.N);
+    t.Ka = static_cast<std::int32_t>(p.Ka);
+    t.Kb = static_cast<std::int32_t>(p.Kb);
+    t.singleCoreM = static_cast<std::int32_t>(p.sm);
+    t.singleCoreN = static_cast<std::int32_t>(p.sn);
+    t.singleCoreK = static_cast<std::int32_t>(p.sk);
+    t.baseM = static_cast<std::int32_t>(p.bm);
+    t.baseN = static_cast<std::int32_t>(p.bn);
+    t.baseK = static_cast<std::int32_t>(p.bk);
     t.stepM = 1;
     t.stepN = 1;
-    t.stepKa = static_cast<std::int32_t>(step_k);
-    t.stepKb = static_cast<std::int32_t>(step_k);
-    t.depthA1 = static_cast<std::int32_t>(depth_mul * step_k);
-    t.depthB1 = static_cast<std::int32_t>(depth_mul * step_k);
+    t.stepKa = static_cast<std::int32_t>(p.step_k);
+    t.stepKb = static_cast<std::int32_t>(p.step_k);
+    t.depthA1 = static_cast<std::int32_t>(p.depth_mul * p.step_k);
+    t.depthB1 = static_cast<std::int32_t>(p.depth_mul * p.step_k);
     t.isBias = has_bias_ ? 1 : 0;
     const bool ub_a = a_.pos == TPosition::VECCALC || a_.pos == TPosition::VECIN;
     const bool ub_b = b_.pos == TPosition::VECCALC || b_.pos == TPosition::VECIN;
     const bool ub_c = c_.pos == TPosition::VECCALC || c_.pos == TPosition::VECOUT;
     std::int64_t trans = 0;
-    if (ub_a) trans = std::max(trans, bytes(bm * bk));
-    if (ub_b) trans = std::max(trans, bytes(bn * bk));
-    if (ub_c) trans = std::max(trans, bm * bn * aopt_mm::dtype_bits(c_.dataType) / 8);
+    if (ub_a) trans = std::max(trans, p.bytes(p.bm * p.bk));
+    if (ub_b) trans = std::max(trans, p.bytes(p.bn * p.bk));
+    if (ub_c) trans = std::max(trans, p.bm * p.bn * aopt_mm::dtype_bits(c_.dataType) / 8);
     t.transLength = static_cast<std::int32_t>(trans);
     t.iterateOrder = traverse_ == MatrixTraverse::FIRSTN ? 1 : 0;
     t.shareMode = 0;
-    t.shareL1Size = static_cast<std::int32_t>(l1_use(step_k, depth_mul));
-    t.shareL0CSize = static_cast<std::int32_t>(bm * bn * l0c_elem * db_c);
+    t.shareL1Size = static_cast<std::int32_t>(l1_use(p, p.step_k, p.depth_mul));
+    t.shareL0CSize = static_cast<std::int32_t>(p.bm * p.bn * plan::l0c_elem * p.db_c);
     t.shareUbSize = 0;
     t.batchM = 1;
     t.batchN = 1;
     t.singleBatchM = 1;
     t.singleBatchN = 1;
-    t.dbL0A = static_cast<std::int32_t>(db_a);
-    t.dbL0B = static_cast<std::int32_t>(db_b);
-    t.dbL0C = static_cast<std::int32_t>(db_c);
+    t.dbL0A = static_cast<std::int32_t>(p.db_a);
+    t.dbL0B = static_cast<std::int32_t>(p.db_b);
+    t.dbL0C = static_cast<std::int32_t>(p.db_c);
     t.BatchNum = 1;
+  }
+
+  std::int64_t compute(optiling::TCubeTiling& t, bool multi) {
+    plan p;
+    if (!resolve_shape(p) || !resolve_single_core(p, multi)) return -1;
+    choose_base_mn(p);
+    if (!choose_base_k(p) || !plan_buffers(p)) return -1;
+    base_m_ = static_cast<std::int32_t>(p.bm);
+    base_n_ = static_cast<std::int32_t>(p.bn);
+    base_k_ = static_cast<std::int32_t>(p.bk);
+    fill_tiling(p, t);
     static_cast<void>(ub_limit_);
     static_cast<void>(ub_);
     return 0;
@@ -380,6 +446,7 @@ class MultiCoreMatmulTiling : public MatmulApiTiling {
   MultiCoreMatmulTiling() = default;
   explicit MultiCoreMatmulTiling(const platform_ascendc::PlatformAscendC& ascendcPlatform)
       : MatmulApiTiling(ascendcPlatform) {}
+  explicit MultiCoreMatmulTiling(const PlatformInfo& platform) : MatmulApiTiling(platform) {}
 
   // The cores the split may use (the AIC count of the platform by default).
   std::int32_t SetDim(std::int32_t dim) {

@@ -180,6 +180,70 @@ inline constexpr MatmulConfig CFG_MDL = GetMDLConfig();
 inline constexpr MatmulConfig MM_CFG_BB = GetBasicConfig(128, 128, 128);
 inline constexpr MatmulConfig CFG_IBSHARE_NORM = GetIBShareNormConfig();
 
+// Constant tilings: the shapes a kernel fixes at compile time (GetMMConfig with MatmulShapeParams,
+// then GetMatmulApiTiling), passed to Matmul as its CFG. sim takes the config part; the kernel
+// still registers the runtime tiling (REGIST_MATMUL_OBJ with nullptr for a fully constant tiling
+// is not emulated: the object then has no tiling).
+struct MatmulShapeParams {
+  std::uint32_t singleCoreM = 0;
+  std::uint32_t singleCoreN = 0;
+  std::uint32_t singleCoreK = 0;
+  std::uint32_t basicM = 0;
+  std::uint32_t basicN = 0;
+  std::uint32_t basicK = 0;
+};
+enum class MatmulConfigMode { CONFIG_NORM, CONFIG_MDL, CONFIG_SPECIALMDL, CONFIG_IBSHARE };
+constexpr void aopt_apply_mm_params(MatmulConfig& c, const MatmulShapeParams& p) {
+  c.singleCoreM = p.singleCoreM;
+  c.singleCoreN = p.singleCoreN;
+  c.singleCoreK = p.singleCoreK;
+  c.basicM = p.basicM;
+  c.basicN = p.basicN;
+  c.basicK = p.basicK;
+}
+template <MatmulConfigMode mode, class... Params>
+constexpr MatmulConfig GetMMConfig(const Params&... params) {
+  MatmulConfig c = mode == MatmulConfigMode::CONFIG_MDL          ? GetMDLConfig()
+                   : mode == MatmulConfigMode::CONFIG_SPECIALMDL ? GetSpecialMDLConfig()
+                   : mode == MatmulConfigMode::CONFIG_IBSHARE    ? GetIBShareNormConfig()
+                                                                 : GetNormalConfig();
+  (aopt_apply_mm_params(c, params), ...);
+  return c;
+}
+// The constant tiling: the single-core and base shapes of its config, -1 where not constant.
+struct MatmulApiStaticTiling {
+  std::int32_t usedCoreNum = -1, M = -1, N = -1, Ka = -1, Kb = -1;
+  std::int32_t singleCoreM = -1, singleCoreN = -1, singleCoreK = -1;
+  std::int32_t baseM = -1, baseN = -1, baseK = -1;
+  std::int32_t depthA1 = -1, depthB1 = -1, stepM = -1, stepN = -1, isBias = -1, transLength = -1, iterateOrder = -1;
+  std::int32_t shareMode = -1, shareL1Size = -1, shareL0CSize = -1, shareUbSize = -1, stepKa = -1, stepKb = -1;
+  std::int32_t depthAL1CacheUB = -1, depthBL1CacheUB = -1, dbL0A = -1, dbL0B = -1, dbL0C = -1;
+  MatmulConfig cfg{};
+};
+template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE>
+constexpr MatmulApiStaticTiling GetMatmulApiTiling(const MatmulConfig& mmCFG, std::int32_t l1Size = 512 * 1024) {
+  static_cast<void>(l1Size);
+  MatmulApiStaticTiling t{};
+  auto known = [](std::uint32_t v) { return v == 0 ? -1 : static_cast<std::int32_t>(v); };
+  t.singleCoreM = known(mmCFG.singleCoreM);
+  t.singleCoreN = known(mmCFG.singleCoreN);
+  t.singleCoreK = known(mmCFG.singleCoreK);
+  t.baseM = known(mmCFG.basicM);
+  t.baseN = known(mmCFG.basicN);
+  t.baseK = known(mmCFG.basicK);
+  t.cfg = mmCFG;
+  return t;
+}
+namespace aopt_mm_cfg {
+constexpr MatmulConfig config_of(const MatmulConfig& c) { return c; }
+constexpr MatmulConfig config_of(const MatmulApiStaticTiling& t) { return t.cfg; }
+// The MatmulConfig of Matmul's CFG argument (a MatmulConfig or a constant tiling).
+template <const auto& CFG>
+struct config {
+  static constexpr MatmulConfig value = config_of(CFG);
+};
+}  // namespace aopt_mm_cfg
+
 // Callbacks a Matmul may be given (user data copies); sim takes them and calls none.
 template <auto DataCopyOut = nullptr, auto CopyA1 = nullptr, auto CopyB1 = nullptr>
 struct MatmulCallBackFunc {};
@@ -190,10 +254,10 @@ struct MatmulCallBackFunc {};
 
 namespace AscendC {
 
-template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const MatmulConfig& MM_CFG = CFG_NORM,
+template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto& MM_CFG = CFG_NORM,
           class MM_CB = MatmulCallBackFunc<>, class... POLICY>
-class Matmul : public aopt::sim::matmul_detail::engine<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, MM_CFG> {
-  using base = aopt::sim::matmul_detail::engine<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, MM_CFG>;
+class Matmul : public aopt::sim::matmul_detail::engine<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, aopt_mm_cfg::config<MM_CFG>::value> {
+  using base = aopt::sim::matmul_detail::engine<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, aopt_mm_cfg::config<MM_CFG>::value>;
 
  public:
   using SrcAT = typename A_TYPE::T;
@@ -299,5 +363,10 @@ using AscendC::GetNormalConfig;
 using AscendC::LayoutMode;
 using AscendC::Matmul;
 using AscendC::MatmulConfig;
+using AscendC::MatmulConfigMode;
+using AscendC::MatmulShapeParams;
+using AscendC::MatmulApiStaticTiling;
+using AscendC::GetMMConfig;
+using AscendC::GetMatmulApiTiling;
 using AscendC::MatmulType;
 }  // namespace matmul

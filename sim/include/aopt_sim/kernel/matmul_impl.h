@@ -326,10 +326,12 @@ class engine {
     const int slots_b1 = tiling_.depthB1 >= 2 * step_kb_ ? 2 : 1;
     pipe->InitBuffer(qa1_, slots_a1, static_cast<std::uint32_t>(tiling_.baseM) * k1p * in);
     pipe->InitBuffer(qb1_, slots_b1, static_cast<std::uint32_t>(tiling_.baseN) * k1p * in);
+    pipe->aopt_begin_matmul_l0();  // L0 is shared by the pipe's Matmul objects (TPipe::aopt_begin_matmul_l0)
     pipe->InitBuffer(qa2_, tiling_.dbL0A >= 2 ? 2 : 1, static_cast<std::uint32_t>(tiling_.baseM * tiling_.baseK) * in);
     pipe->InitBuffer(qb2_, tiling_.dbL0B >= 2 ? 2 : 1, static_cast<std::uint32_t>(tiling_.baseN * tiling_.baseK) * in);
     pipe->InitBuffer(qco1_, tiling_.dbL0C >= 2 ? 2 : 1,
                      static_cast<std::uint32_t>(tiling_.baseM * tiling_.baseN) * static_cast<std::uint32_t>(sizeof(AccT)));
+    pipe->aopt_end_matmul_l0();
     cube_ready_ = true;
   }
 

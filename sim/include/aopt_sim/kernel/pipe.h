@@ -3,6 +3,7 @@
 // up) and AllocTensor/EnQue/DeQue/FreeTensor record the matching wait/set flag records.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -526,6 +527,23 @@ class TPipe {
 
   // --- emulator-only ---
   std::uint32_t aopt_used_bytes() const { return cursor_; }
+  // The Matmul API's L0A/L0B/L0C buffers: every Matmul object on this pipe takes them from one
+  // region shared by all of them (the library uses L0 whole and the objects take turns on the
+  // Cube [ASSUMED: a kernel finishes one object's Iterate/GetTensorC before the next object's
+  // Iterate, as the tree's kernels with two objects do]); buffers the kernel itself allocates
+  // in L0 afterwards start past the largest object's share. Between begin and end, InitBuffer in
+  // L0A/L0B/L0C allocates from the shared region.
+  void aopt_begin_matmul_l0() {
+    for (int m : kL0_) {
+      if (!matmul_l0_set_) matmul_l0_base_[m] = cube_cursor_[m];
+      matmul_l0_saved_[m] = cube_cursor_[m];
+      cube_cursor_[m] = matmul_l0_base_[m];
+    }
+    matmul_l0_set_ = true;
+  }
+  void aopt_end_matmul_l0() {
+    for (int m : kL0_) cube_cursor_[m] = std::max(matmul_l0_saved_[m], cube_cursor_[m]);
+  }
 
  private:
   std::uint32_t take(std::uint64_t bytes, std::uint32_t num, std::uint32_t len,
@@ -578,6 +596,11 @@ class TPipe {
   std::uint32_t cursor_ = 0;
   std::uint32_t cube_cursor_[static_cast<int>(aopt::sim::local_mem::count_)] = {};
   std::uint8_t used_events_[static_cast<int>(HardEvent::MAX) + 1] = {};
+  static constexpr int kL0_[] = {static_cast<int>(aopt::sim::local_mem::l0a), static_cast<int>(aopt::sim::local_mem::l0b),
+                                 static_cast<int>(aopt::sim::local_mem::l0c)};
+  bool matmul_l0_set_ = false;
+  std::uint32_t matmul_l0_base_[static_cast<int>(aopt::sim::local_mem::count_)] = {};
+  std::uint32_t matmul_l0_saved_[static_cast<int>(aopt::sim::local_mem::count_)] = {};
 };
 
 }  // namespace AscendC

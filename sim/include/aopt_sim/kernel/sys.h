@@ -66,6 +66,8 @@ struct aopt_block_idx_var {
 };
 inline constexpr aopt_block_idx_var block_idx{};
 using AscendC::GetSubBlockIdx;
+// GetSysWorkSpacePtr too (cann-ops math/matmul_api_constant calls it unqualified in a class template).
+using AscendC::GetSysWorkSpacePtr;
 // The CCE intrinsics behind GetBlockIdx/GetBlockNum (kernels and macros call them directly).
 inline std::int64_t get_block_idx() { return AscendC::GetBlockIdx(); }
 inline std::int64_t get_block_num() { return AscendC::GetBlockNum(); }
