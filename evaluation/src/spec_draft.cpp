@@ -269,6 +269,7 @@ nlohmann::json draft_attrs(const op_interface& op, std::size_t column, std::vect
     const std::string n = lower(a.name);
     const bool axis = has(n, "axis") || has(n, "axes") || n == "dim" || n == "dims";
     if (a.type == "list_int" && one_of(n, {"shape", "shapes", "size", "sizes", "out_shape", "output_shape"})) continue;  // per case: probe_case
+    if (a.type == "list_int" && one_of(n, {"input_size", "output_size"})) continue;  // per case: probe_case (resize idiom)
     nlohmann::json v;
     if (a.type == "int") {
       v = axis ? -1 : 1;
@@ -461,6 +462,21 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     if (c.attrs.contains(a.name) && !(c.attrs[a.name].is_array() && c.attrs[a.name].empty())) continue;
     c.attrs[a.name] = main;
     const std::string note = "attribute '" + a.name + "': the main input's shape (an output shape left empty; guessed from its name)";
+    if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+  }
+  // The resize idiom (PyTorch's upsample_* and interpolate, which the image operators follow):
+  // `output_size` lists the output's spatial sizes (the dimensions after N and C), and a backward
+  // operator's `input_size` the forward input's whole shape. Left unset they take the identity
+  // resampling of the main shape, which every such operator accepts (scale 1).
+  for (const auto& a : op.attrs) {
+    const std::string n = lower(a.name);
+    if (a.type != "list_int" || !one_of(n, {"input_size", "output_size"})) continue;
+    if (c.attrs.contains(a.name) && !(c.attrs[a.name].is_array() && c.attrs[a.name].empty())) continue;
+    const bool spatial = n == "output_size" && main.size() > 2;
+    c.attrs[a.name] = spatial ? std::vector<std::int64_t>(main.begin() + 2, main.end()) : main;
+    const std::string note = "attribute '" + a.name + "': " +
+                             (spatial ? std::string("the main shape's sizes after N and C") : std::string("the main input's shape")) +
+                             " (the identity resampling; guessed from its name)";
     if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
   }
   return c;

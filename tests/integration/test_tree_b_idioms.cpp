@@ -98,3 +98,23 @@ TEST_F(TreeBIdioms, OutputShapeAttributeIsTheMainShape) {
   const auto spec = json::parse(std::ifstream(dir_ / "shaped_scale.json"));
   for (const auto& c : spec["cases"]) EXPECT_EQ(c["attrs"]["shape"], c["inputs"]["x"]["shape"]) << spec.dump(1);
 }
+
+// The resize idiom of the image operators (upsample_* backward): `output_size` the spatial sizes
+// of the output and `input_size` the forward input's shape, integer lists declared without a
+// value. The draft gives them the identity resampling of each case's main shape (rank 4: its H and
+// W, and the whole shape), with a note. Before: both were guessed [1], and the tiling refused
+// every probe (init_error).
+TEST_F(TreeBIdioms, ResizeSizesAreTheIdentityResampling) {
+  const auto r = init_and_eval("src/image/resize_scale");
+  ASSERT_TRUE(r.is_object());
+  EXPECT_EQ(r.value("status", ""), "ok") << r.dump(2);
+  ASSERT_EQ(r["cases"].size(), 2u) << r.dump(2);
+  for (const auto& c : r["cases"]) EXPECT_TRUE(compared(c, "y")) << c.dump(2);
+  const auto spec = json::parse(std::ifstream(dir_ / "resize_scale.json"));
+  for (const auto& c : spec["cases"]) {
+    const auto& shape = c["inputs"]["grad_output"]["shape"];
+    ASSERT_EQ(shape.size(), 4u) << spec.dump(1);
+    EXPECT_EQ(c["attrs"]["input_size"], shape) << spec.dump(1);
+    EXPECT_EQ(c["attrs"]["output_size"], json::array({shape[2], shape[3]})) << spec.dump(1);
+  }
+}
