@@ -529,38 +529,36 @@ std::optional<std::string> mutator::infeasible(const assignment& values) const {
   return std::nullopt;
 }
 
-std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std::size_t n) {
-  std::vector<tiling_proposal> out;
-  if (mutable_.empty() || n == 0) return out;
-  restricted_.clear();
-  std::vector<std::size_t> active;  // mutable_ without the frozen tunables (they keep the base's value)
-  for (std::size_t i : mutable_) {
-    if (history.frozen(i)) {
-      restricted_[i] = {tmpl_.tunables[i].value};
-      continue;
-    }
-    active.push_back(i);
-    if (auto a = history.allowed(i)) restricted_[i] = widened(tmpl_.tunables[i], std::move(*a), history.passing_span(i));
-  }
-  if (active.empty()) return out;
-  const assignment base = tmpl_.base();
+namespace {
+
+// One propose call's batch: the proposals admitted so far and the phases that fill it (repair,
+// scouting, random moves, sweep), in that order, each stopping once n are admitted.
+struct proposal_batch {
+  mutator& m;
+  const tiling_template& tmpl;
+  const mutator_config& cfg;
+  std::mt19937_64& rng;
+  const std::map<std::size_t, std::vector<std::int64_t>>& restricted;
+  const stage1_history& history;
+  std::size_t n;
+  std::vector<std::size_t> active;  // mutable tunables without the frozen ones
+  assignment base;
   std::vector<assignment> parents;
-  for (const auto* e : history.best(cfg_.population)) {
-    if (e->values.size() == base.size()) parents.push_back(e->values);
-  }
-  const bool repair = parents.empty() && history.size() > 0;
-  if (parents.empty()) parents.push_back(base);
-  std::set<std::uint64_t> batch;
+  std::vector<tiling_proposal> out;
+  std::set<std::uint64_t> seen;
+
+  bool full() const { return out.size() >= n; }
+
   // Admits a proposal: new, feasible, not tabu; fills its changes and description.
-  auto admit = [&](tiling_proposal p) {
-    if (history.evaluated(p.values) || batch.count(hash_assignment(p.values))) return;
-    if (infeasible(p.values)) return;
+  void admit(tiling_proposal p) {
+    if (history.evaluated(p.values) || seen.count(hash_assignment(p.values))) return;
+    if (m.infeasible(p.values)) return;
     for (std::size_t i = 0; i < p.values.size(); ++i) {
       if (p.values[i] != base[i] && history.tabu(i, p.values[i])) return;
       // An alignment that broke the operator above the written one (a copy rounded up past its
       // tensor: cann-ops' BLOCK_SIZE = 32 raised to 64 reads beyond the input) breaks it the more
       // the larger it is: values at or above the smallest such failure are skipped.
-      if (tmpl_.tunables[i].kind == tunable_kind::alignment && p.values[i] > base[i]) {
+      if (tmpl.tunables[i].kind == tunable_kind::alignment && p.values[i] > base[i]) {
         const auto bad = history.tabu_above(i, base[i]);
         if (bad && p.values[i] >= *bad) return;
       }
@@ -573,39 +571,41 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
     for (std::size_t i = 0; i < p.values.size(); ++i) {
       if (p.values[i] == base[i]) continue;
       ++from_base;
-      untried_key = untried_key || (tmpl_.tunables[i].kind == tunable_kind::key && !history.passed_with(i, p.values[i]));
+      untried_key = untried_key || (tmpl.tunables[i].kind == tunable_kind::key && !history.passed_with(i, p.values[i]));
     }
     if (untried_key && from_base > 1) return;
     for (std::size_t i = 0; i < p.values.size(); ++i) {
       if (p.values[i] != (*p.parent)[i]) p.changed.push_back(i);
     }
-    p.description = tmpl_.describe_change(p.values);
-    batch.insert(hash_assignment(p.values));
+    p.description = tmpl.describe_change(p.values);
+    seen.insert(hash_assignment(p.values));
     out.push_back(std::move(p));
-  };
+  }
+
   // Admits `parent` with tunable i moved to v.
-  auto admit_single = [&](const assignment& parent, std::size_t i, std::int64_t v, const char* op) {
+  void admit_single(const assignment& parent, std::size_t i, std::int64_t v, const char* op) {
     tiling_proposal p;
     p.values = parent;
     p.values[i] = v;
     p.op = op;
     p.parent = parent;
     admit(std::move(p));
-  };
-  if (repair) {
-    // Siblings first: tunables of one target that differ only by a numeric suffix are the same
-    // quantity on different paths (sin's UB share `dataTypeLength == 4 ? 8 : 16`, one divisor
-    // per dtype). A rewrite that ran out of UB usually runs out on every path, so one step of
-    // each in the same direction is tried before single steps, which can fix one path only.
-    for (const auto& group : sibling_groups(active)) {
+  }
+
+  // Siblings first: tunables of one target that differ only by a numeric suffix are the same
+  // quantity on different paths (sin's UB share `dataTypeLength == 4 ? 8 : 16`, one divisor
+  // per dtype). A rewrite that ran out of UB usually runs out on every path, so one step of
+  // each in the same direction is tried before single steps, which can fix one path only.
+  void repair() {
+    for (const auto& group : m.sibling_groups(active)) {
       for (const bool up : {true, false}) {
-        if (out.size() >= n) return out;
+        if (full()) return;
         tiling_proposal p;
         p.values = base;
         bool all = true;
         for (std::size_t i : group) {
           std::optional<std::int64_t> to;
-          for (std::int64_t v : neighbours(tmpl_.tunables[i], base[i])) {
+          for (std::int64_t v : m.neighbours(tmpl.tunables[i], base[i])) {
             if ((up && v > base[i]) || (!up && v < base[i] && v != 0)) to = v;
           }
           all = all && to.has_value();
@@ -618,26 +618,27 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
       }
     }
     for (std::size_t i : active) {
-      for (std::int64_t v : neighbours(tmpl_.tunables[i], base[i])) {
-        if (out.size() >= n) return out;
+      for (std::int64_t v : m.neighbours(tmpl.tunables[i], base[i])) {
+        if (full()) return;
         admit_single(base, i, v, "repair");
       }
     }
   }
+
   // Scouting: up to half the batch moves one tunable of the best parent to a value its probes
   // passed (not yet evaluated), round robin over the tunables, each one's values by distance
   // from the written value with the one-step neighbours last (a core count of 40 probed at 39,
   // 20 and 10 is scouted at 20 first). The random moves alone may spend a round without ever
   // trying the axis that matters (logical_or: 20 cores probed, never evaluated).
-  if (!repair) {
+  void scout() {
     const assignment& best = parents.front();
     std::vector<std::vector<std::int64_t>> ladder(active.size());
     std::size_t longest = 0;
     for (std::size_t a = 0; a < active.size(); ++a) {
       const std::size_t i = active[a];
-      const tunable& t = tmpl_.tunables[i];
+      const tunable& t = tmpl.tunables[i];
       // A core count of 0 is "all cores".
-      auto effective = [&](std::int64_t v) { return t.dom.kind == domain_kind::cores && v == 0 ? cfg_.limits.core_count : v; };
+      auto effective = [&](std::int64_t v) { return t.dom.kind == domain_kind::cores && v == 0 ? cfg.limits.core_count : v; };
       const std::int64_t from = effective(best[i]);
       auto distance = [&](std::int64_t v) {
         const std::int64_t x = effective(v);
@@ -659,65 +660,97 @@ std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std
       }
     }
   }
-  std::size_t attempts = 0;
-  while (out.size() < n && attempts < n * cfg_.max_attempts) {
-    ++attempts;
+
+  // One random mutation, crossover or restart.
+  tiling_proposal random_move() {
     tiling_proposal p;
-    const double r = uniform_unit(rng_);
-    if (parents.size() >= 2 && r < cfg_.crossover_rate) {
-      const auto i = uniform_index(rng_, parents.size());
-      auto j = uniform_index(rng_, parents.size() - 1);
+    const double r = uniform_unit(rng);
+    if (parents.size() >= 2 && r < cfg.crossover_rate) {
+      const auto i = uniform_index(rng, parents.size());
+      auto j = uniform_index(rng, parents.size() - 1);
       if (j >= i) ++j;
-      p.values = crossover(parents[i], parents[j]);
+      p.values = m.crossover(parents[i], parents[j]);
       p.op = "crossover";
       p.parent = parents[i];
-    } else if (r >= 1.0 - cfg_.restart_rate) {
-      p.values = restart();
+    } else if (r >= 1.0 - cfg.restart_rate) {
+      p.values = m.restart();
       p.op = "restart";
       p.parent = base;
     } else {
-      const assignment& parent = parents[uniform_index(rng_, parents.size())];
-      const bool coin = active.size() >= 2 && uniform_unit(rng_) < cfg_.two_change_rate;
-      const std::size_t first = active[uniform_index(rng_, active.size())];
+      const assignment& parent = parents[uniform_index(rng, parents.size())];
+      const bool coin = active.size() >= 2 && uniform_unit(rng) < cfg.two_change_rate;
+      const std::size_t first = active[uniform_index(rng, active.size())];
       // A fragile tunable (its single moves failed) moves jointly, with a partner when one is known.
       const bool joint = active.size() >= 2 && history.fragile(first);
       const std::size_t k = (joint || coin) ? 2 : 1;
-      p.values = step(parent, first);
+      p.values = m.step(parent, first);
       if (k == 2) {
         std::vector<std::size_t> partners;
         for (std::size_t u : history.partners(first)) {
           if (u != first && std::find(active.begin(), active.end(), u) != active.end()) partners.push_back(u);
         }
         std::size_t second = first;
-        if (joint && !partners.empty() && uniform_unit(rng_) < 0.75) second = partners[uniform_index(rng_, partners.size())];
-        while (second == first) second = active[uniform_index(rng_, active.size())];
-        p.values = step(p.values, second);
+        if (joint && !partners.empty() && uniform_unit(rng) < 0.75) second = partners[uniform_index(rng, partners.size())];
+        while (second == first) second = active[uniform_index(rng, active.size())];
+        p.values = m.step(p.values, second);
       }
       p.op = joint ? "joint" : "mutate";
       p.parent = parent;
     }
-    admit(std::move(p));
+    return p;
   }
+
   // The sweep: what the random moves did not reach, one change at a time from the best parents
   // (passing ones: a repair has stepped around its failing base already).
-  if (repair) return out;
-  for (const auto& parent : parents) {
-    for (std::size_t i : active) {
-      // A tunable its probes restricted keeps to its allowed values; the others also step to
-      // their neighbours.
-      std::vector<std::int64_t> values = history.probe_passed(i);
-      if (const auto r = restricted_.find(i); r != restricted_.end()) {
-        values = r->second;
-      } else {
-        for (std::int64_t v : neighbours(tmpl_.tunables[i], parent[i])) values.push_back(v);
-      }
-      for (std::int64_t v : values) {
-        if (out.size() >= n) return out;
-        if (v != parent[i]) admit_single(parent, i, v, "sweep");
+  void sweep() {
+    for (const auto& parent : parents) {
+      for (std::size_t i : active) {
+        // A tunable its probes restricted keeps to its allowed values; the others also step to
+        // their neighbours.
+        std::vector<std::int64_t> values = history.probe_passed(i);
+        if (const auto r = restricted.find(i); r != restricted.end()) {
+          values = r->second;
+        } else {
+          for (std::int64_t v : m.neighbours(tmpl.tunables[i], parent[i])) values.push_back(v);
+        }
+        for (std::int64_t v : values) {
+          if (full()) return;
+          if (v != parent[i]) admit_single(parent, i, v, "sweep");
+        }
       }
     }
   }
-  return out;
+};
+
+}  // namespace
+
+std::vector<tiling_proposal> mutator::propose(const stage1_history& history, std::size_t n) {
+  if (mutable_.empty() || n == 0) return {};
+  restricted_.clear();
+  proposal_batch b{*this, tmpl_, cfg_, rng_, restricted_, history, n, {}, tmpl_.base(), {}, {}, {}};
+  for (std::size_t i : mutable_) {
+    if (history.frozen(i)) {
+      restricted_[i] = {tmpl_.tunables[i].value};  // frozen tunables keep the base's value
+      continue;
+    }
+    b.active.push_back(i);
+    if (auto a = history.allowed(i)) restricted_[i] = widened(tmpl_.tunables[i], std::move(*a), history.passing_span(i));
+  }
+  if (b.active.empty()) return {};
+  for (const auto* e : history.best(cfg_.population)) {
+    if (e->values.size() == b.base.size()) b.parents.push_back(e->values);
+  }
+  const bool repair = b.parents.empty() && history.size() > 0;
+  if (b.parents.empty()) b.parents.push_back(b.base);
+  if (repair) b.repair();
+  else b.scout();
+  std::size_t attempts = 0;
+  while (!b.full() && attempts < n * cfg_.max_attempts) {
+    ++attempts;
+    b.admit(b.random_move());
+  }
+  if (!repair) b.sweep();
+  return std::move(b.out);
 }
 
 }  // namespace aopt::stage1
