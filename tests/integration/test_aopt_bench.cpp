@@ -215,3 +215,41 @@ TEST(AoptBench, OperatorsAtOnceGiveTheSameResultsAsOneAfterAnother) {
 }
 
 }  // namespace
+
+namespace {
+
+// A real-operator suite's operators are built in their tree, as `aopt eval --tree` builds them:
+// the fixture tree_b's typed_scale finds its shared headers (src/common/inc, added by its
+// CMakeLists) only when --sources is its tree root. Before: the package was loaded without its tree
+// and the bench ended at the first such operator (cann-ops' foreach operators).
+TEST(AoptBench, RealOperatorsAreBuiltInTheirTree) {
+  const fs::path root = fs::temp_directory_path() / ("aopt-bench-tree-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const std::string src = AOPT_TEST_SOURCE_DIR;
+  const fs::path tree = fs::path(src) / "tests/integration/packages/tree_b/src";
+  const fs::path suite = root / "suite", out = root / "out", bank = root / "bank";
+  fs::create_directories(suite / "typed_scale");
+  const auto init = aopt({"init", (tree / "image/typed_scale").string(), "--tree", tree.string(), "--elements", "8192", "--out",
+                          (suite / "typed_scale" / "aopt.json").string()});
+  ASSERT_EQ(init.exit_code, 0) << init.out << init.err;
+  // An operator that does not load (the tree's common/ has no op_host/) is a missing row, not the
+  // end of the bench.
+  fs::create_directories(suite / "broken");
+  fs::copy_file(suite / "typed_scale" / "aopt.json", suite / "broken" / "aopt.json");
+  std::ofstream(suite / "sources.json") << R"({"operators": {"typed_scale": "image/typed_scale", "broken": "common"}})";
+  ASSERT_EQ(aopt({"bank", "--bank", bank.string(), "import", src + "/examples/bank/experts.jsonl"}).exit_code, 0);
+  const auto o = aopt({"bench", suite.string(), "--sources", tree.string(), "--methods", "aopt", "--budget", "2", "--out",
+                       out.string(), "--bank", bank.string(), "--cache-dir", (root / "cache").string()});
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  std::ifstream in(out / "ops" / "typed_scale.aopt.json");
+  ASSERT_TRUE(in.good()) << o.out;
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["result"]["base"]["result"]["status"], "ok") << j["result"]["base"].dump().substr(0, 2000);
+  EXPECT_GE(j["record"]["speedup"].get<double>(), 1.0);
+  EXPECT_NE(o.out.find("broken"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("ERROR"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("PARTIAL"), std::string::npos) << o.out;
+  fs::remove_all(root);
+}
+
+}  // namespace
