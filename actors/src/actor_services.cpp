@@ -131,12 +131,12 @@ search::outcome<std::vector<search::kernel_rewrite>> actor_services::rewrite_ker
 std::vector<optimize::eval_report> actor_services::evaluate(
     const std::vector<optimize::eval_request>& batch) {
   if (batch.empty()) return {};
-  std::vector<eval_request_wire> msgs;
+  std::vector<eval_envelope> msgs;
   msgs.reserve(batch.size());
   for (const auto& r : batch) {
     auto named = r;
     named.package = impl_->package;
-    msgs.push_back(pack(named));
+    msgs.push_back(pack_routed(named));
   }
   // The pool answers every batch within its own timeouts (each request: one evaluation timeout,
   // plus one ping timeout before its slot is reused); this bound only guards against a pool

@@ -130,9 +130,7 @@ struct pool_queue {
 struct pool_batch {
   std::string package;
   std::string device_class;
-  std::vector<eval_request_msg> requests;
-  std::vector<std::string> stages;  // each request's stage (for the listener), read once on arrival
-  std::vector<std::string> pins;    // each request's device ("" = any device of the class)
+  std::vector<protocols::eval_envelope> requests;  // routed by their routes, bodies never read
   std::vector<eval_report_msg> reports;
   std::size_t remaining = 0;
   caf::typed_response_promise<std::vector<eval_report_msg>> promise;
@@ -263,7 +261,7 @@ void on_report(pool_pointer self, std::uint64_t ticket, eval_report_msg report) 
     e.device = s.info;
     const auto& b = self->state.batches.at(item.batch);
     e.package = b.package;
-    e.stage = b.stages[item.index];
+    e.stage = b.requests[item.index].route.stage;
     e.report = &*r;
     self->state.opt.listener(e);
   }
@@ -316,7 +314,7 @@ void on_error(pool_pointer self, std::uint64_t ticket, const caf::error& err) {
 bool may_take(const pool_state& st, const pool_item& item, const protocols::device_info& device) {
   const auto b = st.batches.find(item.batch);
   if (b == st.batches.end()) return true;
-  const std::string& pin = b->second.pins[item.index];
+  const std::string& pin = b->second.requests[item.index].route.device;
   if (pin.empty() || pin == device.name()) return true;
   return std::none_of(st.slots.begin(), st.slots.end(),
                       [&](const pool_slot& s) { return s.state != slot_state::lost && s.info.name() == pin; });
@@ -454,7 +452,7 @@ void dispatch_builds(pool_pointer self) {
     const auto ticket = st.next_ticket++;
     b.ticket = ticket;
     st.building.emplace(ticket, in_flight_item{item, i});
-    self->request(b.handle, st.opt.timeout, evaluate_atom::value, batch->second.requests[item.index])
+    self->request(b.handle, st.opt.timeout, evaluate_atom::value, batch->second.requests[item.index].body)
         .then([self, ticket](eval_report_msg& r) { on_built(self, ticket, std::move(r)); },
               [self, ticket](caf::error& e) { on_build_error(self, ticket, e); });
   }
@@ -475,7 +473,7 @@ void dispatch_items(pool_pointer self) {
     st.in_flight.emplace(ticket, in_flight_item{item, i});
     const auto& b = st.batches.at(item.batch);
     notify(self, device_event::kind::busy, s, b.package);
-    self->request(s.handle, st.opt.timeout, evaluate_atom::value, b.requests[item.index])
+    self->request(s.handle, st.opt.timeout, evaluate_atom::value, b.requests[item.index].body)
         .then([self, ticket](eval_report_msg& r) { on_report(self, ticket, std::move(r)); },
               [self, ticket](caf::error& e) { on_error(self, ticket, e); });
   }
@@ -513,7 +511,7 @@ void dispatch_items(pool_pointer self) {
 
 caf::typed_response_promise<std::vector<eval_report_msg>> on_batch(pool_pointer self, const std::string& package,
                                                                    const std::string& device_class,
-                                                                   std::vector<eval_request_msg> batch) {
+                                                                   std::vector<protocols::eval_envelope> batch) {
   auto& st = self->state;
   auto promise = self->make_response_promise<std::vector<eval_report_msg>>();
   if (batch.empty()) {
@@ -527,16 +525,6 @@ caf::typed_response_promise<std::vector<eval_report_msg>> on_batch(pool_pointer 
   b.remaining = batch.size();
   b.reports.resize(batch.size());
   b.requests = std::move(batch);
-  for (const auto& r : b.requests) {
-    try {
-      const auto req = unpack(r);
-      b.stages.push_back(req.stage);
-      b.pins.push_back(req.device);
-    } catch (const std::exception&) {  // the evaluator reports it; the pool routes it anywhere
-      b.stages.emplace_back();
-      b.pins.emplace_back();
-    }
-  }
   b.promise = promise;
   // A class is reported from its first batch on (its series exists even if nothing ever waits).
   st.reported_queues.emplace(device_class, std::numeric_limits<std::size_t>::max());
@@ -637,7 +625,7 @@ evaluator_pool_actor::behavior_type pool_behavior(pool_pointer self, std::vector
   });
   return {
       [self](evaluate_atom, const std::string& package, const std::string& device_class,
-             std::vector<eval_request_msg>& batch) { return on_batch(self, package, device_class, std::move(batch)); },
+             std::vector<protocols::eval_envelope>& batch) { return on_batch(self, package, device_class, std::move(batch)); },
       [self](parallelism_atom, const std::string& device_class) {
         const auto& slots = self->state.slots;
         const auto n = static_cast<std::uint64_t>(std::count_if(slots.begin(), slots.end(), [&](const pool_slot& s) {

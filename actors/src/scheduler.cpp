@@ -119,7 +119,7 @@ search::rewind_result run_rewind_job(rewinder_pointer self, const file_map& seed
     caf::error err;
     asker
         ->request(st.cfg.pool, timeout, evaluate_atom::value, st.cfg.package, std::string(),
-                  std::vector<eval_request_wire>{pack(r)})
+                  std::vector<eval_envelope>{pack_routed(r)})
         .receive(
             [&](std::vector<eval_report_wire>& reports) {
               if (reports.size() == 1) out = to_rewind_eval(unpack(reports.front()));

@@ -9,6 +9,7 @@ namespace aopt::protocols {
 caf::actor_system_config& add_message_types(caf::actor_system_config& cfg) {
   // add_message_type<T> also registers std::vector<T>.
   cfg.add_message_type<eval_request_wire>("aopt::protocols::wire<eval_request>");
+  cfg.add_message_type<eval_envelope>("aopt::protocols::eval_envelope");
   cfg.add_message_type<eval_report_wire>("aopt::protocols::wire<eval_report>");
   cfg.add_message_type<progress_wire>("aopt::protocols::wire<progress_event>");
   cfg.add_message_type<optimize_job_msg>("aopt::protocols::optimize_job_msg");

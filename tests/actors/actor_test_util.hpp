@@ -150,8 +150,8 @@ inline optimize::eval_request request_record(int round, const std::string& propo
   return m;
 }
 
-inline protocols::eval_request_wire request(int round, const std::string& proposal) {
-  return pack(request_record(round, proposal));
+inline protocols::eval_envelope request(int round, const std::string& proposal) {
+  return pack_routed(request_record(round, proposal));
 }
 
 }  // namespace aopt::actors::test

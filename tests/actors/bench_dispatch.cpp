@@ -58,13 +58,13 @@ double drive(caf::actor_system& sys, const evaluator_pool_actor& pool, std::size
       const std::size_t mine = total / 2 + (j == 0 ? total % 2 : 0);
       while (done < mine) {
         const auto n = std::min(batch, mine - done);
-        std::vector<eval_request_wire> b;
+        std::vector<eval_envelope> b;
         for (std::size_t i = 0; i < n; ++i) {
           optimize::eval_request r;
           r.package = "job" + std::to_string(j);
           r.round = static_cast<int>(i);
           r.files = {{"op_kernel/k.cpp", std::string(4096, 'x')}};  // a kernel's worth of source
-          b.push_back(pack(r));
+          b.push_back(pack_routed(r));
         }
         self->request(pool, std::chrono::minutes(5), evaluate_atom::value, "job" + std::to_string(j), std::string(),
                       std::move(b))

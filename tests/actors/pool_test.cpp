@@ -37,7 +37,7 @@ class pool_test : public deterministic_fixture {
 
   // Sends a batch; the reply is collected by collect().
   void send_batch(const evaluator_pool_actor& pool, int n) {
-    std::vector<eval_request_wire> batch;
+    std::vector<eval_envelope> batch;
     for (int i = 0; i < n; ++i) batch.push_back(request(i, "p" + std::to_string(i)));
     pending_.emplace(self->request(pool, caf::infinite, evaluate_atom::value, std::string("test_op"), std::string(), std::move(batch)));
   }
@@ -76,7 +76,7 @@ class pool_test : public deterministic_fixture {
  private:
   using handle_t = decltype(std::declval<caf::scoped_actor&>()->request(
       std::declval<evaluator_pool_actor&>(), caf::infinite, evaluate_atom::value, std::declval<std::string>(), std::declval<std::string>(),
-      std::declval<std::vector<eval_request_wire>>()));
+      std::declval<std::vector<eval_envelope>>()));
   std::optional<handle_t> pending_;
 };
 
@@ -233,11 +233,11 @@ TEST_F(pool_test, JobsSharingThePoolAreServedInTurn) {
   // the evaluator alternates between the jobs instead of finishing the first job's batch first.
   auto pool = make_pool({script::answer});
   auto batch = [](const std::string& package) {
-    std::vector<eval_request_wire> b;
+    std::vector<eval_envelope> b;
     for (int i = 0; i < 3; ++i) {
       auto m = request_record(i, package + std::to_string(i));
       m.package = package;
-      b.push_back(pack(m));
+      b.push_back(pack_routed(m));
     }
     return b;
   };
@@ -280,12 +280,12 @@ class device_pool_test : public pool_test {
   std::vector<optimize::eval_report> run_batch(const evaluator_pool_actor& pool, const std::string& device_class,
                                                int n, const std::string& package = "op",
                                                const std::vector<std::string>& pins = {}) {
-    std::vector<eval_request_wire> batch;
+    std::vector<eval_envelope> batch;
     for (int i = 0; i < n; ++i) {
       auto m = request_record(i, package + std::to_string(i));
       m.package = package;
       if (static_cast<std::size_t>(i) < pins.size()) m.device = pins[static_cast<std::size_t>(i)];
-      batch.push_back(pack(m));
+      batch.push_back(pack_routed(m));
     }
     auto h = self->request(pool, caf::infinite, evaluate_atom::value, package, device_class, std::move(batch));
     dispatch_messages();
@@ -401,8 +401,8 @@ TEST_F(device_pool_test, ANodeDownMovesItsWorkAndARestartedNodeGetsWorkAgain) {
   auto pool = device_pool({}, std::chrono::minutes(1));
   register_node(pool, "n1", {"sim0"}, {scripted(0, script::hold)});
   register_node(pool, "n2", {"sim0"}, {scripted(1, script::answer)});
-  std::vector<eval_request_wire> batch;
-  for (int i = 0; i < 3; ++i) batch.push_back(pack(request_record(i, "p" + std::to_string(i))));
+  std::vector<eval_envelope> batch;
+  for (int i = 0; i < 3; ++i) batch.push_back(pack_routed(request_record(i, "p" + std::to_string(i))));
   auto h = self->request(pool, caf::infinite, evaluate_atom::value, std::string("op"), std::string("910b4"),
                          std::move(batch));
   dispatch_messages();
@@ -430,7 +430,7 @@ TEST_F(device_pool_test, ANodeDownMovesItsWorkAndARestartedNodeGetsWorkAgain) {
 TEST_F(device_pool_test, RequestsWaitForANodeToJoinThenFailAfterTheWait) {
   auto pool = device_pool({}, 300ms);
   EXPECT_EQ(parallelism_of(pool, "910b4"), 1u) << "while nodes may join, a job sees one device";
-  std::vector<eval_request_wire> batch{pack(request_record(0, "p0"))};
+  std::vector<eval_envelope> batch{pack_routed(request_record(0, "p0"))};
   auto h = self->request(pool, caf::infinite, evaluate_atom::value, std::string("op"), std::string("910b4"),
                          std::move(batch));
   dispatch_messages();
@@ -443,7 +443,7 @@ TEST_F(device_pool_test, RequestsWaitForANodeToJoinThenFailAfterTheWait) {
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_EQ(reports[0].status, "ok");
   // A class no node has fails once the wait is over (the pool measures it in real time).
-  std::vector<eval_request_wire> other{pack(request_record(0, "q0"))};
+  std::vector<eval_envelope> other{pack_routed(request_record(0, "q0"))};
   auto h2 = self->request(pool, caf::infinite, evaluate_atom::value, std::string("op2"), std::string("a2"),
                           std::move(other));
   dispatch_messages();
@@ -500,8 +500,8 @@ TEST_F(device_pool_test, BuildersBuildFirstAndACandidateThatDoesNotCompileNeverT
   o.builder_class = "910b4";
   auto pool = track(spawn_evaluator_pool(sys, {{{"d0", "", "sim", "910b4", {}}, scripted(0, script::answer)}}, o));
   dispatch_messages();
-  std::vector<eval_request_wire> batch;
-  for (const char* p : {"p0", "bad1", "p2"}) batch.push_back(pack(request_record(static_cast<int>(batch.size()), p)));
+  std::vector<eval_envelope> batch;
+  for (const char* p : {"p0", "bad1", "p2"}) batch.push_back(pack_routed(request_record(static_cast<int>(batch.size()), p)));
   auto h = self->request(pool, caf::infinite, evaluate_atom::value, std::string("op"), std::string("910b4"), batch);
   dispatch_messages();
   std::vector<optimize::eval_report> reports;

@@ -352,11 +352,11 @@ TEST(actors_threaded, SlotsEvaluateInParallelOneRequestEachAtATime) {
   std::vector<evaluator_actor> evs;
   for (std::size_t i = 0; i < n_slots; ++i) evs.push_back(spawn_evaluator(sys, fns[i], i));
   auto pool = spawn_evaluator_pool(sys, evs, 30s);
-  std::vector<eval_request_wire> batch;
+  std::vector<eval_envelope> batch;
   for (int i = 0; i < 6; ++i) {
     optimize::eval_request m;
     m.round = i;
-    batch.push_back(pack(m));
+    batch.push_back(pack_routed(m));
   }
   caf::scoped_actor self{sys};
   const auto t0 = clock_type::now();
@@ -402,8 +402,8 @@ TEST(actors_threaded, SlowEvaluatorTimesOutWithoutHangingTheShutdown) {
     auto pool = spawn_evaluator_pool(sys, evs, 100ms);
     std::vector<optimize::eval_request> requests(4);
     requests[0].proposal = "slow";
-    std::vector<eval_request_wire> batch;
-    for (const auto& r : requests) batch.push_back(pack(r));
+    std::vector<eval_envelope> batch;
+    for (const auto& r : requests) batch.push_back(pack_routed(r));
     caf::scoped_actor self{sys};
     std::vector<optimize::eval_report> reports;
     self->request(pool, 10s, evaluate_atom::value, std::string("op"), std::string(), batch)

@@ -35,6 +35,11 @@ T unpack(const protocols::wire<T>& w) {
   }
 }
 
+// A request to the evaluator pool: its body and the route read from it (messages.hpp, eval_route).
+inline protocols::eval_envelope pack_routed(const optimize::eval_request& r) {
+  return {{r.package, r.stage, r.device}, pack(r)};
+}
+
 // What the rewind loop needs of an evaluation.
 search::rewind_eval to_rewind_eval(const optimize::eval_report& r);
 

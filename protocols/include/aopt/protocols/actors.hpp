@@ -98,13 +98,14 @@ using evaluator_actor = caf::typed_actor<
 // Evaluator pool: spreads a batch over the devices of its class, one request per device at a
 // time. Devices are this process's evaluators and those remote nodes register.
 using evaluator_pool_actor = caf::typed_actor<
-    // (package, device class, requests): one report per request, in request order; a timed-out
+    // (package, device class, requests): one report per request, in request order; each request
+    // is routed by its envelope's route (messages.hpp), never by its body; a timed-out
     // or dead evaluator gives a report with status "timeout" or "runtime_error". Only devices
     // whose profile is the class serve the batch ("" = any device). Batches of different
     // packages (jobs) share the devices in turn. A request in flight on a node that is lost is
     // queued again (at most twice) for another device: it is answered once.
     caf::replies_to<evaluate_atom, std::string, std::string,
-                    std::vector<eval_request_wire>>::with<std::vector<eval_report_wire>>,
+                    std::vector<eval_envelope>>::with<std::vector<eval_report_wire>>,
     // The number of devices of a class still usable (at least 1 while nodes may still join).
     caf::replies_to<parallelism_atom, std::string>::with<std::uint64_t>,
     // A node's devices join (registry key, node, devices, one evaluator per device). A node

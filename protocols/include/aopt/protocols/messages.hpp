@@ -62,6 +62,32 @@ typename Inspector::result_type inspect(Inspector& f, wire<T>& x) {
   return f(caf::meta::type_name("aopt::protocols::wire"), x.json);
 }
 
+// How the evaluator pool routes one evaluation: a small record beside the request's body, filled
+// by the sender from the request it packs (actors::pack_routed, convert.hpp), so that the pool
+// never parses a body. A body that does not read back still goes where its route says; its
+// evaluator reports it.
+struct eval_route {
+  std::string package;  // the job's package id
+  std::string stage;    // the request's stage (the device listener's metrics)
+  std::string device;   // run on this device ("" = any device of the batch's class; see eval_request)
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, eval_route& x) {
+  return f(caf::meta::type_name("aopt::protocols::eval_route"), x.package, x.stage, x.device);
+}
+
+// One request to the evaluator pool: its route and its body.
+struct eval_envelope {
+  eval_route route;
+  wire<optimize::eval_request> body;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, eval_envelope& x) {
+  return f(caf::meta::type_name("aopt::protocols::eval_envelope"), x.route, x.body);
+}
+
 // An optimize job: the operator, its base files and the optimizer's configuration.
 struct optimize_job_msg {
   std::string package;
