@@ -463,315 +463,371 @@ nlohmann::json evaluator::screen(const candidate& cand) {
   return out;
 }
 
-eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, eval_result r) {
-  const auto& pkg = cand.package();
-  const auto& spec = pkg.spec;
-  const auto cases = cases_to_run(cand);
-  const build_result built = backend_->build(cand, work / "build", cases);
-  // The prepared sandboxes of this evaluation's runs (the candidate's, a baseline's) end with it.
-  struct close_sandboxes {
-    const build_result& built;
-    decltype(baselines_)& baselines;
-    ~close_sandboxes() {
-      if (built.sandbox) built.sandbox->close();
-      for (auto& entry : baselines) {
-        if (entry.second.second.sandbox) entry.second.second.sandbox->close();
-      }
-    }
-  } closer{built, baselines_};
-  if (!take_build(built, r)) return r;
-  r.op_type = built.signature.value("op_type", std::string());
-
-  // Reference machinery, prepared lazily.
-  auto baseline_build = [&]() -> const build_result& {
-    const std::string bkey = pkg.dir.string();
-    auto it = baselines_.find(bkey);
-    if (it != baselines_.end()) return it->second.second;
-    const fs::path bdir = new_work_dir("baseline-");
-    owned_dirs_.push_back(bdir);
-    candidate base(cand.package_ptr());
-    auto b = backend_->build(base, bdir, cases);
-    if (!b.ok) {
-      throw error(ec::invalid_spec, pkg.dir.string() + ": the baseline operator itself fails to build (" + b.diagnostic +
-                                        "); `reference: baseline` needs a working original");
-    }
-    return baselines_.emplace(bkey, std::make_pair(bdir, std::move(b))).first->second.second;
-  };
-  auto reference_exe = [&]() -> fs::path {
-    const std::string rkey = common::sha256_file_hex(spec.reference);
-    auto it = references_.find(rkey);
-    if (it != references_.end()) return it->second;
-    const auto& tc = toolchain::get();
-    const fs::path rdir = new_work_dir("reference-");
-    owned_dirs_.push_back(rdir);
-    common::process_request req;
-    req.argv = {tc.cxx, "-std=c++20", "-O2", "-I" + tc.eval_include, spec.reference, tc.reference_main_lib,
-                "-o", (rdir / "reference").string()};
-    req.cwd = rdir.string();
-    req.limits = opts_.limits;
-    req.limits.wall_timeout = std::chrono::seconds(300);
-    req.limits.cpu_seconds = 300;
-    auto iso = compile_isolation(opts_.sandbox, rdir);
-    iso.mounts.push_back({common::mount_entry::kind::read_only, fs::absolute(spec.reference).string(), "", 0, false});
-    req.iso = iso;
-    const auto out = common::run_process(req);
-    if (!out.ok()) {
-      throw error(ec::invalid_spec, spec.reference + ": the C++ reference does not compile:\n" +
-                                        common::bounded_text(out.err + out.error, 4000));
-    }
-    return references_.emplace(rkey, rdir / "reference").first->second;
-  };
-
-  std::optional<double> timed_in_bytes, timed_out_bytes;
-  for (const auto* cp : cases) {
+// One evaluation's run of its cases, phase by phase: inputs, run, reference, check; then the
+// overall status and timing. Holds what the phases share (the build, the result being filled).
+struct evaluator::cases_run {
+  // A case in progress: its aligned spec, prepared inputs, run and phase clock.
+  struct one_case {
     case_result cr;
-    cr.name = cp->name;
-    cr.timed = cp->timed;
-    const auto t0 = std::chrono::steady_clock::now();
-    const case_spec c = align_case(*cp, built.signature);
-    std::string why;
-    const auto column = select_column(built.signature, c, why);
-    if (!column) {
-      if (cand.is_baseline()) throw error(ec::invalid_spec, spec.source.string() + ": " + why);
-      cr.status = "tiling_error";
-      cr.diagnostic = why;
-      r.cases.push_back(cr);
-      continue;
-    }
-    const fs::path run_dir = work / "run" / c.name;
-    auto [rs, in_bytes, input_hashes, input_keys] = prepare_run(c, built.signature, *column, run_dir, r.seed, artifact_root_);
-    auto lap = [last = std::chrono::steady_clock::now()]() mutable {
+    case_spec c;
+    fs::path run_dir;
+    prepared_run in;
+    run_result rr;
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point last = t0;
+    // Seconds since the previous lap.
+    double lap() {
       const auto now = std::chrono::steady_clock::now();
       const double d = std::chrono::duration<double>(now - last).count();
       last = now;
       return d;
-    };
-    cr.phases["inputs"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    lap();
-    auto rr = backend_->run(built, rs, run_dir, opts_.limits);
-    cr.phases["run"] = lap();
-    cr.status = rr.status;
-    cr.diagnostic = rr.diagnostic;
-    if (!rr.trusted) untrusted_ = true;
-    // A candidate must not change its input files (a sandboxed run sees them read-only; without
-    // the sandbox a kernel could reach for the shared file itself). Content decides: a concurrent
-    // evaluator may have replaced the file by an identical one. The file is never deleted here (a
-    // concurrent run may be reading it), and the verdict is never cached.
-    for (const auto& [f, hash] : input_hashes) {
-      if (content_of(f) == hash) continue;
-      untrusted_ = true;
-      if (cr.status == "ok") {
-        cr.status = "precision_error";
-        cr.diagnostic = "the input " + f.filename().string() +
-                        " changed during the run (inputs must be read-only; the real operator's callers rely on it)";
-      }
     }
-    const auto& harness = rr.harness;
-    if (harness.is_object()) {
-      const auto& til = harness.value("tiling", nlohmann::json::object());
-      if (til.contains("block_dim")) cr.block_dim = til["block_dim"].get<std::uint32_t>();
-      if (til.contains("tiling_key")) cr.tiling_key = til["tiling_key"].get<std::int64_t>();
-      if (til.contains("workspace_bytes")) cr.workspace_bytes = til["workspace_bytes"].get<std::uint64_t>();
-      if (harness.contains("phases") && harness["phases"].is_object()) cr.phases["host"] = harness["phases"];
-      if (harness.contains("ub_bytes") && harness["ub_bytes"].is_number()) cr.ub_bytes = harness["ub_bytes"].get<std::uint64_t>();
-      if (harness.contains("ub_usable") && harness["ub_usable"].is_number()) cr.ub_usable = harness["ub_usable"].get<std::uint64_t>();
-      // What the chip does silently (a DataCopy tail dropped): the output check decides, the
-      // warning says where to look.
-      for (const auto& w : harness.value("warnings", nlohmann::json::array())) {
-        if (!w.is_object()) continue;
-        std::string text = "case '" + cr.name + "': " + w.value("kind", std::string("warning")) + " at " +
-                           w.value("file", std::string("?")) + ":" + std::to_string(w.value("line", 0)) + ": " +
-                           w.value("message", std::string());
-        if (std::find(r.warnings.begin(), r.warnings.end(), text) == r.warnings.end()) r.warnings.push_back(std::move(text));
-      }
-      if (harness.contains("measurement") && harness["measurement"].is_object()) cr.measurement = harness["measurement"];
-      if (harness.contains("timing") && harness["timing"].is_object()) {
-        cr.profile = harness["timing"];
-        if (cr.profile.contains("Task Duration(us)") && cr.profile["Task Duration(us)"].is_number()) {
-          cr.latency_us = cr.profile["Task Duration(us)"].get<double>();
-        }
-      }
-    }
-    if (cr.status == "ok") {
-      // Reference outputs: from the artifact cache, else computed once and stored.
-      std::map<std::string, fs::path> want_files;
-      common::sha256 rk;
-      rk.field("aopt-reference-v1").field(c.name).field(std::to_string(rs.column)).field(c.attrs.dump());
-      for (const auto& k : input_keys) rk.field(k);
-      if (spec.reference_is_baseline()) {
-        rk.field(candidate(cand.package_ptr()).key(backend_->name(), backend_->profile_name() + ":" + backend_->fingerprint(),
-                                                   r.seed, toolchain::get().id()));
-      } else {
-        rk.field(common::sha256_file_hex(spec.reference)).field(toolchain::get().id()).field("inputs-in-place-v1");
-        for (const auto& o : rr.outputs) {
-          rk.field(o.name).field(dtype_name(o.type));
-          for (auto d : o.shape) rk.field(std::to_string(d));
-        }
-      }
-      const std::string ref_key = rk.finish_hex();
-      cr.phases["reference_cached"] = false;
-      if (spec.reference_is_baseline() && cand.is_baseline()) {
-        store_reference(artifact_root_, ref_key, rr.outputs);  // the baseline is its own reference
-      } else if (auto stored = stored_reference(artifact_root_, ref_key)) {
-        want_files = std::move(*stored);
-        cr.phases["reference_cached"] = true;
-      } else if (spec.reference_is_baseline()) {
-        const auto& bb = baseline_build();
-        const fs::path ref_dir = run_dir / "baseline";
-        fs::create_directories(ref_dir);
-        const auto br = backend_->run(bb, rs, ref_dir, opts_.limits);
-        if (br.status != "ok") {
-          throw error(ec::invalid_spec, pkg.dir.string() + ": the baseline operator itself fails on case '" + c.name +
-                                            "' (" + br.status + ": " + br.diagnostic + "); fix the case or the baseline");
-        }
-        for (const auto& o : br.outputs) want_files[o.name] = o.file;
-        store_reference(artifact_root_, ref_key, br.outputs);
-      } else {
-        const fs::path exe = reference_exe();
-        nlohmann::json rj;
-        rj["inputs"] = nlohmann::json::array();
-        for (const auto& ri : rs.inputs) {
-          if (ri.is_list) {
-            nlohmann::json l = nlohmann::json::array();
-            for (const auto& t : ri.tensors) l.push_back({{"dtype", dtype_name(t.type)}, {"shape", t.shape}, {"file", t.file.string()}});
-            rj["inputs"].push_back({{"name", ri.name}, {"list", l}});
-          } else {
-            const auto& t = ri.tensors[0];
-            rj["inputs"].push_back({{"name", ri.name}, {"dtype", dtype_name(t.type)}, {"shape", t.shape}, {"file", t.file.string()}});
-          }
-        }
-        rj["outputs"] = nlohmann::json::array();
-        std::vector<tensor_file> ref_outputs;
-        // The declared outputs, then the final content of every input (in place: it starts as
-        // the input, the reference updates what the operator updates; "x.k" for list elements).
-        std::vector<tensor_file> wanted;
-        for (const auto& o : rr.outputs) {
-          if (!o.written_input) wanted.push_back(o);
-        }
-        for (const auto& ri : rs.inputs) {
-          for (std::size_t k = 0; k < ri.tensors.size(); ++k) {
-            tensor_file t = ri.tensors[k];
-            t.name = ri.is_list ? ri.name + "." + std::to_string(k) : ri.name;
-            t.written_input = true;
-            wanted.push_back(t);
-          }
-        }
-        for (const auto& o : wanted) {
-          const fs::path f = run_dir / ("ref_" + o.name + ".bin");
-          nlohmann::json oj = {{"name", o.name}, {"dtype", dtype_name(o.type)}, {"shape", o.shape}, {"file", f.string()}};
-          if (o.written_input) oj["in_place"] = true;
-          rj["outputs"].push_back(oj);
-          want_files[o.name] = f;
-          ref_outputs.push_back(o);
-          ref_outputs.back().file = f;
-        }
-        rj["attrs"] = c.attrs;
-        common::write_json_file(run_dir / "ref.json", rj);
-        common::process_request req;
-        req.argv = {exe.string(), (run_dir / "ref.json").string()};
-        req.cwd = run_dir.string();
-        req.limits = opts_.limits;
-        auto iso = compile_isolation(opts_.sandbox, run_dir);
-        iso.mounts.push_back({common::mount_entry::kind::read_only, exe.parent_path().string(), "", 0, false});
-        for (const auto& ri : rs.inputs) {
-          for (const auto& t : ri.tensors) iso.mounts.push_back({common::mount_entry::kind::read_only, t.file.string(), "", 0, false});
-        }
-        req.iso = iso;
-        const auto out = common::run_process(req);
-        if (!out.ok()) {
-          throw error(ec::invalid_spec, spec.reference + ": the reference failed on case '" + c.name + "' (" + out.describe() +
-                                            "): " + out.err.substr(0, 2000));
-        }
-        store_reference(artifact_root_, ref_key, ref_outputs);
-      }
-      cr.phases["reference"] = lap();
-      // Inputs the kernel writes are compared like outputs (an in-place operator declares no
-      // output, or fewer than it writes). What one side left unwritten holds the input as given:
-      // a candidate that does not update what the reference updates is compared on the input
-      // file, and so is a reference that leaves an input the candidate wrote unchanged.
-      std::map<std::string, tensor_file> input_files;
-      for (const auto& ri : rs.inputs) {
-        for (std::size_t k = 0; k < ri.tensors.size(); ++k) {
-          auto t = ri.tensors[k];
-          t.name = ri.is_list ? ri.name + "." + std::to_string(k) : ri.name;
-          t.written_input = true;
-          input_files[t.name] = t;
-        }
-      }
-      std::vector<tensor_file> compared = rr.outputs;
-      for (const auto& [name, f] : want_files) {
-        const bool have = std::any_of(compared.begin(), compared.end(), [&](const tensor_file& o) { return o.name == name; });
-        if (!have && input_files.count(name)) compared.push_back(input_files[name]);  // left unchanged by the candidate
-      }
-      for (const auto& o : compared) {
-        if (o.written_input && !want_files.count(o.name) && input_files.count(o.name) && !(cand.is_baseline() && spec.reference_is_baseline())) {
-          want_files[o.name] = input_files[o.name].file;  // left unchanged by the reference
-        }
-      }
-      double out_bytes = 0;
-      for (const auto& o : compared) {
-        const common::mapped_file got(o.file);
-        out_bytes += static_cast<double>(got.size());
-        std::int64_t numel = 1;
-        for (auto d : o.shape) numel *= d;
-        const std::size_t esz = dtype_size(o.type);
-        if (got.size() % esz != 0 || static_cast<std::int64_t>(got.size() / esz) != numel) {
-          cr.status = "runtime_error";
-          cr.diagnostic = "output '" + o.name + "' file holds " + std::to_string(got.size() / esz) + " elements, its shape says " +
-                          std::to_string(numel);
-          break;
-        }
-        output_check oc;
-        // A baseline run as the reference: what it never wrote still holds the harness's fill.
-        const std::optional<std::uint8_t> fill =
-            spec.reference_is_baseline() ? std::optional<std::uint8_t>(harness_output_fill) : std::nullopt;
-        if (want_files.count(o.name)) {
-          const common::mapped_file want(want_files[o.name]);
-          if (want.size() % esz != 0) {
-            throw error(ec::internal, want_files[o.name].string() + ": reference output is not a whole number of " +
-                                          dtype_name(o.type) + " elements; delete it and evaluate again");
-          }
-          oc = compare_output_raw(o.name, o.type, got.data(), got.size(), want.data(), want.size(), spec.tolerance, fill);
-        } else if (cand.is_baseline() && spec.reference_is_baseline()) {
-          oc = compare_output_raw(o.name, o.type, got.data(), got.size(), got.data(), got.size(), spec.tolerance, fill);
-        } else {
-          oc.name = o.name;
-          oc.passed = false;
-          oc.message = "the reference produced no output '" + o.name + "'";
-        }
-        if (oc.reference_unwritten > 0) {
-          std::string text = "case '" + cr.name + "': the baseline leaves " + std::to_string(oc.reference_unwritten) +
-                             " element(s) of output '" + o.name + "' unwritten (they still hold the harness's fill): "
-                             "they are not compared; the operator may not handle this shape (choose another case?)";
-          if (std::find(r.warnings.begin(), r.warnings.end(), text) == r.warnings.end()) r.warnings.push_back(std::move(text));
-        }
-        cr.max_abs_err = std::max(cr.max_abs_err, oc.max_abs_err);
-        cr.max_rel_err = std::max(cr.max_rel_err, oc.max_rel_err);
-        cr.mismatch_ratio = std::max(cr.mismatch_ratio, oc.mismatch_ratio);
-        if (o.written_input && !oc.passed) oc.message = "input '" + o.name + "', compared as written in place: " + oc.message;
-        if (!oc.passed && cr.status == "ok") {
-          cr.status = "precision_error";
-          cr.diagnostic = oc.message;
-        }
-        cr.outputs.push_back(oc);
-      }
-      if (cr.status == "ok" && cr.outputs.empty()) {
-        // Nothing checked is never a pass: the optimizer would accept a kernel that does nothing.
-        cr.status = "precision_error";
-        cr.diagnostic = "nothing was compared: the operator declares no outputs, and neither it nor the reference wrote any "
-                        "of its inputs on this case; an in-place operator must update its inputs (they are compared like "
-                        "outputs), any other must declare its outputs";
-      }
-      cr.phases["compare"] = lap();
-      if (cp->timed && !timed_in_bytes) {
-        timed_in_bytes = in_bytes;
-        timed_out_bytes = out_bytes;
-      }
-    }
-    cr.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    r.cases.push_back(std::move(cr));
+  };
+
+  evaluator& ev;
+  const candidate& cand;
+  const op_spec& spec;
+  const fs::path& work;
+  const std::vector<const case_spec*>& cases;
+  const build_result& built;
+  eval_result& r;
+  std::optional<double> timed_in_bytes, timed_out_bytes;
+
+  const build_result& baseline_build();
+  fs::path reference_exe();
+  bool inputs(const case_spec& cp, one_case& k);
+  void run(one_case& k);
+  void take_harness(one_case& k);
+  std::map<std::string, fs::path> reference(one_case& k);
+  std::string reference_key(const one_case& k) const;
+  void run_reference_exe(const one_case& k, const std::string& ref_key, std::map<std::string, fs::path>& want_files);
+  std::vector<tensor_file> compared_files(const one_case& k, std::map<std::string, fs::path>& want_files) const;
+  double check(one_case& k, std::map<std::string, fs::path>& want_files);
+  void time();
+};
+
+// The baseline (reference: baseline), built once per package for the evaluator's life.
+const build_result& evaluator::cases_run::baseline_build() {
+  const auto& pkg = cand.package();
+  const std::string bkey = pkg.dir.string();
+  auto it = ev.baselines_.find(bkey);
+  if (it != ev.baselines_.end()) return it->second.second;
+  const fs::path bdir = ev.new_work_dir("baseline-");
+  ev.owned_dirs_.push_back(bdir);
+  candidate base(cand.package_ptr());
+  auto b = ev.backend_->build(base, bdir, cases);
+  if (!b.ok) {
+    throw error(ec::invalid_spec, pkg.dir.string() + ": the baseline operator itself fails to build (" + b.diagnostic +
+                                      "); `reference: baseline` needs a working original");
   }
-  // Overall status: the first failing case decides.
+  return ev.baselines_.emplace(bkey, std::make_pair(bdir, std::move(b))).first->second.second;
+}
+
+// The C++ reference's executable, compiled once per source for the evaluator's life.
+fs::path evaluator::cases_run::reference_exe() {
+  const std::string rkey = common::sha256_file_hex(spec.reference);
+  auto it = ev.references_.find(rkey);
+  if (it != ev.references_.end()) return it->second;
+  const auto& tc = toolchain::get();
+  const fs::path rdir = ev.new_work_dir("reference-");
+  ev.owned_dirs_.push_back(rdir);
+  common::process_request req;
+  req.argv = {tc.cxx, "-std=c++20", "-O2", "-I" + tc.eval_include, spec.reference, tc.reference_main_lib,
+              "-o", (rdir / "reference").string()};
+  req.cwd = rdir.string();
+  req.limits = ev.opts_.limits;
+  req.limits.wall_timeout = std::chrono::seconds(300);
+  req.limits.cpu_seconds = 300;
+  auto iso = compile_isolation(ev.opts_.sandbox, rdir);
+  iso.mounts.push_back({common::mount_entry::kind::read_only, fs::absolute(spec.reference).string(), "", 0, false});
+  req.iso = iso;
+  const auto out = common::run_process(req);
+  if (!out.ok()) {
+    throw error(ec::invalid_spec, spec.reference + ": the C++ reference does not compile:\n" +
+                                      common::bounded_text(out.err + out.error, 4000));
+  }
+  return ev.references_.emplace(rkey, rdir / "reference").first->second;
+}
+
+// Phase "inputs": the case aligned to the signature, its column, its input files. False (the
+// case is a tiling_error, r has it) when no column fits.
+bool evaluator::cases_run::inputs(const case_spec& cp, one_case& k) {
+  k.cr.name = cp.name;
+  k.cr.timed = cp.timed;
+  k.c = align_case(cp, built.signature);
+  std::string why;
+  const auto column = select_column(built.signature, k.c, why);
+  if (!column) {
+    if (cand.is_baseline()) throw error(ec::invalid_spec, spec.source.string() + ": " + why);
+    k.cr.status = "tiling_error";
+    k.cr.diagnostic = why;
+    r.cases.push_back(k.cr);
+    return false;
+  }
+  k.run_dir = work / "run" / k.c.name;
+  k.in = prepare_run(k.c, built.signature, *column, k.run_dir, r.seed, ev.artifact_root_);
+  k.last = std::chrono::steady_clock::now();
+  k.cr.phases["inputs"] = std::chrono::duration<double>(k.last - k.t0).count();
+  return true;
+}
+
+// Phase "run": the candidate on the case; its inputs must come back unchanged.
+void evaluator::cases_run::run(one_case& k) {
+  auto& cr = k.cr;
+  k.rr = ev.backend_->run(built, k.in.rs, k.run_dir, ev.opts_.limits);
+  cr.phases["run"] = k.lap();
+  cr.status = k.rr.status;
+  cr.diagnostic = k.rr.diagnostic;
+  if (!k.rr.trusted) ev.untrusted_ = true;
+  // A candidate must not change its input files (a sandboxed run sees them read-only; without
+  // the sandbox a kernel could reach for the shared file itself). Content decides: a concurrent
+  // evaluator may have replaced the file by an identical one. The file is never deleted here (a
+  // concurrent run may be reading it), and the verdict is never cached.
+  for (const auto& [f, hash] : k.in.input_hashes) {
+    if (content_of(f) == hash) continue;
+    ev.untrusted_ = true;
+    if (cr.status == "ok") {
+      cr.status = "precision_error";
+      cr.diagnostic = "the input " + f.filename().string() +
+                      " changed during the run (inputs must be read-only; the real operator's callers rely on it)";
+    }
+  }
+  take_harness(k);
+}
+
+// What the harness reported about the run: tiling, UB use, warnings, measurement, timing.
+void evaluator::cases_run::take_harness(one_case& k) {
+  auto& cr = k.cr;
+  const auto& harness = k.rr.harness;
+  if (!harness.is_object()) return;
+  const auto& til = harness.value("tiling", nlohmann::json::object());
+  if (til.contains("block_dim")) cr.block_dim = til["block_dim"].get<std::uint32_t>();
+  if (til.contains("tiling_key")) cr.tiling_key = til["tiling_key"].get<std::int64_t>();
+  if (til.contains("workspace_bytes")) cr.workspace_bytes = til["workspace_bytes"].get<std::uint64_t>();
+  if (harness.contains("phases") && harness["phases"].is_object()) cr.phases["host"] = harness["phases"];
+  if (harness.contains("ub_bytes") && harness["ub_bytes"].is_number()) cr.ub_bytes = harness["ub_bytes"].get<std::uint64_t>();
+  if (harness.contains("ub_usable") && harness["ub_usable"].is_number()) cr.ub_usable = harness["ub_usable"].get<std::uint64_t>();
+  // What the chip does silently (a DataCopy tail dropped): the output check decides, the
+  // warning says where to look.
+  for (const auto& w : harness.value("warnings", nlohmann::json::array())) {
+    if (!w.is_object()) continue;
+    std::string text = "case '" + cr.name + "': " + w.value("kind", std::string("warning")) + " at " +
+                       w.value("file", std::string("?")) + ":" + std::to_string(w.value("line", 0)) + ": " +
+                       w.value("message", std::string());
+    if (std::find(r.warnings.begin(), r.warnings.end(), text) == r.warnings.end()) r.warnings.push_back(std::move(text));
+  }
+  if (harness.contains("measurement") && harness["measurement"].is_object()) cr.measurement = harness["measurement"];
+  if (harness.contains("timing") && harness["timing"].is_object()) {
+    cr.profile = harness["timing"];
+    if (cr.profile.contains("Task Duration(us)") && cr.profile["Task Duration(us)"].is_number()) {
+      cr.latency_us = cr.profile["Task Duration(us)"].get<double>();
+    }
+  }
+}
+
+// The artifact cache's key of the case's reference outputs.
+std::string evaluator::cases_run::reference_key(const one_case& k) const {
+  common::sha256 rk;
+  rk.field("aopt-reference-v1").field(k.c.name).field(std::to_string(k.in.rs.column)).field(k.c.attrs.dump());
+  for (const auto& key : k.in.input_keys) rk.field(key);
+  const auto& be = *ev.backend_;
+  if (spec.reference_is_baseline()) {
+    rk.field(candidate(cand.package_ptr()).key(be.name(), be.profile_name() + ":" + be.fingerprint(), r.seed, toolchain::get().id()));
+  } else {
+    rk.field(common::sha256_file_hex(spec.reference)).field(toolchain::get().id()).field("inputs-in-place-v1");
+    for (const auto& o : k.rr.outputs) {
+      rk.field(o.name).field(dtype_name(o.type));
+      for (auto d : o.shape) rk.field(std::to_string(d));
+    }
+  }
+  return rk.finish_hex();
+}
+
+// Phase "reference": the reference outputs by name, from the artifact cache, else computed once
+// (the baseline run, or the C++ reference) and stored. Empty when the baseline is its own reference.
+std::map<std::string, fs::path> evaluator::cases_run::reference(one_case& k) {
+  std::map<std::string, fs::path> want_files;
+  const std::string ref_key = reference_key(k);
+  k.cr.phases["reference_cached"] = false;
+  if (spec.reference_is_baseline() && cand.is_baseline()) {
+    store_reference(ev.artifact_root_, ref_key, k.rr.outputs);  // the baseline is its own reference
+  } else if (auto stored = stored_reference(ev.artifact_root_, ref_key)) {
+    want_files = std::move(*stored);
+    k.cr.phases["reference_cached"] = true;
+  } else if (spec.reference_is_baseline()) {
+    const auto& bb = baseline_build();
+    const fs::path ref_dir = k.run_dir / "baseline";
+    fs::create_directories(ref_dir);
+    const auto br = ev.backend_->run(bb, k.in.rs, ref_dir, ev.opts_.limits);
+    if (br.status != "ok") {
+      throw error(ec::invalid_spec, cand.package().dir.string() + ": the baseline operator itself fails on case '" + k.c.name +
+                                        "' (" + br.status + ": " + br.diagnostic + "); fix the case or the baseline");
+    }
+    for (const auto& o : br.outputs) want_files[o.name] = o.file;
+    store_reference(ev.artifact_root_, ref_key, br.outputs);
+  } else {
+    run_reference_exe(k, ref_key, want_files);
+  }
+  k.cr.phases["reference"] = k.lap();
+  return want_files;
+}
+
+// The C++ reference on the case, sandboxed: fills want_files and stores the outputs.
+void evaluator::cases_run::run_reference_exe(const one_case& k, const std::string& ref_key,
+                                             std::map<std::string, fs::path>& want_files) {
+  const fs::path exe = reference_exe();
+  const auto& rs = k.in.rs;
+  nlohmann::json rj;
+  rj["inputs"] = nlohmann::json::array();
+  for (const auto& ri : rs.inputs) {
+    if (ri.is_list) {
+      nlohmann::json l = nlohmann::json::array();
+      for (const auto& t : ri.tensors) l.push_back({{"dtype", dtype_name(t.type)}, {"shape", t.shape}, {"file", t.file.string()}});
+      rj["inputs"].push_back({{"name", ri.name}, {"list", l}});
+    } else {
+      const auto& t = ri.tensors[0];
+      rj["inputs"].push_back({{"name", ri.name}, {"dtype", dtype_name(t.type)}, {"shape", t.shape}, {"file", t.file.string()}});
+    }
+  }
+  rj["outputs"] = nlohmann::json::array();
+  std::vector<tensor_file> ref_outputs;
+  // The declared outputs, then the final content of every input (in place: it starts as
+  // the input, the reference updates what the operator updates; "x.k" for list elements).
+  std::vector<tensor_file> wanted;
+  for (const auto& o : k.rr.outputs) {
+    if (!o.written_input) wanted.push_back(o);
+  }
+  for (const auto& ri : rs.inputs) {
+    for (std::size_t i = 0; i < ri.tensors.size(); ++i) {
+      tensor_file t = ri.tensors[i];
+      t.name = ri.is_list ? ri.name + "." + std::to_string(i) : ri.name;
+      t.written_input = true;
+      wanted.push_back(t);
+    }
+  }
+  for (const auto& o : wanted) {
+    const fs::path f = k.run_dir / ("ref_" + o.name + ".bin");
+    nlohmann::json oj = {{"name", o.name}, {"dtype", dtype_name(o.type)}, {"shape", o.shape}, {"file", f.string()}};
+    if (o.written_input) oj["in_place"] = true;
+    rj["outputs"].push_back(oj);
+    want_files[o.name] = f;
+    ref_outputs.push_back(o);
+    ref_outputs.back().file = f;
+  }
+  rj["attrs"] = k.c.attrs;
+  common::write_json_file(k.run_dir / "ref.json", rj);
+  common::process_request req;
+  req.argv = {exe.string(), (k.run_dir / "ref.json").string()};
+  req.cwd = k.run_dir.string();
+  req.limits = ev.opts_.limits;
+  auto iso = compile_isolation(ev.opts_.sandbox, k.run_dir);
+  iso.mounts.push_back({common::mount_entry::kind::read_only, exe.parent_path().string(), "", 0, false});
+  for (const auto& ri : rs.inputs) {
+    for (const auto& t : ri.tensors) iso.mounts.push_back({common::mount_entry::kind::read_only, t.file.string(), "", 0, false});
+  }
+  req.iso = iso;
+  const auto out = common::run_process(req);
+  if (!out.ok()) {
+    throw error(ec::invalid_spec, spec.reference + ": the reference failed on case '" + k.c.name + "' (" + out.describe() +
+                                      "): " + out.err.substr(0, 2000));
+  }
+  store_reference(ev.artifact_root_, ref_key, ref_outputs);
+}
+
+// What the check compares: the candidate's outputs and the inputs it or the reference wrote.
+// Inputs the kernel writes are compared like outputs (an in-place operator declares no output,
+// or fewer than it writes). What one side left unwritten holds the input as given: a candidate
+// that does not update what the reference updates is compared on the input file, and so is a
+// reference that leaves an input the candidate wrote unchanged (want_files gains it).
+std::vector<tensor_file> evaluator::cases_run::compared_files(const one_case& k,
+                                                              std::map<std::string, fs::path>& want_files) const {
+  std::map<std::string, tensor_file> input_files;
+  for (const auto& ri : k.in.rs.inputs) {
+    for (std::size_t i = 0; i < ri.tensors.size(); ++i) {
+      auto t = ri.tensors[i];
+      t.name = ri.is_list ? ri.name + "." + std::to_string(i) : ri.name;
+      t.written_input = true;
+      input_files[t.name] = t;
+    }
+  }
+  std::vector<tensor_file> compared = k.rr.outputs;
+  for (const auto& [name, f] : want_files) {
+    const bool have = std::any_of(compared.begin(), compared.end(), [&](const tensor_file& o) { return o.name == name; });
+    if (!have && input_files.count(name)) compared.push_back(input_files[name]);  // left unchanged by the candidate
+  }
+  for (const auto& o : compared) {
+    if (o.written_input && !want_files.count(o.name) && input_files.count(o.name) && !(cand.is_baseline() && spec.reference_is_baseline())) {
+      want_files[o.name] = input_files[o.name].file;  // left unchanged by the reference
+    }
+  }
+  return compared;
+}
+
+// Phase "check": every compared file against the reference within the tolerance. Returns the
+// bytes the candidate wrote (those checked).
+double evaluator::cases_run::check(one_case& k, std::map<std::string, fs::path>& want_files) {
+  auto& cr = k.cr;
+  double out_bytes = 0;
+  // A baseline run as the reference: what it never wrote still holds the harness's fill.
+  const std::optional<std::uint8_t> fill =
+      spec.reference_is_baseline() ? std::optional<std::uint8_t>(harness_output_fill) : std::nullopt;
+  for (const auto& o : compared_files(k, want_files)) {
+    const common::mapped_file got(o.file);
+    out_bytes += static_cast<double>(got.size());
+    std::int64_t numel = 1;
+    for (auto d : o.shape) numel *= d;
+    const std::size_t esz = dtype_size(o.type);
+    if (got.size() % esz != 0 || static_cast<std::int64_t>(got.size() / esz) != numel) {
+      cr.status = "runtime_error";
+      cr.diagnostic = "output '" + o.name + "' file holds " + std::to_string(got.size() / esz) + " elements, its shape says " +
+                      std::to_string(numel);
+      break;
+    }
+    output_check oc;
+    if (want_files.count(o.name)) {
+      const common::mapped_file want(want_files[o.name]);
+      if (want.size() % esz != 0) {
+        throw error(ec::internal, want_files[o.name].string() + ": reference output is not a whole number of " +
+                                      dtype_name(o.type) + " elements; delete it and evaluate again");
+      }
+      oc = compare_output_raw(o.name, o.type, got.data(), got.size(), want.data(), want.size(), spec.tolerance, fill);
+    } else if (cand.is_baseline() && spec.reference_is_baseline()) {
+      oc = compare_output_raw(o.name, o.type, got.data(), got.size(), got.data(), got.size(), spec.tolerance, fill);
+    } else {
+      oc.name = o.name;
+      oc.passed = false;
+      oc.message = "the reference produced no output '" + o.name + "'";
+    }
+    if (oc.reference_unwritten > 0) {
+      std::string text = "case '" + cr.name + "': the baseline leaves " + std::to_string(oc.reference_unwritten) +
+                         " element(s) of output '" + o.name + "' unwritten (they still hold the harness's fill): "
+                         "they are not compared; the operator may not handle this shape (choose another case?)";
+      if (std::find(r.warnings.begin(), r.warnings.end(), text) == r.warnings.end()) r.warnings.push_back(std::move(text));
+    }
+    cr.max_abs_err = std::max(cr.max_abs_err, oc.max_abs_err);
+    cr.max_rel_err = std::max(cr.max_rel_err, oc.max_rel_err);
+    cr.mismatch_ratio = std::max(cr.mismatch_ratio, oc.mismatch_ratio);
+    if (o.written_input && !oc.passed) oc.message = "input '" + o.name + "', compared as written in place: " + oc.message;
+    if (!oc.passed && cr.status == "ok") {
+      cr.status = "precision_error";
+      cr.diagnostic = oc.message;
+    }
+    cr.outputs.push_back(oc);
+  }
+  if (cr.status == "ok" && cr.outputs.empty()) {
+    // Nothing checked is never a pass: the optimizer would accept a kernel that does nothing.
+    cr.status = "precision_error";
+    cr.diagnostic = "nothing was compared: the operator declares no outputs, and neither it nor the reference wrote any "
+                    "of its inputs on this case; an in-place operator must update its inputs (they are compared like "
+                    "outputs), any other must declare its outputs";
+  }
+  cr.phases["compare"] = k.lap();
+  return out_bytes;
+}
+
+// Phase "time": the overall status (the first failing case decides), the timed case's latency
+// and its roofline bound.
+void evaluator::cases_run::time() {
   r.status = "ok";
   for (const auto& cr : r.cases) {
     if (cr.status != "ok") {
@@ -790,7 +846,7 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
   }
   if (r.latency_us && timed_in_bytes) {
     const double repeats = std::max(1.0, *timed_out_bytes / 256.0);
-    if (auto b = backend_->roofline(*timed_in_bytes, *timed_out_bytes, repeats)) {
+    if (auto b = ev.backend_->roofline(*timed_in_bytes, *timed_out_bytes, repeats)) {
       r.bound = {{"bound_us", b->bound_us},       {"launch_us", b->launch_us},
                  {"memory_us", b->memory_us},     {"vector_us", b->vector_us},
                  {"memory_bound", b->memory_bound}, {"bytes_read", *timed_in_bytes},
@@ -798,6 +854,41 @@ eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, ev
                  {"headroom", *r.latency_us > 0 ? b->bound_us / *r.latency_us : 0.0}};
     }
   }
+}
+
+eval_result evaluator::run_cases(const candidate& cand, const fs::path& work, eval_result r) {
+  const auto cases = cases_to_run(cand);
+  const build_result built = backend_->build(cand, work / "build", cases);
+  // The prepared sandboxes of this evaluation's runs (the candidate's, a baseline's) end with it.
+  struct close_sandboxes {
+    const build_result& built;
+    decltype(baselines_)& baselines;
+    ~close_sandboxes() {
+      if (built.sandbox) built.sandbox->close();
+      for (auto& entry : baselines) {
+        if (entry.second.second.sandbox) entry.second.second.sandbox->close();
+      }
+    }
+  } closer{built, baselines_};
+  if (!take_build(built, r)) return r;
+  r.op_type = built.signature.value("op_type", std::string());
+  cases_run run{*this, cand, cand.package().spec, work, cases, built, r, {}, {}};
+  for (const auto* cp : cases) {
+    cases_run::one_case k;
+    if (!run.inputs(*cp, k)) continue;
+    run.run(k);
+    if (k.cr.status == "ok") {
+      auto want_files = run.reference(k);
+      const double out_bytes = run.check(k, want_files);
+      if (cp->timed && !run.timed_in_bytes) {
+        run.timed_in_bytes = k.in.in_bytes;
+        run.timed_out_bytes = out_bytes;
+      }
+    }
+    k.cr.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - k.t0).count();
+    r.cases.push_back(std::move(k.cr));
+  }
+  run.time();
   return r;
 }
 

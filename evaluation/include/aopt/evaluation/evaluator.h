@@ -71,6 +71,7 @@ class evaluator {
   std::uint64_t seed_for(const op_package& pkg) const;
   std::filesystem::path new_work_dir(const std::string& prefix);
   eval_result run_cases(const candidate& cand, const std::filesystem::path& work, eval_result r);
+  struct cases_run;  // run_cases' phases (evaluator.cpp)
   // The result's identity (key, package, backend, seed, ...), before anything runs.
   eval_result start_result(const candidate& cand) const;
   std::vector<const case_spec*> cases_to_run(const candidate& cand) const;
