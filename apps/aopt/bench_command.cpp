@@ -312,48 +312,16 @@ std::string budget_sweep_markdown(const std::vector<bench::operator_record>& rec
   return md;
 }
 
-int run(bench_args& a, const std::string& argv_line) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto runs = parse_runs(a);
-  if (a.seeds.empty()) a.seeds = {a.seed};
-  const auto ops = discover(a.suite, a.ops, a.sources);
-  const fs::path out(a.out);
-  fs::create_directories(out / "ops");
-
-  // The bank: given, or built by rewinding every expert of the suite (once; reused on resume).
-  const fs::path bank_path = a.bank_dir.empty() ? out / "bank" : fs::path(a.bank_dir);
-  std::vector<search::experience> corpus;
-  {
-    storage::experience_bank bank(bank_path);
-    if (bank.count() == 0 && !a.stored_only) {
-      std::vector<std::string> seeds;
-      for (const auto& op : discover(a.suite, {}, a.sources)) {
-        if (op.expert) seeds.push_back(op.expert->string());
-      }
-      if (seeds.empty()) {
-        std::cout << fmt::format("warning: {} has no expert kernel to build an experience bank from and the bank {} is "
-                                 "empty: Stage II retrieves nothing; pass --bank DIR with tuples (e.g. aopt bank --bank DIR "
-                                 "import examples/bank/experts.jsonl)\n",
-                                 a.suite, bank_path.string());
-      }
-      std::cout << fmt::format("building the experience bank in {} by rewinding {} expert seed(s)\n", bank_path.string(),
-                               seeds.size());
-      std::ofstream log(out / "rewind.log");
-      rewind_into_bank(seeds, a.rewind, bank, log);
-    }
-    corpus = bank.all();
-  }
-  std::cout << fmt::format("bench {}: {} operator(s) x {} method run(s) x {} seed(s), budget {}, profile {} (sim: simulated "
-                           "latencies), bank {} tuple(s)\n",
-                           a.suite, ops.size(), runs.size(), a.seeds.size(), a.budget, a.profile, corpus.size());
-
-  // Every run's configuration is checked before the first operator runs.
-  for (const auto& run : runs) config_for(a, run, a.seeds.front()).validate();
-  // Operators run `at_once` at a time and share `jobs` evaluations in flight: while one operator's
-  // search is in its engine, its base or its verification, another's candidates use the slots.
-  // Each operator keeps its own slots (as many as `jobs`, so its batches are as before), engine and
-  // services; no run learns into the bank; latencies are simulated: the results are the same as
-  // one at a time, only the wall time shrinks (a row's [s] then includes time shared with another).
+// Every (operator, method run, seed) of the bench, by operator; nullopt: not run or failed.
+// Operators run `at_once` at a time and share `jobs` evaluations in flight: while one operator's
+// search is in its engine, its base or its verification, another's candidates use the slots.
+// Each operator keeps its own slots (as many as `jobs`, so its batches are as before), engine and
+// services; no run learns into the bank; latencies are simulated: the results are the same as
+// one at a time, only the wall time shrinks (a row's [s] then includes time shared with another).
+std::vector<std::vector<std::optional<bench::operator_record>>> run_operators(const bench_args& a, const std::vector<suite_op>& ops,
+                                                                              const std::vector<method_run>& runs,
+                                                                              const std::vector<search::experience>& corpus,
+                                                                              const fs::path& out) {
   const std::size_t slots_each = a.jobs != 0 ? a.jobs : default_slots();
   std::counting_semaphore<> tokens(static_cast<std::ptrdiff_t>(slots_each));
   std::vector<std::vector<std::optional<bench::operator_record>>> by_op(ops.size());
@@ -412,6 +380,47 @@ int run(bench_args& a, const std::string& argv_line) {
     worker();
   }
   if (error) std::rethrow_exception(error);
+  return by_op;
+}
+
+int run(bench_args& a, const std::string& argv_line) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto runs = parse_runs(a);
+  if (a.seeds.empty()) a.seeds = {a.seed};
+  const auto ops = discover(a.suite, a.ops, a.sources);
+  const fs::path out(a.out);
+  fs::create_directories(out / "ops");
+
+  // The bank: given, or built by rewinding every expert of the suite (once; reused on resume).
+  const fs::path bank_path = a.bank_dir.empty() ? out / "bank" : fs::path(a.bank_dir);
+  std::vector<search::experience> corpus;
+  {
+    storage::experience_bank bank(bank_path);
+    if (bank.count() == 0 && !a.stored_only) {
+      std::vector<std::string> seeds;
+      for (const auto& op : discover(a.suite, {}, a.sources)) {
+        if (op.expert) seeds.push_back(op.expert->string());
+      }
+      if (seeds.empty()) {
+        std::cout << fmt::format("warning: {} has no expert kernel to build an experience bank from and the bank {} is "
+                                 "empty: Stage II retrieves nothing; pass --bank DIR with tuples (e.g. aopt bank --bank DIR "
+                                 "import examples/bank/experts.jsonl)\n",
+                                 a.suite, bank_path.string());
+      }
+      std::cout << fmt::format("building the experience bank in {} by rewinding {} expert seed(s)\n", bank_path.string(),
+                               seeds.size());
+      std::ofstream log(out / "rewind.log");
+      rewind_into_bank(seeds, a.rewind, bank, log);
+    }
+    corpus = bank.all();
+  }
+  std::cout << fmt::format("bench {}: {} operator(s) x {} method run(s) x {} seed(s), budget {}, profile {} (sim: simulated "
+                           "latencies), bank {} tuple(s)\n",
+                           a.suite, ops.size(), runs.size(), a.seeds.size(), a.budget, a.profile, corpus.size());
+
+  // Every run's configuration is checked before the first operator runs.
+  for (const auto& run : runs) config_for(a, run, a.seeds.front()).validate();
+  auto by_op = run_operators(a, ops, runs, corpus, out);
   std::vector<bench::operator_record> records;
   std::size_t missing = 0;  // (operator, method, seed) runs without a stored result (--stored-only, errors)
   for (auto& recs : by_op) {
