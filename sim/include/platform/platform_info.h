@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "platform/platform_info_def.h"  // as the real platform_info.h does (global using std::map/string/vector)
+
 namespace fe {
 
 // The on-chip memories PlatFormInfos::GetLocalMemSize answers for.
