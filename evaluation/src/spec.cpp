@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -657,6 +658,52 @@ nlohmann::ordered_json merge_fuzz_call(const nlohmann::ordered_json& c, const nl
   return merged;
 }
 
+// A case's input shape as a concrete one. msOpST writes a dynamic dimension as -1 (-2: any
+// rank) and gives the shape it runs as `typical_shape`, and each dynamic dimension's bounds in
+// `shape_range` (one [low, high] per -1, in order): the typical shape when it is given, else each
+// -1 at its range's low end; otherwise the error says which field to add.
+std::vector<std::int64_t> concrete_msopst_shape(const nlohmann::ordered_json& in, const nlohmann::ordered_json& shape,
+                                                const std::function<void(const std::string&, const std::string&)>& fail) {
+  auto positive = [](const nlohmann::ordered_json& d) { return d.is_number_integer() && d.get<std::int64_t>() > 0; };
+  std::vector<std::int64_t> out;
+  bool dynamic = false;
+  for (const auto& d : shape) {
+    if (d.is_number_integer() && (d.get<std::int64_t>() == -1 || d.get<std::int64_t>() == -2)) {
+      dynamic = true;
+      continue;
+    }
+    if (!positive(d)) fail("/shape", "shape " + shape.dump() + " is not a list of positive integers (-1 marks a dynamic dimension)");
+  }
+  if (!dynamic) {
+    for (const auto& d : shape) out.push_back(d.get<std::int64_t>());
+    return out;
+  }
+  if (in.contains("typical_shape")) {
+    const auto& ts = in["typical_shape"];
+    const bool ok = ts.is_array() && !ts.empty() && std::all_of(ts.begin(), ts.end(), positive) &&
+                    (ts.size() == shape.size() || shape.size() == 1);
+    if (!ok) fail("/typical_shape", "typical_shape " + ts.dump() + " is not a list of positive integers of the shape's rank " + std::to_string(shape.size()));
+    for (const auto& d : ts) out.push_back(d.get<std::int64_t>());
+    return out;
+  }
+  const auto* range = in.contains("shape_range") && in["shape_range"].is_array() ? &in["shape_range"] : nullptr;
+  std::size_t next = 0;
+  for (const auto& d : shape) {
+    if (positive(d)) {
+      out.push_back(d.get<std::int64_t>());
+      continue;
+    }
+    const bool have = d.get<std::int64_t>() == -1 && range != nullptr && next < range->size() && (*range)[next].is_array() &&
+                      !(*range)[next].empty() && positive((*range)[next][0]);
+    if (!have) {
+      fail("/shape", "shape " + shape.dump() + " has a dynamic dimension and the case gives no typical_shape nor a shape_range [low, high] for it: add \"typical_shape\": [concrete sizes] to the input");
+    }
+    out.push_back((*range)[next][0].get<std::int64_t>());
+    ++next;
+  }
+  return out;
+}
+
 op_spec read_msopst(const std::string& text, const fs::path& file, const std::string& kernel, const msopst_fuzz_outputs& fuzz) {
   const json_doc doc = common::parse_json_doc(text, file);
   std::string context;  // names the fuzz call a case came from
@@ -712,9 +759,10 @@ op_spec read_msopst(const std::string& text, const fs::path& file, const std::st
         } else if (in.contains("shape") && in["shape"].is_array()) {
           const auto& sh = in["shape"];
           const auto& shape = (!sh.empty() && sh[0].is_array()) ? sh[std::min(col, sh.size() - 1)] : sh;
-          for (const auto& d : shape) {
-            if (!d.is_number_integer() || d.get<std::int64_t>() <= 0) fail(iptr + "/shape", "shape " + shape.dump() + " is not a list of positive integers (dynamic -1 shapes need a concrete case)");
-            t.shape.push_back(d.get<std::int64_t>());
+          t.shape = concrete_msopst_shape(in, shape, [&](const std::string& field, const std::string& m) { fail(iptr + field, m); });
+          if (t.shape != shape.get<std::vector<std::int64_t>>()) {
+            spec.warnings.push_back(doc.where(iptr + "/shape") + ": input '" + is.name + "': the dynamic shape " + shape.dump() +
+                                    " runs as " + shape_text(t.shape) + " (msOpST's typical_shape, else each -1 at the low end of its shape_range)");
           }
         } else if (!in.contains("shape")) {
           // No shape: a scalar input (one element).

@@ -13,6 +13,7 @@
 #include "aopt_sim/kernel/data_copy.h"
 #include "aopt_sim/kernel/sys.h"
 #include "aopt_sim/kernel/cube.h"
+#include "aopt_sim/kernel/load3d.h"
 
 #if __has_include("aopt_sim/kernel/vector.h")
 #include "aopt_sim/kernel/vector.h"

@@ -35,7 +35,7 @@ TEST(Corpus, FindsOperatorsWithStCases) {
 
 TEST(Corpus, DetectsCubeAndAiCpu) {
   EXPECT_EQ(ev::unsupported_unit(tree / "src/matmul/cube_mm"), "cube");
-  EXPECT_NE(ev::unsupported_reason(tree / "src/matmul/cube_mm").find("LoadData 3D (im2col"), std::string::npos)
+  EXPECT_NE(ev::unsupported_reason(tree / "src/matmul/cube_mm").find("LoadData 3D v1"), std::string::npos)
       << ev::unsupported_reason(tree / "src/matmul/cube_mm");
   EXPECT_EQ(ev::unsupported_unit(tree / "src/math/tanh"), "");
   const auto dir = fs::temp_directory_path() / ("aopt-corpus-aicpu-" + std::to_string(::getpid()));
@@ -64,6 +64,13 @@ TEST(Corpus, CubeKernelsOnTheEmulatedPrimitivesAreEvaluatedTheRestSayWhatIsMissi
   EXPECT_NE(m[0].find("mixed AIC/AIV"), std::string::npos) << m[0];
   EXPECT_TRUE(ev::cube_missing(basic + "\n    matmul::Matmul<aType, bType, cType, biasType> mm;").empty())
       << "a Matmul kernel on the emulated API is evaluated, not refused";
+  // LoadData 3D v2 and v2 Pro (im2col) with their registers are emulated too (i38-conv).
+  EXPECT_TRUE(ev::cube_missing(basic + R"(
+    LoadData3DParamsV2<half> load3d; LoadData3DParamsV2Pro pro;
+    SetFmatrix(h, w, padList, FmatrixMode::FMATRIX_LEFT); Load3DSetFMatrixCal(1, w, padList);
+    SetLoadDataRepeat({0, 1, 0}); SetLoadDataBoundary(0); SetLoadDataPaddingValue(0);
+    LoadData<half, LOAD3D_CONFIG>(b2, b1, load3d);)").empty())
+      << "a kernel on LoadData 3D v2 is evaluated, not refused";
 }
 
 TEST(Corpus, FirstErrorLinePrefersErrorLines) {

@@ -7,6 +7,10 @@
 
 #include <cstdint>
 
+// addrMode's values as the CCE compiler declares them, in the global namespace (kernels write
+// `LoadData2dParams{..., inc}`): the source index grows (inc) or shrinks (dec) by srcStride.
+enum addr_cal_mode_t : std::uint8_t { inc = 0, dec = 1 };
+
 namespace AscendC {
 
 // GM -> L1 with the ND -> NZ conversion (DataCopy(LocalTensor, GlobalTensor, Nd2NzParams)).
@@ -49,6 +53,8 @@ struct LoadData2DParams {
   bool ifTranspose = false;
   std::uint8_t addrMode = 0;
 };
+// The older spelling kernels still use (cann-ops' stft, bidirection_lstm).
+using LoadData2dParams = LoadData2DParams;
 
 // LoadDataWithTranspose: square blocks transposed (b16: one 16 x 16 fractal; b8: two 16 x 32
 // fractals as one 32 x 32 block; b32: two 16 x 8 fractals as one 16 x 16 block), split again into

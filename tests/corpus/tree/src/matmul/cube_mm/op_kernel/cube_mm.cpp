@@ -1,4 +1,4 @@
-// Fixture: a Cube-unit kernel on a part of the Cube sim does not emulate (LoadData 3D, im2col):
+// Fixture: a Cube-unit kernel on a part of the Cube sim does not emulate (LoadData 3D v1, im2col):
 // the corpus classifies it "cube" from its source without building it, naming what is missing.
 #include "kernel_operator.h"
 using namespace AscendC;
@@ -7,7 +7,7 @@ extern "C" __global__ __aicore__ void cube_mm(GM_ADDR x, GM_ADDR y, GM_ADDR work
 {
     LocalTensor<float> c;
     LocalTensor<half> a, b;
-    LoadData3DParamsV2<half> im2col;
+    LoadData3DParamsV1<half> im2col;
     LoadData(a, b, im2col);
     MmadParams params;
     Mmad(c, a, b, params);
