@@ -759,7 +759,7 @@ op_spec read_msopst(const std::string& text, const fs::path& file, const std::st
         } else if (in.contains("shape") && in["shape"].is_array()) {
           const auto& sh = in["shape"];
           const auto& shape = (!sh.empty() && sh[0].is_array()) ? sh[std::min(col, sh.size() - 1)] : sh;
-          t.shape = concrete_msopst_shape(in, shape, [&](const std::string& field, const std::string& m) { fail(iptr + field, m); });
+          t.shape = concrete_msopst_shape(in, shape, [&](const std::string& field, const std::string& m) { fail(iptr + field, "input '" + is.name + "': " + m); });
           if (t.shape != shape.get<std::vector<std::int64_t>>()) {
             spec.warnings.push_back(doc.where(iptr + "/shape") + ": input '" + is.name + "': the dynamic shape " + shape.dump() +
                                     " runs as " + shape_text(t.shape) + " (msOpST's typical_shape, else each -1 at the low end of its shape_range)");
