@@ -479,6 +479,28 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
                              " (the identity resampling; guessed from its name)";
     if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
   }
+  // In that idiom `scales` (one factor per spatial dimension) is the alternative to output_size, a
+  // factor of 0 meaning "not given" (the 3D backward operators' InferShape: "only one of
+  // output_size or scales should be non-empty"; the 2D tilings read one factor per dimension). A
+  // float list `scales` left empty or all zero takes the identity, 1.0 per spatial dimension; an
+  // output_size the OpDef only defaults to zeros is then left unset (empty).
+  auto all_zero = [](const nlohmann::json& v) {
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const nlohmann::json& x) { return x.is_number() && x.get<double>() == 0.0; });
+  };
+  for (const auto& a : op.attrs) {
+    if (a.type != "list_float" || lower(a.name) != "scales") continue;
+    if (c.attrs.contains(a.name) && !all_zero(c.attrs[a.name])) continue;
+    const std::size_t spatial = main.size() > 2 ? main.size() - 2 : 1;
+    c.attrs[a.name] = std::vector<double>(spatial, 1.0);
+    std::string note = "attribute '" + a.name + "': 1.0 per spatial dimension (the identity resampling; guessed from its name)";
+    for (const auto& o : op.attrs) {
+      if (o.type != "list_int" || lower(o.name) != "output_size" || o.default_value.empty() || !all_zero(o.default_value)) continue;
+      if (c.attrs.contains(o.name) && !all_zero(c.attrs[o.name])) continue;
+      c.attrs[o.name] = nlohmann::json::array();
+      note += "; '" + o.name + "' left empty (its OpDef default of zeros: unset)";
+    }
+    if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+  }
   return c;
 }
 
