@@ -4,9 +4,11 @@
 #include "kernel_operator.h"
 #include "aopt_sim/kernel/matmul.h"
 
-// The configuration type and its builders are reachable unqualified at global scope, as in CANN
-// (rnn/dynamic_rnnv2's kernel calls GetNormalConfig() with no using-directive). The CFG_*
-// constants are not: kernels define their own (matmul_all_reduce's AscendC::CFG_MDL).
+// The configuration type, its builders and CubeFormat are reachable unqualified at global scope,
+// as in CANN (rnn/dynamic_rnnv2's kernel calls GetNormalConfig() and names CubeFormat::ND with no
+// using-directive). The CFG_* constants are not: kernels define their own (matmul_all_reduce's
+// AscendC::CFG_MDL).
+using AscendC::CubeFormat;
 using AscendC::MatmulConfig;
 using AscendC::GetNormalConfig;
 using AscendC::GetMDLConfig;

@@ -187,6 +187,10 @@ inline void scatter_vnchwconv_b16(ub_addr8_t dstReg, ub_addr8_t srcReg, std::uin
 }
 
 inline std::uint64_t get_max_min_cnt() { return aopt::sim::vec::state().max_min_cnt; }
+// The mask register's mode, as SetMaskNorm / SetMaskCount set it (rnn/dynamic_rnnv2 calls
+// set_mask_norm() at its kernel's start).
+inline void set_mask_norm(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) { AscendC::SetMaskNorm(loc); }
+inline void set_mask_count(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) { AscendC::SetMaskCount(loc); }
 
 namespace AscendC {
 // The value and index of the last ReduceMax/ReduceMin/WholeReduceMax/Min, read from the special

@@ -1,6 +1,9 @@
 // Conv2dIm2col host side: x [N, C1, H, W, 16] (NC1HWC0) float16, w [Cout, C1, KH, KW, 16]
 // float16 -> y [N, H, W, Cout] float32; stride 1, padding KH / 2 and KW / 2 (odd kernels keep H
-// and W). One image per block; each block walks its H * W output positions baseM at a time.
+// and W). One image per block; each block walks its H * W output positions baseM at a time. The
+// attribute data_format is required and its OpDef writes "NC1HWC0": the cases leave it out.
+#include <string>
+
 #include "conv2d_im2col_tiling.h"
 #include "register/op_def_registry.h"
 
@@ -11,6 +14,11 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     const gert::Shape& w = context->GetInputShape(1)->GetStorageShape();
     if (x.GetDimNum() != 5 || w.GetDimNum() != 5 || x.GetDim(4) != 16 || w.GetDim(4) != 16 ||
         x.GetDim(1) != w.GetDim(1) || w.GetDim(0) % 16 != 0 || w.GetDim(2) % 2 != 1 || w.GetDim(3) % 2 != 1) {
+        return ge::GRAPH_FAILED;
+    }
+    // A required attribute the OpDef writes a value for: the cases leave it out and get "NC1HWC0".
+    const char* format = context->GetAttrs() == nullptr ? nullptr : context->GetAttrs()->GetStr(0);
+    if (format == nullptr || std::string(format) != "NC1HWC0") {
         return ge::GRAPH_FAILED;
     }
     Conv2dIm2colTilingData t;
@@ -68,6 +76,7 @@ public:
         this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
         this->Input("w").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
         this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->Attr("data_format").AttrType(REQUIRED).String("NC1HWC0");
         this->SetInferShape(ge::InferShape);
         this->AICore().SetTiling(optiling::TilingFunc);
         this->AICore().AddConfig("ascend910b");
