@@ -389,4 +389,68 @@ TEST(Load3d, Conv2dWithIm2colMmadFixpipeMatchesTheDirectConvolution) {
       }
 }
 
+// The backprop-filter pattern: dW (Cout x K) = dY^T (Cout x M) x im2col (M x K), the im2col loaded
+// straight into L0B (Mmad's K = the output positions), checked through Mmad against the sums.
+TEST(Load3d, Im2colInL0bIsTheRightMatrixOfMmad) {
+  std::mt19937 gen(seed + 4);
+  conv_geom g;
+  g.C = 16; g.H = 4; g.W = 8; g.KH = 3; g.KW = 3;
+  g.pad[0] = 1; g.pad[1] = 1; g.pad[2] = 1; g.pad[3] = 1;
+  const std::uint32_t cout = 16, M = g.hout() * g.wout(), K = g.C * g.KH * g.KW;  // M 32, K 144
+  const auto x = random_x<half>(g, gen);
+  const auto fm = to_c1hwc0(x, g, 16);
+  std::vector<half> dyt(cout * M);  // dY^T, ND
+  std::uniform_int_distribution<int> d(-8, 8);
+  for (auto& v : dyt) v = half(static_cast<float>(d(gen)) / 8.0f);
+  gm_buffer gx(fm.size() * 2, "x"), ga(dyt.size() * 2, "dyt"), gw(cout * K * 4, "dw");
+  std::memcpy(gx.get(), fm.data(), fm.size() * 2);
+  std::memcpy(ga.get(), dyt.data(), dyt.size() * 2);
+  auto r = run(1, [&] {
+    TPipe pipe;
+    TBuf<TPosition::A1> l1x, l1a;
+    TBuf<TPosition::A2> l0a;
+    TBuf<TPosition::B2> l0b;
+    TBuf<TPosition::CO1> l0c;
+    pipe.InitBuffer(l1x, static_cast<std::uint32_t>(fm.size() * 2));
+    pipe.InitBuffer(l1a, cout * M * 2);
+    pipe.InitBuffer(l0a, cout * M * 2);
+    pipe.InitBuffer(l0b, M * K * 2);
+    pipe.InitBuffer(l0c, cout * K * 4);
+    GlobalTensor<half> ggx, gga;
+    GlobalTensor<float> ggw;
+    ggx.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(gx.get()), fm.size());
+    gga.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(ga.get()), dyt.size());
+    ggw.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(gw.get()), cout * K);
+    auto x1 = l1x.Get<half>();
+    auto a1 = l1a.Get<half>();
+    DataCopy(x1, ggx, static_cast<std::uint32_t>(fm.size()));
+    DataCopy(a1, gga, Nd2NzParams(1, cout, M, 0, M, cout, 1, 0));
+    SetFlag<HardEvent::MTE2_MTE1>(0);
+    WaitFlag<HardEvent::MTE2_MTE1>(0);
+    auto a2 = l0a.Get<half>();
+    auto b2 = l0b.Get<half>();
+    LoadData(a2, a1, LoadData2DParams(0, M / 16, cout / 16, 0, 0, false, 0));
+    LoadData(b2, x1, params_for<half>(g, 0, M, 0, K));
+    SetFlag<HardEvent::MTE1_M>(0);
+    WaitFlag<HardEvent::MTE1_M>(0);
+    auto c1 = l0c.Get<float>();
+    MmadParams mp;
+    mp.m = static_cast<std::uint16_t>(cout); mp.n = static_cast<std::uint16_t>(K); mp.k = static_cast<std::uint16_t>(M);
+    Mmad(c1, a2, b2, mp);
+    SetFlag<HardEvent::M_FIX>(0);
+    WaitFlag<HardEvent::M_FIX>(0);
+    Fixpipe<float, float, CFG_ROW_MAJOR>(ggw, c1, FixpipeParamsV220(K, cout, cout, K, false));
+  });
+  ASSERT_FALSE(r.error) << r.error->to_string();
+  const float* dw = gw.as<float>();
+  for (std::uint32_t o = 0; o < cout; ++o)
+    for (std::uint32_t k = 0; k < K; ++k) {
+      double sum = 0;
+      for (std::uint32_t m = 0; m < M; ++m)
+        sum += static_cast<double>(static_cast<float>(dyt[o * M + m])) *
+               static_cast<float>(im2col_ref(x, g, 16, m, k, half(0.0f)));
+      ASSERT_NEAR(dw[o * K + k], sum, 1e-3) << "dW (" << o << "," << k << ")";
+    }
+}
+
 }  // namespace
