@@ -195,7 +195,12 @@ void record_cross(bool set, std::uint8_t mode, std::uint16_t flag, pipe p, const
 
 }  // namespace
 
-core_kind current_core_kind() { return ctx_or_fail_mix("ASCEND_IS_AIC").kind; }
+// Outside a launch (host code built with the kernel headers) every core reads as an AIV, as
+// before mixed kernels existed.
+core_kind current_core_kind() {
+  const core_context* c = detail::current_core();
+  return c == nullptr ? core_kind::aiv : c->kind;
+}
 kernel_type current_kernel_type() { return ctx_or_fail_mix("KERNEL_TASK_TYPE").kernel; }
 std::uint32_t sub_block_idx() { return ctx_or_fail_mix("GetSubBlockIdx").sub_block; }
 std::uint32_t sub_block_num() {
