@@ -1096,8 +1096,15 @@ class simulator {
   timing_report make_report() const {
     timing_report rep;
     rep.profile = prm_.profile_name;
-    rep.block_dim = static_cast<std::uint32_t>(blocks_.size());
-    rep.cores_used = cores_used_;
+    // A mixed kernel's blocks are AI Cores (one AIC and its AIVs: `per` traces each); its vector
+    // averages are over the AIVs used, its Cube averages over the AICs used.
+    const std::size_t n_aic = kind_count_[static_cast<int>(core_kind::aic)];
+    const std::size_t n_aiv = kind_count_[static_cast<int>(core_kind::aiv)];
+    const bool mixed = n_aic > 0 && n_aiv > 0;
+    const std::uint32_t per = mixed ? static_cast<std::uint32_t>(blocks_.size() / n_aic) : 1;
+    const std::uint32_t ai_cores_used = cores_used_ / per;
+    rep.block_dim = static_cast<std::uint32_t>(blocks_.size()) / per;
+    rep.cores_used = ai_cores_used;
     rep.waves = waves_;
     rep.error = error_;
     rep.l2_write_hbm_fraction = !prm_.l2_model ? 1.0 : l2_write_bytes_ > 0 ? l2_writeback_bytes_ / l2_write_bytes_ : 0.0;
@@ -1133,16 +1140,17 @@ class simulator {
       out += B.out_bytes;
       rep.blocks.push_back(bt);
     }
-    const double n = std::max<double>(cores_used_, 1.0);
+    const double n = std::max<double>(mixed ? ai_cores_used * (per - 1) : cores_used_, 1.0);
+    const double n_cube = std::max<double>(mixed ? ai_cores_used : cores_used_, 1.0);
     rep.aiv_time_us = aiv_ns / 1000.0;
-    rep.task_duration_us = prm_.launch_base_us + prm_.head_per_core_us * cores_used_ + rep.aiv_time_us;
+    rep.task_duration_us = prm_.launch_base_us + prm_.head_per_core_us * ai_cores_used + rep.aiv_time_us;
     rep.vec_us = vec / n;
     rep.scalar_us = scalar / n;
     rep.mte2_us = mte2 / n;
     rep.mte3_us = mte3 / n;
-    rep.mte1_us = mte1 / n;
-    rep.mac_us = mac / n;
-    rep.fix_us = fix / n;
+    rep.mte1_us = mte1 / n_cube;
+    rep.mac_us = mac / n_cube;
+    rep.fix_us = fix / n_cube;
     if (rep.aiv_time_us > 0) {
       rep.vec_ratio = rep.vec_us / rep.aiv_time_us;
       rep.scalar_ratio = rep.scalar_us / rep.aiv_time_us;
