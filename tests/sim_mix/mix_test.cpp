@@ -22,6 +22,7 @@
 #include "aopt_sim/timing.h"
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
+#include "platform/platform_infos_def.h"
 #include "tiling/tiling_api.h"
 
 using namespace AscendC;
@@ -417,6 +418,13 @@ TEST(MixTiming, VectorPostProcessingHidesBehindTheNextMatmul) {
   EXPECT_GT(pipelined.aiv_time_us, 0.97 * (mac + one_post));
   EXPECT_LT(pipelined.aiv_time_us, 1.1 * (mac + one_post));
   EXPECT_LT(pipelined.aiv_time_us, 0.85 * serial.aiv_time_us);
+}
+
+// The mixed cube operators' next cause (docs/corpus-cube.md): cann-ops' cube_tiling_runtime.h
+// includes platform/platform_infos_def.h for fe::PlatFormInfos (does not compile on main).
+TEST(MixOperatorsHost, PlatformInfosDefDeclaresPlatFormInfos) {
+  fe::PlatFormInfos info;
+  EXPECT_GT(info.aiv_cores, 0u);
 }
 
 }  // namespace
