@@ -95,25 +95,61 @@ void artifact_store::write(const std::string& key, const std::string& bytes) con
 // Host executables are some 10 MB each, so a long bench would otherwise fill the disk.
 // Concurrent pruning is harmless: a fetch that loses the race is a miss, and a fetched artifact
 // is a link of its own.
-void artifact_store::prune() const {
-  std::vector<std::tuple<fs::file_time_type, std::uintmax_t, fs::path>> files;
+void artifact_store::prune() const { prune_least_recently_used(root_, cap_bytes_, std::chrono::seconds(0)); }
+
+namespace {
+std::uintmax_t bytes_under(const fs::path& p) {
+  std::error_code e;
+  if (fs::is_regular_file(p, e)) return fs::file_size(p, e);
+  std::uintmax_t total = 0;
+  for (auto it = fs::recursive_directory_iterator(p, e); !e && it != fs::recursive_directory_iterator(); it.increment(e)) {
+    std::error_code fe;
+    if (it->is_regular_file(fe)) total += it->file_size(fe);
+  }
+  return total;
+}
+}  // namespace
+
+std::uintmax_t prune_least_recently_used(const fs::path& dir, std::uintmax_t cap_bytes, std::chrono::seconds keep_recent) {
+  std::vector<std::tuple<fs::file_time_type, std::uintmax_t, fs::path>> entries;
   std::uintmax_t total = 0;
   std::error_code e;
-  for (auto it = fs::recursive_directory_iterator(root_, e); !e && it != fs::recursive_directory_iterator(); it.increment(e)) {
+  for (const auto& shard : fs::directory_iterator(dir, e)) {
+    std::error_code se;
+    if (!shard.is_directory(se)) continue;
+    for (const auto& entry : fs::directory_iterator(shard.path(), se)) {
+      std::error_code fe;
+      const auto time = entry.last_write_time(fe);
+      if (fe) continue;
+      const auto size = bytes_under(entry.path());
+      total += size;
+      entries.emplace_back(time, size, entry.path());
+    }
+  }
+  if (total <= cap_bytes) return 0;
+  std::sort(entries.begin(), entries.end());
+  const auto recent = fs::file_time_type::clock::now() - keep_recent;
+  std::uintmax_t removed = 0;
+  for (const auto& [time, size, path] : entries) {
+    if (total <= cap_bytes / 4 * 3) break;
     std::error_code fe;
-    if (!it->is_regular_file(fe)) continue;
-    const auto size = it->file_size(fe);
-    const auto time = it->last_write_time(fe);
-    if (fe) continue;
-    total += size;
-    files.emplace_back(time, size, it->path());
+    if (time >= recent || fs::last_write_time(path, fe) >= recent) continue;  // (taken since the listing)
+    if (fs::remove_all(path, fe) != static_cast<std::uintmax_t>(-1) && !fe) {
+      total -= size;
+      removed += size;
+    }
   }
-  if (total <= cap_bytes_) return;
-  std::sort(files.begin(), files.end());
-  for (const auto& [time, size, path] : files) {
-    if (total <= cap_bytes_ / 4 * 3) break;
-    if (fs::remove(path, e)) total -= size;
-  }
+  return removed;
+}
+
+void note_tensor_stored(const fs::path& store_dir) {
+  static std::atomic<std::uint64_t> stored{0};
+  if (++stored % 16 != 0) return;
+  static const std::uintmax_t cap = [] {
+    const char* mb = std::getenv("AOPT_TENSOR_CACHE_MB");
+    return static_cast<std::uintmax_t>(mb && std::atoll(mb) > 0 ? std::atoll(mb) : 4096) << 20;
+  }();
+  prune_least_recently_used(store_dir, cap, std::chrono::hours(1));
 }
 
 namespace {

@@ -18,6 +18,7 @@
 #include "aopt/common/ownership.h"
 #include "aopt/common/sha256.h"
 #include "aopt/common/text.h"
+#include "aopt/evaluation/artifacts.h"
 #include "aopt/evaluation/cann.h"
 #include "aopt/evaluation/checker.h"
 #include "aopt/evaluation/inputs.h"
@@ -111,6 +112,7 @@ fs::path provide_input(const tensor_spec& ts, std::uint64_t seed, const std::str
     file = artifact_root / "inputs" / k.substr(0, 2) / (k + ".bin");
     std::error_code e;
     if (fs::is_regular_file(file, e) && fs::file_size(file, e) == bytes) {
+      fs::last_write_time(file, fs::file_time_type::clock::now(), e);  // recently used: pruned last
       hash = content_of(file);
       return file;
     }
@@ -124,6 +126,7 @@ fs::path provide_input(const tensor_spec& ts, std::uint64_t seed, const std::str
   } else {
     common::write_file_bytes_atomic(file, buf.data(), buf.size());
     ::chmod(file.c_str(), 0400);  // shared by every later run: read-only (and this user's only)
+    note_tensor_stored(artifact_root / "inputs");
   }
   return file;
 }
@@ -143,6 +146,7 @@ std::optional<std::map<std::string, fs::path>> stored_reference(const fs::path& 
       if (!fs::is_regular_file(f, e) || fs::file_size(f, e) != o.at("bytes").get<std::uint64_t>()) return std::nullopt;
       files[o.at("name").get<std::string>()] = f;
     }
+    fs::last_write_time(dir, fs::file_time_type::clock::now(), e);  // recently used: pruned last
     return files;
   } catch (const std::exception& ex) {
     common::logger()->warn("ignoring corrupt reference entry {}: {}", dir.string(), ex.what());
@@ -170,6 +174,7 @@ void store_reference(const fs::path& root, const std::string& key, const std::ve
     common::write_json_file(tmp / "index.json", idx);
     fs::rename(tmp, dir, e);
     if (e) fs::remove_all(tmp, e);  // another evaluator stored it first
+    else note_tensor_stored(root / "references");
   } catch (const std::exception& ex) {
     common::logger()->warn("cannot store reference outputs under {}: {}", dir.string(), ex.what());
   }

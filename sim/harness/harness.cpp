@@ -602,6 +602,7 @@ void runner::launch_kernel() {
   if (so.empty()) throw usage_error(run_path_ + ": \"kernel_so\" is missing");
   const std::string kernel = req_.value("kernel", rec_->kernel);
   const fs::path so_path = resolve(so);
+  aopt::sim::clear_declared_kernel_types();  // the kernel declares its own when it loads
   handle_ = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle_ == nullptr) {
     const char* err = dlerror();
@@ -641,6 +642,8 @@ void runner::launch_kernel() {
   opts.fb_bytes = static_cast<std::uint32_t>(profile_.fb_bytes);
   opts.record_trace = req_.value("timing", true);
   opts.tiling_key = op_.tiling_key;
+  opts.aic_count = profile_.aic_cores;
+  opts.kernel = aopt::sim::declared_kernel_type(op_.tiling_key).value_or(aopt::sim::kernel_type::aiv_only);
   auto body = [&] {
     try {
       if (plain != nullptr) {
@@ -685,7 +688,13 @@ void runner::launch_kernel() {
   save_trace_file(lr.cores);
 #ifdef AOPT_HARNESS_HAVE_TIMING
   try {
-    const timing_report rep = simulate(lr.cores, profile_);
+    // Blocks of AIC-only and mixed kernels occupy AI Cores (one AIC with its AIVs each).
+    timing_options topts;
+    if (aopt::sim::kernel_aic_per_block(opts.kernel) > 0) {
+      topts.cores = profile_.aic_cores * (aopt::sim::kernel_aic_per_block(opts.kernel) +
+                                          aopt::sim::kernel_aiv_per_block(opts.kernel));
+    }
+    const timing_report rep = simulate(lr.cores, profile_, topts);
     timing_ = rep.to_json();
     lap("timing");
     if (rep.error) {

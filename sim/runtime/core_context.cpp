@@ -289,30 +289,37 @@ void sync_all(const src_loc& loc, const char* api) {
     record(r);
   }
   detail::launch_barrier& b = *c.barrier;
+  const int k = static_cast<int>(c.kind);
   std::unique_lock<std::mutex> lk(b.mu);
   auto missing = [&] {
     fail(hw_error_kind::sync_all_missing_core,
-         "SyncAll waits for all " + std::to_string(b.participants) + " blocks, but " +
-             std::to_string(b.finished) +
-             " block(s) already returned without reaching it: every block must call SyncAll "
+         "SyncAll waits for all " + std::to_string(b.participants[k]) + " " + core_kind_name(c.kind) + " cores, but " +
+             std::to_string(b.finished[k]) +
+             " of them already returned without reaching it: every core must call SyncAll "
              "the same number of times",
          loc, api);
   };
   if (b.aborted) throw detail::launch_aborted{};
-  if (b.finished > 0) {
+  if (b.finished[k] > 0) {
     lk.unlock();
     missing();
   }
-  const std::uint64_t gen = b.generation;
-  if (++b.arrived == b.participants) {
-    b.arrived = 0;
-    ++b.generation;
+  const std::uint64_t gen = b.generation[k];
+  if (++b.arrived[k] == b.participants[k]) {
+    b.arrived[k] = 0;
+    ++b.generation[k];
     b.cv.notify_all();
     return;
   }
-  b.cv.wait(lk, [&] { return b.generation != gen || b.aborted || b.finished > 0; });
-  if (b.generation != gen) return;
+  detail::wait_blocked(b, lk, [&] { return b.generation[k] != gen || b.finished[k] > 0; });
+  if (b.generation[k] != gen) return;
   if (b.aborted) throw detail::launch_aborted{};
+  if (b.deadlocked) {
+    lk.unlock();
+    fail(hw_error_kind::deadlock,
+         "SyncAll waits for cores that wait themselves (a CrossCoreWaitFlag no core will set): no core can go on",
+         loc, api);
+  }
   lk.unlock();
   missing();
 }

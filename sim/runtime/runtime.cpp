@@ -216,17 +216,20 @@ void run_blocks(const launch_options& opts, const std::function<void()>& body, l
   for (;;) {
     if (st.stop) return;
     const std::uint32_t b = st.next_block.fetch_add(1);
-    if (b >= opts.block_dim) return;
+    if (b >= out.cores.size()) return;
     std::memset(ub.get(), detail::ub_poison, ub_host_bytes);
     detail::core_context ctx;
-    ctx.block_idx = b;
+    detail::place_core(opts, b, ctx);
     ctx.block_num = opts.block_dim;
-    ctx.core_count = opts.core_count;
+    ctx.core_count = ctx.kind == core_kind::aic ? opts.aic_count : opts.core_count;
     ctx.ub_bytes = opts.ub_bytes;
     ctx.ub = ub.get();
     detail::layout_local_memory(opts, ctx);
     ctx.trace = &out.cores[b];
-    ctx.trace->block_idx = b;
+    ctx.trace->block_idx = ctx.block_idx;
+    ctx.trace->kind = ctx.kind;
+    ctx.trace->group = ctx.group;
+    ctx.trace->sub_block = ctx.sub_block;
     ctx.record = opts.record_trace;
     ctx.tiling_key = opts.tiling_key;
     ctx.serial = next_core_serial.fetch_add(1) + 1;
@@ -258,10 +261,18 @@ void run_blocks(const launch_options& opts, const std::function<void()>& body, l
     detail::current_core() = nullptr;
     {
       std::lock_guard lk(st.barrier.mu);
-      ++st.barrier.finished;
+      ++st.barrier.finished[static_cast<int>(ctx.kind)];
       st.barrier.cv.notify_all();
     }
   }
+}
+
+// A thread leaves the launch: when every thread left is waiting, none can wake the others.
+void leave_launch(launch_state& st) noexcept {
+  std::lock_guard lk(st.barrier.mu);
+  if (st.barrier.active > 0) --st.barrier.active;
+  detail::check_deadlock(st.barrier);
+  st.barrier.cv.notify_all();
 }
 
 // A worker thread's whole life: whatever escapes run_blocks (an allocation failing inside an
@@ -283,6 +294,7 @@ void run_blocks_guarded(const launch_options& opts, const std::function<void()>&
     }
   }
   detail::current_core() = nullptr;
+  leave_launch(st);
 }
 
 }  // namespace
@@ -293,13 +305,17 @@ launch_result launch(const launch_options& opts, const std::function<void()>& bo
   }
   if (opts.ub_bytes == 0) throw std::invalid_argument("launch: ub_bytes is 0");
   launch_result out;
-  out.cores.resize(opts.block_dim);
+  const std::uint32_t per_block = detail::cores_per_block(opts.kernel);
+  out.cores.resize(std::size_t{opts.block_dim} * per_block);
   launch_state st;
-  st.barrier.participants = opts.block_dim;
-  // Every block gets its own thread when they can all be resident (SyncAll then works);
-  // larger grids are served by a bounded pool pulling block indices from a counter.
-  const std::uint32_t cap = std::max<std::uint32_t>(1, 2 * std::max<std::uint32_t>(1, opts.core_count));
-  const std::uint32_t nthreads = std::min(opts.block_dim, cap);
+  detail::prepare_launch_barrier(opts, st.barrier);
+  // Every core gets its own thread when they can all be resident (SyncAll and the cross-core
+  // flags then work); larger grids are served by a bounded pool pulling core indices from a
+  // counter, whole blocks at a time (a mixed kernel's AIC and AIVs start together).
+  const std::uint32_t physical = per_block > 1 ? opts.aic_count : opts.core_count;
+  const std::uint32_t cap = per_block * std::max<std::uint32_t>(1, 2 * std::max<std::uint32_t>(1, physical));
+  const auto nthreads = static_cast<std::uint32_t>(std::min<std::size_t>(out.cores.size(), cap));
+  st.barrier.active = nthreads;
   if (nthreads == 1) {
     run_blocks_guarded(opts, body, st, out);
   } else {
@@ -311,6 +327,7 @@ launch_result launch(const launch_options& opts, const std::function<void()>& bo
         threads.emplace_back([&] { run_blocks_guarded(opts, body, st, out); });
       } catch (const std::system_error& e) {
         // No thread for this core (memory or thread limit): stop the others, then report.
+        for (std::uint32_t k = i; k < nthreads; ++k) leave_launch(st);
         note_out_of_memory(st);
         spawn_failure = "cannot start the thread of emulated core " + std::to_string(i) + " of " +
                         std::to_string(nthreads) + " (" + e.what() + "): out of memory or thread limit";

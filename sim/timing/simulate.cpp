@@ -7,6 +7,7 @@
 // then the bytes stream at min(per-core rate for the burst size, max-min fair share of the chip
 // bandwidth among all streaming copies of all cores), so every core runs in one event loop.
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -75,7 +76,7 @@ struct pipe_state {
   double busy_ns = 0;
 };
 
-enum class sblock : std::uint8_t { none, queue_full, flag, set_flag, drain, drain_sync, sync, dep };
+enum class sblock : std::uint8_t { none, queue_full, flag, set_flag, drain, drain_sync, sync, dep, cross };
 
 // Implicit serialisation: for one record, the number of records each pipe must have finished
 // before it may start (0 = none), indexed by pipe (V, MTE2, MTE3; the scalar slot is unused).
@@ -95,6 +96,7 @@ struct block_state {
   double start_ns = 0, end_ns = 0;
   pipe_state pipes[pipe_count];
   std::unordered_map<std::uint32_t, bool> flags;
+  std::uint32_t cross[16] = {};  // cross-core flag counters (CrossCoreSetFlag rounds not yet waited for)
   // SetFlag records that set their flag again with no WaitFlag of it in between in program
   // order (a real double set); any other SetFlag that finds its flag still set waits for it.
   std::vector<bool> double_set;
@@ -188,6 +190,7 @@ class simulator {
     cores_used_ = std::min(n, cores_);
     waves_ = cores_used_ == 0 ? 0 : (n + cores_ - 1) / cores_;
     for (std::uint32_t i = 0; i < n; ++i) {
+      ++kind_count_[static_cast<int>(traces[i].kind)];
       blocks_[i].tr = &traces[i];
       blocks_[i].core = i % std::max(cores_, 1u);
       mark_double_sets(blocks_[i]);
@@ -313,6 +316,7 @@ class simulator {
       case rec_kind::copy_out: return r.p == pipe::fix ? P_FIX : P_MTE3;  // Fixpipe to GM runs on FIX
       case rec_kind::mmad: return P_M;
       case rec_kind::cube_move: return static_cast<int>(r.p);
+      case rec_kind::cross_set: return r.p == pipe::all ? P_S : static_cast<int>(r.p);
       case rec_kind::copy_local: return r.p == pipe::s || r.p == pipe::all ? P_V : static_cast<int>(r.p);
       case rec_kind::set_flag: return static_cast<int>(r.src);
       case rec_kind::wait_flag: return static_cast<int>(r.dst);
@@ -437,6 +441,25 @@ class simulator {
         }
         B.blocked = sblock::drain;
         return false;
+      case rec_kind::cross_wait: {
+        auto& n = B.cross[r.event & 15];
+        if (n == 0) {
+          B.blocked = sblock::cross;
+          B.blocked_key = r.event & 15;
+          return false;
+        }
+        --n;
+        B.scalar_ns += issue_ns_;
+        B.s_time += issue_ns_;
+        ++B.pc;
+        return true;
+      }
+      case rec_kind::cross_set:  // on the scalar pipe (not a documented pipe; kept working)
+        B.scalar_ns += issue_ns_;
+        B.s_time += issue_ns_;
+        ++B.pc;
+        cross_set(b, r);
+        return !error_;
       case rec_kind::sync_all:
         if (waves_ > 1) {
           fail(hw_error_kind::sync_all_missing_core, B, r,
@@ -460,14 +483,16 @@ class simulator {
   void arrive_sync(std::uint32_t b) {
     auto& B = blocks_[b];
     B.blocked = sblock::sync;
-    sync_max_ = std::max(sync_max_, std::max(B.s_time, now_));
-    if (++sync_arrived_ < blocks_.size()) return;
-    const double release = sync_max_ + ns(prm_.sync_all_cycles);
-    sync_arrived_ = 0;
-    sync_max_ = 0;
+    // SyncAll meets the cores of the caller's kind (the AIVs of a mixed kernel apart from its AICs).
+    const int k = static_cast<int>(B.tr->kind);
+    sync_max_[k] = std::max(sync_max_[k], std::max(B.s_time, now_));
+    if (++sync_arrived_[k] < kind_count_[k]) return;
+    const double release = sync_max_[k] + ns(prm_.sync_all_cycles);
+    sync_arrived_[k] = 0;
+    sync_max_[k] = 0;
     for (std::uint32_t i = 0; i < blocks_.size(); ++i) {
       auto& X = blocks_[i];
-      if (X.blocked != sblock::sync) continue;
+      if (X.blocked != sblock::sync || static_cast<int>(X.tr->kind) != k) continue;
       ++X.pc;
       X.s_time = release;
       X.scalar_ns += ns(prm_.sync_all_cycles);
@@ -629,6 +654,49 @@ class simulator {
     }
   }
 
+  // ---------------------------------------------------------------- cross-core flags
+  // CrossCoreSetFlag fired on block b at now_ (its pipe's earlier work done): a round of its
+  // domain completes when every setter has set as often; then each receiver's counter rises and a
+  // core waiting on it goes on (sim/runtime/mix.cpp has the same rules for the values).
+  void cross_set(std::uint32_t b, const trace_rec& r) {
+    const core_trace& me = *blocks_[b].tr;
+    const std::uint32_t mode = r.repeats, flag = r.event & 15u;
+    const core_kind other = me.kind == core_kind::aic ? core_kind::aiv : core_kind::aic;
+    std::uint64_t key = mode == 0 ? static_cast<std::uint64_t>(me.kind)
+                        : mode == 1 ? (std::uint64_t{1} << 40) | me.group
+                                    : (std::uint64_t{2} << 40) | (std::uint64_t{me.kind == core_kind::aic} << 39) | me.group;
+    key = (key << 4) | flag;
+    auto& d = cross_[key];
+    if (d.sets.empty()) {
+      for (std::uint32_t i = 0; i < blocks_.size(); ++i) {
+        const core_trace& t = *blocks_[i].tr;
+        const bool same_core = mode == 0 || t.group == me.group;
+        if (!same_core) continue;
+        if (mode == 1 && t.kind != core_kind::aiv) continue;
+        if (t.kind == me.kind) d.setters.push_back(i);
+        if (mode == 2 ? t.kind == other : t.kind == me.kind) d.receivers.push_back(i);
+      }
+      d.sets.assign(d.setters.size(), 0);
+    }
+    const auto at = std::find(d.setters.begin(), d.setters.end(), b);
+    if (at == d.setters.end()) return;
+    ++d.sets[static_cast<std::size_t>(at - d.setters.begin())];
+    const std::uint32_t rounds = *std::min_element(d.sets.begin(), d.sets.end());
+    while (d.released < rounds) {
+      ++d.released;
+      for (std::uint32_t x : d.receivers) {
+        auto& X = blocks_[x];
+        ++X.cross[flag];
+        if (X.blocked == sblock::cross && X.blocked_key == flag) {
+          --X.cross[flag];
+          X.scalar_ns += issue_ns_;
+          ++X.pc;
+          resume_scalar(x, now_ + issue_ns_);
+        }
+      }
+    }
+  }
+
   // ---------------------------------------------------------------- pipes
   void pipe_step(std::uint32_t b, int p) {
     auto& B = blocks_[b];
@@ -671,6 +739,11 @@ class simulator {
         }
         case rec_kind::barrier:
           P.q.pop_front();
+          record_done(b, p);
+          break;
+        case rec_kind::cross_set:
+          P.q.pop_front();
+          cross_set(b, r);
           record_done(b, p);
           break;
         case rec_kind::vector:
@@ -993,6 +1066,12 @@ class simulator {
              "WaitFlag<" + event_name(r) + "> on the scalar pipe can never be satisfied: no matching SetFlag is "
              "pending or still to come on block " + std::to_string(B.tr->block_idx) +
              " (deadlock). Add the matching SetFlag before this wait");
+      } else if (B.blocked == sblock::cross && B.pc < B.tr->recs.size()) {
+        const trace_rec& r = rec(B, B.pc);
+        fail(hw_error_kind::deadlock, B, r,
+             "CrossCoreWaitFlag(" + std::to_string(r.event) + ") on " + core_kind_name(B.tr->kind) + " " +
+                 std::to_string(B.tr->block_idx) +
+                 " never goes on: its domain's cores did not all set the flag as often (deadlock)");
       } else if (B.blocked == sblock::sync && B.pc < B.tr->recs.size()) {
         std::string missing;
         for (const auto& X : blocks_) {
@@ -1017,8 +1096,15 @@ class simulator {
   timing_report make_report() const {
     timing_report rep;
     rep.profile = prm_.profile_name;
-    rep.block_dim = static_cast<std::uint32_t>(blocks_.size());
-    rep.cores_used = cores_used_;
+    // A mixed kernel's blocks are AI Cores (one AIC and its AIVs: `per` traces each); its vector
+    // averages are over the AIVs used, its Cube averages over the AICs used.
+    const std::size_t n_aic = kind_count_[static_cast<int>(core_kind::aic)];
+    const std::size_t n_aiv = kind_count_[static_cast<int>(core_kind::aiv)];
+    const bool mixed = n_aic > 0 && n_aiv > 0;
+    const std::uint32_t per = mixed ? static_cast<std::uint32_t>(blocks_.size() / n_aic) : 1;
+    const std::uint32_t ai_cores_used = cores_used_ / per;
+    rep.block_dim = static_cast<std::uint32_t>(blocks_.size()) / per;
+    rep.cores_used = ai_cores_used;
     rep.waves = waves_;
     rep.error = error_;
     rep.l2_write_hbm_fraction = !prm_.l2_model ? 1.0 : l2_write_bytes_ > 0 ? l2_writeback_bytes_ / l2_write_bytes_ : 0.0;
@@ -1054,16 +1140,17 @@ class simulator {
       out += B.out_bytes;
       rep.blocks.push_back(bt);
     }
-    const double n = std::max<double>(cores_used_, 1.0);
+    const double n = std::max<double>(mixed ? ai_cores_used * (per - 1) : cores_used_, 1.0);
+    const double n_cube = std::max<double>(mixed ? ai_cores_used : cores_used_, 1.0);
     rep.aiv_time_us = aiv_ns / 1000.0;
-    rep.task_duration_us = prm_.launch_base_us + prm_.head_per_core_us * cores_used_ + rep.aiv_time_us;
+    rep.task_duration_us = prm_.launch_base_us + prm_.head_per_core_us * ai_cores_used + rep.aiv_time_us;
     rep.vec_us = vec / n;
     rep.scalar_us = scalar / n;
     rep.mte2_us = mte2 / n;
     rep.mte3_us = mte3 / n;
-    rep.mte1_us = mte1 / n;
-    rep.mac_us = mac / n;
-    rep.fix_us = fix / n;
+    rep.mte1_us = mte1 / n_cube;
+    rep.mac_us = mac / n_cube;
+    rep.fix_us = fix / n_cube;
     if (rep.aiv_time_us > 0) {
       rep.vec_ratio = rep.vec_us / rep.aiv_time_us;
       rep.scalar_ratio = rep.scalar_us / rep.aiv_time_us;
@@ -1095,9 +1182,16 @@ class simulator {
   std::vector<char> fixed_;
   double flow_time_ = 0;
   std::uint32_t flow_version_ = 0;
-  // SyncAll
-  std::size_t sync_arrived_ = 0;
-  double sync_max_ = 0;
+  // SyncAll, per core kind
+  std::size_t sync_arrived_[2] = {0, 0};
+  double sync_max_[2] = {0, 0};
+  std::size_t kind_count_[2] = {0, 0};
+  // Cross-core flags: per domain (mode, kind or AI Core, flag) the rounds each setter made.
+  struct cross_domain {
+    std::vector<std::uint32_t> setters, receivers, sets;
+    std::uint32_t released = 0;
+  };
+  std::map<std::uint64_t, cross_domain> cross_;
 };
 
 }  // namespace

@@ -108,7 +108,7 @@ trace_rec get_rec(reader& rd) {
   r.cycles = rd.num();
   r.gm_buf = rd.as<std::uint16_t>();
   r.l2_bypass = rd.num() != 0;
-  if (r.vclass >= vec_class::count_ || r.p > pipe::fix || r.src > pipe::fix || r.dst > pipe::fix || r.kind > rec_kind::cube_move) rd.fail("a record out of range");
+  if (r.vclass >= vec_class::count_ || r.p > pipe::fix || r.src > pipe::fix || r.dst > pipe::fix || r.kind > rec_kind::cross_wait) rd.fail("a record out of range");
   return r;
 }
 

@@ -55,13 +55,18 @@ TEST(Corpus, CubeKernelsOnTheEmulatedPrimitivesAreEvaluatedTheRestSayWhatIsMissi
     CrossCoreSetFlag<0, PIPE_FIX>(3);)";
   EXPECT_TRUE(ev::cube_missing(basic).empty());
   EXPECT_TRUE(ev::cube_missing("Add(z, x, y, n);").empty()) << "not a cube kernel";
-  // Each missing feature is named once; the high-level Matmul API is emulated too (i38-matmul).
+  // Each missing feature is named once; the high-level Matmul API (i38-matmul) and mixed AIC/AIV
+  // kernels (i38-mix) are emulated too.
+  EXPECT_TRUE(ev::cube_missing(basic + R"(
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
+    if ASCEND_IS_AIC { mm.Iterate(); }
+    CrossCoreSetFlag<SYNC_MODE2, PIPE_MTE2>(SYNC_AIV_AIC_FLAG);)").empty())
+      << "a mixed kernel is evaluated, not refused";
   const auto m = ev::cube_missing(basic + R"(
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
-    matmul::Matmul<aType, bType, cType, biasType> mm;
-    CrossCoreSetFlag<SYNC_MODE2, PIPE_MTE2>(SYNC_AIV_AIC_FLAG);)");
+    SetFixPipeConfig(reluPre, quantPre);)");
   ASSERT_EQ(m.size(), 1u);
-  EXPECT_NE(m[0].find("mixed AIC/AIV"), std::string::npos) << m[0];
+  EXPECT_NE(m[0].find("SetFixPipeConfig"), std::string::npos) << m[0];
   EXPECT_TRUE(ev::cube_missing(basic + "\n    matmul::Matmul<aType, bType, cType, biasType> mm;").empty())
       << "a Matmul kernel on the emulated API is evaluated, not refused";
   // LoadData 3D v2 and v2 Pro (im2col) with their registers are emulated too (i38-conv).

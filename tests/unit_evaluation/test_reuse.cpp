@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "aopt/common/fs.h"
 #include "aopt/common/mapped_file.h"
@@ -110,6 +112,34 @@ TEST_F(Reuse, ReferenceOutputsAreComputedOncePerBaselineCaseAndSeed) {
   }
   EXPECT_TRUE(fs::is_directory(root_ / "cache" / "inputs"));
   EXPECT_TRUE(fs::is_directory(root_ / "cache" / "references"));
+}
+
+// The stores of inputs and references are pruned least recently used first
+// (prune_least_recently_used): taking a stored input or reference marks it as used.
+TEST_F(Reuse, ATakenInputOrReferenceIsMarkedRecentlyUsed) {
+  fake_backend* fb = nullptr;
+  {
+    auto e = make(fb);
+    ASSERT_EQ(e.evaluate(variant(pkg_, 1)).status, "ok");
+  }
+  const auto long_ago = fs::file_time_type::clock::now() - std::chrono::hours(48);
+  std::vector<fs::path> entries;
+  for (const char* store : {"inputs", "references"}) {
+    for (const auto& shard : fs::directory_iterator(root_ / "cache" / store)) {
+      for (const auto& entry : fs::directory_iterator(shard.path())) {
+        fs::last_write_time(entry.path(), long_ago);
+        entries.push_back(entry.path());
+      }
+    }
+  }
+  ASSERT_GE(entries.size(), 2u);
+  {
+    auto e = make(fb);
+    ASSERT_EQ(e.evaluate(variant(pkg_, 2)).status, "ok");
+    EXPECT_EQ(fb->runs, 1) << "the reference was taken, not computed";
+  }
+  const auto recent = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  for (const auto& p : entries) EXPECT_GT(fs::last_write_time(p), recent) << p << " was taken but not marked";
 }
 
 TEST_F(Reuse, EvaluatingTheBaselineStoresItsOutputsAsTheReference) {

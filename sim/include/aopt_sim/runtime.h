@@ -80,9 +80,35 @@ inline constexpr std::size_t device_alloc_bytes(std::size_t bytes) { return (byt
 inline constexpr unsigned char gm_padding_junk = 0xFF;
 void* gm_alloc_device(std::size_t bytes, std::string name);
 
+// Which cores a kernel starts on (KERNEL_TASK_TYPE_DEFAULT / KERNEL_TASK_TYPE of the kernel,
+// "设置Kernel类型" in the AscendC reference). For a mixed kernel the block dim counts AI Cores:
+// each block is one AIC and its AIVs (1:1 or 1:2), all running the kernel at once, sharing GM.
+enum class kernel_type : std::uint8_t { aiv_only, aic_only, mix_aic_1_0, mix_aic_1_1, mix_aic_1_2, mix_aiv_1_0 };
+const char* kernel_type_name(kernel_type t);
+// AIC and AIV cores one block of the kernel type runs on.
+constexpr std::uint32_t kernel_aic_per_block(kernel_type t) {
+  return t == kernel_type::aiv_only || t == kernel_type::mix_aiv_1_0 ? 0 : 1;
+}
+constexpr std::uint32_t kernel_aiv_per_block(kernel_type t) {
+  return t == kernel_type::mix_aic_1_2 ? 2 : t == kernel_type::mix_aic_1_1 || t == kernel_type::aiv_only ||
+                                                      t == kernel_type::mix_aiv_1_0
+                                                  ? 1
+                                                  : 0;
+}
+
+// The kernel types a loaded kernel declared: KERNEL_TASK_TYPE_DEFAULT(type) and
+// KERNEL_TASK_TYPE(key, type) register them when the kernel's shared object is loaded (wherever
+// they stand in the kernel body, as the device compiler reads them). The harness clears them
+// before it loads a kernel and asks for the launch's tiling key after.
+void declare_kernel_type(kernel_type t, bool keyed, std::uint64_t key);
+std::optional<kernel_type> declared_kernel_type(std::uint64_t tiling_key);
+void clear_declared_kernel_types();
+
 struct launch_options {
   std::uint32_t block_dim = 1;
   std::uint32_t core_count = 40;     // physical AIV cores (profile); more blocks run in waves
+  std::uint32_t aic_count = 20;      // physical AIC (Cube) cores (profile)
+  kernel_type kernel = kernel_type::aiv_only;
   std::uint32_t ub_bytes = 196608;   // UB capacity per core (profile)
   // The Cube's buffers per AI Core (profile; defaults: 910B-class, docs/sim.md "The Cube unit").
   std::uint32_t l1_bytes = 524288;
@@ -100,12 +126,13 @@ struct launch_options {
 inline constexpr std::size_t sys_workspace_bytes = std::size_t{16} << 20;
 
 struct launch_result {
-  std::vector<core_trace> cores;     // one per block, index = block idx
+  std::vector<core_trace> cores;     // one per core: per block, index = block idx; in a mixed
+                                     // kernel per block its AIC then its AIVs
   std::optional<hw_error> error;     // first hardware error, if any (traces are partial then)
   std::vector<hw_error> warnings;    // warn(): once per call site and kind, at most 32
 };
 
-// Runs `body` once per block, each on its own thread with that block's core context
+// Runs `body` once per core (a block's AIC and AIVs in a mixed kernel), each on its own thread with that block's core context
 // (GetBlockIdx, UB, trace). SyncAll inside body is a real barrier across the blocks.
 launch_result launch(const launch_options& opts, const std::function<void()>& body);
 

@@ -35,6 +35,10 @@ enum class rec_kind : std::uint8_t {
   cube_move,  // a move between on-chip buffers of the Cube: LoadData L1 -> L0A/L0B on PIPE_MTE1,
               // Fixpipe/DataCopy L0C -> L1/UB on PIPE_FIX; `blocks` x `block_bytes` bytes written,
               // `src_bytes[0]` read; `event` 1 when the destination is L0B (MTE1's rate differs)
+  // Cross-core flags (mixed kernels, docs/sim.md "Mixed kernels"): `event` the flag id, `repeats`
+  // the mode (0, 1, 2); the domain follows from the core_trace's kind and group.
+  cross_set,  // CrossCoreSetFlag<mode, p>: on pipe `p`, once its earlier work is done
+  cross_wait, // CrossCoreWaitFlag: the core issues nothing more until its counter is non-zero
 };
 
 // Vector cost classes; cycles per repeat for each class and dtype come from the device profile
@@ -143,8 +147,19 @@ inline void widen_range(std::uint32_t& addr, std::uint32_t& len, std::uint32_t a
   len = hi - lo;
 }
 
+// The two kinds of core of an AI Core in the separated (910B-class) architecture: the vector core
+// (AIV) and the Cube core (AIC).
+enum class core_kind : std::uint8_t { aiv, aic };
+inline const char* core_kind_name(core_kind k) { return k == core_kind::aic ? "AIC" : "AIV"; }
+
 struct core_trace {
-  std::uint32_t block_idx = 0;
+  std::uint32_t block_idx = 0;   // GetBlockIdx() of the core
+  // Which core ran it (docs/sim.md, "Mixed kernels"): AIV unless the kernel is AIC-only or mixed;
+  // in a mixed kernel `group` is the AI Core (the AIC's block index) and `sub_block` the AIV's
+  // GetSubBlockIdx().
+  core_kind kind = core_kind::aiv;
+  std::uint32_t group = 0;
+  std::uint32_t sub_block = 0;
   std::vector<trace_rec> recs;
   std::vector<call_site> sites;
   std::uint32_t ub_peak_bytes = 0;  // high-water mark of TPipe allocations on this core

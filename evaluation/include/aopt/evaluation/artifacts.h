@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -43,6 +44,20 @@ class artifact_store {
   std::uintmax_t cap_bytes_;
   mutable std::atomic<std::uint64_t> stores_{0};
 };
+
+// A store laid out as `dir/<2 hex>/<entry>` (an entry is a file or a directory), kept under
+// `cap_bytes`: when it is over, the least recently used entries (by the entry's modification
+// time; users touch an entry when they take it) are removed until three quarters of the cap are
+// left. Entries used within `keep_recent` are never removed: an evaluation may hold their path.
+// Returns the bytes removed.
+std::uintmax_t prune_least_recently_used(const std::filesystem::path& dir, std::uintmax_t cap_bytes,
+                                         std::chrono::seconds keep_recent);
+
+// The generated inputs and reference outputs under a result cache root (`<root>/inputs`,
+// `<root>/references`): each kept under AOPT_TENSOR_CACHE_MB (default 4096) MiB, pruned once every
+// 16 tensors a process stores; entries used in the last hour stay. A long-running daemon's
+// cache would otherwise grow with every operator it has seen.
+void note_tensor_stored(const std::filesystem::path& store_dir);
 
 // Another host's store, as a node sees the daemon's: `get` a key (nullopt: it has none or is not
 // reachable), `put` what this host built (fire and forget). Both empty = no sharing.

@@ -65,6 +65,9 @@ struct launch_record {
 struct state {
   std::mutex mu;
   std::uint64_t tiling_key = 0;
+  // SetKernelMode's cores (AIC_MODE: AIC-only; MIX_MODE: one AIC and two AIVs a block); a kernel's
+  // own KERNEL_TASK_TYPE declarations come first.
+  std::optional<kernel_type> mode_type;
   bool profile_loaded = false;
   device_profile profile;
   std::vector<launch_record> launches;
@@ -149,11 +152,13 @@ inline void run_blocks(const run_site& site, std::int64_t block_dim, const std::
   launch_options opts;
   opts.block_dim = static_cast<std::uint32_t>(block_dim);
   opts.core_count = prof.aiv_cores;
+  opts.aic_count = prof.aic_cores;
   opts.ub_bytes = static_cast<std::uint32_t>(prof.ub_bytes);
   opts.record_trace = true;
   {
     std::lock_guard lk(global_state().mu);
     opts.tiling_key = global_state().tiling_key;
+    opts.kernel = declared_kernel_type(opts.tiling_key).value_or(global_state().mode_type.value_or(kernel_type::aiv_only));
   }
 
   launch_record rec;
@@ -172,7 +177,11 @@ inline void run_blocks(const run_site& site, std::int64_t block_dim, const std::
   std::optional<hw_error> err = lr.error;
   if (!err) {
     try {
-      timing_report rep = simulate(lr.cores, prof);
+      timing_options topts;
+      if (kernel_aic_per_block(opts.kernel) > 0) {
+        topts.cores = prof.aic_cores * (kernel_aic_per_block(opts.kernel) + kernel_aiv_per_block(opts.kernel));
+      }
+      timing_report rep = simulate(lr.cores, prof, topts);
       rec.timing = rep.to_json();
       err = rep.error;
     } catch (const std::exception& e) {
@@ -242,8 +251,14 @@ inline void GmFree(void* ptr) {
   }
 }
 
-// AIV/AIC/MIX selection of CANN's CPU mode: every kernel runs on emulated AIV cores here.
-inline void SetKernelMode(KernelMode mode) { static_cast<void>(mode); }
+// AIV/AIC/MIX selection of CANN's CPU mode (the kernel's KERNEL_TASK_TYPE declarations win).
+inline void SetKernelMode(KernelMode mode) {
+  using aopt::sim::kernel_type;
+  std::lock_guard lk(aopt::sim::cpu_debug::global_state().mu);
+  aopt::sim::cpu_debug::global_state().mode_type = mode == KernelMode::AIC_MODE   ? kernel_type::aic_only
+                                                   : mode == KernelMode::MIX_MODE ? kernel_type::mix_aic_1_2
+                                                                                  : kernel_type::aiv_only;
+}
 using ::KernelMode;
 
 }  // namespace AscendC

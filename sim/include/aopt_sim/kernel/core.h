@@ -59,6 +59,15 @@ local_mem local_mem_of(std::uint64_t addr);
 void prepare_cube_memory();
 std::uint32_t block_idx();
 std::uint32_t block_num();
+// Mixed kernels (aopt_sim/kernel/mix.h; sim/runtime/mix.cpp): the current core's kind, the
+// launch's kernel type, GetSubBlockIdx / GetSubBlockNum, and the cross-core flags (`mode` 0, 1, 2;
+// the set fires on pipe `p` once its earlier work is done).
+core_kind current_core_kind();
+kernel_type current_kernel_type();
+std::uint32_t sub_block_idx();
+std::uint32_t sub_block_num();
+void cross_core_set(std::uint8_t mode, std::uint16_t flag, pipe p, const src_loc& loc, const char* api);
+void cross_core_wait(std::uint8_t mode, std::uint16_t flag, const src_loc& loc, const char* api);
 
 // Interns the call site and returns its index into core_trace::sites.
 std::uint32_t site_of(const src_loc& loc, const char* api);

@@ -26,6 +26,7 @@
 #include "aopt_sim/host/matmul_tiling_data.h"
 #include "aopt_sim/kernel/core.h"
 #include "aopt_sim/kernel/global_tensor.h"
+#include "aopt_sim/kernel/mix.h"
 #include "aopt_sim/kernel/pipe.h"
 #include "aopt_sim/kernel/tensor.h"
 #include "aopt_sim/kernel/types.h"
@@ -331,7 +332,9 @@ class Matmul : public aopt::sim::matmul_detail::engine<A_TYPE, B_TYPE, C_TYPE, B
 
 // REGIST_MATMUL_OBJ(pipe, workspace, mm1, &tiling1 [, mm2, &tiling2 ...]): Init of each object
 // with its tiling (the workspace carries the AIV->AIC messages of mixed kernels; sim runs the
-// Matmul on the calling core and needs none).
+// Matmul on the calling core and needs none). In a mixed kernel the AIC serves its AIVs' objects
+// and returns from the kernel when they are done (aopt_sim/kernel/mix.h): here it returns at
+// once and each AIV computes its objects' products itself (docs/sim.md, "Mixed kernels").
 namespace aopt_mm_reg {
 inline void regist(TPipe*) {}
 template <class MM, class... Rest>
@@ -347,10 +350,11 @@ inline void regist(TPipe* pipe, MM& mm, std::nullptr_t, Rest&&... rest) {
 
 }  // namespace AscendC
 
-#define REGIST_MATMUL_OBJ(tpipe, workspace, ...)   \
-  do {                                             \
-    static_cast<void>(workspace);                  \
-    ::AscendC::aopt_mm_reg::regist(tpipe, __VA_ARGS__); \
+#define REGIST_MATMUL_OBJ(tpipe, workspace, ...)              \
+  if (::aopt::sim::kernel_detail::aic_serves_matmul()) return; \
+  do {                                                        \
+    static_cast<void>(workspace);                             \
+    ::AscendC::aopt_mm_reg::regist(tpipe, __VA_ARGS__);       \
   } while (0)
 
 // Older kernels name the API through namespace matmul.

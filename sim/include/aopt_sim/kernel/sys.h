@@ -1,4 +1,4 @@
-// System variables and workspaces: GetBlockIdx, GetBlockNum, GetSubBlockIdx, GetTaskRation,
+// System variables and workspaces: GetBlockIdx, GetBlockNum (GetSubBlockIdx, GetTaskRation: mix.h),
 // GetUserWorkspace, SetSysWorkspace, GetSysWorkSpacePtr, and TILING_KEY_IS.
 #pragma once
 
@@ -12,23 +12,19 @@
 #include "aopt_sim/kernel/tensor.h"
 #include "aopt_sim/kernel/types.h"
 #include "aopt_sim/runtime.h"
+#include "aopt_sim/kernel/mix.h"
 
 namespace AscendC {
 
 inline std::int64_t GetBlockIdx() { return static_cast<std::int64_t>(aopt::sim::block_idx()); }
 inline std::int64_t GetBlockNum() { return static_cast<std::int64_t>(aopt::sim::block_num()); }
-// Vector-only kernels run one AIV per block here: sub-block 0 of a ratio of 1.
-inline std::int64_t GetSubBlockIdx() { return 0; }
 // Rounds `value` up to a multiple of `unit` (a unit of 0 leaves it as it is).
 template <typename T, typename U>
 constexpr T AlignUp(T value, U unit) {
   return unit == 0 ? value : static_cast<T>((value + unit - 1) / unit * unit);
 }
-inline std::int64_t GetTaskRation() { return 1; }
 // Bytes of one UB data block (32 on every chip sim emulates).
 constexpr std::int16_t GetDataBlockSizeInBytes() { return 32; }
-// The core types of `g_coreType == AscendC::AIV` (kernels also write them unqualified).
-enum AoptCoreTypeNs : std::int32_t { AIC = 1, AIV = 2 };
 
 // The user part of the workspace starts after the system's reserved bytes (the host reserves
 // them through GetLibApiWorkSpaceSize()).
@@ -65,7 +61,6 @@ struct aopt_block_idx_var {
   operator std::int64_t() const { return AscendC::GetBlockIdx(); }
 };
 inline constexpr aopt_block_idx_var block_idx{};
-using AscendC::GetSubBlockIdx;
 // GetSysWorkSpacePtr too (cann-ops math/matmul_api_constant calls it unqualified in a class template).
 using AscendC::GetSysWorkSpacePtr;
 // The CCE intrinsics behind GetBlockIdx/GetBlockNum (kernels and macros call them directly).
@@ -169,17 +164,6 @@ inline void PRINTF(const char* fmt, Args&&... args) {
 #ifndef ASSERT
 #define ASSERT(...)
 #endif
-// The core type kernels test (`if (g_coreType == AIV)`): every emulated core is an AIV core.
-using AscendC::AIC;
-using AscendC::AIV;
-inline constexpr AscendC::AoptCoreTypeNs g_coreType = AIV;
-// Every emulated core is an AIV (vector) core: `if ASCEND_IS_AIV { ... }` runs, the AIC branch not.
-#ifndef ASCEND_IS_AIV
-#define ASCEND_IS_AIV (true)
-#endif
-#ifndef ASCEND_IS_AIC
-#define ASCEND_IS_AIC (false)
-#endif
 #ifndef likely
 #define likely(x) __builtin_expect(!!(x), 1)
 #endif
@@ -190,27 +174,6 @@ inline constexpr AscendC::AoptCoreTypeNs g_coreType = AIV;
 #define ASCENDC_ASSERT(...)
 #endif
 
-// Kernel type declarations (which cores a kernel starts on): no effect in the emulator, which
-// runs vector kernels on AIV cores only.
-enum KernelMetaType : std::uint8_t {
-  KERNEL_TYPE_AIV_ONLY,
-  KERNEL_TYPE_AIC_ONLY,
-  KERNEL_TYPE_MIX_AIV_1_0,
-  KERNEL_TYPE_MIX_AIC_1_0,
-  KERNEL_TYPE_MIX_AIC_1_1,
-  KERNEL_TYPE_MIX_AIC_1_2,
-  KERNEL_TYPE_AICORE,
-  KERNEL_TYPE_VECTORCORE,
-  KERNEL_TYPE_MIX_AICORE,
-  KERNEL_TYPE_MIX_VECTOR_CORE,
-  KERNEL_TYPE_MAX,
-};
-#ifndef KERNEL_TASK_TYPE_DEFAULT
-#define KERNEL_TASK_TYPE_DEFAULT(type) static_cast<void>(type)
-#endif
-#ifndef KERNEL_TASK_TYPE
-#define KERNEL_TASK_TYPE(key, type) static_cast<void>(key), static_cast<void>(type)
-#endif
 
 #ifndef TILING_KEY_IS
 #define TILING_KEY_IS(k) (::aopt::sim::tiling_key() == static_cast<std::uint64_t>(k))

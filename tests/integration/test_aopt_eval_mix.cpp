@@ -1,0 +1,43 @@
+// Runs the real `aopt eval` on a mixed AIC/AIV kernel (issue 38): tests/integration/packages/
+// matmul_relu_mix declares KERNEL_TYPE_MIX_AIC_1_2; its AICs compute the product block by block
+// into the workspace and hand each block to their two AIVs (CrossCoreSetFlag mode 2), which apply
+// ReLU and write c. Before mixed kernels were emulated every core was an AIV: the AIC branch never
+// ran and the first CrossCoreWaitFlag was a deadlock.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "aopt/common/subprocess.h"
+
+namespace fs = std::filesystem;
+
+TEST(AoptEvalMix, AMixedKernelIsCorrectAndTimedOnAiCores) {
+  const fs::path cache = fs::temp_directory_path() / ("aopt-it-mix-" + std::to_string(::getpid()));
+  aopt::common::process_request r;
+  r.argv = {AOPT_BINARY, "eval", std::string(AOPT_TEST_SOURCE_DIR) + "/tests/integration/packages/matmul_relu_mix",
+            "--json", "--cache-dir", cache.string()};
+  r.limits.wall_timeout = std::chrono::seconds(280);
+  r.limits.max_output_bytes = 4 << 20;
+  const auto o = aopt::common::run_process(r);
+  fs::remove_all(cache);
+  ASSERT_EQ(o.end, aopt::common::process_end::exited) << o.describe() << "\n" << o.err;
+  const auto j = nlohmann::json::parse(o.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << o.out << "\n" << o.err;
+  ASSERT_EQ(j.value("status", ""), "ok") << j.dump(2);
+  ASSERT_EQ(j["cases"].size(), 2u);
+  for (const auto& c : j["cases"]) {
+    EXPECT_EQ(c["status"], "ok") << c.dump(2);
+    EXPECT_EQ(c["mismatch_ratio"].get<double>(), 0.0);
+  }
+  // 256 x 256 in 32 x 32 blocks on 16 AI Cores: the block dim counts AI Cores (one AIC and two
+  // AIVs each), and both kinds' pipes are in the profile.
+  const auto& p = j["cases"][0]["profile"];
+  EXPECT_EQ(j["cases"][0]["block_dim"], 16) << p.dump(2);
+  EXPECT_EQ(p["Block Dim"], 16) << p.dump(2);
+  EXPECT_GT(p["aic_mac_time(us)"].get<double>(), 0.0) << p.dump(2);
+  EXPECT_GT(p["aiv_mte3_time(us)"].get<double>(), 0.0) << p.dump(2);
+}
