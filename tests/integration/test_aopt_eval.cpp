@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -230,4 +232,44 @@ TEST_F(AoptEval, BuildArtifactsAreReusedPerSide) {
   const auto off = nlohmann::json::parse(o.out)["build"];
   EXPECT_FALSE(off["host_reused"].get<bool>());
   EXPECT_FALSE(off["kernel_reused"].get<bool>());
+}
+
+// A kernel named like a C library function is compiled through a generated wrapper (the name is
+// renamed for the host build). The wrapper's bytes must not depend on where the build runs: the
+// same package built from another directory reuses the kernel library (and ccache's direct mode
+// hits). Before the fix the wrapper included the kernel by its absolute build path, so every
+// build of such an operator (sin, exp, tanh, abs ... in cann-ops) compiled its kernel again.
+TEST_F(AoptEval, AWrappedKernelIsReusedFromAnotherDirectory) {
+  const fs::path tmp = cache_ / "wrapped-kernel-test";
+  const std::vector<std::pair<std::string, std::string>> env = {{"AOPT_ARTIFACT_CACHE", (tmp / "artifacts").string()}};
+  // add_custom renamed: op type Fmax, kernel fmax (as cann-ops' Sin has the kernel sin).
+  auto copy_as_fmax = [&](const std::string& where) {
+    const fs::path pkg = tmp / where / "fmax_op";
+    fs::create_directories(pkg.parent_path());
+    fs::copy(fs::path(AOPT_TEST_SOURCE_DIR) / "examples/ops/add_custom", pkg, fs::copy_options::recursive);
+    const std::regex op_type("AddCustom(?!TilingData)");
+    for (const fs::path& f : {pkg / "aopt.json", pkg / "op_kernel/add_custom.cpp", pkg / "op_host/add_custom.cpp",
+                              pkg / "op_host/add_custom_tiling.h"}) {
+      std::ifstream in(f);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      text = std::regex_replace(text, op_type, "Fmax");
+      for (const auto& [from, to] : {std::pair<std::string, std::string>{"\"kernel\": \"add_custom\"", "\"kernel\": \"fmax\""},
+                                     {"void add_custom(", "void fmax("}}) {
+        if (const auto at = text.find(from); at != std::string::npos) text.replace(at, from.size(), to);
+      }
+      std::ofstream(f, std::ios::trunc) << text;
+    }
+    return pkg;
+  };
+  auto eval = [&](const fs::path& pkg) {
+    const auto o = aopt({pkg.string(), "--json", "--no-cache"}, env);
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    const auto r = nlohmann::json::parse(o.out);
+    EXPECT_EQ(r.value("status", ""), "ok") << r.dump(2);
+    return r["build"];
+  };
+  const auto first = eval(copy_as_fmax("a"));
+  EXPECT_FALSE(first["kernel_reused"].get<bool>()) << first.dump();
+  const auto second = eval(copy_as_fmax("elsewhere/b"));
+  EXPECT_TRUE(second["kernel_reused"].get<bool>()) << "the wrapper's bytes depend on the build directory: " << second.dump();
 }
