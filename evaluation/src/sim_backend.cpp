@@ -267,18 +267,16 @@ std::string artifact_key(const compile_job& job, const fs::path& dir, const std:
   common::sha256 h;
   h.field("aopt-artifact-v1").field(toolchain::get().id()).field(inputs);
   const std::string d = dir.string();
-  auto normalised = [&](std::string n) {
+  auto arg = [&](const std::string& a) {
+    std::string n = a;
     for (auto at = n.find(d); at != std::string::npos; at = n.find(d, at + 1)) n.replace(at, d.size(), "@");
-    return n;
+    h.field(n);
   };
-  auto arg = [&](const std::string& a) { h.field(normalised(a)); };
   for (const auto& c : job.compiles) {
     for (std::size_t i = 0; i < c.size(); ++i) {
       arg(c[i]);
-      // The translation unit itself (a generated wrapper lives outside the sources and names the
-      // kernel source by its path in this build directory: normalised like the arguments, or a
-      // templated or renamed kernel would never be reused).
-      if (i > 0 && c[i - 1] == "-c") h.field(normalised(common::read_text_file(c[i])));
+      // The translation unit itself (a generated wrapper lives outside the sources).
+      if (i > 0 && c[i - 1] == "-c") h.field(common::read_text_file(c[i]));
     }
     h.field("|");
   }
