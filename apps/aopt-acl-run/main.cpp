@@ -209,53 +209,91 @@ void fill_value_depend(arg_slot& s, const bound_param& b, const tensor_arg& in) 
 
 using launch_fn = aclnnStatus (*)(void*, std::uint64_t, aclOpExecutor*, aclrtStream);
 
-int run(const fs::path& request_file) {
+// 1. The request file: what to run, where its package is installed, how often.
+struct run_request {
   nlohmann::json rq;
+  std::string op_type;
+  int device = 0, warmup = 0, repeat = 1, launches = 1;
+  fs::path vendor_dir;
+};
+
+run_request read_request(const fs::path& request_file) {
+  run_request r;
   try {
-    rq = nlohmann::json::parse(read_file(request_file));
+    r.rq = nlohmann::json::parse(read_file(request_file));
   } catch (const nlohmann::json::exception& e) {
     throw request_error(request_file.string() + ": not valid JSON: " + e.what());
   }
+  const auto& rq = r.rq;
   for (const char* k : {"op_type", "install"}) {
     if (!rq.contains(k) || !rq[k].is_string()) throw request_error(request_file.string() + ": \"" + std::string(k) + "\" missing or not a string");
   }
-  const std::string op_type = rq["op_type"].get<std::string>();
-  const int device = rq.value("device", 0);
-  const int warmup = rq.value("warmup", 0), repeat = rq.value("repeat", 1);
-  if (warmup < 0 || repeat < 1) throw request_error(request_file.string() + ": \"warmup\" must be >= 0 and \"repeat\" >= 1");
-  const fs::path vendor_dir = fs::path(rq["install"].get<std::string>()) / "vendors" / rq.value("vendor", std::string("customize"));
+  r.op_type = rq["op_type"].get<std::string>();
+  r.device = rq.value("device", 0);
+  r.warmup = rq.value("warmup", 0);
+  r.repeat = rq.value("repeat", 1);
+  if (r.warmup < 0 || r.repeat < 1) throw request_error(request_file.string() + ": \"warmup\" must be >= 0 and \"repeat\" >= 1");
+  r.launches = rq.value("launches", 1);
+  if (r.launches < 1) throw request_error(request_file.string() + ": \"launches\" (per timed sample) must be >= 1");
+  r.vendor_dir = fs::path(rq["install"].get<std::string>()) / "vendors" / rq.value("vendor", std::string("customize"));
+  return r;
+}
+
+// 2. The installed operator's two aclnn functions and the request bound to their parameters.
+struct operator_api {
+  std::string gws_name, run_name;
+  bound_call call;
+  void* gws = nullptr;
+  launch_fn launch = nullptr;
+};
+
+operator_api open_operator(const run_request& r) {
   std::error_code e;
-  if (!fs::is_directory(vendor_dir / "op_api", e)) {
-    throw missing("no custom operator package installed under " + vendor_dir.string() + " (op_api/ missing): check [commands] install");
+  if (!fs::is_directory(r.vendor_dir / "op_api", e)) {
+    throw missing("no custom operator package installed under " + r.vendor_dir.string() + " (op_api/ missing): check [commands] install");
   }
   // The installed package first on the custom operator path, as its bin/set_env.bash would.
   const char* old = std::getenv("ASCEND_CUSTOM_OPP_PATH");
-  const std::string opp = vendor_dir.string() + (old != nullptr && *old ? std::string(":") + old : "");
+  const std::string opp = r.vendor_dir.string() + (old != nullptr && *old ? std::string(":") + old : "");
   ::setenv("ASCEND_CUSTOM_OPP_PATH", opp.c_str(), 1);
 
-  const std::string gws_name = "aclnn" + op_type + "GetWorkspaceSize", run_name = "aclnn" + op_type;
-  const fs::path header = find_aclnn_header(vendor_dir / "op_api" / "include", op_type);
-  const auto params = parse_aclnn_header(read_file(header), gws_name, header.string());
-  const bound_call call = bind_request(params, rq);
+  operator_api op;
+  op.gws_name = "aclnn" + r.op_type + "GetWorkspaceSize";
+  op.run_name = "aclnn" + r.op_type;
+  const fs::path header = find_aclnn_header(r.vendor_dir / "op_api" / "include", r.op_type);
+  const auto params = parse_aclnn_header(read_file(header), op.gws_name, header.string());
+  op.call = bind_request(params, r.rq);
 
   acl.load();
-  const fs::path opapi = vendor_dir / "op_api" / "lib" / "libcust_opapi.so";
+  const fs::path opapi = r.vendor_dir / "op_api" / "lib" / "libcust_opapi.so";
   void* oplib = open_lib(opapi.string(), "check the install step's package (op_api/lib/)");
-  void* gws = symbol<void*>(oplib, gws_name.c_str(), opapi.string());
-  auto launch = symbol<launch_fn>(oplib, run_name.c_str(), opapi.string());
+  op.gws = symbol<void*>(oplib, op.gws_name.c_str(), opapi.string());
+  op.launch = symbol<launch_fn>(oplib, op.run_name.c_str(), opapi.string());
+  return op;
+}
 
+// 3. The device: a stream and the two events that time it.
+struct device_session {
+  int device = 0;
+  aclrtStream stream = nullptr;
+  aclrtEvent start = nullptr, end = nullptr;
+};
+
+device_session open_device(int device) {
+  device_session d;
+  d.device = device;
   const aclError init = acl.aclInit(nullptr);
   if (init != ACL_ERROR_REPEAT_INITIALIZE) check(init, "aclInit");
   check(acl.aclrtSetDevice(device), "aclrtSetDevice(" + std::to_string(device) + ")");
-  aclrtStream stream = nullptr;
-  check(acl.aclrtCreateStream(&stream), "aclrtCreateStream");
-  aclrtEvent start = nullptr, end = nullptr;
-  check(acl.aclrtCreateEvent(&start), "aclrtCreateEvent");
-  check(acl.aclrtCreateEvent(&end), "aclrtCreateEvent");
+  check(acl.aclrtCreateStream(&d.stream), "aclrtCreateStream");
+  check(acl.aclrtCreateEvent(&d.start), "aclrtCreateEvent");
+  check(acl.aclrtCreateEvent(&d.end), "aclrtCreateEvent");
+  return d;
+}
 
-  const int launches = rq.value("launches", 1);
-  if (launches < 1) throw request_error(request_file.string() + ": \"launches\" (per timed sample) must be >= 1");
-
+// 4. Device tensors: the inputs' from their files, then the outputs'. An in-place output
+// (`<name>Ref`) has no tensor of its own: it is read back from its input's.
+std::vector<device_tensor> upload_tensors(const bound_call& call) {
   std::vector<device_tensor> tensors;
   for (const auto& in : call.inputs) {
     const std::string bytes = read_file(in.file);
@@ -266,137 +304,162 @@ int run(const fs::path& request_file) {
     }
     tensors.push_back(make_tensor(in, &bytes));
   }
-  // An in-place output (`<name>Ref`) has no tensor of its own: it is read back from its input's.
   for (const auto& out : call.outputs) tensors.push_back(out.in_place_of ? device_tensor{} : make_tensor(out, nullptr));
+  return tensors;
+}
 
-  // The arguments of GetWorkspaceSize in header order; the last two are filled per call.
-  std::vector<arg_slot> slots(call.params.size());
+// 5. The call of aclnn<Op>GetWorkspaceSize through libffi: its arguments in header order (the
+// last two, workspace size and executor, filled per call) and the workspace it asks for. Not
+// copied or moved: the arguments point into it.
+struct workspace_call {
+  std::string name;
+  void* fn = nullptr;
+  std::vector<arg_slot> slots;
   std::vector<ffi_type*> types;
+  std::vector<void*> values;
+  std::vector<std::vector<const aclTensor*>> lists;
+  ffi_cif cif{};
   std::uint64_t ws_size = 0;
   aclOpExecutor* executor = nullptr;
-  std::vector<std::vector<const aclTensor*>> lists;
-  lists.reserve(call.params.size());
-  for (std::size_t i = 0; i < call.params.size(); ++i) {
-    const auto& b = call.params[i];
-    auto& s = slots[i];
-    switch (b.param.kind) {
-      case param_kind::tensor: s.v.ptr = b.tensors.empty() ? nullptr : tensors[b.tensors.front()].tensor; break;  // absent optional: nullptr
-      case param_kind::tensor_list: {
-        if (b.tensors.empty()) break;
-        lists.emplace_back();
-        for (auto t : b.tensors) lists.back().push_back(tensors[t].tensor);
-        s.v.ptr = acl.aclCreateTensorList(lists.back().data(), lists.back().size());
-        if (s.v.ptr == nullptr) throw acl_failure{"aclCreateTensorList(" + b.param.name + ")", 0};
-        break;
-      }
-      case param_kind::workspace_size: s.v.ptr = &ws_size; break;
-      case param_kind::executor: s.v.ptr = &executor; break;
-      default:
-        if (b.value_input) fill_value_depend(s, b, call.inputs[*b.value_input]);
-        else fill_attr(s, b);
-    }
-    types.push_back(s.type);
-  }
-  ffi_cif cif;
-  if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, static_cast<unsigned>(types.size()), &ffi_type_sint32, types.data()) != FFI_OK) {
-    throw missing("libffi cannot prepare a call of " + gws_name + " with " + std::to_string(types.size()) + " parameters");
-  }
-  std::vector<void*> values;
-  for (auto& s : slots) values.push_back(&s.v);
-
   void* workspace = nullptr;
   std::uint64_t workspace_capacity = 0;
+
+  workspace_call(const operator_api& op, const std::vector<device_tensor>& tensors) : name(op.gws_name), fn(op.gws) {
+    const auto& call = op.call;
+    slots.resize(call.params.size());
+    lists.reserve(call.params.size());
+    for (std::size_t i = 0; i < call.params.size(); ++i) {
+      const auto& b = call.params[i];
+      auto& s = slots[i];
+      switch (b.param.kind) {
+        case param_kind::tensor: s.v.ptr = b.tensors.empty() ? nullptr : tensors[b.tensors.front()].tensor; break;  // absent optional: nullptr
+        case param_kind::tensor_list: {
+          if (b.tensors.empty()) break;
+          lists.emplace_back();
+          for (auto t : b.tensors) lists.back().push_back(tensors[t].tensor);
+          s.v.ptr = acl.aclCreateTensorList(lists.back().data(), lists.back().size());
+          if (s.v.ptr == nullptr) throw acl_failure{"aclCreateTensorList(" + b.param.name + ")", 0};
+          break;
+        }
+        case param_kind::workspace_size: s.v.ptr = &ws_size; break;
+        case param_kind::executor: s.v.ptr = &executor; break;
+        default:
+          if (b.value_input) fill_value_depend(s, b, call.inputs[*b.value_input]);
+          else fill_attr(s, b);
+      }
+      types.push_back(s.type);
+    }
+    if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, static_cast<unsigned>(types.size()), &ffi_type_sint32, types.data()) != FFI_OK) {
+      throw missing("libffi cannot prepare a call of " + name + " with " + std::to_string(types.size()) + " parameters");
+    }
+    for (auto& s : slots) values.push_back(&s.v);
+  }
+  workspace_call(const workspace_call&) = delete;
+  workspace_call& operator=(const workspace_call&) = delete;
+  ~workspace_call() {
+    if (workspace != nullptr) acl.aclrtFree(workspace);
+  }
+
   // One aclnn<Op>GetWorkspaceSize: a new executor and the workspace it needs.
-  auto prepare = [&]() {
+  void prepare() {
     ws_size = 0;
     executor = nullptr;
     ffi_sarg status = 0;
-    ffi_call(&cif, FFI_FN(gws), &status, values.data());
-    check(static_cast<aclError>(status), gws_name);
+    ffi_call(&cif, FFI_FN(fn), &status, values.data());
+    check(static_cast<aclError>(status), name);
     if (ws_size > workspace_capacity) {
       if (workspace != nullptr) acl.aclrtFree(workspace);
       workspace = nullptr;
       check(acl.aclrtMalloc(&workspace, ws_size, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc(workspace of " + std::to_string(ws_size) + " bytes)");
       workspace_capacity = ws_size;
     }
-  };
-  // One launch; `submit` collects the host's time in aclnn<Op> (tiling copy and enqueue).
-  std::vector<double> submit;
+  }
+};
+
+// 6. Kernel time, as msprof's Task Duration means it: one executor made repeatable
+// (aclSetAclOpExecutorRepeatable), `launches` launches between one event pair per sample, the
+// stream kept busy by two untimed launches before the start event so that the host's enqueue of
+// the next launch overlaps the kernel before it. Without a repeatable executor (a runtime
+// without the call), each launch needs a new executor and is timed alone: that figure holds the
+// host's launch too, and result.json says so.
+struct timing {
+  std::vector<double> samples;
+  std::vector<double> submit;  // the host's time in aclnn<Op> (tiling copy and enqueue), sorted
+  std::string method;
+  bool repeatable = false;
+};
+
+timing measure(workspace_call& w, const operator_api& op, const device_session& d, const run_request& r) {
+  timing t;
   auto launch_once = [&](bool timed) {
     const auto t0 = std::chrono::steady_clock::now();
-    check(launch(ws_size > 0 ? workspace : nullptr, ws_size, executor, stream), run_name);
-    if (timed) submit.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    check(op.launch(w.ws_size > 0 ? w.workspace : nullptr, w.ws_size, w.executor, d.stream), op.run_name);
+    if (timed) t.submit.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
   };
   auto elapsed_us = [&]() {
     float ms = 0;
-    check(acl.aclrtEventElapsedTime(&ms, start, end), "aclrtEventElapsedTime");
+    check(acl.aclrtEventElapsedTime(&ms, d.start, d.end), "aclrtEventElapsedTime");
     return static_cast<double>(ms) * 1000.0;
   };
-
-  // Kernel time, as msprof's Task Duration means it: one executor made repeatable
-  // (aclSetAclOpExecutorRepeatable), `launches` launches between one event pair per sample, the
-  // stream kept busy by two untimed launches before the start event so that the host's enqueue of
-  // the next launch overlaps the kernel before it. Without a repeatable executor (a runtime
-  // without the call), each launch needs a new executor and is timed alone: that figure holds the
-  // host's launch too, and result.json says so.
-  std::vector<double> samples;
-  std::string method;
-  prepare();
-  const bool repeatable = acl.aclSetAclOpExecutorRepeatable != nullptr && acl.aclDestroyAclOpExecutor != nullptr &&
-                          acl.aclSetAclOpExecutorRepeatable(executor) == ACL_SUCCESS;
-  if (repeatable) {
-    method = "events_busy_stream";
+  w.prepare();
+  t.repeatable = acl.aclSetAclOpExecutorRepeatable != nullptr && acl.aclDestroyAclOpExecutor != nullptr &&
+                 acl.aclSetAclOpExecutorRepeatable(w.executor) == ACL_SUCCESS;
+  if (t.repeatable) {
+    t.method = "events_busy_stream";
     constexpr int busy = 2;
-    for (int i = 0; i < warmup; ++i) launch_once(false);
-    check(acl.aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
-    for (int r = 0; r < repeat; ++r) {
+    for (int i = 0; i < r.warmup; ++i) launch_once(false);
+    check(acl.aclrtSynchronizeStream(d.stream), "aclrtSynchronizeStream");
+    for (int k = 0; k < r.repeat; ++k) {
       for (int i = 0; i < busy; ++i) launch_once(false);
-      check(acl.aclrtRecordEvent(start, stream), "aclrtRecordEvent");
-      for (int k = 0; k < launches; ++k) launch_once(true);
-      check(acl.aclrtRecordEvent(end, stream), "aclrtRecordEvent");
-      check(acl.aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
-      samples.push_back(elapsed_us() / launches);
+      check(acl.aclrtRecordEvent(d.start, d.stream), "aclrtRecordEvent");
+      for (int i = 0; i < r.launches; ++i) launch_once(true);
+      check(acl.aclrtRecordEvent(d.end, d.stream), "aclrtRecordEvent");
+      check(acl.aclrtSynchronizeStream(d.stream), "aclrtSynchronizeStream");
+      t.samples.push_back(elapsed_us() / r.launches);
     }
-    acl.aclDestroyAclOpExecutor(executor);
+    acl.aclDestroyAclOpExecutor(w.executor);
   } else {
-    method = "events_per_launch_with_host_launch";
+    t.method = "events_per_launch_with_host_launch";
     if (acl.aclGetRecentErrMsg != nullptr) acl.aclGetRecentErrMsg();  // a refused aclSetAclOpExecutorRepeatable's message
-    for (int i = 0; i < warmup + repeat; ++i) {
-      if (i > 0) prepare();
-      check(acl.aclrtRecordEvent(start, stream), "aclrtRecordEvent");
-      launch_once(i >= warmup);
-      check(acl.aclrtRecordEvent(end, stream), "aclrtRecordEvent");
-      check(acl.aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
-      if (i >= warmup) samples.push_back(elapsed_us());
+    for (int i = 0; i < r.warmup + r.repeat; ++i) {
+      if (i > 0) w.prepare();
+      check(acl.aclrtRecordEvent(d.start, d.stream), "aclrtRecordEvent");
+      launch_once(i >= r.warmup);
+      check(acl.aclrtRecordEvent(d.end, d.stream), "aclrtRecordEvent");
+      check(acl.aclrtSynchronizeStream(d.stream), "aclrtSynchronizeStream");
+      if (i >= r.warmup) t.samples.push_back(elapsed_us());
     }
   }
-  std::sort(submit.begin(), submit.end());
+  std::sort(t.submit.begin(), t.submit.end());
+  return t;
+}
 
-  nlohmann::json result = {{"outputs", nlohmann::json::array()},
-                           {"samples_us", samples},
-                           {"warmup", warmup},
-                           {"device", device},
-                           {"runner", "aopt-acl-run"},
-                           {"runtime_library", acl.runtime_lib},
-                           {"workspace_bytes", workspace_capacity},
-                           {"timing_method", method},
-                           {"launches_per_sample", repeatable ? launches : 1},
-                           {"submit_us", submit.empty() ? 0.0 : submit[submit.size() / 2]}};
+std::string device_bytes(const device_tensor& d, const std::string& name) {
+  std::string host(d.bytes, '\0');
+  if (d.bytes > 0) check(acl.aclrtMemcpy(host.data(), host.size(), d.mem, d.bytes, ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy(" + name + ", device to host)");
+  return host;
+}
+
+// 7a. The outputs, copied back into their files.
+nlohmann::json read_outputs(const bound_call& call, const std::vector<device_tensor>& tensors) {
+  nlohmann::json outputs = nlohmann::json::array();
   for (std::size_t o = 0; o < call.outputs.size(); ++o) {
     const auto& out = call.outputs[o];
-    const auto& d = tensors[out.in_place_of ? *out.in_place_of : call.inputs.size() + o];
-    std::string host(d.bytes, '\0');
-    if (d.bytes > 0) check(acl.aclrtMemcpy(host.data(), host.size(), d.mem, d.bytes, ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy(" + out.name + ", device to host)");
+    const std::string host = device_bytes(tensors[out.in_place_of ? *out.in_place_of : call.inputs.size() + o], out.name);
     write_file(out.file, host.data(), host.size());
     nlohmann::json oj = {{"name", out.name}, {"dtype", out.dtype}, {"shape", out.shape}, {"file", out.file}};
     if (out.shape_assumed) oj["shape_assumed"] = true;
-    result["outputs"].push_back(oj);
+    outputs.push_back(oj);
   }
-  // Inputs the kernel wrote (in place, without an output of its own): their device contents
-  // differ from the file they came from. Reported like outputs under "written_inputs" (a tensor
-  // list whole when any element changed), as the sim harness reports them
-  // (docs/harness-protocol.md, "Inputs the kernel writes"); a `<name>Ref` input is an output already.
-  result["written_inputs"] = nlohmann::json::array();
+  return outputs;
+}
+
+// 7b. Inputs the kernel wrote (in place, without an output of its own): their device contents
+// differ from the file they came from. Reported like outputs under "written_inputs" (a tensor
+// list whole when any element changed), as the sim harness reports them
+// (docs/harness-protocol.md, "Inputs the kernel writes"); a `<name>Ref` input is an output already.
+nlohmann::json read_written_inputs(const bound_call& call, const std::vector<device_tensor>& tensors) {
+  nlohmann::json written = nlohmann::json::array();
   std::map<std::string, std::vector<std::size_t>> by_name;
   std::vector<std::string> order;
   for (std::size_t i = 0; i < call.inputs.size(); ++i) {
@@ -412,9 +475,7 @@ int run(const fs::path& request_file) {
     std::vector<std::string> contents;
     bool changed = false;
     for (auto i : idx) {
-      const auto& d = tensors[i];
-      std::string host(d.bytes, '\0');
-      if (d.bytes > 0) check(acl.aclrtMemcpy(host.data(), host.size(), d.mem, d.bytes, ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy(" + name + ", device to host)");
+      std::string host = device_bytes(tensors[i], name);
       changed = changed || host != read_file(call.inputs[i].file);
       contents.push_back(std::move(host));
     }
@@ -426,21 +487,43 @@ int run(const fs::path& request_file) {
       write_file(file, contents[k].data(), contents[k].size());
       items.push_back({{"name", name}, {"dtype", in.dtype}, {"shape", in.shape}, {"file", file}});
     }
-    if (idx.size() == 1) result["written_inputs"].push_back(items[0]);
-    else result["written_inputs"].push_back({{"name", name}, {"dtype", call.inputs[idx[0]].dtype}, {"list", items}});
+    if (idx.size() == 1) written.push_back(items[0]);
+    else written.push_back({{"name", name}, {"dtype", call.inputs[idx[0]].dtype}, {"list", items}});
   }
-  const std::string text = result.dump(1) + "\n";
-  write_file(rq.value("result", std::string("result.json")), text.data(), text.size());
+  return written;
+}
 
-  for (auto& t : tensors) {
-    if (t.tensor != nullptr) acl.aclDestroyTensor(t.tensor);
-    if (t.mem != nullptr) acl.aclrtFree(t.mem);
-  }
-  if (workspace != nullptr) acl.aclrtFree(workspace);
-  acl.aclrtDestroyEvent(start);
-  acl.aclrtDestroyEvent(end);
-  acl.aclrtDestroyStream(stream);
-  acl.aclrtResetDevice(device);
+int run(const fs::path& request_file) {
+  const run_request r = read_request(request_file);
+  const operator_api op = open_operator(r);
+  const device_session d = open_device(r.device);
+  std::vector<device_tensor> tensors = upload_tensors(op.call);
+  nlohmann::json result;
+  {
+    workspace_call w(op, tensors);
+    const timing t = measure(w, op, d, r);
+    result = {{"outputs", read_outputs(op.call, tensors)},
+              {"samples_us", t.samples},
+              {"warmup", r.warmup},
+              {"device", r.device},
+              {"runner", "aopt-acl-run"},
+              {"runtime_library", acl.runtime_lib},
+              {"workspace_bytes", w.workspace_capacity},
+              {"timing_method", t.method},
+              {"launches_per_sample", t.repeatable ? r.launches : 1},
+              {"submit_us", t.submit.empty() ? 0.0 : t.submit[t.submit.size() / 2]}};
+    result["written_inputs"] = read_written_inputs(op.call, tensors);
+    const std::string text = result.dump(1) + "\n";
+    write_file(r.rq.value("result", std::string("result.json")), text.data(), text.size());
+    for (auto& dt : tensors) {
+      if (dt.tensor != nullptr) acl.aclDestroyTensor(dt.tensor);
+      if (dt.mem != nullptr) acl.aclrtFree(dt.mem);
+    }
+  }  // the workspace is freed here
+  acl.aclrtDestroyEvent(d.start);
+  acl.aclrtDestroyEvent(d.end);
+  acl.aclrtDestroyStream(d.stream);
+  acl.aclrtResetDevice(d.device);
   acl.aclFinalize();
   return 0;
 }

@@ -224,78 +224,77 @@ std::int64_t numel(const std::vector<std::int64_t>& shape) {
   return n;
 }
 
-bound_call bind_request(const std::vector<aclnn_param>& params, const nlohmann::json& request) {
+namespace {
+
+bool tensorish(const aclnn_param& p) { return p.kind == param_kind::tensor || p.kind == param_kind::tensor_list; }
+
+// One request's binding to the header's parameters, phase by phase (bind_request).
+struct binder {
+  const std::vector<aclnn_param>& params;
+  nlohmann::json inputs, attrs;
   bound_call call;
-  // Inputs: each a tensor or a "list" of tensors; `groups` keeps which tensors one input holds.
-  std::vector<std::vector<std::size_t>> groups;
-  const auto inputs = request.value("inputs", nlohmann::json::array());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const auto& in = inputs[i];
-    const std::string where = "the request's inputs[" + std::to_string(i) + "]";
-    std::vector<std::size_t> g;
-    if (in.contains("list")) {
-      for (const auto& t : in["list"]) {
-        nlohmann::json named = t;
-        named["name"] = in.value("name", std::string());
-        auto a = tensor_from(named, where);
-        if (!t.contains("shape")) throw request_error(where + " (" + a.name + "): a list tensor has no \"shape\"");
+  std::vector<std::vector<std::size_t>> groups;  // which tensors of call.inputs each request input holds
+  std::vector<bool> output_in_place;             // an output named like a `<name>Ref` parameter
+  std::size_t input_params = 0;                  // tensor parameters that take inputs
+  std::vector<int> param_group;                  // the request input a parameter takes by name
+  std::vector<bool> value_depend;
+  std::vector<bool> taken;
+  std::vector<std::string> used_attrs;
+  std::size_t next_output = 0;
+
+  binder(const std::vector<aclnn_param>& p, const nlohmann::json& request)
+      : params(p), inputs(request.value("inputs", nlohmann::json::array())), attrs(request.value("attrs", nlohmann::json::object())) {
+    read_inputs();
+    read_outputs(request.value("outputs", nlohmann::json::array()));
+  }
+
+  // 1. Inputs: each a tensor or a "list" of tensors; `groups` keeps which tensors one input holds.
+  void read_inputs() {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const auto& in = inputs[i];
+      const std::string where = "the request's inputs[" + std::to_string(i) + "]";
+      std::vector<std::size_t> g;
+      if (in.contains("list")) {
+        for (const auto& t : in["list"]) {
+          nlohmann::json named = t;
+          named["name"] = in.value("name", std::string());
+          auto a = tensor_from(named, where);
+          if (!t.contains("shape")) throw request_error(where + " (" + a.name + "): a list tensor has no \"shape\"");
+          g.push_back(call.inputs.size());
+          call.inputs.push_back(a);
+        }
+      } else {
+        auto a = tensor_from(in, where);
+        if (!in.contains("shape")) throw request_error(where + " (" + a.name + ") has no \"shape\"");
         g.push_back(call.inputs.size());
         call.inputs.push_back(a);
       }
-    } else {
-      auto a = tensor_from(in, where);
-      if (!in.contains("shape")) throw request_error(where + " (" + a.name + ") has no \"shape\"");
-      g.push_back(call.inputs.size());
-      call.inputs.push_back(a);
+      groups.push_back(g);
     }
-    groups.push_back(g);
   }
-  const auto outputs = request.value("outputs", nlohmann::json::array());
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    auto a = tensor_from(outputs[i], "the request's outputs[" + std::to_string(i) + "]");
-    if (!outputs[i].contains("shape")) {
-      // aclnn takes outputs allocated by the caller. Without a shape in the case, the first
-      // input's (elementwise operators); result.json says so and the backend warns.
-      if (call.inputs.empty()) throw request_error("output '" + a.name + "' has no shape and the operator has no input to take one from");
-      a.shape = call.inputs.front().shape;
-      a.shape_assumed = true;
+
+  void read_outputs(const nlohmann::json& outputs) {
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      auto a = tensor_from(outputs[i], "the request's outputs[" + std::to_string(i) + "]");
+      if (!outputs[i].contains("shape")) {
+        // aclnn takes outputs allocated by the caller. Without a shape in the case, the first
+        // input's (elementwise operators); result.json says so and the backend warns.
+        if (call.inputs.empty()) throw request_error("output '" + a.name + "' has no shape and the operator has no input to take one from");
+        a.shape = call.inputs.front().shape;
+        a.shape_assumed = true;
+      }
+      call.outputs.push_back(a);
     }
-    call.outputs.push_back(a);
   }
-  const auto attrs = request.value("attrs", nlohmann::json::object());
-  auto attr_named = [&](const std::string& name) {
+
+  bool attr_named(const std::string& name) const {
     for (const auto& [key, v] : attrs.items()) {
       if (folded(key) == folded(name)) return true;
     }
     return false;
-  };
-  auto tensorish = [](const aclnn_param& p) { return p.kind == param_kind::tensor || p.kind == param_kind::tensor_list; };
-  // An output named like an in-place parameter (`<name>Ref`) is that parameter's tensor: it takes
-  // no output parameter of its own.
-  std::vector<bool> output_in_place(call.outputs.size(), false);
-  for (std::size_t o = 0; o < call.outputs.size(); ++o) {
-    for (const auto& p : params) {
-      if (p.in_place && folded(p.name) == folded(call.outputs[o].name)) output_in_place[o] = true;
-    }
   }
-  const auto separate_outputs = static_cast<std::size_t>(std::count(output_in_place.begin(), output_in_place.end(), false));
-  // The header lists inputs, attributes, outputs: the last `separate_outputs` tensor parameters
-  // are the outputs (named "out" or "<name>Out"), the others inputs ("<name>", "<name>Optional",
-  // "<name>Ref").
-  std::size_t tensor_params = 0;
-  for (const auto& p : params) tensor_params += tensorish(p);
-  if (tensor_params < separate_outputs) {
-    throw request_error("the header has " + std::to_string(tensor_params) + " tensor parameter(s) for the request's " +
-                        std::to_string(separate_outputs) + " output(s)");
-  }
-  const std::size_t input_params = tensor_params - separate_outputs;
-  // Input parameters by name first (an absent optional input passes nullptr), the rest in order.
-  // An aclIntArray / aclFloatArray parameter named like an input (and no attribute) is a
-  // ValueDepend input.
-  std::vector<int> param_group(params.size(), -1);
-  std::vector<bool> value_depend(params.size(), false);
-  std::vector<bool> taken(groups.size(), false);
-  auto take_named = [&](std::size_t k) {
+
+  bool take_named(std::size_t k) {
     for (std::size_t g = 0; g < groups.size(); ++g) {
       if (!taken[g] && folded(inputs[g].value("name", std::string())) == folded(params[k].name)) {
         param_group[k] = static_cast<int>(g);
@@ -304,128 +303,175 @@ bound_call bind_request(const std::vector<aclnn_param>& params, const nlohmann::
       }
     }
     return false;
-  };
-  std::size_t seen = 0;
-  for (std::size_t k = 0; k < params.size(); ++k) {
-    const auto& p = params[k];
-    if (tensorish(p)) {
-      if (seen++ < input_params) take_named(k);
-    } else if ((p.kind == param_kind::int_array || p.kind == param_kind::float_array) && !attr_named(p.name) && take_named(k)) {
-      value_depend[k] = true;
-      if (inputs[param_group[k]].contains("list")) {
-        throw request_error("parameter '" + p.name + "' (" + p.type + ") is a ValueDepend input and takes one tensor's values, but the request's input '" +
-                            inputs[param_group[k]].value("name", std::string()) + "' is a list");
+  }
+
+  // 2. Which tensor parameters are inputs, and the inputs taken by name.
+  void match_inputs() {
+    // An output named like an in-place parameter (`<name>Ref`) is that parameter's tensor: it
+    // takes no output parameter of its own.
+    output_in_place.assign(call.outputs.size(), false);
+    for (std::size_t o = 0; o < call.outputs.size(); ++o) {
+      for (const auto& p : params) {
+        if (p.in_place && folded(p.name) == folded(call.outputs[o].name)) output_in_place[o] = true;
+      }
+    }
+    const auto separate_outputs = static_cast<std::size_t>(std::count(output_in_place.begin(), output_in_place.end(), false));
+    // The header lists inputs, attributes, outputs: the last `separate_outputs` tensor parameters
+    // are the outputs (named "out" or "<name>Out"), the others inputs ("<name>", "<name>Optional",
+    // "<name>Ref").
+    std::size_t tensor_params = 0;
+    for (const auto& p : params) tensor_params += tensorish(p);
+    if (tensor_params < separate_outputs) {
+      throw request_error("the header has " + std::to_string(tensor_params) + " tensor parameter(s) for the request's " +
+                          std::to_string(separate_outputs) + " output(s)");
+    }
+    input_params = tensor_params - separate_outputs;
+    // Input parameters by name first (an absent optional input passes nullptr), the rest in order.
+    // An aclIntArray / aclFloatArray parameter named like an input (and no attribute) is a
+    // ValueDepend input.
+    param_group.assign(params.size(), -1);
+    value_depend.assign(params.size(), false);
+    taken.assign(groups.size(), false);
+    std::size_t seen = 0;
+    for (std::size_t k = 0; k < params.size(); ++k) {
+      const auto& p = params[k];
+      if (tensorish(p)) {
+        if (seen++ < input_params) take_named(k);
+      } else if ((p.kind == param_kind::int_array || p.kind == param_kind::float_array) && !attr_named(p.name) && take_named(k)) {
+        value_depend[k] = true;
+        if (inputs[param_group[k]].contains("list")) {
+          throw request_error("parameter '" + p.name + "' (" + p.type + ") is a ValueDepend input and takes one tensor's values, but the request's input '" +
+                              inputs[param_group[k]].value("name", std::string()) + "' is a list");
+        }
       }
     }
   }
-  std::size_t next_output = 0;
-  auto next_separate_output = [&]() {
+
+  // 3a. An input tensor parameter: its request input by name, else the next one left.
+  void bind_input(std::size_t k, bound_param& b) {
+    const auto& p = params[k];
+    int g = param_group[k];
+    if (g < 0 && !optional_name(p.name)) {
+      for (std::size_t u = 0; u < groups.size(); ++u) {
+        if (!taken[u]) {
+          g = static_cast<int>(u);
+          taken[u] = true;
+          break;
+        }
+      }
+    }
+    if (g < 0 && !optional_name(p.name)) {
+      throw request_error("parameter '" + p.name + "' (" + p.type + ") has no tensor left in the request: it has " +
+                          std::to_string(groups.size()) + " input(s)");
+    }
+    if (g < 0) return;
+    const bool list = inputs[g].contains("list");
+    if (list != (p.kind == param_kind::tensor_list)) {
+      throw request_error("parameter '" + p.name + "' (" + p.type + ") takes " + (list ? "one tensor" : "a tensor list") +
+                          " but the request's input '" + inputs[g].value("name", std::string()) + "' is " + (list ? "a list" : "one tensor"));
+    }
+    b.tensors = groups[g];
+  }
+
+  // 3b. An output tensor parameter: the next output that is not written in place.
+  void bind_output(const aclnn_param& p, bound_param& b) {
+    if (p.kind == param_kind::tensor_list) {
+      throw request_error("parameter '" + p.name + "' is a tensor-list output (a dynamic output), which aopt-acl-run does not allocate yet");
+    }
     while (next_output < output_in_place.size() && output_in_place[next_output]) ++next_output;
-    return next_output++;
-  };
-  std::vector<std::string> used_attrs;
-  seen = 0;
-  for (std::size_t k = 0; k < params.size(); ++k) {
+    b.tensors = {call.inputs.size() + next_output++};
+  }
+
+  // 3c. A ValueDepend input: the array of one input's values, of a fitting dtype.
+  void bind_value_depend(std::size_t k, bound_param& b) const {
     const auto& p = params[k];
-    bound_param b;
-    b.param = p;
-    if (tensorish(p) && seen++ < input_params) {
-      int g = param_group[k];
-      if (g < 0 && !optional_name(p.name)) {
-        for (std::size_t u = 0; u < groups.size(); ++u) {
-          if (!taken[u]) {
-            g = static_cast<int>(u);
-            taken[u] = true;
-            break;
-          }
-        }
-      }
-      if (g < 0 && !optional_name(p.name)) {
-        throw request_error("parameter '" + p.name + "' (" + p.type + ") has no tensor left in the request: it has " +
-                            std::to_string(groups.size()) + " input(s)");
-      }
-      if (g >= 0) {
-        const bool list = inputs[g].contains("list");
-        if (list != (p.kind == param_kind::tensor_list)) {
-          throw request_error("parameter '" + p.name + "' (" + p.type + ") takes " + (list ? "one tensor" : "a tensor list") +
-                              " but the request's input '" + inputs[g].value("name", std::string()) + "' is " +
-                              (list ? "a list" : "one tensor"));
-        }
-        b.tensors = groups[g];
-      }
-    } else if (tensorish(p)) {
-      if (p.kind == param_kind::tensor_list) {
-        throw request_error("parameter '" + p.name + "' is a tensor-list output (a dynamic output), which aopt-acl-run does not allocate yet");
-      }
-      b.tensors = {call.inputs.size() + next_separate_output()};
-    } else if (value_depend[k]) {
-      b.value_input = groups[param_group[k]].front();
-      const auto& t = call.inputs[*b.value_input];
-      const bool ints = p.kind == param_kind::int_array;
-      const std::string d = t.dtype;
-      const bool fits = ints ? (d.find("int") != std::string::npos || d == "bool") : (d == "float32" || d == "float" || d == "float64" || d == "double");
-      if (!fits) {
-        throw request_error("parameter '" + p.name + "' (" + p.type + ") is a ValueDepend input; the request's input '" + t.name + "' is " + d +
-                            ", give it as " + (ints ? "int64 or int32" : "float32") + " values");
-      }
-    } else if (p.kind != param_kind::workspace_size && p.kind != param_kind::executor) {
-      const nlohmann::json* found = nullptr;
-      for (const auto& [key, v] : attrs.items()) {
-        if (folded(key) == folded(p.name)) {
-          found = &v;
-          used_attrs.push_back(key);
-        }
-      }
-      const bool pointer = p.kind == param_kind::string || p.kind == param_kind::scalar || p.kind == param_kind::int_array ||
-                           p.kind == param_kind::float_array || p.kind == param_kind::bool_array;
-      if (found == nullptr && !(pointer && optional_name(p.name))) {
-        throw request_error("parameter '" + p.name + "' (" + p.type + ") is an attribute the request's \"attrs\" does not give" +
-                            ((p.kind == param_kind::int_array || p.kind == param_kind::float_array)
-                                 ? " (nor an input of that name, as a ValueDepend input would be)"
-                                 : ""));
-      }
-      if (found != nullptr) {
-        b.attr = *found;
-        const bool ok = p.kind == param_kind::f64 || p.kind == param_kind::f32    ? found->is_number()
-                        : p.kind == param_kind::i64 || p.kind == param_kind::i32  ? found->is_number_integer()
-                        : p.kind == param_kind::boolean                           ? found->is_boolean()
-                        : p.kind == param_kind::string                            ? found->is_string()
-                        : p.kind == param_kind::scalar                            ? found->is_number() || found->is_boolean()
-                                                                                  : found->is_array();
-        if (!ok) throw request_error("attribute '" + p.name + "' is " + found->dump() + ", not a value of the header's type " + p.type);
-        if (found->is_array()) {
-          for (const auto& x : *found) {
-            const bool elem_ok = p.kind == param_kind::int_array     ? x.is_number_integer()
-                                 : p.kind == param_kind::float_array ? x.is_number()
-                                                                     : x.is_boolean();
-            if (x.is_array()) {
-              throw request_error("attribute '" + p.name + "' is a list of lists (" + found->dump() + "); the header passes it as " + p.type +
-                                  ", one flat list, and aclnn documents no list-of-lists parameter: give the attribute as the flat list the "
-                                  "operator's tiling reads, or run this operator with a runner of its own ([commands] run)");
-            }
-            if (!elem_ok) throw request_error("attribute '" + p.name + "' holds " + x.dump() + ", not an element of the header's type " + p.type);
-          }
-        }
-      }
-    }
-    call.params.push_back(b);
-  }
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    if (!taken[g]) {
-      throw request_error("the request's input '" + inputs[g].value("name", std::string()) + "' is no parameter of the header (it takes " +
-                          std::to_string(input_params) + " input(s); the request has " + std::to_string(groups.size()) + ")");
+    b.value_input = groups[param_group[k]].front();
+    const auto& t = call.inputs[*b.value_input];
+    const bool ints = p.kind == param_kind::int_array;
+    const std::string d = t.dtype;
+    const bool fits = ints ? (d.find("int") != std::string::npos || d == "bool") : (d == "float32" || d == "float" || d == "float64" || d == "double");
+    if (!fits) {
+      throw request_error("parameter '" + p.name + "' (" + p.type + ") is a ValueDepend input; the request's input '" + t.name + "' is " + d +
+                          ", give it as " + (ints ? "int64 or int32" : "float32") + " values");
     }
   }
-  for (const auto& [k, v] : attrs.items()) {
-    if (std::find(used_attrs.begin(), used_attrs.end(), k) == used_attrs.end()) {
-      throw request_error("the request's attribute '" + k + "' is no parameter of the operator's aclnn function");
+
+  // 3d. An attribute: the request's attribute of that name, of the header's type.
+  void bind_attribute(const aclnn_param& p, bound_param& b) {
+    const nlohmann::json* found = nullptr;
+    for (const auto& [key, v] : attrs.items()) {
+      if (folded(key) == folded(p.name)) {
+        found = &v;
+        used_attrs.push_back(key);
+      }
+    }
+    const bool pointer = p.kind == param_kind::string || p.kind == param_kind::scalar || p.kind == param_kind::int_array ||
+                         p.kind == param_kind::float_array || p.kind == param_kind::bool_array;
+    if (found == nullptr && !(pointer && optional_name(p.name))) {
+      throw request_error("parameter '" + p.name + "' (" + p.type + ") is an attribute the request's \"attrs\" does not give" +
+                          ((p.kind == param_kind::int_array || p.kind == param_kind::float_array)
+                               ? " (nor an input of that name, as a ValueDepend input would be)"
+                               : ""));
+    }
+    if (found == nullptr) return;
+    b.attr = *found;
+    const bool ok = p.kind == param_kind::f64 || p.kind == param_kind::f32    ? found->is_number()
+                    : p.kind == param_kind::i64 || p.kind == param_kind::i32  ? found->is_number_integer()
+                    : p.kind == param_kind::boolean                           ? found->is_boolean()
+                    : p.kind == param_kind::string                            ? found->is_string()
+                    : p.kind == param_kind::scalar                            ? found->is_number() || found->is_boolean()
+                                                                              : found->is_array();
+    if (!ok) throw request_error("attribute '" + p.name + "' is " + found->dump() + ", not a value of the header's type " + p.type);
+    if (!found->is_array()) return;
+    for (const auto& x : *found) {
+      const bool elem_ok = p.kind == param_kind::int_array     ? x.is_number_integer()
+                           : p.kind == param_kind::float_array ? x.is_number()
+                                                               : x.is_boolean();
+      if (x.is_array()) {
+        throw request_error("attribute '" + p.name + "' is a list of lists (" + found->dump() + "); the header passes it as " + p.type +
+                            ", one flat list, and aclnn documents no list-of-lists parameter: give the attribute as the flat list the "
+                            "operator's tiling reads, or run this operator with a runner of its own ([commands] run)");
+      }
+      if (!elem_ok) throw request_error("attribute '" + p.name + "' holds " + x.dump() + ", not an element of the header's type " + p.type);
     }
   }
-  // In-place outputs: the tensor of their `<name>Ref` parameter.
-  for (std::size_t o = 0; o < call.outputs.size(); ++o) {
-    if (!output_in_place[o]) continue;
-    for (const auto& b : call.params) {
-      if (b.param.in_place && folded(b.param.name) == folded(call.outputs[o].name)) {
+
+  // 3. Every parameter in header order.
+  void bind_params() {
+    std::size_t seen = 0;
+    for (std::size_t k = 0; k < params.size(); ++k) {
+      const auto& p = params[k];
+      bound_param b;
+      b.param = p;
+      if (tensorish(p) && seen++ < input_params) bind_input(k, b);
+      else if (tensorish(p)) bind_output(p, b);
+      else if (value_depend[k]) bind_value_depend(k, b);
+      else if (p.kind != param_kind::workspace_size && p.kind != param_kind::executor) bind_attribute(p, b);
+      call.params.push_back(b);
+    }
+  }
+
+  // 4. Nothing of the request left over.
+  void check_all_used() const {
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (!taken[g]) {
+        throw request_error("the request's input '" + inputs[g].value("name", std::string()) + "' is no parameter of the header (it takes " +
+                            std::to_string(input_params) + " input(s); the request has " + std::to_string(groups.size()) + ")");
+      }
+    }
+    for (const auto& [k, v] : attrs.items()) {
+      if (std::find(used_attrs.begin(), used_attrs.end(), k) == used_attrs.end()) {
+        throw request_error("the request's attribute '" + k + "' is no parameter of the operator's aclnn function");
+      }
+    }
+  }
+
+  // 5. In-place outputs: the tensor of their `<name>Ref` parameter.
+  void resolve_in_place() {
+    for (std::size_t o = 0; o < call.outputs.size(); ++o) {
+      if (!output_in_place[o]) continue;
+      for (const auto& b : call.params) {
+        if (!b.param.in_place || folded(b.param.name) != folded(call.outputs[o].name)) continue;
         if (b.tensors.empty()) {
           throw request_error("output '" + call.outputs[o].name + "' is written in place into parameter '" + b.param.name +
                               "', but the request gives no input '" + call.outputs[o].name + "'");
@@ -442,7 +488,17 @@ bound_call bind_request(const std::vector<aclnn_param>& params, const nlohmann::
       }
     }
   }
-  return call;
+};
+
+}  // namespace
+
+bound_call bind_request(const std::vector<aclnn_param>& params, const nlohmann::json& request) {
+  binder b(params, request);
+  b.match_inputs();
+  b.bind_params();
+  b.check_all_used();
+  b.resolve_in_place();
+  return std::move(b.call);
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
 #include "aopt/common/json.h"
+#include "aopt/common/log.h"
 #include "aopt/common/sha256.h"
 #include "aopt/common/stats.h"
 #include "aopt/common/text.h"
@@ -228,6 +229,7 @@ class build_store {
   explicit build_store(const fs::path& root) : owned_(root.empty()) {
     root_ = owned_ ? common::make_unique_dir(fs::temp_directory_path(), "aopt-cann-builds-") : root;
     fs::create_directories(root_);
+    if (!owned_) load();
   }
   ~build_store() {
     std::error_code e;
@@ -246,6 +248,64 @@ class build_store {
     return l;
   }
 
+  // A configured store (`[cann] build_store`) outlives the process: what it built is listed in
+  // its manifest, by the content keys of the sources, so an aoptd or aopt-node started again
+  // runs a candidate it built before on that build (no step) and builds partially from its
+  // projects. Called with `mu` held after each good build.
+  void save() {
+    if (owned_) return;
+    nlohmann::json lins = nlohmann::json::object();
+    for (const auto& [key, l] : lineages_) {
+      nlohmann::json projects = nlohmann::json::array(), installs = nlohmann::json::array();
+      for (const auto& p : l.projects) {
+        if (p->host.empty()) continue;  // never built
+        projects.push_back({{"dir", p->dir.string()}, {"host", p->host}, {"kernel", p->kernel},
+                            {"install", p->last.install.string()}, {"signature", p->last.signature}});
+      }
+      for (const auto& [k, in] : l.installs) {
+        installs.push_back({{"host", k.first}, {"kernel", k.second}, {"install", in.install.string()}, {"signature", in.signature}});
+      }
+      lins[key] = {{"dir", l.dir.string()}, {"projects", projects}, {"installs", installs}};
+    }
+    common::write_json_file(root_ / manifest_name, {{"version", 1}, {"lineages", lins}});
+  }
+
+ private:
+  static constexpr const char* manifest_name = "aopt-builds.json";
+
+  // The manifest of an earlier process; entries whose directories are gone are dropped, and a
+  // manifest that cannot be read is a store that starts empty (its builds are made again).
+  void load() {
+    std::error_code e;
+    const fs::path f = root_ / manifest_name;
+    if (!fs::is_regular_file(f, e)) return;
+    try {
+      const auto j = common::read_json_file(f);
+      if (j.value("version", 0) != 1) return;
+      for (const auto& [key, lj] : j.at("lineages").items()) {
+        lineage l;
+        l.dir = lj.at("dir").get<std::string>();
+        for (const auto& pj : lj.at("projects")) {
+          auto p = std::make_shared<project>();
+          p->dir = pj.at("dir").get<std::string>();
+          p->host = pj.at("host").get<std::string>();
+          p->kernel = pj.at("kernel").get<std::string>();
+          p->last = {pj.at("install").get<std::string>(), pj.at("signature")};
+          if (fs::is_directory(p->dir, e) && fs::is_directory(p->last.install, e)) l.projects.push_back(p);
+        }
+        for (const auto& ij : lj.at("installs")) {
+          installed in{ij.at("install").get<std::string>(), ij.at("signature")};
+          if (fs::is_directory(in.install, e)) l.installs[{ij.at("host").get<std::string>(), ij.at("kernel").get<std::string>()}] = in;
+        }
+        if (fs::is_directory(l.dir, e)) lineages_[key] = std::move(l);
+      }
+    } catch (const std::exception& ex) {
+      lineages_.clear();
+      common::logger()->warn("cann build store {}: {} not read ({}); its builds are made again", root_.string(), manifest_name, ex.what());
+    }
+  }
+
+ public:
   std::mutex mu;
   std::condition_variable freed;
 
@@ -360,6 +420,7 @@ class cann_backend final : public backend {
         held->kernel = keys.kernel;
         held->last = {install, br.signature};
         lin.installs[{keys.host, keys.kernel}] = held->last;
+        store_->save();
       } else if (held->host.empty()) {
         lin.projects.erase(std::remove(lin.projects.begin(), lin.projects.end(), held), lin.projects.end());
       }

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <cctype>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <future>
 #include <mutex>
@@ -283,24 +284,58 @@ std::string artifact_key(const compile_job& job, const fs::path& dir, const std:
   return h.finish_hex();
 }
 
-// The candidate sources a build step can see: the files of its own side ("op_host" or
+bool source_extension(const std::string& ext) { return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c" || ext == ".C"; }
+
+// Whether `text` includes a source file (`#include "x.cpp"`): then one translation unit of a
+// side can see another's source, and an object of that side is keyed by all of them.
+bool includes_a_source(const std::string& text) {
+  for (auto at = text.find("#include"); at != std::string::npos; at = text.find("#include", at + 8)) {
+    const auto open = text.find_first_not_of(" \t", at + 8);
+    if (open == std::string::npos || (text[open] != '"' && text[open] != '<')) continue;
+    const auto close = text.find(text[open] == '"' ? '"' : '>', open + 1);
+    if (close == std::string::npos) break;
+    if (source_extension(fs::path(text.substr(open + 1, close - open - 1)).extension().string())) return true;
+  }
+  return false;
+}
+
+// The candidate sources a build step can see, keyed: the files of its own side ("op_host" or
 // "op_kernel") and every header of the package (a kernel includes the tiling header from
-// op_host; neither side includes the other's .cpp files in any layout aopt accepts).
-std::string side_inputs_key(const fs::path& src, const std::string& side) {
-  std::vector<std::pair<std::string, fs::path>> files;
+// op_host; neither side includes the other's .cpp files in any layout aopt accepts). `objects`:
+// what one translation unit of the side sees besides its own text: the same without the side's
+// sources (so one host source's object is reused when another host source changed), unless a
+// source of the side includes a source.
+struct side_keys {
+  std::string link;     // the whole side: the linked artifact's key
+  std::string objects;  // one translation unit's, besides its own text
+};
+side_keys side_inputs_key(const fs::path& src, const std::string& side) {
+  std::vector<std::tuple<std::string, bool, std::string>> files;  // relative path, a source, text
   std::error_code e;
+  bool sources_include_sources = false;
   for (auto it = fs::recursive_directory_iterator(src, e); !e && it != fs::recursive_directory_iterator(); it.increment(e)) {
     if (!it->is_regular_file()) continue;
     const std::string rel = fs::relative(it->path(), src).generic_string();
     const std::string ext = it->path().extension().string();
     const bool header = ext == ".h" || ext == ".hpp" || ext == ".hh" || ext == ".inc";
-    if (header || rel.rfind(side + "/", 0) == 0) files.emplace_back(rel, it->path());
+    if (!header && rel.rfind(side + "/", 0) != 0) continue;
+    std::string text = common::read_text_file(it->path());
+    const bool source = source_extension(ext);
+    if (source && includes_a_source(text)) sources_include_sources = true;
+    files.emplace_back(rel, source, std::move(text));
   }
   std::sort(files.begin(), files.end());
-  common::sha256 h;
-  h.field(side);
-  for (const auto& [rel, p] : files) h.field(rel).field(common::read_text_file(p));
-  return h.finish_hex();
+  common::sha256 whole, seen;
+  whole.field(side);
+  seen.field(side).field("without sources");
+  for (const auto& [rel, source, text] : files) {
+    whole.field(rel).field(text);
+    if (!source) seen.field(rel).field(text);
+  }
+  side_keys k;
+  k.link = whole.finish_hex();
+  k.objects = sources_include_sources ? k.link : seen.finish_hex();
+  return k;
 }
 
 // The file a job's link step writes (its "-o" argument).
@@ -311,53 +346,158 @@ fs::path link_output(const compile_job& job) {
   return {};
 }
 
-compile_outcome compile(const compile_job& job, const fs::path& cwd, const sandbox_policy& policy,
-                        const std::string& inputs = {}) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto& cache = artifact_store::local();
-  const auto& shared = shared_artifacts();
-  const fs::path out = link_output(job);
-  std::string key;
-  if (cache.enabled() && !inputs.empty() && !out.empty()) {
-    key = artifact_key(job, cwd, inputs);
-    bool hit = cache.fetch(key, out);
-    if (!hit && shared.get) {
-      // Built on another host (the daemon's builders, another node): shipped, not rebuilt.
-      if (auto bytes = shared.get(key)) {
-        cache.write(key, *bytes);
-        hit = cache.fetch(key, out);
-      }
-    }
-    if (hit) {
-      compile_outcome reused;
-      reused.ok = true;
-      reused.reused = true;
-      reused.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      return reused;
-    }
+// The file a compile step writes (its "-o" argument).
+fs::path compile_output(const std::vector<std::string>& argv) {
+  for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == "-o") return argv[i + 1];
   }
+  return {};
+}
+
+// A stored artifact placed at `out`: this host's store first, then another host's (the daemon's
+// builders, another node), whose artifact is shipped rather than rebuilt.
+bool fetch_artifact(const std::string& key, const fs::path& out) {
+  const auto& cache = artifact_store::local();
+  if (cache.fetch(key, out)) return true;
+  const auto& shared = shared_artifacts();
+  if (!shared.get) return false;
+  auto bytes = shared.get(key);
+  if (!bytes) return false;
+  cache.write(key, *bytes);
+  return cache.fetch(key, out);
+}
+
+void store_artifact(const std::string& key, const fs::path& file) {
+  const auto& cache = artifact_store::local();
+  cache.store(key, file);
+  const auto& shared = shared_artifacts();
+  if (shared.put) {
+    if (auto bytes = cache.read(key)) shared.put(key, *bytes);
+  }
+}
+
+// The artifact keys of one build step: the linked file's, and each compile's object's (empty
+// when the store is off or the caller gave no inputs).
+struct step_keys {
+  std::string link;
+  std::vector<std::string> objects;
+};
+step_keys compile_keys(const compile_job& job, const fs::path& cwd, const side_keys& inputs) {
+  step_keys k;
+  if (!artifact_store::local().enabled() || inputs.link.empty() || link_output(job).empty()) return k;
+  k.link = artifact_key(job, cwd, inputs.link);
+  if (job.compiles.size() < 2) return k;  // one translation unit: its object is the link's
+  for (const auto& argv : job.compiles) {
+    compile_job one;
+    one.compiles = {argv};
+    k.objects.push_back(compile_output(argv).empty() ? std::string() : artifact_key(one, cwd, "object:" + inputs.objects));
+  }
+  return k;
+}
+
+// The builds under way in this process, by artifact key: a slot that needs what another slot
+// (or job) is compiling right now waits for that build and takes its artifact, instead of
+// compiling the same sources beside it (a job's base and its first search-form variant need the
+// same kernel at the same time).
+class builds_under_way {
+ public:
+  static builds_under_way& get() {
+    static builds_under_way b;
+    return b;
+  }
+  // True: the caller builds `key` and calls done(key) after; false: it waited for another build
+  // of it (whose artifact is stored if that build succeeded).
+  bool start_or_wait(const std::string& key) {
+    std::shared_future<void> other;
+    {
+      std::lock_guard lock(mu_);
+      auto it = building_.find(key);
+      if (it == building_.end()) {
+        std::promise<void> p;
+        building_.emplace(key, std::make_pair(std::move(p), std::shared_future<void>()));
+        auto& entry = building_.at(key);
+        entry.second = entry.first.get_future().share();
+        return true;
+      }
+      other = it->second.second;
+    }
+    other.wait();
+    return false;
+  }
+  void done(const std::string& key) {
+    std::lock_guard lock(mu_);
+    auto it = building_.find(key);
+    if (it == building_.end()) return;
+    it->second.first.set_value();
+    building_.erase(it);
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::pair<std::promise<void>, std::shared_future<void>>> building_;
+};
+
+compile_outcome compile_unshared(const compile_job& job, const fs::path& cwd, const sandbox_policy& policy, const step_keys& keys,
+                                 std::chrono::steady_clock::time_point t0);
+
+compile_outcome compile(const compile_job& job, const fs::path& cwd, const sandbox_policy& policy, const side_keys& inputs = {}) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const fs::path out = link_output(job);
+  const step_keys keys = compile_keys(job, cwd, inputs);
+  auto reused = [&] {
+    compile_outcome r;
+    r.ok = true;
+    r.reused = true;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  };
+  if (keys.link.empty()) return compile_unshared(job, cwd, policy, keys, t0);
+  for (;;) {
+    if (fetch_artifact(keys.link, out)) return reused();
+    if (builds_under_way::get().start_or_wait(keys.link)) break;
+    // Another build of the same artifact ended: its artifact, or (it failed) a build of our own.
+  }
+  try {
+    auto r = compile_unshared(job, cwd, policy, keys, t0);
+    builds_under_way::get().done(keys.link);
+    return r;
+  } catch (...) {
+    builds_under_way::get().done(keys.link);
+    throw;
+  }
+}
+
+// The compiles and link of a step whose artifact was not stored.
+compile_outcome compile_unshared(const compile_job& job, const fs::path& cwd, const sandbox_policy& policy, const step_keys& keys,
+                                 std::chrono::steady_clock::time_point t0) {
+  const fs::path out = link_output(job);
+  // Each translation unit whose object is stored (its text, the headers and the arguments are
+  // the same: another source of the side changed) is not compiled again, only linked.
   compile_outcome r;
   r.ok = true;
   std::vector<std::future<compile_outcome>> steps;
-  for (const auto& argv : job.compiles) {
-    steps.push_back(std::async(std::launch::async, [argv, cwd, &policy] { return run_step(argv, cwd, policy); }));
+  std::vector<std::size_t> compiled;
+  for (std::size_t i = 0; i < job.compiles.size(); ++i) {
+    const std::string okey = i < keys.objects.size() ? keys.objects[i] : std::string();
+    if (!okey.empty() && fetch_artifact(okey, compile_output(job.compiles[i]))) continue;
+    std::error_code e;
+    fs::remove(compile_output(job.compiles[i]), e);  // never written through a link into the store
+    compiled.push_back(i);
+    steps.push_back(std::async(std::launch::async, [argv = job.compiles[i], cwd, &policy] { return run_step(argv, cwd, policy); }));
   }
-  for (auto& f : steps) {
-    auto o = f.get();
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    auto o = steps[s].get();
     if (!o.ok) r.ok = false;
     if (!o.log.empty()) r.log += o.log + "\n";
+    const std::size_t i = compiled[s];
+    if (o.ok && i < keys.objects.size() && !keys.objects[i].empty()) store_artifact(keys.objects[i], compile_output(job.compiles[i]));
   }
   if (r.ok) {
     auto o = run_step(job.link, cwd, policy);
     r.ok = o.ok;
     r.log += o.log;
   }
-  if (r.ok && !key.empty()) {
-    cache.store(key, out);
-    if (shared.put) {
-      if (auto bytes = cache.read(key)) shared.put(key, *bytes);
-    }
-  }
+  if (r.ok && !keys.link.empty()) store_artifact(keys.link, out);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
@@ -544,7 +684,7 @@ class sim_backend final : public backend {
     const kernel_recipe recipe{base, kernel_unit(cand, src, dir), kernel_tiling_include(pkg, src, dir),
                                kernel_traces_raw_gm(src / "op_kernel"), &pkg, src, dir};
 
-    const std::string kernel_inputs = side_inputs_key(src, "op_kernel");
+    const side_keys kernel_inputs = side_inputs_key(src, "op_kernel");
     // Speculative kernel builds from the OpDef as written in the sources.
     std::vector<std::string> host_texts;
     for (const auto& h : pkg.host_sources) host_texts.push_back(cand.content(h));
@@ -943,7 +1083,7 @@ class sim_backend final : public backend {
 
   // Kernels for the columns the cases need; reuses speculative builds whose defines matched.
   build_result& build_kernels(build_result& br, const std::vector<const case_spec*>& cases, const kernel_recipe& recipe,
-                              const speculated& spec_done, const std::string& kernel_inputs,
+                              const speculated& spec_done, const side_keys& kernel_inputs,
                               std::chrono::steady_clock::time_point t0) {
     const fs::path& dir = recipe.dir;
     std::set<std::size_t> columns;

@@ -55,8 +55,8 @@ const toolchain& toolchain::get() {
     if (!t.pch_header.empty() && !present(t.pch_header + ".gch")) t.pch_header.clear();
     t.host_pch_header = env_or("AOPT_HOST_PCH_HEADER", AOPT_HAVE_HOST_PCH ? AOPT_HOST_PCH_HEADER : "");
     if (!t.host_pch_header.empty() && !present(t.host_pch_header + ".gch")) t.host_pch_header.clear();
-    t.common_flags = split_ws(AOPT_KERNEL_COMMON_FLAGS);
-    t.host_flags = split_ws(AOPT_HOST_EXTRA_FLAGS);
+    t.common_flags = split_ws(env_or("AOPT_KERNEL_COMMON_FLAGS", AOPT_KERNEL_COMMON_FLAGS));
+    t.host_flags = split_ws(env_or("AOPT_HOST_EXTRA_FLAGS", AOPT_HOST_EXTRA_FLAGS));
     t.fixed_defines = split_ws(AOPT_KERNEL_FIXED_DEFINES);
     const char* link_env = std::getenv("AOPT_HOST_LINK");
     if (link_env) {

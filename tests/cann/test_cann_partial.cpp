@@ -171,6 +171,35 @@ TEST_F(CannPartial, TilingVariantsRunNoStepKernelChangesRunOnlyTheKernelStep) {
   EXPECT_EQ(block_dim(again), 16u);
 }
 
+// The store of a configured `[cann] build_store` outlives the process (an aoptd or aopt-node
+// started again): a candidate built before runs no step, a tiling-only variant of a search form
+// built before runs no step, and a kernel change builds partially in an earlier project.
+TEST_F(CannPartial, AConfiguredBuildStoreOutlivesTheProcess) {
+  const fs::path prof = profile();
+  const fs::path store = root_ / "builds";
+  aopt::common::write_text_file(prof, replaced(aopt::common::read_text_file(prof), "[cann]\n", "[cann]\nbuild_store = \"" + store.string() + "\"\n"));
+  {
+    ev::evaluator first(options(prof));
+    ASSERT_EQ(first.evaluate(ev::candidate(pkg_)).status, "ok");
+    ASSERT_EQ(first.evaluate(variant(8)).status, "ok");  // the search form's tiling step
+  }  // the evaluator and its store are gone, as when the process ends
+  ev::evaluator again(options(prof));
+  std::size_t mark = lines();
+  const auto same = again.evaluate(variant(8));
+  ASSERT_EQ(same.status, "ok") << same.diagnostic;
+  EXPECT_TRUE(steps(mark).empty()) << nlohmann::json(steps(mark)).dump();
+  mark = lines();
+  const auto other = again.evaluate(variant(20));
+  ASSERT_EQ(other.status, "ok") << other.diagnostic;
+  EXPECT_TRUE(steps(mark).empty()) << nlohmann::json(steps(mark)).dump();
+  EXPECT_EQ(block_dim(other), 20u);
+  mark = lines();
+  const auto sub = again.evaluate(variant(4, replaced(kernel_, "AscendC::Add(zLocal, xLocal, yLocal, count);",
+                                                      "AscendC::Sub(zLocal, xLocal, yLocal, count);")));
+  EXPECT_EQ(names(steps(mark)), (std::vector<std::string>{"kernel"})) << nlohmann::json(steps(mark)).dump();
+  EXPECT_EQ(sub.status, "precision_error") << sub.diagnostic;
+}
+
 TEST_F(CannPartial, WithoutPartialCommandsEveryChangedCandidateIsBuiltInFull) {
   ev::evaluator e(options(profile({"build_tiling", "build_kernel"})));
   ASSERT_EQ(e.evaluate(ev::candidate(pkg_)).status, "ok");
