@@ -97,6 +97,11 @@ output_check compare_output(const std::string& name, dtype t, const std::vector<
 output_check compare_output_raw(const std::string& name, dtype t, const std::uint8_t* got, std::size_t got_bytes,
                                 const std::uint8_t* want, std::size_t want_bytes, const tolerance_spec& tol,
                                 std::optional<std::uint8_t> reference_fill) {
+  if (is_complex(t)) {  // compared component by component (real, imaginary)
+    tolerance_spec per_component = tol;
+    per_component.per_dtype[component_type(t)] = tol.for_dtype(t);
+    return compare_output_raw(name, component_type(t), got, got_bytes, want, want_bytes, per_component, reference_fill);
+  }
   const std::size_t sz = dtype_size(t);
   if (got_bytes % sz != 0 || want_bytes % sz != 0) {
     throw std::runtime_error("output '" + name + "': tensor data is not a multiple of the " + dtype_name(t) +

@@ -13,7 +13,8 @@ namespace aopt::evaluation {
 const std::vector<std::string>& dtype_names() {
   static const std::vector<std::string> names = {"float16", "float32", "bfloat16", "int8",
                                                  "uint8",   "int16",   "uint16",   "int32",
-                                                 "uint32",  "int64",   "uint64",   "bool"};
+                                                 "uint32",  "int64",   "uint64",   "bool",
+                                                 "complex64"};
   return names;
 }
 
@@ -33,11 +34,18 @@ std::size_t dtype_size(dtype t) {
     case dtype::float32: case dtype::int32: case dtype::uint32: return 4;
     case dtype::int64: case dtype::uint64: return 8;
     case dtype::int8: case dtype::uint8: case dtype::bool_: return 1;
+    case dtype::complex64: return 8;
   }
   return 1;
 }
 
 bool is_float(dtype t) { return t == dtype::float16 || t == dtype::float32 || t == dtype::bfloat16; }
+
+bool is_complex(dtype t) { return t == dtype::complex64; }
+
+dtype component_type(dtype t) { return t == dtype::complex64 ? dtype::float32 : t; }
+
+std::size_t components(dtype t) { return is_complex(t) ? 2 : 1; }
 
 bool is_signed_int(dtype t) {
   return t == dtype::int8 || t == dtype::int16 || t == dtype::int32 || t == dtype::int64;
@@ -57,6 +65,7 @@ const char* cpp_type(dtype t) {
     case dtype::int64: return "int64_t";
     case dtype::uint64: return "uint64_t";
     case dtype::bool_: return "bool";
+    case dtype::complex64: return "complex64";
   }
   return "void";
 }
@@ -75,6 +84,7 @@ const char* ge_type(dtype t) {
     case dtype::int64: return "ge::DT_INT64";
     case dtype::uint64: return "ge::DT_UINT64";
     case dtype::bool_: return "ge::DT_BOOL";
+    case dtype::complex64: return "ge::DT_COMPLEX64";
   }
   return "ge::DT_UNDEFINED";
 }
@@ -160,7 +170,7 @@ double round_to(dtype t, double v) {
   switch (t) {
     case dtype::float16: return half_bits_to_float(float_to_half_bits(static_cast<float>(v)));
     case dtype::bfloat16: return bf16_bits_to_float(float_to_bf16_bits(static_cast<float>(v)));
-    case dtype::float32: return static_cast<double>(static_cast<float>(v));
+    case dtype::float32: case dtype::complex64: return static_cast<double>(static_cast<float>(v));
     case dtype::int8: return wrap_int<std::int8_t>(v);
     case dtype::uint8: return wrap_int<std::uint8_t>(v);
     case dtype::int16: return wrap_int<std::int16_t>(v);
@@ -188,6 +198,7 @@ I get(const std::uint8_t* p) {
 }  // namespace
 
 std::vector<std::uint8_t> encode(dtype t, const std::vector<double>& values) {
+  if (is_complex(t)) return encode(component_type(t), values);
   const std::size_t sz = dtype_size(t);
   std::vector<std::uint8_t> out(values.size() * sz);
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -206,6 +217,7 @@ std::vector<std::uint8_t> encode(dtype t, const std::vector<double>& values) {
       case dtype::int64: put(p, wrap_int<std::int64_t>(v)); break;
       case dtype::uint64: put(p, wrap_int<std::uint64_t>(v)); break;
       case dtype::bool_: put(p, static_cast<std::uint8_t>(v != 0 ? 1 : 0)); break;
+      case dtype::complex64: break;  // encoded as its components above
     }
   }
   return out;
@@ -225,6 +237,10 @@ __attribute__((target("f16c"))) void decode_half_f16c(const std::uint8_t* data, 
 
 void decode_into(dtype t, const std::uint8_t* data, std::size_t count, double* out) {
   static const bool f16c = __builtin_cpu_supports("f16c");
+  if (is_complex(t)) {
+    decode_into(component_type(t), data, count * components(t), out);
+    return;
+  }
   if (t == dtype::float16 && f16c) {
     decode_half_f16c(data, count, out);
     return;
@@ -245,6 +261,7 @@ void decode_into(dtype t, const std::uint8_t* data, std::size_t count, double* o
       case dtype::int64: out[i] = static_cast<double>(get<std::int64_t>(p)); break;
       case dtype::uint64: out[i] = static_cast<double>(get<std::uint64_t>(p)); break;
       case dtype::bool_: out[i] = get<std::uint8_t>(p) != 0 ? 1.0 : 0.0; break;
+      case dtype::complex64: break;  // decoded as its components above
     }
   }
 }
@@ -255,6 +272,7 @@ std::vector<double> decode(dtype t, const std::uint8_t* data, std::size_t bytes)
     throw std::runtime_error("tensor data of " + std::to_string(bytes) + " bytes is not a multiple of the " +
                              dtype_name(t) + " element size " + std::to_string(sz));
   }
+  if (is_complex(t)) return decode(component_type(t), data, bytes);
   std::vector<double> out(bytes / sz);
   for (std::size_t i = 0; i < out.size(); ++i) {
     const std::uint8_t* p = data + i * sz;
@@ -271,6 +289,7 @@ std::vector<double> decode(dtype t, const std::uint8_t* data, std::size_t bytes)
       case dtype::int64: out[i] = static_cast<double>(get<std::int64_t>(p)); break;
       case dtype::uint64: out[i] = static_cast<double>(get<std::uint64_t>(p)); break;
       case dtype::bool_: out[i] = get<std::uint8_t>(p) != 0 ? 1.0 : 0.0; break;
+      case dtype::complex64: break;  // decoded as its components above
     }
   }
   return out;

@@ -584,7 +584,8 @@ nlohmann::json predict_signature(const std::vector<std::string>& texts) {
   static const std::map<std::string, std::string> ge_names = {
       {"DT_FLOAT16", "float16"}, {"DT_FLOAT", "float32"}, {"DT_BF16", "bfloat16"}, {"DT_INT8", "int8"},
       {"DT_UINT8", "uint8"},     {"DT_INT16", "int16"},   {"DT_UINT16", "uint16"},   {"DT_INT32", "int32"},
-      {"DT_UINT32", "uint32"},   {"DT_INT64", "int64"},   {"DT_UINT64", "uint64"},   {"DT_BOOL", "bool"}};
+      {"DT_UINT32", "uint32"},   {"DT_INT64", "int64"},   {"DT_UINT64", "uint64"},   {"DT_BOOL", "bool"},
+      {"DT_COMPLEX64", "complex64"}};
   const std::regex cls(R"(class\s+(\w+)\s*:\s*public\s+(?:ops\s*::\s*)?OpDef)");
   const std::regex io(R"(\b(Input|Output)\s*\(\s*\"(\w+)\"\s*\))");
   const std::regex dt(R"(DT_\w+)");
@@ -632,7 +633,7 @@ std::vector<std::string> kernel_defines(const nlohmann::json& sig, std::size_t c
       if (!type) continue;
       const std::string n = upper(t.value("name", std::string("x")));
       d.push_back("-DDTYPE_" + n + "=" + cpp_type(*type));
-      d.push_back("-DORIG_DTYPE_" + n + "=" + ge_type(*type));
+      d.push_back("-DORIG_DTYPE_" + n + "=" + std::string(ge_type(*type)).substr(4));  // DT_BF16: an integer in #if (dtype_macros.h)
     }
   }
   return d;
@@ -1033,6 +1034,10 @@ class sim_backend final : public backend {
       argv.push_back("-include");
       argv.push_back(kr.tiling);
     }
+    // The DT_* names as integers for the kernel's `#if ORIG_DTYPE_X == DT_BF16`: after the PCH
+    // and the tiling header, whose host includes spell ge::DT_* (dtype_macros.h).
+    argv.push_back("-include");
+    argv.push_back(tc_.sim_include + "/aopt_sim/kernel/dtype_macros.h");
     // The kernel's own include directories (add_ops_compile_options ... OPTIONS -I...), then
     // the host libraries' ones, which the force-included tiling header's includes may need.
     for (const auto& d : kr.pkg->kernel_include_dirs) argv.push_back("-I" + (kr.src / d).string());

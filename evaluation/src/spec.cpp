@@ -32,6 +32,7 @@ tolerance_spec::entry tolerance_spec::for_dtype(dtype t) const {
     case dtype::float16: return {1e-3, 1e-3};
     case dtype::bfloat16: return {4e-3, 4e-3};
     case dtype::float32: return {1e-4, 1e-4};
+    case dtype::complex64: return for_dtype(dtype::float32);  // per component
     default: return {0, 0};
   }
 }
@@ -743,7 +744,7 @@ op_spec read_msopst(const std::string& text, const fs::path& file, const std::st
         // An optional input the case leaves out.
         if (tname == "UNDEFINED" || tname == "undefined") continue;
         const auto dt = msopst_dtype(tname);
-        if (!dt) fail(iptr + "/type", "unknown dtype \"" + tname + "\" (known: float16/fp16/half, float/float32/fp32, bfloat16/bf16, int8..int64, uint8..uint64, bool)");
+        if (!dt) fail(iptr + "/type", "unknown dtype \"" + tname + "\" (known: float16/fp16/half, float/float32/fp32, bfloat16/bf16, int8..int64, uint8..uint64, bool, complex64)");
         t.type = *dt;
         if (from_fuzz && in.contains("value") && !is_literal(in["value"])) fail(iptr + "/value", "input '" + is.name + "': the value is not a number, boolean or nested list of them");
         const auto* value = in.contains("value") && is_literal(in["value"]) ? &in["value"] : nullptr;

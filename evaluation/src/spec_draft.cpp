@@ -41,7 +41,7 @@ bool all_integer(const draft_param& p) {
   if (p.dtypes.empty()) return false;
   for (const auto& d : p.dtypes) {
     const auto t = parse_dtype(d);
-    if (!t || is_float(*t) || *t == dtype::bool_) return false;
+    if (!t || is_float(*t) || is_complex(*t) || *t == dtype::bool_) return false;
   }
   return true;
 }
@@ -174,7 +174,7 @@ range_guess guess_range(const std::string& op_type, const draft_param& in, std::
   const std::string n = lower(in.name);
   const std::string op = op_key(op_type);
   if (type == dtype::bool_) return g;
-  if (!is_float(type)) {
+  if (!is_float(type) && !is_complex(type)) {
     if (role == input_role::index) {
       const std::int64_t hi = std::max<std::int64_t>(index_bound, 1) - 1;
       g.range = std::make_pair(0.0, static_cast<double>(hi));
@@ -243,6 +243,7 @@ int ge_dtype_number(dtype t) {
     case dtype::uint64: return 10;
     case dtype::bool_: return 12;
     case dtype::bfloat16: return 27;
+    case dtype::complex64: return 16;
   }
   return 0;
 }
@@ -259,6 +260,15 @@ nlohmann::json draft_attrs(const op_interface& op, std::size_t column, std::vect
                         op.outputs.front().name + "', " + dtype_name(*t) + ")");
         continue;
       }
+    }
+    // An in-place operator's multiplier at its default 1 (the BLAS scal idiom: x = alpha x) leaves
+    // its inputs as they were, and an evaluation that sees nothing written compares nothing.
+    if (op.outputs.empty() && a.type == "float" && a.default_value.is_number() && a.default_value.get<double>() == 1.0 &&
+        one_of(an, {"alpha", "scale", "factor", "scale_factor", "multiplier"})) {
+      attrs[a.name] = 1.5;
+      notes.push_back("attribute '" + a.name + "': 1.5, not its default 1 (the identity: the in-place operator would leave its inputs "
+                      "unchanged and nothing would be compared)");
+      continue;
     }
     if (!a.default_value.is_null()) {
       attrs[a.name] = float_text(a.type, a.default_value);

@@ -112,9 +112,159 @@ probe_attempt run_probe(backend& be, const build_result& built, std::size_t colu
   return a;
 }
 
+// Phase 2's refusal: the OpDef's dtypes, input by input.
+std::string column_failure(const op_interface& op) {
+  std::string s;
+  for (const auto& i : op.inputs) {
+    std::string l;
+    for (const auto& t : i.dtypes) l += (l.empty() ? "" : "/") + t;
+    s += (s.empty() ? "" : ", ") + i.name + " " + l;
+  }
+  return "no dtype column of " + op.op_type + "'s OpDef has only dtypes aopt.json knows (" + s + ")";
+}
+
+// Screens a probe's case on the host build and, when the tiling accepts it, runs the kernel on it
+// (o.run_kernel): a shape the tiling takes but the kernel does not handle (its UB overflows, it
+// reads past an input) is not drafted. The kernel is built on the first probe the tiling accepts.
+struct prober {
+  backend& be;
+  const candidate& cand;
+  const build_result& built;
+  std::size_t column;
+  fs::path work;
+  const draft_options& o;
+  spec_draft& d;
+  std::optional<build_result> full{};
+  std::string kernel_problem{};
+  std::size_t n = 0;
+
+  bool accepted(const case_spec& c, const std::string& what) {
+    auto a = run_probe(be, built, column, c, work / "probe" / std::to_string(n++), o.eval.limits, true);
+    a.what = what;
+    d.attempts.push_back(a);
+    if (a.status != "ok" || !o.run_kernel) return a.status == "ok";
+    if (!full && kernel_problem.empty()) {
+      const std::vector<const case_spec*> cs = {&c};
+      auto b = be.build(cand, work / "full", cs);
+      if (b.ok) {
+        full = std::move(b);
+      } else {
+        kernel_problem = first_line(b.diagnostic.empty() ? b.stage : b.diagnostic);
+      }
+    }
+    if (!full) return true;  // the kernel does not build on sim: the shapes are only screened
+    auto r = run_probe(be, *full, column, c, work / "probe" / std::to_string(n++), o.eval.limits, false);
+    r.what = what + ", kernel run";
+    d.attempts.push_back(r);
+    return r.status == "ok";
+  }
+};
+
+struct timed_choice {
+  const probe* chosen = nullptr;
+  std::int64_t elements = 0;
+  bool kernel_failed = false;  // some probe the tiling accepted failed when its kernel ran
+};
+
+// Phase 3: the timed case's probe, at o.elements, then (only those the kernel failed on) at 1/16
+// and 1/256 of it.
+timed_choice choose_timed(prober& pr, const op_interface& op, const std::vector<probe>& probes) {
+  const auto& o = pr.o;
+  timed_choice t;
+  t.elements = o.elements;
+  std::vector<const probe*> tiled;  // probes the tiling accepted but the kernel failed on
+  for (std::int64_t size : {o.elements, o.elements / 16, o.elements / 256}) {
+    if (t.chosen != nullptr || (size != o.elements && (size < 4096 || !o.run_kernel || !pr.full))) break;
+    std::vector<const probe*> todo;
+    for (const auto& p : probes) todo.push_back(&p);
+    if (size != o.elements && !tiled.empty()) todo = tiled;  // smaller: only what failed when run
+    tiled.clear();
+    for (const auto* p : todo) {
+      const auto c = probe_case(op, *p, pr.column, "perf", true, size, false);
+      const std::size_t before = pr.d.attempts.size();
+      if (pr.accepted(c, p->what)) {
+        t.chosen = p;
+        t.elements = size;
+        break;
+      }
+      if (pr.d.attempts.size() - before == 2) tiled.push_back(p);
+    }
+  }
+  t.kernel_failed = !tiled.empty();
+  return t;
+}
+
+std::string probe_failure(const spec_draft& d, const op_interface& op, bool kernel_failed) {
+  const bool ran = kernel_failed || std::any_of(d.attempts.begin(), d.attempts.end(), [](const probe_attempt& a) {
+                     return a.what.find("kernel run") != std::string::npos;
+                   });
+  return ran ? "every shape " + op.op_type + "'s tiling accepted failed when its kernel ran (" + std::to_string(d.attempts.size()) +
+                   " probes and runs)"
+             : "InferShape or the tiling of " + op.op_type + " refused every shape tried (" + std::to_string(d.attempts.size()) +
+                   " probes)";
+}
+
+// Phase 4: the draft's cases, the timed one and the first tail shape that runs (with a note when
+// the unaligned one failed or none did).
+std::vector<case_spec> draft_cases(prober& pr, const op_interface& op, const timed_choice& t, std::vector<std::string>& notes) {
+  const auto column = pr.column;
+  const probe* tail = nullptr;
+  const auto tails = tail_probes(*t.chosen);
+  std::string tail_refusal;
+  for (const auto& p : tails) {
+    const auto c = probe_case(op, p, column, "tail", false, t.elements, true);
+    if (pr.accepted(c, p.what)) {
+      tail = &p;
+      break;
+    }
+    if (tail_refusal.empty()) tail_refusal = pr.d.attempts.back().status + ": " + pr.d.attempts.back().diagnostic;
+  }
+  std::vector<case_spec> cases;
+  cases.push_back(probe_case(op, *t.chosen, column, "perf", true, t.elements, false, &notes));
+  if (tail != nullptr) {
+    cases.push_back(probe_case(op, *tail, column, "tail", false, t.elements, true, &notes));
+    if (tail != &tails.front()) notes.push_back("the unaligned tail " + describe_case(probe_case(op, tails.front(), column, "tail", false, t.elements, true)) +
+                                                " failed (" + tail_refusal + "); the tail case is aligned in its last dimension");
+  } else {
+    notes.push_back("no tail case: every tail shape tried failed (" + tail_refusal + ")");
+  }
+  return cases;
+}
+
+// Phase 5: what the reviewer should know about the choice.
+void choice_notes(const prober& pr, const op_interface& op, const std::vector<probe>& probes, const timed_choice& t,
+                  std::vector<std::string>& notes) {
+  if (t.chosen != &probes.front()) {
+    notes.push_back("shapes: " + t.chosen->what + " (probe " + std::to_string(t.chosen - probes.data() + 1) + " of " +
+                    std::to_string(probes.size()) + "; the ones before failed)");
+  }
+  if (!pr.kernel_problem.empty()) {
+    notes.push_back("the kernel does not build on sim (" + pr.kernel_problem + "): the shapes are those the tiling accepts, not run");
+  } else if (!pr.o.run_kernel) {
+    notes.push_back("the shapes are those the tiling accepts (--no-run: the kernel was not run)");
+  }
+  for (const auto& in : op.inputs) {
+    if (in.kind == "optional" && !t.chosen->with_optional) notes.push_back("optional input '" + in.name + "' left out");
+    for (const auto& out : op.outputs) {
+      if (out.name == in.name) notes.push_back("input '" + in.name + "' is also an output: the operator updates it in place");
+    }
+  }
+  if (op.outputs.empty()) notes.push_back(op.op_type + " declares no outputs: it writes into its inputs (in place)");
+}
+
+struct work_dir {
+  fs::path dir;
+  bool keep;
+  ~work_dir() {
+    std::error_code e;
+    if (!keep) fs::remove_all(dir, e);
+  }
+};
+
 }  // namespace
 
 spec_draft draft_spec(const fs::path& op_dir, const draft_options& o) {
+  // 1. The package and its host build (the OpDef and the tiling).
   package_options po;
   po.without_cases = true;
   po.isolate = o.eval.sandbox.isolate;
@@ -126,17 +276,8 @@ spec_draft draft_spec(const fs::path& op_dir, const draft_options& o) {
   auto be = make_sim_backend(o.eval.profile, o.eval.sandbox);
   const fs::path root = o.eval.work_root.empty() ? fs::temp_directory_path() / "aopt-work" : o.eval.work_root;
   fs::create_directories(root);
-  const fs::path work = common::make_unique_dir(root, "init-" + d.kernel.substr(0, 40) + "-");
-  struct cleanup {
-    fs::path dir;
-    bool keep;
-    ~cleanup() {
-      std::error_code e;
-      if (!keep) fs::remove_all(dir, e);
-    }
-  } guard{work, o.eval.keep_workdir};
-
-  const build_result built = be->build(cand, work / "build", {});
+  const work_dir guard{common::make_unique_dir(root, "init-" + d.kernel.substr(0, 40) + "-"), o.eval.keep_workdir};
+  const build_result built = be->build(cand, guard.dir / "build", {});
   if (!built.ok) {
     d.stage = built.stage.empty() ? "host" : built.stage;
     d.compile_diagnostic = built.diagnostic;
@@ -145,127 +286,35 @@ spec_draft draft_spec(const fs::path& op_dir, const draft_options& o) {
                                                  first_line(built.diagnostic);
     return d;
   }
+  // 2. The dtype column.
   const auto op = op_interface::from_signature(built.signature);
   d.op_type = op.op_type;
   const auto column = preferred_column(op);
   if (!column) {
     d.stage = "column";
-    d.failure = "no dtype column of " + op.op_type + "'s OpDef has only dtypes aopt.json knows (" +
-                [&] {
-                  std::string s;
-                  for (const auto& i : op.inputs) {
-                    std::string l;
-                    for (const auto& t : i.dtypes) l += (l.empty() ? "" : "/") + t;
-                    s += (s.empty() ? "" : ", ") + i.name + " " + l;
-                  }
-                  return s;
-                }() +
-                ")";
+    d.failure = column_failure(op);
     return d;
   }
+  // 3. The timed case's shapes.
   std::vector<std::string> notes;
   notes.push_back("drafted by `aopt init` from " + op.op_type + "'s OpDef and its tiling: review the shapes, ranges and attributes");
   const auto attrs = draft_attrs(op, *column, notes);
   const auto probes = timed_probes(op, attrs, o.max_probes);
-  std::size_t n = 0;
-  // The kernel, built on the first probe the tiling accepts, runs each accepted probe once
-  // (o.run_kernel): a shape the tiling takes but the kernel does not handle (its UB overflows, it
-  // reads past an input) is not drafted.
-  std::optional<build_result> full;
-  std::string kernel_problem;
-  auto accepted = [&](const case_spec& c, const std::string& what) {
-    auto a = run_probe(*be, built, *column, c, work / "probe" / std::to_string(n++), o.eval.limits, true);
-    a.what = what;
-    d.attempts.push_back(a);
-    if (a.status != "ok" || !o.run_kernel) return a.status == "ok";
-    if (!full && kernel_problem.empty()) {
-      const std::vector<const case_spec*> cs = {&c};
-      auto b = be->build(cand, work / "full", cs);
-      if (b.ok) {
-        full = std::move(b);
-      } else {
-        kernel_problem = first_line(b.diagnostic.empty() ? b.stage : b.diagnostic);
-      }
-    }
-    if (!full) return true;  // the kernel does not build on sim: the shapes are only screened
-    auto r = run_probe(*be, *full, *column, c, work / "probe" / std::to_string(n++), o.eval.limits, false);
-    r.what = what + ", kernel run";
-    d.attempts.push_back(r);
-    return r.status == "ok";
-  };
-  const probe* chosen = nullptr;
-  std::int64_t elements = o.elements;
-  std::vector<const probe*> tiled;  // probes the tiling accepted but the kernel failed on
-  for (std::int64_t size : {o.elements, o.elements / 16, o.elements / 256}) {
-    if (chosen != nullptr || (size != o.elements && (size < 4096 || !o.run_kernel || !full))) break;
-    std::vector<const probe*> todo;
-    for (const auto& p : probes) todo.push_back(&p);
-    if (size != o.elements && !tiled.empty()) todo = tiled;  // smaller: only what failed when run
-    tiled.clear();
-    for (const auto* p : todo) {
-      const auto c = probe_case(op, *p, *column, "perf", true, size, false);
-      const std::size_t before = d.attempts.size();
-      if (accepted(c, p->what)) {
-        chosen = p;
-        elements = size;
-        break;
-      }
-      if (d.attempts.size() - before == 2) tiled.push_back(p);
-    }
-  }
-  if (chosen == nullptr) {
+  prober pr{*be, cand, built, *column, guard.dir, o, d};
+  const auto t = choose_timed(pr, op, probes);
+  if (t.chosen == nullptr) {
     d.stage = "probe";
-    const bool ran = !tiled.empty() || std::any_of(d.attempts.begin(), d.attempts.end(), [](const probe_attempt& a) {
-      return a.what.find("kernel run") != std::string::npos;
-    });
-    d.failure = ran ? "every shape " + op.op_type + "'s tiling accepted failed when its kernel ran (" + std::to_string(d.attempts.size()) +
-                          " probes and runs)"
-                    : "InferShape or the tiling of " + op.op_type + " refused every shape tried (" + std::to_string(d.attempts.size()) +
-                          " probes)";
+    d.failure = probe_failure(d, op, t.kernel_failed);
     return d;
   }
-  if (elements != o.elements) {
-    notes.push_back("the timed case holds about " + std::to_string(elements) + " elements: at " + std::to_string(o.elements) +
+  if (t.elements != o.elements) {
+    notes.push_back("the timed case holds about " + std::to_string(t.elements) + " elements: at " + std::to_string(o.elements) +
                     " every shape the tiling accepted failed when the kernel ran");
   }
-  const probe* tail = nullptr;
-  const auto tails = tail_probes(*chosen);
-  std::string tail_refusal;
-  for (const auto& p : tails) {
-    const auto c = probe_case(op, p, *column, "tail", false, elements, true);
-    if (accepted(c, p.what)) {
-      tail = &p;
-      break;
-    }
-    if (tail_refusal.empty()) tail_refusal = d.attempts.back().status + ": " + d.attempts.back().diagnostic;
-  }
-  std::vector<case_spec> cases;
-  cases.push_back(probe_case(op, *chosen, *column, "perf", true, elements, false, &notes));
-  if (tail != nullptr) {
-    cases.push_back(probe_case(op, *tail, *column, "tail", false, elements, true, &notes));
-    if (tail != &tails.front()) notes.push_back("the unaligned tail " + describe_case(probe_case(op, tails.front(), *column, "tail", false, elements, true)) +
-                                                " failed (" + tail_refusal + "); the tail case is aligned in its last dimension");
-  } else {
-    notes.push_back("no tail case: every tail shape tried failed (" + tail_refusal + ")");
-  }
-  if (chosen != &probes.front()) {
-    notes.push_back("shapes: " + chosen->what + " (probe " + std::to_string(chosen - probes.data() + 1) + " of " +
-                    std::to_string(probes.size()) + "; the ones before failed)");
-  }
-  if (!kernel_problem.empty()) {
-    notes.push_back("the kernel does not build on sim (" + kernel_problem + "): the shapes are those the tiling accepts, not run");
-  } else if (!o.run_kernel) {
-    notes.push_back("the shapes are those the tiling accepts (--no-run: the kernel was not run)");
-  }
-  for (const auto& in : op.inputs) {
-    if (in.kind == "optional" && !chosen->with_optional) notes.push_back("optional input '" + in.name + "' left out");
-    for (const auto& out : op.outputs) {
-      if (out.name == in.name) notes.push_back("input '" + in.name + "' is also an output: the operator updates it in place");
-    }
-  }
-  if (op.outputs.empty()) notes.push_back(op.op_type + " declares no outputs: it writes into its inputs (in place)");
+  // 4. The cases, 5. the notes, and the draft, validated as aopt eval will read it.
+  const auto cases = draft_cases(pr, op, t, notes);
+  choice_notes(pr, op, probes, t, notes);
   d.spec = draft_json(d.kernel, cases, notes);
-  // What aopt eval will read: validated before anyone sees it.
   parse_op_spec(draft_text(d.spec), op_dir / "aopt.json");
   d.ok = true;
   return d;

@@ -144,6 +144,7 @@ std::string dtype_name(ge::DataType dt) {
     case ge::DT_UINT64: return "uint64";
     case ge::DT_BOOL: return "bool";
     case ge::DT_DOUBLE: return "float64";
+    case ge::DT_COMPLEX64: return "complex64";
     default: return "unsupported";
   }
 }
@@ -155,7 +156,8 @@ std::optional<ge::DataType> parse_dtype(const std::string& n) {
       {"uint16", ge::DT_UINT16},   {"int32", ge::DT_INT32},    {"uint32", ge::DT_UINT32},
       {"int64", ge::DT_INT64},     {"uint64", ge::DT_UINT64},  {"bool", ge::DT_BOOL},
       {"float64", ge::DT_DOUBLE},  {"float", ge::DT_FLOAT},    {"half", ge::DT_FLOAT16},
-      {"bf16", ge::DT_BF16},       {"fp16", ge::DT_FLOAT16},   {"fp32", ge::DT_FLOAT}};
+      {"bf16", ge::DT_BF16},       {"fp16", ge::DT_FLOAT16},   {"fp32", ge::DT_FLOAT},
+      {"complex64", ge::DT_COMPLEX64}};
   for (const auto& [name, dt] : table) {
     if (n == name) return dt;
   }
@@ -230,3 +232,15 @@ const op_def_record* main_op(const std::string& hint, std::string* why) {
 }
 
 }  // namespace aopt::sim::host
+
+namespace ops {
+// The shape as CANN's operator utilities print it ("[2, 3]"): operators of the tree declare it
+// (`std::string ToString(const gert::Shape&)` in namespace ops) for their log lines and link it
+// from CANN's libraries; sim's host library defines it.
+std::string ToString(const gert::Shape& shape);
+std::string ToString(const gert::Shape& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.GetDimNum(); ++i) out += (i ? ", " : "") + std::to_string(shape.GetDim(i));
+  return out + "]";
+}
+}  // namespace ops

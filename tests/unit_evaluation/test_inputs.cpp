@@ -154,9 +154,10 @@ TEST(Dtype, DecodeIntoMatchesDecode) {
     const auto t = *ev::parse_dtype(name);
     const std::size_t n = raw.size() / ev::dtype_size(t);
     const auto want = ev::decode(t, raw.data(), n * ev::dtype_size(t));
-    std::vector<double> got(n);
+    std::vector<double> got(n * ev::components(t));  // complex: two values per element
     ev::decode_into(t, raw.data(), n, got.data());
-    for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(got.size(), want.size()) << name;
+    for (std::size_t i = 0; i < got.size(); ++i) {
       if (std::isnan(want[i])) {
         ASSERT_TRUE(std::isnan(got[i])) << name << " " << i;
       } else {

@@ -97,6 +97,34 @@ enum class DependScope : uint32_t { ALL = 0, TILING = 1, INVALID_SCOPE };
 enum class FollowType : uint32_t { ALL = 0, DTYPE = 1, FORMAT = 2, SHAPE = 3, INVALID_TYPE };
 enum class ItemFindStatus { ITEM_FIND = 0, ITEM_NOEXIST = 1 };
 
+// An output's initial value (OpParamDef::InitValue): its type and number, as the public OpDef
+// documentation describes them. sim records no initial value (outputs start filled, see
+// docs/harness-protocol.md); the types exist so that OpDefs naming them compile.
+enum class ScalarType : uint32_t {
+  UINT64 = 0, INT64 = 1, UINT32 = 2, INT32 = 3, UINT16 = 4, INT16 = 5, UINT8 = 6, INT8 = 7, FLOAT32 = 8, FLOAT16 = 9,
+  INVALID_DTYPE = static_cast<uint32_t>(-1),
+};
+union ScalarNum {
+  uint64_t value_u64;
+  int64_t value_i64;
+  float value_f32;
+  ScalarNum() : value_u64(0) {}
+  explicit ScalarNum(uint64_t v) : value_u64(v) {}
+  explicit ScalarNum(int64_t v) : value_i64(v) {}
+  explicit ScalarNum(float v) : value_f32(v) {}
+};
+struct ScalarVar {
+  ScalarType scalar_type = ScalarType::INVALID_DTYPE;
+  ScalarNum scalar_num{};
+  ScalarVar() = default;
+  ScalarVar(ScalarType t, uint64_t n) : scalar_type(t), scalar_num(n) {}
+  ScalarVar(ScalarType t, int64_t n) : scalar_type(t), scalar_num(n) {}
+  ScalarVar(ScalarType t, int n) : scalar_type(t), scalar_num(static_cast<int64_t>(n)) {}
+  ScalarVar(ScalarType t, unsigned int n) : scalar_type(t), scalar_num(static_cast<uint64_t>(n)) {}
+  ScalarVar(ScalarType t, float n) : scalar_type(t), scalar_num(n) {}
+  ScalarVar(ScalarType t, double n) : scalar_type(t), scalar_num(static_cast<float>(n)) {}
+};
+
 class OpParamDef {
  public:
   explicit OpParamDef(aopt::sim::host::param_def* d) : d_(d) {}
@@ -134,6 +162,8 @@ class OpParamDef {
   OpParamDef& Follow(const char*) { return *this; }
   OpParamDef& Follow(const char*, FollowType) { return *this; }
   OpParamDef& InitValue(uint64_t) { return *this; }
+  OpParamDef& InitValue(const ScalarVar&) { return *this; }
+  OpParamDef& InitValue(const std::vector<ScalarVar>&) { return *this; }
   OpParamDef& OutputShapeDependOnCompute() { return *this; }
   OpParamDef& DataTypeForBinQuery(std::vector<ge::DataType>) { return *this; }
   OpParamDef& FormatForBinQuery(std::vector<ge::Format>) { return *this; }

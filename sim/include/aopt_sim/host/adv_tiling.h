@@ -47,4 +47,14 @@ inline void GetCosMaxMinTmpSize(const TensorShape& srcShape, const std::uint32_t
   aopt_adv_tiling::tmp_sizes(srcShape, typeSize, isReuseSource, maxValue, minValue);
 }
 
+// Mean's temporary space (documented: the maximum equals the minimum) [ASSUMED size: one row of
+// n elements in the wider of the two types, rounded up to 32 bytes].
+inline void GetMeanMaxMinTmpSize(const std::uint32_t n, const std::uint32_t srcTypeSize, const std::uint32_t accTypeSize,
+                                 const bool isReuseSource, std::uint32_t& maxValue, std::uint32_t& minValue) {
+  (void)isReuseSource;
+  const std::uint64_t width = srcTypeSize > accTypeSize ? srcTypeSize : accTypeSize;
+  const std::uint64_t bytes = (static_cast<std::uint64_t>(n) * width + 31) / 32 * 32;
+  minValue = maxValue = static_cast<std::uint32_t>(bytes > 0xffffffffull ? 0xffffffffull : bytes);
+}
+
 }  // namespace AscendC

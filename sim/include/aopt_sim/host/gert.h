@@ -357,9 +357,29 @@ namespace gert {
 // Shared accessors of the node's inputs/outputs/attrs for every kind of context.
 // What a context knows of its node (ExtendedKernelContext::GetComputeNodeInfo()): name, type and
 // the number of input and output instances.
+// Where an IR input's (or output's) instances sit among the node's: the first instance's index
+// and how many (a dynamic list has several, an absent optional input none).
+class AnchorInstanceInfo {
+ public:
+  AnchorInstanceInfo() = default;
+  AnchorInstanceInfo(uint32_t start, uint32_t num) : start_(start), num_(num) {}
+  uint32_t GetInstanceStart() const { return start_; }
+  uint32_t GetInstanceNum() const { return num_; }
+
+ private:
+  uint32_t start_ = 0;
+  uint32_t num_ = 0;
+};
+
 class ComputeNodeInfo {
  public:
   explicit ComputeNodeInfo(aopt::sim::host::op_instance* op) : op_(op) {}
+  const AnchorInstanceInfo* GetInputInstanceInfo(std::size_t ir_index) const {
+    return anchor(op_->inputs, op_->ir_input_count, ir_index, in_anchors_);
+  }
+  const AnchorInstanceInfo* GetOutputInstanceInfo(std::size_t ir_index) const {
+    return anchor(op_->outputs, op_->ir_output_count, ir_index, out_anchors_);
+  }
   const char* GetNodeName() const { return op_->node_name.c_str(); }
   const char* GetNodeType() const { return op_->node_type.c_str(); }
   std::size_t GetInputsNum() const { return op_->inputs.size(); }
@@ -375,7 +395,27 @@ class ComputeNodeInfo {
   const RuntimeAttrs* GetAttrs() const { return &op_->attrs; }
 
  private:
+  template <class Slots>
+  static const AnchorInstanceInfo* anchor(const Slots& slots, std::size_t ir_count, std::size_t ir,
+                                          std::vector<AnchorInstanceInfo>& cache) {
+    if (ir >= ir_count) return nullptr;
+    if (cache.size() != ir_count) cache.assign(ir_count, AnchorInstanceInfo());
+    uint32_t start = 0, num = 0;
+    bool seen = false;
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      if (slots[i].ir_index < ir && !seen) start = static_cast<uint32_t>(i + 1);
+      if (slots[i].ir_index == ir) {
+        if (!seen) start = static_cast<uint32_t>(i);
+        seen = true;
+        ++num;
+      }
+    }
+    cache[ir] = AnchorInstanceInfo(start, num);
+    return &cache[ir];
+  }
   aopt::sim::host::op_instance* op_;
+  mutable std::vector<AnchorInstanceInfo> in_anchors_;
+  mutable std::vector<AnchorInstanceInfo> out_anchors_;
 };
 
 class AoptNodeContextBase {

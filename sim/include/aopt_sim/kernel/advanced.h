@@ -553,4 +553,122 @@ inline void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTe
                                    loc);
 }
 
+// ---- SelectWithBytesMask (issue 34) ----------------------------------------------------------
+// By the public documentation: dst = mask == 0 ? src0 : src1, one of the sources a scalar, over
+// [firstAxis, srcLastAxis] elements; the mask holds one byte-or-wider value per element (not bits),
+// rows of maskLastAxis (>= srcLastAxis; the rest of each row is ignored). The mask's last axis is
+// 32-byte aligned and a multiple of 16 elements, the source's 32-byte aligned. Timing: the
+// documented composition, GatherMask (when the axes differ), Cast, Compare and Select, each over
+// the whole source.
+struct SelectWithBytesMaskShapeInfo {
+  uint32_t firstAxis = 0;
+  uint32_t srcLastAxis = 0;
+  uint32_t maskLastAxis = 0;
+};
+
+}  // namespace AscendC
+
+namespace aopt::sim::adv {
+template <typename T, typename U, class Pick>
+inline void select_bytes_mask(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const LocalTensor<uint8_t>& tmp,
+                              const AscendC::SelectWithBytesMaskShapeInfo& info, const src_loc& loc, Pick pick) {
+  const char* api = "SelectWithBytesMask";
+  const std::uint64_t rows = info.firstAxis, cols = info.srcLastAxis, mcols = info.maskLastAxis;
+  if (mcols < cols || mcols % 16 != 0 || (mcols * sizeof(U)) % 32 != 0 || (cols * sizeof(T)) % 32 != 0) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+              "shape info: maskLastAxis " + std::to_string(mcols) + " must be >= srcLastAxis " + std::to_string(cols) +
+                  ", a multiple of 16 and 32-byte aligned, and srcLastAxis 32-byte aligned",
+              loc, api);
+  }
+  vec::check_operand(dst, rows * cols, "dst", loc, api);
+  vec::check_operand(mask, rows * mcols, "mask", loc, api);
+  check_tmp(&tmp, loc, api);
+  T* d = dst.aopt_ptr();
+  const U* m = mask.aopt_ptr();
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    for (std::uint64_t c = 0; c < cols; ++c) d[r * cols + c] = pick(m[r * mcols + c] == U(0), r * cols + c);
+  }
+  const auto n = static_cast<std::uint32_t>(rows * cols);
+  if (mcols != cols) record_composition<T>({vec_class::unary}, n, dst.aopt_addr(), loc, api);  // GatherMask
+  record_composition<T>({vec_class::cast, vec_class::compare, vec_class::select}, n, dst.aopt_addr(), loc, api);
+}
+}  // namespace aopt::sim::adv
+
+namespace AscendC {
+
+template <typename T, typename U, bool isReuseMask = true>
+inline void SelectWithBytesMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const aopt::sim::vec::nodeduce_t<T> src1,
+                                const LocalTensor<U>& mask, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                                const SelectWithBytesMaskShapeInfo& info, AOPT_VEC_LOC) {
+  aopt::sim::vec::check_operand(src0, std::uint64_t(info.firstAxis) * info.srcLastAxis, "src0", loc, "SelectWithBytesMask");
+  const T* a = src0.aopt_ptr();
+  const T b = src1;
+  aopt::sim::adv::select_bytes_mask(dst, mask, sharedTmpBuffer, info, loc,
+                                    [&](bool zero, std::uint64_t i) { return zero ? a[i] : b; });
+}
+template <typename T, typename U, bool isReuseMask = true>
+inline void SelectWithBytesMask(const LocalTensor<T>& dst, const aopt::sim::vec::nodeduce_t<T> src0, const LocalTensor<T>& src1,
+                                const LocalTensor<U>& mask, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                                const SelectWithBytesMaskShapeInfo& info, AOPT_VEC_LOC) {
+  aopt::sim::vec::check_operand(src1, std::uint64_t(info.firstAxis) * info.srcLastAxis, "src1", loc, "SelectWithBytesMask");
+  const T a = src0;
+  const T* b = src1.aopt_ptr();
+  aopt::sim::adv::select_bytes_mask(dst, mask, sharedTmpBuffer, info, loc,
+                                    [&](bool zero, std::uint64_t i) { return zero ? a : b[i]; });
+}
+
+// ---- Mean (issue 34) ------------------------------------------------------------------------
+// By the public documentation: the mean of each row along the last axis, for `outter` rows of
+// `inner` elements (n rounded up to 32 bytes) of which the first `n` count; dst holds `outter`
+// values. Computed in accType (wider than T allowed) and rounded once to T; values here are
+// summed in double, at least as accurate as the chip's reduction. Timing: the documented
+// composition, a cast up when accType is wider, a sum reduction, a scaling, a cast back.
+struct MeanParams {
+  uint32_t outter = 1;
+  uint32_t inner = 0;
+  uint32_t n = 0;
+};
+
+}  // namespace AscendC
+
+namespace aopt::sim::adv {
+template <typename T, typename accType>
+inline void mean_rows(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>* tmp,
+                      const AscendC::MeanParams& meanParams, const src_loc& loc) {
+  const char* api = "Mean";
+  const std::uint64_t rows = meanParams.outter, inner = meanParams.inner, n = meanParams.n;
+  if (n == 0 || n > inner || (inner * sizeof(T)) % 32 != 0) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                    "MeanParams: n " + std::to_string(n) + " must be in [1, inner " + std::to_string(inner) +
+                        "] and inner * sizeof(T) a multiple of 32 bytes",
+                    loc, api);
+  }
+  vec::check_operand(srcTensor, rows * inner, "srcTensor", loc, api);
+  vec::check_operand(dstTensor, rows, "dstTensor", loc, api);
+  check_tmp(tmp, loc, api);
+  const T* s = srcTensor.aopt_ptr();
+  T* d = dstTensor.aopt_ptr();
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    double sum = 0.0;
+    for (std::uint64_t i = 0; i < n; ++i) sum += static_cast<double>(static_cast<float>(s[r * inner + i]));
+    d[r] = static_cast<T>(static_cast<float>(static_cast<accType>(static_cast<float>(sum / static_cast<double>(n)))));
+  }
+  record_composition<accType>({vec_class::reduce_sum, vec_class::unary}, static_cast<std::uint32_t>(rows * inner),
+                              dstTensor.aopt_addr(), loc, api);
+}
+}  // namespace aopt::sim::adv
+
+namespace AscendC {
+
+template <typename T, typename accType = T, bool isReuseSource = false, bool isBasicBlock = false, int32_t reduceDim = -1>
+inline void Mean(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                 const MeanParams& meanParams, AOPT_VEC_LOC) {
+  aopt::sim::adv::mean_rows<T, accType>(dstTensor, srcTensor, &sharedTmpBuffer, meanParams, loc);
+}
+template <typename T, typename accType = T, bool isReuseSource = false, bool isBasicBlock = false, int32_t reduceDim = -1>
+inline void Mean(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const MeanParams& meanParams, AOPT_VEC_LOC) {
+  aopt::sim::adv::mean_rows<T, accType>(dstTensor, srcTensor, nullptr, meanParams, loc);
+}
+
+
 }  // namespace AscendC
