@@ -120,6 +120,12 @@ void candidate::materialize(const fs::path& dir) const {
     fs::create_directories((dir / f).parent_path());
     fs::copy_file(base_->dir / f, dir / f, fs::copy_options::overwrite_existing);
   }
+  // The package's own place in the mirrored tree, an include directory where a relative include
+  // into a sibling operator ("../../sibling/op_host/x.h") resolves (package_build.h): the compiler
+  // walks `..` only through a directory that exists.
+  for (const auto& d : base_->host_include_dirs) {
+    if (d.rfind(shared_prefix, 0) == 0) fs::create_directories(dir / d);
+  }
   for (const auto& f : base_->shared_files) {
     const fs::path to = dir / (shared_prefix + f);
     fs::create_directories(to.parent_path());
