@@ -225,7 +225,7 @@ class reader {
         const auto real = common::resolve_under(root_, target);
         if (!real) {
           throw error(ec::invalid_spec, file.string() + ":" + std::to_string(line) + ": #include \"" + name + "\" leads to " +
-                                            target.string() + ", outside the tree root " + root_.string() +
+                                            fs::weakly_canonical(target, e).string() + ", outside the tree root " + root_.string() +
                                             " (symbolic links followed); aopt reads nothing outside it: pass --tree DIR with a DIR "
                                             "that holds both the operator and that file (e.g. the cann-ops checkout), or include a "
                                             "copy inside the operator");
