@@ -51,7 +51,12 @@ struct package_build {
   // opsproto, op_host_aclnn*, and of the tree's shared interface target ops_utils_tiling_headers.
   std::vector<std::string> host_definitions;
   // Files outside the package the build reads, relative to the tree root: every source file under
-  // a shared include directory, each shared source and the source files of its directory.
+  // a shared include directory, each shared source and the source files of its directory, and each
+  // file a quoted include of the package reaches by a relative path out of it (a sibling operator's
+  // header, "../../sibling/op_host/x.h") with the files that one includes beside it; then the
+  // package's place in the mirrored tree ("aopt_shared/<its path>/op_host") is a host include
+  // directory. Such an include leading outside the tree root throws aopt::error(invalid_spec)
+  // naming the file and line.
   std::vector<std::string> shared_files;
   // Paths the CMakeLists names that were not followed, each "CMakeLists.txt:LINE: why".
   std::vector<std::string> warnings;
