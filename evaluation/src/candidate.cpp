@@ -71,6 +71,7 @@ std::string candidate::key(const std::string& backend, const std::string& profil
     h.field("|");
   }
   h.field(base_->tiling_header);
+  if (base_->host_libraries_apart) h.field("host-libraries-apart");
   // The shared files outside the package its build reads (read-only, never replaced).
   for (const auto& f : base_->shared_files) {
     h.field(shared_prefix + f);

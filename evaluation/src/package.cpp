@@ -205,6 +205,9 @@ void follow_package_build(op_package& pkg, const std::vector<fs::path>& host_cpp
     // Exactly what the CMakeLists gives to optiling, opsproto and op_host_aclnn*: not the aclnn
     // L0 sources of opapi, nor a stray source no library compiles.
     pkg.host_sources = build.host_sources;
+    const auto tiling = [&](const std::string& s) { return build.tiling_sources.count(s) != 0; };
+    pkg.host_libraries_apart = std::any_of(pkg.host_sources.begin(), pkg.host_sources.end(), tiling) &&
+                               !std::all_of(pkg.host_sources.begin(), pkg.host_sources.end(), tiling);
     // The OpDef registration (OP_ADD) always: the OpDef is what the aclnn generation reads, and
     // some operators leave its source out of (or comment it out of) their CMakeLists
     // (cann-ops' add_layer_norm_quant_def.cpp).
@@ -225,6 +228,10 @@ void follow_package_build(op_package& pkg, const std::vector<fs::path>& host_cpp
       const std::string rel = p.lexically_relative(op_dir).generic_string();
       if (p.filename().string().rfind("aclnn_", 0) == 0 || build.op_api_sources.count(rel)) continue;
       pkg.host_sources.push_back(rel);
+    }
+    // A sibling operator's source implementing a header the package includes from it.
+    for (const auto& s : build.host_sources) {
+      if (s.rfind(shared_prefix, 0) == 0) pkg.host_sources.push_back(s);
     }
   }
   if (pkg.host_sources.empty()) {

@@ -233,6 +233,9 @@ class reader {
         if (in_package(*real, op_dir_) || !fs::is_regular_file(*real, e) || !scanned.insert(real->string()).second) continue;
         add_shared(*real);
         todo.emplace_back(*real, *real);
+        for (const auto& impl : sibling_sources(*real)) {
+          if (scanned.insert(impl.string()).second) todo.emplace_back(impl, impl);
+        }
         if (own) {
           const std::string mirror = shared_prefix + place.parent_path().lexically_relative(root_).generic_string();
           if (std::find(out_.host_include_dirs.begin(), out_.host_include_dirs.end(), mirror) == out_.host_include_dirs.end()) {
@@ -241,6 +244,50 @@ class reader {
         }
       }
     }
+  }
+
+  // The sources that implement a header brought in from a sibling operator: a source its own
+  // CMakeLists.txt gives its tiling or proto library (target_sources of optiling, opsproto,
+  // op_host_aclnn*) that has the header's name beside it (circular_pad_common.cc for
+  // circular_pad_common.h). The real build links every operator's tiling sources into one
+  // library, so what the header declares is defined there; each such source becomes a host source
+  // of this package (shared), and the sibling's CMakeLists.txt a shared file (a package that
+  // carries its shared files finds them again without the tree). Not the sibling's other sources
+  // (its own OpDef, tiling and InferShape registrations).
+  std::vector<fs::path> sibling_sources(const fs::path& header) {
+    std::error_code e;
+    fs::path dir;
+    for (fs::path p = header.parent_path(); p != root_ && common::path_under(p.string(), root_.string()); p = p.parent_path()) {
+      if (fs::is_regular_file(p / "CMakeLists.txt", e) && fs::is_directory(p / "op_host", e)) {
+        dir = p;
+        break;
+      }
+      if (p == p.parent_path()) break;
+    }
+    if (dir.empty()) return {};
+    std::string text;
+    try {
+      text = common::read_text_file(dir / "CMakeLists.txt", max_source_file_bytes);
+    } catch (const error&) {
+      return {};
+    }
+    reader sibling(dir, root_, dir);
+    for (const auto& c : parse_cmake(text)) {
+      if (c.name == "set" || c.name == "list" || c.name == "file" || c.name == "target_sources") sibling.command(c);
+    }
+    std::vector<fs::path> found;
+    for (const auto& rel : sibling.out_.host_sources) {
+      const fs::path src = (dir / rel).lexically_normal();
+      if (rel.rfind(shared_prefix, 0) == 0 || src.parent_path() != header.parent_path() || src.stem() != header.stem()) continue;
+      const std::string shared = shared_prefix + src.lexically_relative(root_).generic_string();
+      if (std::find(out_.host_sources.begin(), out_.host_sources.end(), shared) != out_.host_sources.end()) continue;
+      add_shared(src);
+      add_shared(dir / "CMakeLists.txt");
+      out_.host_sources.push_back(shared);
+      if (sibling.out_.tiling_sources.count(rel)) out_.tiling_sources.insert(shared);
+      found.push_back(src);
+    }
+    return found;
   }
 
   // The include directories a cann-ops project gives every operator's tiling and proto
@@ -503,6 +550,7 @@ class reader {
     if (!is_host_target(target)) return;
     out_.names_host_sources = true;
     const std::string rel = materialized(abs, line, false);
+    if (!rel.empty() && target == "optiling") out_.tiling_sources.insert(rel);
     if (!rel.empty() && std::find(out_.host_sources.begin(), out_.host_sources.end(), rel) == out_.host_sources.end()) {
       out_.host_sources.push_back(rel);
     }

@@ -40,8 +40,12 @@ struct package_build {
   // True when the CMakeLists.txt names the sources of a tiling/proto library (target_sources of
   // optiling, opsproto, op_host_aclnn*): then exactly those are the host sources.
   bool names_host_sources = false;
-  // Package-relative ("op_host/x.cpp") or shared ("aopt_shared/src/common/...cpp") host sources.
+  // Package-relative ("op_host/x.cpp") or shared ("aopt_shared/src/common/...cpp") host sources;
+  // with a sibling operator's header, the source its CMakeLists compiles beside it of the same name
+  // (sibling_includes in package_build.cpp), even when this package names no host source.
   std::vector<std::string> host_sources;
+  // The host sources given to the tiling library (target_sources(optiling ...)).
+  std::set<std::string> tiling_sources;
   // Package-relative sources given to the op_api library (target_sources(opapi ...)).
   std::set<std::string> op_api_sources;
   // Include directories, relative to the materialized sources ("op_host", "aopt_shared/src/common/inc").
