@@ -71,6 +71,7 @@ std::string candidate::key(const std::string& backend, const std::string& profil
     h.field("|");
   }
   h.field(base_->tiling_header);
+  if (base_->host_libraries_apart) h.field("host-libraries-apart");
   // The shared files outside the package its build reads (read-only, never replaced).
   for (const auto& f : base_->shared_files) {
     h.field(shared_prefix + f);
@@ -119,6 +120,12 @@ void candidate::materialize(const fs::path& dir) const {
     if (written.count(f)) continue;
     fs::create_directories((dir / f).parent_path());
     fs::copy_file(base_->dir / f, dir / f, fs::copy_options::overwrite_existing);
+  }
+  // The package's own place in the mirrored tree, an include directory where a relative include
+  // into a sibling operator ("../../sibling/op_host/x.h") resolves (package_build.h): the compiler
+  // walks `..` only through a directory that exists.
+  for (const auto& d : base_->host_include_dirs) {
+    if (d.rfind(shared_prefix, 0) == 0) fs::create_directories(dir / d);
   }
   for (const auto& f : base_->shared_files) {
     const fs::path to = dir / (shared_prefix + f);

@@ -123,16 +123,14 @@ fs::path find_msopst(const fs::path& dir) {
   return found.empty() ? fs::path() : found.front();
 }
 
-op_package load_package_unchecked(const fs::path& op_dir_in, const package_options& options) {
+// Phase 1: the operator directory, canonical; a suite operator directory (aopt.json,
+// reference.cpp, baseline/ and often expert/: the packages are its subdirectories) refused.
+fs::path operator_directory(const fs::path& op_dir_in) {
   std::error_code e;
   const fs::path op_dir = fs::weakly_canonical(fs::absolute(op_dir_in), e);
   if (!fs::is_directory(op_dir)) {
     throw error(ec::not_found, op_dir_in.string() + ": not a directory; pass the operator package directory (holding op_host/ and op_kernel/)");
   }
-  op_package pkg;
-  pkg.dir = op_dir;
-  // A suite operator (aopt.json, reference.cpp, baseline/ and often expert/): the packages are
-  // its subdirectories.
   std::vector<std::string> inside;
   const bool is_package = fs::is_directory(op_dir / "op_host") && fs::is_directory(op_dir / "op_kernel");
   for (const char* sub : {"baseline", "expert"}) {
@@ -146,7 +144,12 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
                 op_dir.string() + ": a suite operator directory (its packages are subdirectories); pass the package: " +
                     inside.front() + (inside.size() > 1 ? " (or " + inside[1] + ")" : std::string()));
   }
-  // aopt.json in OP_DIR, else its parent (a suite puts baseline/ and expert/ beside one aopt.json).
+  return op_dir;
+}
+
+// Phase 2: the spec file: --spec, else aopt.json in OP_DIR, else in its parent (a suite puts
+// baseline/ and expert/ beside one aopt.json); none when the package is loaded without cases.
+fs::path spec_file_of(const fs::path& op_dir, const package_options& options) {
   fs::path spec_file;
   if (!options.spec_file.empty()) {
     spec_file = fs::absolute(options.spec_file).lexically_normal();
@@ -158,16 +161,14 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
     if (spec_file.empty() && fs::is_regular_file(cand)) spec_file = cand;
   }
   if (options.without_cases) spec_file.clear();
-  const fs::path host_dir = op_dir / "op_host";
-  const fs::path kernel_dir = op_dir / "op_kernel";
-  std::string kernel_hint;
-  if (!spec_file.empty()) {
-    pkg.spec = load_op_spec(spec_file);
-    pkg.spec_file = spec_file;
-    kernel_hint = pkg.spec.kernel;
-  }
+  return spec_file;
+}
 
-  if (!fs::is_directory(host_dir) || !fs::is_directory(kernel_dir)) {
+// Phase 3: op_host/ and op_kernel/ exist (else say which layout this looks like), and the host
+// sources there: .cpp and .cc (cann-ops keeps tiling and InferShape in .cc files too).
+std::vector<fs::path> host_source_files(const fs::path& op_dir) {
+  const fs::path host_dir = op_dir / "op_host";
+  if (!fs::is_directory(host_dir) || !fs::is_directory(op_dir / "op_kernel")) {
     const bool has_cpp = !files_with(op_dir, ".cpp").empty();
     if (has_cpp) {
       throw error(ec::unsupported, op_dir.string() +
@@ -178,15 +179,20 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
     throw error(ec::not_found, op_dir.string() + ": no op_host/ and op_kernel/ directories; pass an operator package "
                                                  "in the msOpGen layout (op_host/, op_kernel/) or the op_host/op_tiling.cpp layout");
   }
-  // Host sources: .cpp and .cc (cann-ops keeps tiling and InferShape in .cc files too).
   auto host_cpps = files_with(host_dir, ".cpp");
   for (const auto& cc : files_with(host_dir, ".cc")) host_cpps.push_back(cc);
   std::sort(host_cpps.begin(), host_cpps.end());
   if (host_cpps.empty()) throw error(ec::not_found, host_dir.string() + ": no .cpp or .cc files (the tiling function and OpDef live here)");
-  // The package's own build (its CMakeLists.txt): which sources its tiling and proto libraries
-  // compile, what it gives to the op_api library, the include directories and the shared files
-  // outside the package they reach (inside the tree root only).
-  // A package that carries its shared files (aopt submit --tree) is its own tree.
+  return host_cpps;
+}
+
+// Phase 4: the package's own build (its CMakeLists.txt): which sources its tiling and proto
+// libraries compile, what it gives to the op_api library, the include directories and the shared
+// files outside the package they reach (inside the tree root only). A package that carries its
+// shared files (aopt submit --tree) is its own tree.
+void follow_package_build(op_package& pkg, const std::vector<fs::path>& host_cpps, const package_options& options) {
+  const fs::path& op_dir = pkg.dir;
+  std::error_code e;
   const fs::path tree = options.tree_root.empty() ? fs::path() : fs::absolute(options.tree_root);
   pkg.tree_root = fs::weakly_canonical(effective_tree_root(op_dir, tree), e);
   const package_build build = read_package_build(op_dir, tree);
@@ -199,6 +205,9 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
     // Exactly what the CMakeLists gives to optiling, opsproto and op_host_aclnn*: not the aclnn
     // L0 sources of opapi, nor a stray source no library compiles.
     pkg.host_sources = build.host_sources;
+    const auto tiling = [&](const std::string& s) { return build.tiling_sources.count(s) != 0; };
+    pkg.host_libraries_apart = std::any_of(pkg.host_sources.begin(), pkg.host_sources.end(), tiling) &&
+                               !std::all_of(pkg.host_sources.begin(), pkg.host_sources.end(), tiling);
     // The OpDef registration (OP_ADD) always: the OpDef is what the aclnn generation reads, and
     // some operators leave its source out of (or comment it out of) their CMakeLists
     // (cann-ops' add_layer_norm_quant_def.cpp).
@@ -220,111 +229,141 @@ op_package load_package_unchecked(const fs::path& op_dir_in, const package_optio
       if (p.filename().string().rfind("aclnn_", 0) == 0 || build.op_api_sources.count(rel)) continue;
       pkg.host_sources.push_back(rel);
     }
+    // A sibling operator's source implementing a header the package includes from it.
+    for (const auto& s : build.host_sources) {
+      if (s.rfind(shared_prefix, 0) == 0) pkg.host_sources.push_back(s);
+    }
   }
   if (pkg.host_sources.empty()) {
     throw error(ec::not_found, (op_dir / "CMakeLists.txt").string() + ": names no host source aopt can build (target_sources of optiling, "
                                "opsproto or op_host_aclnn*); the tiling function and OpDef must be among them");
   }
+}
 
-  if (fs::is_regular_file(host_dir / "op_tiling.cpp") || fs::is_regular_file(host_dir / "op_def.cpp")) {
-    pkg.layout = package_layout::op_split;
-  } else {
-    pkg.layout = package_layout::msopgen;
-    auto tilings = files_with(host_dir, "_tiling.h");
-    if (tilings.empty()) {
-      // The tiling struct may live in any header of op_host/ (e.g. <op>.h, tiling_data.h).
-      for (const auto& h : files_with(host_dir, ".h")) {
-        if (common::read_text_file(h, max_source_file_bytes).find("BEGIN_TILING_DATA_DEF") != std::string::npos) tilings.push_back(h);
+// The operator's type when no header of op_host/ declares a tiling struct: its OpDef class, else
+// (an OpDef declared through a macro, FOREACH_OPDEF_BEGIN(Abs)) the kernel's name in CamelCase,
+// as msOpGen names them (foreach_abs -> ForeachAbs).
+std::string operator_type(const op_package& pkg, const std::string& kernel_hint) {
+  std::vector<std::string> texts;
+  for (const auto& h : pkg.host_sources) {
+    if (h.rfind(shared_prefix, 0) != 0) texts.push_back(common::read_text_file(pkg.dir / h));
+  }
+  std::string type = opdef_type(texts);
+  if (!type.empty()) return type;
+  std::string stem = kernel_hint;
+  const auto kcpps = files_with(pkg.dir / "op_kernel", ".cpp");
+  if (stem.empty() && kcpps.size() == 1) stem = kcpps.front().stem().string();
+  bool up = true;
+  for (char ch : stem) {
+    if (ch == '_') {
+      up = true;
+      continue;
+    }
+    type += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(ch))) : ch;
+    up = false;
+  }
+  return type;
+}
+
+// A header registering a shared tiling struct for the operator's type: one of op_host/ first
+// (cann-ops' foreach_v2 idiom: <op>_tiling_def.h includes foreach_tiling_def.h and registers its
+// ForeachCommonTilingData), then the shared headers the CMakeLists reaches (cann-ops' foreach:
+// src/common/inc/.../foreach_tiling_def.h). Refused naming what was looked for when none does.
+std::string registered_tiling_header(const op_package& pkg, const std::string& kernel_hint) {
+  const fs::path host_dir = pkg.dir / "op_host";
+  const std::string type = operator_type(pkg, kernel_hint);
+  if (!type.empty()) {
+    const std::regex reg("REGISTER_TILING_DATA_CLASS\\s*\\(\\s*" + type + "\\s*,");
+    for (const auto& h : files_with(host_dir, ".h")) {
+      if (std::regex_search(common::read_text_file(h, max_source_file_bytes), reg)) {
+        return h.lexically_relative(pkg.dir).generic_string();
       }
     }
-    fs::path chosen;
-    if (tilings.empty()) {
-      // A shared header the CMakeLists reaches (cann-ops' foreach: src/common/inc/.../
-      // foreach_tiling_def.h) that registers the struct for this operator's OpDef type.
-      std::vector<std::string> texts;
-      for (const auto& h : pkg.host_sources) {
-        if (h.rfind(shared_prefix, 0) != 0) texts.push_back(common::read_text_file(op_dir / h));
-      }
-      std::string type = opdef_type(texts);
-      if (type.empty()) {
-        // An OpDef declared through a macro (FOREACH_OPDEF_BEGIN(Abs)): the op type is the
-        // kernel's name in CamelCase, as msOpGen names them (foreach_abs -> ForeachAbs).
-        std::string stem = kernel_hint;
-        const auto kcpps = files_with(kernel_dir, ".cpp");
-        if (stem.empty() && kcpps.size() == 1) stem = kcpps.front().stem().string();
-        bool up = true;
-        for (char ch : stem) {
-          if (ch == '_') {
-            up = true;
-            continue;
-          }
-          type += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(ch))) : ch;
-          up = false;
-        }
-      }
-      if (!type.empty()) {
-        const std::regex reg("REGISTER_TILING_DATA_CLASS\\s*\\(\\s*" + type + "\\s*,");
-        // A header of op_host/ registering a shared struct for this type first (cann-ops'
-        // foreach_v2 idiom: <op>_tiling_def.h includes foreach_tiling_def.h and registers its
-        // ForeachCommonTilingData), then the shared headers themselves.
-        for (const auto& h : files_with(host_dir, ".h")) {
-          if (std::regex_search(common::read_text_file(h, max_source_file_bytes), reg)) {
-            pkg.tiling_header = h.lexically_relative(op_dir).generic_string();
-            break;
-          }
-        }
-        for (const auto& f : pkg.tiling_header.empty() ? pkg.shared_files : std::vector<std::string>{}) {
-          const fs::path p = pkg.tree_root / f;
-          if (p.extension() != ".h" && p.extension() != ".hpp") continue;
-          if (std::regex_search(common::read_text_file(p), reg)) {
-            pkg.tiling_header = shared_prefix + f;
-            break;
-          }
-        }
-      }
-      if (pkg.tiling_header.empty()) {
-        throw error(ec::not_found, host_dir.string() + ": no header of op_host/ declares the tiling struct (BEGIN_TILING_DATA_DEF ...), nor "
-                                   "does a header of the include directories its CMakeLists.txt adds register one for " +
-                                   (type.empty() ? std::string("its OpDef") : type) +
-                                   "; layout 1 needs one, e.g. op_host/<op>_tiling.h (a shared directory outside the operator is read "
-                                   "only inside --tree DIR)");
-      }
-    } else {
-      chosen = tilings.front();
-    }
-    if (!chosen.empty()) {
-    if (!kernel_hint.empty() && fs::is_regular_file(host_dir / (kernel_hint + "_tiling.h"))) chosen = host_dir / (kernel_hint + "_tiling.h");
-    pkg.tiling_header = chosen.lexically_relative(op_dir).generic_string();
-    const auto stem = chosen.filename().string();
-    const std::string suffix = "_tiling.h";
-    if (kernel_hint.empty() && stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      kernel_hint = stem.substr(0, stem.size() - suffix.size());
-    }
+    for (const auto& f : pkg.shared_files) {
+      const fs::path p = pkg.tree_root / f;
+      if (p.extension() != ".h" && p.extension() != ".hpp") continue;
+      if (std::regex_search(common::read_text_file(p), reg)) return shared_prefix + f;
     }
   }
-  const fs::path kernel_src = pick_kernel_source(op_dir, kernel_dir, kernel_hint);
-  pkg.kernel_source = kernel_src.lexically_relative(op_dir).generic_string();
-  if (kernel_hint.empty()) kernel_hint = kernel_src.stem().string();
+  throw error(ec::not_found, host_dir.string() + ": no header of op_host/ declares the tiling struct (BEGIN_TILING_DATA_DEF ...), nor "
+                             "does a header of the include directories its CMakeLists.txt adds register one for " +
+                             (type.empty() ? std::string("its OpDef") : type) +
+                             "; layout 1 needs one, e.g. op_host/<op>_tiling.h (a shared directory outside the operator is read "
+                             "only inside --tree DIR)");
+}
 
+// Phase 5: the layout and the tiling header: <kernel>_tiling.h, another *_tiling.h, a header
+// of op_host/ with BEGIN_TILING_DATA_DEF, else a registered shared struct. The kernel hint
+// (aopt.json's "kernel") is taken from <hint>_tiling.h's name when the spec gives none.
+void choose_tiling_header(op_package& pkg, std::string& kernel_hint) {
+  const fs::path host_dir = pkg.dir / "op_host";
+  if (fs::is_regular_file(host_dir / "op_tiling.cpp") || fs::is_regular_file(host_dir / "op_def.cpp")) {
+    pkg.layout = package_layout::op_split;
+    return;
+  }
+  pkg.layout = package_layout::msopgen;
+  auto tilings = files_with(host_dir, "_tiling.h");
+  if (tilings.empty()) {
+    // The tiling struct may live in any header of op_host/ (e.g. <op>.h, tiling_data.h).
+    for (const auto& h : files_with(host_dir, ".h")) {
+      if (common::read_text_file(h, max_source_file_bytes).find("BEGIN_TILING_DATA_DEF") != std::string::npos) tilings.push_back(h);
+    }
+  }
+  if (tilings.empty()) {
+    pkg.tiling_header = registered_tiling_header(pkg, kernel_hint);
+    return;
+  }
+  fs::path chosen = tilings.front();
+  if (!kernel_hint.empty() && fs::is_regular_file(host_dir / (kernel_hint + "_tiling.h"))) chosen = host_dir / (kernel_hint + "_tiling.h");
+  pkg.tiling_header = chosen.lexically_relative(pkg.dir).generic_string();
+  const auto stem = chosen.filename().string();
+  const std::string suffix = "_tiling.h";
+  if (kernel_hint.empty() && stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    kernel_hint = stem.substr(0, stem.size() - suffix.size());
+  }
+}
+
+// Phase 6: the cases: the spec file's (read already), else the msOpST case files under
+// tests/st/ (their fuzz cases run), else refused; --timed-shape applied.
+void load_cases(op_package& pkg, const fs::path& spec_file, const std::string& kernel_hint, const package_options& options) {
   if (options.without_cases) {
     pkg.spec.kernel = kernel_hint;
   } else if (spec_file.empty()) {
-    const fs::path st = find_msopst(op_dir);
+    const fs::path st = find_msopst(pkg.dir);
     if (st.empty()) {
-      throw error(ec::not_found, op_dir.string() + ": no aopt.json here or in " + op_dir.parent_path().string() +
+      throw error(ec::not_found, pkg.dir.string() + ": no aopt.json here or in " + pkg.dir.parent_path().string() +
                                      ", and no msOpST case file under tests/st/; write an aopt.json with the cases "
                                      "(see docs/evaluation.md)");
     }
     const std::string text = common::read_text_file(st, max_spec_file_bytes);
     fuzz_run_options fuzz_options;
     fuzz_options.isolate = options.isolate;
-    const auto fuzz = run_msopst_fuzz(msopst_fuzz_requests(text, st), st, op_dir, fuzz_options);
+    const auto fuzz = run_msopst_fuzz(msopst_fuzz_requests(text, st), st, pkg.dir, fuzz_options);
     pkg.spec = parse_msopst_cases(text, st, kernel_hint, fuzz);
     pkg.spec_file = st;
   }
   if (!options.timed_shape.empty() && !options.without_cases) {
     set_timed_shape(pkg.spec, options.timed_shape, "--timed-shape (" + pkg.spec_file.string() + ")");
   }
+}
+
+op_package load_package_unchecked(const fs::path& op_dir_in, const package_options& options) {
+  op_package pkg;
+  pkg.dir = operator_directory(op_dir_in);
+  const fs::path spec_file = spec_file_of(pkg.dir, options);
+  std::string kernel_hint;
+  if (!spec_file.empty()) {
+    pkg.spec = load_op_spec(spec_file);
+    pkg.spec_file = spec_file;
+    kernel_hint = pkg.spec.kernel;
+  }
+  const auto host_cpps = host_source_files(pkg.dir);
+  follow_package_build(pkg, host_cpps, options);
+  choose_tiling_header(pkg, kernel_hint);
+  const fs::path kernel_src = pick_kernel_source(pkg.dir, pkg.dir / "op_kernel", kernel_hint);
+  pkg.kernel_source = kernel_src.lexically_relative(pkg.dir).generic_string();
+  if (kernel_hint.empty()) kernel_hint = kernel_src.stem().string();
+  load_cases(pkg, spec_file, kernel_hint, options);
   pkg.source_files();  // the size and readability checks, now rather than at the first evaluation
   for (const auto& w : pkg.spec.warnings) common::logger()->warn("{}", w);
   return pkg;

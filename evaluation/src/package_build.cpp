@@ -121,6 +121,21 @@ bool is_source_file(const fs::path& p) {
   return exts.count(p.extension().string()) != 0;
 }
 
+// The quoted includes of a source text: (line, name) of each `#include "name"` line.
+std::vector<std::pair<int, std::string>> quoted_includes(const std::string& text) {
+  static const std::regex inc(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  std::vector<std::pair<int, std::string>> out;
+  std::size_t start = 0;
+  for (int line = 1; start <= text.size(); ++line) {
+    const auto end = std::min(text.find('\n', start), text.size());
+    std::smatch m;
+    const std::string l = text.substr(start, end - start);
+    if (l.find("include") != std::string::npos && std::regex_search(l, m, inc)) out.emplace_back(line, m[1].str());
+    start = end + 1;
+  }
+  return out;
+}
+
 bool is_compiled(const fs::path& p) {
   const auto e = p.extension().string();
   return e == ".cpp" || e == ".cc" || e == ".cxx" || e == ".c";
@@ -156,18 +171,123 @@ class reader {
   package_build read() {
     const fs::path cm = op_dir_ / "CMakeLists.txt";
     std::error_code e;
-    if (!fs::is_regular_file(cm, e)) return std::move(out_);
-    std::string text;
-    try {
-      text = common::read_text_file(cm, max_source_file_bytes);
-    } catch (const error& ex) {
-      out_.warnings.push_back(cm.string() + ": not read (" + ex.what() + ")");
-      return std::move(out_);
+    if (fs::is_regular_file(cm, e)) {
+      std::string text;
+      try {
+        text = common::read_text_file(cm, max_source_file_bytes);
+      } catch (const error& ex) {
+        out_.warnings.push_back(cm.string() + ": not read (" + ex.what() + ")");
+        return std::move(out_);
+      }
+      for (const auto& c : parse_cmake(text)) command(c);
+      project_includes();
     }
-    for (const auto& c : parse_cmake(text)) command(c);
-    project_includes();
+    sibling_includes();
     finish();
     return std::move(out_);
+  }
+
+  // Quoted includes that reach outside the package by a relative path, as cann-ops' gemm_v2
+  // includes its sibling's "../../mat_mul_v3/op_host/mat_mul_v3_tiling.h": the real build compiles
+  // in the tree, where the path resolves. Each such file inside the tree root is a shared file
+  // (and so, transitively, is what it includes by a quoted path that resolves beside it), and the
+  // including directory's place in the mirrored tree (shared_prefix + its path under the tree
+  // root) is a host include directory, where the compiler resolves the relative path next. One
+  // that resolves (symbolic links followed) outside the tree root is refused, naming file and line.
+  // Not the files the build never compiles: aclnn_* and the op_api library's sources.
+  void sibling_includes() {
+    std::vector<std::pair<fs::path, fs::path>> todo;  // (real file, its place in the tree)
+    std::error_code e;
+    for (const char* sub : {"op_host", "op_kernel"}) {
+      for (auto it = fs::recursive_directory_iterator(op_dir_ / sub, e); !e && it != fs::recursive_directory_iterator(); it.increment(e)) {
+        const std::string rel = it->path().lexically_relative(op_dir_).generic_string();
+        if (!it->is_regular_file() || !is_source_file(it->path()) || it->path().filename().string().rfind("aclnn_", 0) == 0 ||
+            out_.op_api_sources.count(rel) || rel.rfind("op_host/op_api/", 0) == 0) {
+          continue;
+        }
+        todo.emplace_back(it->path(), view_ / rel);
+      }
+    }
+    std::set<std::string> scanned;
+    while (!todo.empty()) {
+      const auto [file, place] = todo.back();
+      todo.pop_back();
+      const bool own = common::path_under(place.string(), view_.string());
+      std::string text;
+      try {
+        text = common::read_text_file(file, max_source_file_bytes);
+      } catch (const error&) {
+        continue;  // the package's own unreadable files are reported when it is loaded
+      }
+      for (const auto& [line, name] : quoted_includes(text)) {
+        const fs::path target = (place.parent_path() / name).lexically_normal();
+        if (own && (name.find("..") == std::string::npos || common::path_under(target.string(), view_.string()))) continue;
+        const auto real = common::resolve_under(root_, target);
+        if (!real) {
+          throw error(ec::invalid_spec, file.string() + ":" + std::to_string(line) + ": #include \"" + name + "\" leads to " +
+                                            fs::weakly_canonical(target, e).string() + ", outside the tree root " + root_.string() +
+                                            " (symbolic links followed); aopt reads nothing outside it: pass --tree DIR with a DIR "
+                                            "that holds both the operator and that file (e.g. the cann-ops checkout), or include a "
+                                            "copy inside the operator");
+        }
+        if (in_package(*real, op_dir_) || !fs::is_regular_file(*real, e) || !scanned.insert(real->string()).second) continue;
+        add_shared(*real);
+        todo.emplace_back(*real, *real);
+        for (const auto& impl : sibling_sources(*real)) {
+          if (scanned.insert(impl.string()).second) todo.emplace_back(impl, impl);
+        }
+        if (own) {
+          const std::string mirror = shared_prefix + place.parent_path().lexically_relative(root_).generic_string();
+          if (std::find(out_.host_include_dirs.begin(), out_.host_include_dirs.end(), mirror) == out_.host_include_dirs.end()) {
+            out_.host_include_dirs.push_back(mirror);
+          }
+        }
+      }
+    }
+  }
+
+  // The sources that implement a header brought in from a sibling operator: a source its own
+  // CMakeLists.txt gives its tiling or proto library (target_sources of optiling, opsproto,
+  // op_host_aclnn*) that has the header's name beside it (circular_pad_common.cc for
+  // circular_pad_common.h). The real build links every operator's tiling sources into one
+  // library, so what the header declares is defined there; each such source becomes a host source
+  // of this package (shared), and the sibling's CMakeLists.txt a shared file (a package that
+  // carries its shared files finds them again without the tree). Not the sibling's other sources
+  // (its own OpDef, tiling and InferShape registrations).
+  std::vector<fs::path> sibling_sources(const fs::path& header) {
+    std::error_code e;
+    fs::path dir;
+    for (fs::path p = header.parent_path(); p != root_ && common::path_under(p.string(), root_.string()); p = p.parent_path()) {
+      if (fs::is_regular_file(p / "CMakeLists.txt", e) && fs::is_directory(p / "op_host", e)) {
+        dir = p;
+        break;
+      }
+      if (p == p.parent_path()) break;
+    }
+    if (dir.empty()) return {};
+    std::string text;
+    try {
+      text = common::read_text_file(dir / "CMakeLists.txt", max_source_file_bytes);
+    } catch (const error&) {
+      return {};
+    }
+    reader sibling(dir, root_, dir);
+    for (const auto& c : parse_cmake(text)) {
+      if (c.name == "set" || c.name == "list" || c.name == "file" || c.name == "target_sources") sibling.command(c);
+    }
+    std::vector<fs::path> found;
+    for (const auto& rel : sibling.out_.host_sources) {
+      const fs::path src = (dir / rel).lexically_normal();
+      if (rel.rfind(shared_prefix, 0) == 0 || src.parent_path() != header.parent_path() || src.stem() != header.stem()) continue;
+      const std::string shared = shared_prefix + src.lexically_relative(root_).generic_string();
+      if (std::find(out_.host_sources.begin(), out_.host_sources.end(), shared) != out_.host_sources.end()) continue;
+      add_shared(src);
+      add_shared(dir / "CMakeLists.txt");
+      out_.host_sources.push_back(shared);
+      if (sibling.out_.tiling_sources.count(rel)) out_.tiling_sources.insert(shared);
+      found.push_back(src);
+    }
+    return found;
   }
 
   // The include directories a cann-ops project gives every operator's tiling and proto
@@ -430,6 +550,7 @@ class reader {
     if (!is_host_target(target)) return;
     out_.names_host_sources = true;
     const std::string rel = materialized(abs, line, false);
+    if (!rel.empty() && target == "optiling") out_.tiling_sources.insert(rel);
     if (!rel.empty() && std::find(out_.host_sources.begin(), out_.host_sources.end(), rel) == out_.host_sources.end()) {
       out_.host_sources.push_back(rel);
     }

@@ -957,6 +957,8 @@ class sim_backend final : public backend {
       host.link.push_back(obj);
     }
     if (tc_.use_mold) host.link.push_back("-fuse-ld=mold");
+    // Tiling and proto sources the real build links into separate libraries (package.h).
+    if (pkg.host_libraries_apart) host.link.push_back("-Wl,--allow-multiple-definition");
     host.link.push_back("-Wl,--start-group");
     for (const auto& l : tc_.host_link) host.link.push_back(l);
     host.link.push_back("-Wl,--end-group");

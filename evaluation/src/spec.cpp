@@ -239,6 +239,27 @@ class spec_reader {
     need_object(root, "", "(top level)");
     warn_unknown(root, "", "", {"kernel", "cases", "tolerance", "reference", "seed", "description", "version", "timed_shape", "notes"},
                  spec.warnings);
+    read_header(root, spec);
+    if (root.contains("reference")) spec.reference = read_reference(root["reference"]);
+    if (root.contains("tolerance")) read_tolerance(root["tolerance"], spec);
+    read_cases(root, spec);
+    if (root.contains("timed_shape")) {
+      const auto& v = root["timed_shape"];
+      constexpr const char* fix = "write the timed case's shape as a list of positive integers, e.g. [64, 32768]";
+      if (!v.is_array() || v.empty()) fail("/timed_shape", "timed_shape", "expected a non-empty list, found " + v.dump(), fix);
+      std::vector<std::int64_t> shape;
+      for (const auto& d : v) {
+        if (!d.is_number_integer() || d.get<std::int64_t>() < 1) fail("/timed_shape", "timed_shape", "dimension " + d.dump() + " is not a positive integer", fix);
+        shape.push_back(d.get<std::int64_t>());
+      }
+      set_timed_shape(spec, shape, doc_.where("/timed_shape") + ": field 'timed_shape'");
+    }
+    return spec;
+  }
+
+ private:
+  // version, kernel, description, notes, seed.
+  void read_header(const ojson& root, op_spec& spec) const {
     if (root.contains("version")) {
       const auto& v = root["version"];
       if (!v.is_number_integer() || v.get<int>() != 1) {
@@ -264,72 +285,74 @@ class spec_reader {
       if (!s.is_number_unsigned()) fail("/seed", "seed", "expected a non-negative integer, found " + s.dump(), "write e.g. 1");
       spec.seed = s.get<std::uint64_t>();
     }
-    // reference
-    if (root.contains("reference")) {
-      const std::string ref = need_string(root["reference"], "/reference", "reference");
-      if (ref == "baseline") {
-        spec.reference = ref;
-      } else {
-        if (ref.empty()) fail("/reference", "reference", "empty", "write \"baseline\" or a path to a C++ file");
-        const auto ext = fs::path(ref).extension().string();
-        if (ext != ".cpp" && ext != ".cc" && ext != ".cxx") {
-          fail("/reference", "reference", "\"" + shown(ref) + "\" is neither \"baseline\" nor a C++ file (.cpp/.cc)",
-               "write \"baseline\" or the path, relative to aopt.json, of a .cpp implementing aopt_reference()");
-        }
-        // Inside the directory of aopt.json, after symbolic links, before the file is looked at:
-        // the error is the same whether a file elsewhere exists or not.
-        const fs::path dir = fs::absolute(doc_.file).parent_path();
-        const auto p = common::resolve_under(dir, ref);
-        if (!p) {
-          fail("/reference", "reference", "\"" + shown(ref) + "\" is outside the directory of aopt.json (symbolic links followed)",
-               "keep the reference in the package and write its path relative to aopt.json, e.g. \"reference.cpp\"");
-        }
-        std::error_code e;
-        if (!fs::is_regular_file(*p, e)) {
-          fail("/reference", "reference", "file " + shown(ref) + " does not exist in " + dir.filename().string() + "/ (or is not a regular file)",
-               "create it (see evaluation/include/aopt/reference.h) or write \"baseline\"");
-        }
-        if (const auto size = fs::file_size(*p, e); !e && size > max_source_file_bytes) {
-          fail("/reference", "reference", "file " + shown(ref) + " has " + std::to_string(size) + " bytes, more than the limit of " +
-               std::to_string(max_source_file_bytes), "make the reference smaller");
-        }
-        spec.reference = p->string();
-      }
+  }
+
+  // "baseline", or a C++ file inside the directory of aopt.json (its absolute path).
+  std::string read_reference(const ojson& v) const {
+    const std::string ref = need_string(v, "/reference", "reference");
+    if (ref == "baseline") return ref;
+    if (ref.empty()) fail("/reference", "reference", "empty", "write \"baseline\" or a path to a C++ file");
+    const auto ext = fs::path(ref).extension().string();
+    if (ext != ".cpp" && ext != ".cc" && ext != ".cxx") {
+      fail("/reference", "reference", "\"" + shown(ref) + "\" is neither \"baseline\" nor a C++ file (.cpp/.cc)",
+           "write \"baseline\" or the path, relative to aopt.json, of a .cpp implementing aopt_reference()");
     }
-    // tolerance
-    if (root.contains("tolerance")) {
-      const auto& tol = need_object(root["tolerance"], "/tolerance", "tolerance");
-      for (auto it = tol.begin(); it != tol.end(); ++it) {
-        const std::string key = it.key();
-        const std::string ptr = "/tolerance/" + common::pointer_token(key);
-        const std::string field = "tolerance." + key;
-        if (key == "max_mismatch_ratio") {
-          const double r = need_number(it.value(), ptr, field);
-          if (r < 0 || r > 1) fail(ptr, field, "must be in [0, 1], found " + it.value().dump(), "write a fraction such as 0.001");
-          spec.tolerance.max_mismatch_ratio = r;
-          continue;
-        }
-        const auto t = parse_dtype(key);
-        if (!t) {
-          std::string list;
-          for (const auto& n : dtype_names()) list += (list.empty() ? "" : " ") + n;
-          throw error(ec::invalid_spec, doc_.where_key(ptr) + ": field '" + field + "': unknown dtype \"" + key +
-                                            "\"; use one of: " + list + " (or max_mismatch_ratio)");
-        }
-        need_object(it.value(), ptr, field);
-        warn_unknown(it.value(), ptr, field, {"rtol", "atol"}, spec.warnings);
-        tolerance_spec::entry e = spec.tolerance.for_dtype(*t);
-        for (const char* k : {"rtol", "atol"}) {
-          if (!it.value().contains(k)) continue;
-          const std::string kp = ptr + "/" + k;
-          const double v = need_number(it.value()[k], kp, field + "." + k);
-          if (v < 0) fail(kp, field + "." + k, "tolerance negative (" + it.value()[k].dump() + ")", "use a value >= 0");
-          (std::string(k) == "rtol" ? e.rtol : e.atol) = v;
-        }
-        spec.tolerance.per_dtype[*t] = e;
-      }
+    // Inside the directory of aopt.json, after symbolic links, before the file is looked at:
+    // the error is the same whether a file elsewhere exists or not.
+    const fs::path dir = fs::absolute(doc_.file).parent_path();
+    const auto p = common::resolve_under(dir, ref);
+    if (!p) {
+      fail("/reference", "reference", "\"" + shown(ref) + "\" is outside the directory of aopt.json (symbolic links followed)",
+           "keep the reference in the package and write its path relative to aopt.json, e.g. \"reference.cpp\"");
     }
-    // cases
+    std::error_code e;
+    if (!fs::is_regular_file(*p, e)) {
+      fail("/reference", "reference", "file " + shown(ref) + " does not exist in " + dir.filename().string() + "/ (or is not a regular file)",
+           "create it (see evaluation/include/aopt/reference.h) or write \"baseline\"");
+    }
+    if (const auto size = fs::file_size(*p, e); !e && size > max_source_file_bytes) {
+      fail("/reference", "reference", "file " + shown(ref) + " has " + std::to_string(size) + " bytes, more than the limit of " +
+           std::to_string(max_source_file_bytes), "make the reference smaller");
+    }
+    return p->string();
+  }
+
+  // "tolerance": max_mismatch_ratio and {rtol, atol} per dtype.
+  void read_tolerance(const ojson& v, op_spec& spec) const {
+    const auto& tol = need_object(v, "/tolerance", "tolerance");
+    for (auto it = tol.begin(); it != tol.end(); ++it) {
+      const std::string key = it.key();
+      const std::string ptr = "/tolerance/" + common::pointer_token(key);
+      const std::string field = "tolerance." + key;
+      if (key == "max_mismatch_ratio") {
+        const double r = need_number(it.value(), ptr, field);
+        if (r < 0 || r > 1) fail(ptr, field, "must be in [0, 1], found " + it.value().dump(), "write a fraction such as 0.001");
+        spec.tolerance.max_mismatch_ratio = r;
+        continue;
+      }
+      const auto t = parse_dtype(key);
+      if (!t) {
+        std::string list;
+        for (const auto& n : dtype_names()) list += (list.empty() ? "" : " ") + n;
+        throw error(ec::invalid_spec, doc_.where_key(ptr) + ": field '" + field + "': unknown dtype \"" + key +
+                                          "\"; use one of: " + list + " (or max_mismatch_ratio)");
+      }
+      need_object(it.value(), ptr, field);
+      warn_unknown(it.value(), ptr, field, {"rtol", "atol"}, spec.warnings);
+      tolerance_spec::entry e = spec.tolerance.for_dtype(*t);
+      for (const char* k : {"rtol", "atol"}) {
+        if (!it.value().contains(k)) continue;
+        const std::string kp = ptr + "/" + k;
+        const double x = need_number(it.value()[k], kp, field + "." + k);
+        if (x < 0) fail(kp, field + "." + k, "tolerance negative (" + it.value()[k].dump() + ")", "use a value >= 0");
+        (std::string(k) == "rtol" ? e.rtol : e.atol) = x;
+      }
+      spec.tolerance.per_dtype[*t] = e;
+    }
+  }
+
+  // "cases": a non-empty list, unique names, at least one timed.
+  void read_cases(const ojson& root, op_spec& spec) const {
     if (!root.contains("cases")) fail("", "cases", "missing", "add \"cases\": [{\"name\": ..., \"timed\": true, \"inputs\": {...}}]");
     const auto& cases = root["cases"];
     if (!cases.is_array() || cases.empty()) {
@@ -338,99 +361,98 @@ class spec_reader {
     }
     std::set<std::string> names;
     for (std::size_t ci = 0; ci < cases.size(); ++ci) {
-      const std::string cptr = "/cases/" + std::to_string(ci);
-      const std::string cfield = "cases[" + std::to_string(ci) + "]";
-      const auto& c = need_object(cases[ci], cptr, cfield);
-      warn_unknown(c, cptr, cfield, {"name", "timed", "inputs", "outputs", "attrs", "description"}, spec.warnings);
-      case_spec cs;
-      if (!c.contains("name")) fail(cptr, cfield + ".name", "missing", "give every case a unique \"name\"");
-      cs.name = need_string(c["name"], cptr + "/name", cfield + ".name");
-      if (const auto p = name_problem(cs.name); !p.empty()) fail(cptr + "/name", cfield + ".name", p, name_fix);
-      if (!names.insert(cs.name).second) fail(cptr + "/name", cfield + ".name", "duplicate case name \"" + cs.name + "\"", "rename one of them");
-      if (c.contains("timed")) {
-        if (!c["timed"].is_boolean()) fail(cptr + "/timed", cfield + ".timed", "expected true or false, found " + c["timed"].dump(), "write true or false");
-        cs.timed = c["timed"].get<bool>();
-      }
-      if (c.contains("description")) need_string(c["description"], cptr + "/description", cfield + ".description");
-      if (!c.contains("inputs")) fail(cptr, cfield + ".inputs", "missing", "add \"inputs\": {\"x\": {\"shape\": [...], \"dtype\": \"float16\"}}");
-      const auto& ins = need_object(c["inputs"], cptr + "/inputs", cfield + ".inputs");
-      if (ins.empty()) fail(cptr + "/inputs", cfield + ".inputs", "no inputs", "list every input of the operator");
-      for (auto it = ins.begin(); it != ins.end(); ++it) {
-        const std::string iptr = cptr + "/inputs/" + common::pointer_token(it.key());
-        const std::string ifield = cfield + ".inputs." + shown(it.key());
-        if (const auto p = name_problem(it.key()); !p.empty()) fail(iptr, ifield, "input name: " + p, name_fix);
-        input_spec in;
-        in.name = it.key();
-        const auto& v = need_object(it.value(), iptr, ifield);
-        if (v.contains("list")) {
-          in.is_list = true;
-          warn_unknown(v, iptr, ifield, {"list"}, spec.warnings);
-          const auto& l = v["list"];
-          if (!l.is_array() || l.empty()) {
-            fail(iptr + "/list", ifield + ".list", "expected a non-empty list of tensors", "write [{\"shape\": [...], \"dtype\": \"...\"}, ...]");
-          }
-          for (std::size_t k = 0; k < l.size(); ++k) {
-            in.tensors.push_back(read_tensor(l[k], iptr + "/list/" + std::to_string(k),
-                                             ifield + ".list[" + std::to_string(k) + "]", spec.warnings));
-          }
-        } else {
-          in.tensors.push_back(read_tensor(v, iptr, ifield, spec.warnings));
-        }
-        cs.inputs.push_back(std::move(in));
-      }
-      if (c.contains("outputs")) {
-        const auto& outs = need_object(c["outputs"], cptr + "/outputs", cfield + ".outputs");
-        for (auto it = outs.begin(); it != outs.end(); ++it) {
-          const std::string optr = cptr + "/outputs/" + common::pointer_token(it.key());
-          const std::string ofield = cfield + ".outputs." + shown(it.key());
-          if (const auto p = name_problem(it.key()); !p.empty()) fail(optr, ofield, "output name: " + p, name_fix);
-          const auto& v = need_object(it.value(), optr, ofield);
-          warn_unknown(v, optr, ofield, {"shape", "dtype", "list"}, spec.warnings);
-          output_spec o;
-          o.name = it.key();
-          if (v.contains("shape")) o.shape = need_shape(v["shape"], optr + "/shape", ofield + ".shape");
-          if (v.contains("list")) {
-            // A tensor-list output: each element's shape.
-            const auto& l = v["list"];
-            if (!l.is_array() || l.empty() || v.contains("shape")) {
-              fail(optr + "/list", ofield + ".list", "expected a non-empty list of {\"shape\": [...]} (and no \"shape\" beside it)",
-                   "write \"list\": [{\"shape\": [...]}, ...], one per element of the output list");
-            }
-            for (std::size_t k = 0; k < l.size(); ++k) {
-              const std::string eptr = optr + "/list/" + std::to_string(k);
-              const std::string efield = ofield + ".list[" + std::to_string(k) + "]";
-              const auto& e = need_object(l[k], eptr, efield);
-              warn_unknown(e, eptr, efield, {"shape"}, spec.warnings);
-              if (!e.contains("shape")) fail(eptr, efield + ".shape", "missing", "give the element's shape, e.g. {\"shape\": [16, 32]}");
-              o.list_shapes.push_back(need_shape(e["shape"], eptr + "/shape", efield + ".shape"));
-            }
-          }
-          if (v.contains("dtype")) o.type = need_dtype(v["dtype"], optr + "/dtype", ofield + ".dtype");
-          cs.outputs.push_back(std::move(o));
-        }
-      }
-      if (c.contains("attrs")) cs.attrs = nlohmann::json(need_object(c["attrs"], cptr + "/attrs", cfield + ".attrs"));
-      spec.cases.push_back(std::move(cs));
+      spec.cases.push_back(read_case(cases[ci], ci, names, spec.warnings));
     }
     if (std::none_of(spec.cases.begin(), spec.cases.end(), [](const case_spec& c) { return c.timed; })) {
       fail("/cases", "cases", "missing timed case: no case has \"timed\": true",
            "mark the case whose latency should be measured with \"timed\": true");
     }
-    if (root.contains("timed_shape")) {
-      const auto& v = root["timed_shape"];
-      constexpr const char* fix = "write the timed case's shape as a list of positive integers, e.g. [64, 32768]";
-      if (!v.is_array() || v.empty()) fail("/timed_shape", "timed_shape", "expected a non-empty list, found " + v.dump(), fix);
-      std::vector<std::int64_t> shape;
-      for (const auto& d : v) {
-        if (!d.is_number_integer() || d.get<std::int64_t>() < 1) fail("/timed_shape", "timed_shape", "dimension " + d.dump() + " is not a positive integer", fix);
-        shape.push_back(d.get<std::int64_t>());
-      }
-      set_timed_shape(spec, shape, doc_.where("/timed_shape") + ": field 'timed_shape'");
-    }
-    return spec;
   }
 
- private:
+  case_spec read_case(const ojson& value, std::size_t ci, std::set<std::string>& names, std::vector<std::string>& warnings) const {
+    const std::string cptr = "/cases/" + std::to_string(ci);
+    const std::string cfield = "cases[" + std::to_string(ci) + "]";
+    const auto& c = need_object(value, cptr, cfield);
+    warn_unknown(c, cptr, cfield, {"name", "timed", "inputs", "outputs", "attrs", "description"}, warnings);
+    case_spec cs;
+    if (!c.contains("name")) fail(cptr, cfield + ".name", "missing", "give every case a unique \"name\"");
+    cs.name = need_string(c["name"], cptr + "/name", cfield + ".name");
+    if (const auto p = name_problem(cs.name); !p.empty()) fail(cptr + "/name", cfield + ".name", p, name_fix);
+    if (!names.insert(cs.name).second) fail(cptr + "/name", cfield + ".name", "duplicate case name \"" + cs.name + "\"", "rename one of them");
+    if (c.contains("timed")) {
+      if (!c["timed"].is_boolean()) fail(cptr + "/timed", cfield + ".timed", "expected true or false, found " + c["timed"].dump(), "write true or false");
+      cs.timed = c["timed"].get<bool>();
+    }
+    if (c.contains("description")) need_string(c["description"], cptr + "/description", cfield + ".description");
+    if (!c.contains("inputs")) fail(cptr, cfield + ".inputs", "missing", "add \"inputs\": {\"x\": {\"shape\": [...], \"dtype\": \"float16\"}}");
+    const auto& ins = need_object(c["inputs"], cptr + "/inputs", cfield + ".inputs");
+    if (ins.empty()) fail(cptr + "/inputs", cfield + ".inputs", "no inputs", "list every input of the operator");
+    for (auto it = ins.begin(); it != ins.end(); ++it) {
+      cs.inputs.push_back(read_input(it.key(), it.value(), cptr + "/inputs/" + common::pointer_token(it.key()),
+                                     cfield + ".inputs." + shown(it.key()), warnings));
+    }
+    if (c.contains("outputs")) {
+      const auto& outs = need_object(c["outputs"], cptr + "/outputs", cfield + ".outputs");
+      for (auto it = outs.begin(); it != outs.end(); ++it) {
+        cs.outputs.push_back(read_output(it.key(), it.value(), cptr + "/outputs/" + common::pointer_token(it.key()),
+                                         cfield + ".outputs." + shown(it.key()), warnings));
+      }
+    }
+    if (c.contains("attrs")) cs.attrs = nlohmann::json(need_object(c["attrs"], cptr + "/attrs", cfield + ".attrs"));
+    return cs;
+  }
+
+  // One input: a tensor, or {"list": [tensor, ...]}.
+  input_spec read_input(const std::string& name, const ojson& value, const std::string& iptr, const std::string& ifield,
+                        std::vector<std::string>& warnings) const {
+    if (const auto p = name_problem(name); !p.empty()) fail(iptr, ifield, "input name: " + p, name_fix);
+    input_spec in;
+    in.name = name;
+    const auto& v = need_object(value, iptr, ifield);
+    if (v.contains("list")) {
+      in.is_list = true;
+      warn_unknown(v, iptr, ifield, {"list"}, warnings);
+      const auto& l = v["list"];
+      if (!l.is_array() || l.empty()) {
+        fail(iptr + "/list", ifield + ".list", "expected a non-empty list of tensors", "write [{\"shape\": [...], \"dtype\": \"...\"}, ...]");
+      }
+      for (std::size_t k = 0; k < l.size(); ++k) {
+        in.tensors.push_back(read_tensor(l[k], iptr + "/list/" + std::to_string(k), ifield + ".list[" + std::to_string(k) + "]", warnings));
+      }
+    } else {
+      in.tensors.push_back(read_tensor(v, iptr, ifield, warnings));
+    }
+    return in;
+  }
+
+  // One output: its shape, dtype, or (a tensor-list output) each element's shape.
+  output_spec read_output(const std::string& name, const ojson& value, const std::string& optr, const std::string& ofield,
+                          std::vector<std::string>& warnings) const {
+    if (const auto p = name_problem(name); !p.empty()) fail(optr, ofield, "output name: " + p, name_fix);
+    const auto& v = need_object(value, optr, ofield);
+    warn_unknown(v, optr, ofield, {"shape", "dtype", "list"}, warnings);
+    output_spec o;
+    o.name = name;
+    if (v.contains("shape")) o.shape = need_shape(v["shape"], optr + "/shape", ofield + ".shape");
+    if (v.contains("list")) {
+      const auto& l = v["list"];
+      if (!l.is_array() || l.empty() || v.contains("shape")) {
+        fail(optr + "/list", ofield + ".list", "expected a non-empty list of {\"shape\": [...]} (and no \"shape\" beside it)",
+             "write \"list\": [{\"shape\": [...]}, ...], one per element of the output list");
+      }
+      for (std::size_t k = 0; k < l.size(); ++k) {
+        const std::string eptr = optr + "/list/" + std::to_string(k);
+        const std::string efield = ofield + ".list[" + std::to_string(k) + "]";
+        const auto& e = need_object(l[k], eptr, efield);
+        warn_unknown(e, eptr, efield, {"shape"}, warnings);
+        if (!e.contains("shape")) fail(eptr, efield + ".shape", "missing", "give the element's shape, e.g. {\"shape\": [16, 32]}");
+        o.list_shapes.push_back(need_shape(e["shape"], eptr + "/shape", efield + ".shape"));
+      }
+    }
+    if (v.contains("dtype")) o.type = need_dtype(v["dtype"], optr + "/dtype", ofield + ".dtype");
+    return o;
+  }
+
   const json_doc& doc_;
 };
 

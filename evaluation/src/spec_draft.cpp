@@ -157,9 +157,13 @@ input_role guess_role(const std::string& op_type, const draft_param& in) {
     return input_role::index;
   }
   const std::string op = op_key(op_type);
-  if (one_of(n, {"gamma", "beta", "bias", "scale", "scales", "smooth_scale", "smooth_scales", "smooth_scale1", "smooth_scale2"}) ||
+  if (one_of(n, {"gamma", "beta", "bias", "scale", "scales", "smooth_scale", "smooth_scales", "smooth_scale1", "smooth_scale2",
+                 "running_mean", "running_var"}) ||
       (n == "weight" && !has(op, "embedding"))) {
     return input_role::vector;
+  }
+  if (!ints && has(op, "norm") && one_of(n, {"mean", "rstd", "invstd", "inv_std", "variance", "var", "std", "save_mean", "save_invstd"})) {
+    return input_role::stat;
   }
   if (one_of(n, {"value", "alpha", "scalar", "scalars", "lr", "learning_rate", "step", "weight_decay", "beta1_power",
                  "beta2_power", "max_grad_norm", "global_grad_norm", "epsilon", "eps"})) {
@@ -384,9 +388,10 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
   };
   std::vector<probe> out;
   auto push = [&](int rank, std::int64_t last, const std::string& what, const std::vector<std::pair<std::string, input_role>>& roles,
-                  bool with_optional, const nlohmann::json& probe_attrs) {
+                  bool with_optional, const nlohmann::json& probe_attrs, bool outputs_given = false) {
     if (out.size() >= max_probes) return;
     probe p;
+    p.outputs_given = outputs_given;
     p.rank = rank;
     p.last = last;
     p.roles = roles;
@@ -410,8 +415,42 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
       for (const auto& [what, roles] : role_sets(false)) push(rank, last, what, roles, false, variant);
     }
   }
+  // InferShape bypassed: the outputs given (the main shape), as an aclnn caller gives them.
+  if (op.has_infer_shape) {
+    for (const auto& [rank, last] : std::vector<std::pair<int, std::int64_t>>{ranks[0], ranks[1]}) {
+      for (const auto& [what, roles] : role_sets(false)) {
+        push(rank, last, what + ", every output the main shape (InferShape not run)", roles, false, attrs, true);
+      }
+    }
+  }
   return out;
 }
+
+namespace {
+
+// A channel-first operator: its first input's format in `column` is NCHW, NCDHW or NCL, or its
+// data_format attribute says NC...: per-channel parameters are dimension 1 of the main shape.
+bool channel_first(const op_interface& op, std::size_t column, const nlohmann::json& attrs) {
+  if (!op.inputs.empty() && !op.inputs.front().formats.empty()) {
+    const auto& f = op.inputs.front().formats;
+    const std::string fmt = f[std::min(column, f.size() - 1)];
+    if (fmt == "NCHW" || fmt == "NCDHW" || fmt == "NCL") return true;
+  }
+  for (const char* k : {"data_format", "format"}) {
+    if (attrs.contains(k) && attrs[k].is_string() && attrs[k].get<std::string>().rfind("NC", 0) == 0) return true;
+  }
+  return false;
+}
+
+// The group count a group norm's attributes give (num_groups, groups, group), 0 when none.
+std::int64_t group_count(const nlohmann::json& attrs) {
+  for (const char* k : {"num_groups", "groups", "group", "num_group"}) {
+    if (attrs.contains(k) && attrs[k].is_number_integer() && attrs[k].get<std::int64_t>() > 0) return attrs[k].get<std::int64_t>();
+  }
+  return 0;
+}
+
+}  // namespace
 
 case_spec probe_case(const op_interface& op, const probe& p, std::size_t column, const std::string& name, bool timed,
                      std::int64_t elements, bool tail, std::vector<std::string>* notes) {
@@ -434,7 +473,17 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     ts.type = t;
     switch (role) {
       case input_role::data: ts.shape = main; break;
-      case input_role::vector: ts.shape = {main.back()}; break;
+      case input_role::vector:
+        ts.shape = {channel_first(op, column, c.attrs) && main.size() >= 2 ? main[1] : main.back()};
+        break;
+      case input_role::stat:
+        if (channel_first(op, column, c.attrs) && group_count(c.attrs) > 0) {
+          ts.shape = {main.front(), group_count(c.attrs)};
+        } else {
+          ts.shape = main;
+          ts.shape.back() = 1;
+        }
+        break;
       case input_role::scalar: ts.shape = {1}; break;
       case input_role::index: ts.shape = {main.front()}; break;
       case input_role::axis: ts.shape = {1}; break;
@@ -452,6 +501,18 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     is.tensors.push_back(ts);
     if (is.is_list) is.tensors.push_back(ts);
     c.inputs.push_back(std::move(is));
+  }
+  if (p.outputs_given) {
+    for (const auto& o : op.outputs) {
+      if (o.kind == "dynamic") continue;
+      output_spec os;
+      os.name = o.name;
+      os.shape = main;
+      c.outputs.push_back(std::move(os));
+    }
+    const std::string note = "outputs: each given the main input's shape, so InferShape is not run (no probe it shaped ran; "
+                             "an aclnn caller gives the outputs itself): check them";
+    if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
   }
   // BLAS convention (isamax, sasum, sscal, ...: `n` elements of the vector x): an integer
   // attribute `n` left at 0 takes the element count of the main shape, which kernels size their
@@ -555,6 +616,13 @@ nlohmann::ordered_json draft_json(const std::string& kernel, const std::vector<c
       }
     }
     cj["inputs"] = ins;
+    if (!c.outputs.empty()) {
+      nlohmann::ordered_json outs = nlohmann::ordered_json::object();
+      for (const auto& o : c.outputs) {
+        if (o.shape) outs[o.name] = {{"shape", *o.shape}};
+      }
+      if (!outs.empty()) cj["outputs"] = outs;
+    }
     if (!c.attrs.empty()) cj["attrs"] = c.attrs;
     cs.push_back(cj);
   }

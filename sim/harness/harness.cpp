@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include <chrono>
@@ -75,6 +76,43 @@ struct io_arg {
   bool is_list = false;
   std::vector<tensor_item> items;
 };
+
+// The OpDef column a run's tensors match: the first whose dtype is each present input's and
+// output's, and whose format allows each present input's rank (NCHW/NHWC: 4, NCDHW/NDHWC: 5, any
+// other: any). Its formats are what the real runtime's tensor descriptors carry (the column's
+// kernel is the one selected); npos when none matches (the descriptors keep ND).
+std::size_t matching_column(const aopt::sim::host::op_def_record& rec, const std::vector<io_arg>& ins, const std::vector<io_arg>& outs) {
+  std::size_t columns = 0;
+  for (const auto* params : {&rec.inputs, &rec.outputs}) {
+    for (const auto& p : *params) columns = std::max(columns, p.dtypes.size());
+  }
+  // A plain format that allows the rank; a private one (NC1HWC0, FRACTAL_NZ, ...) never matches:
+  // sim's tensors are in their plain layout.
+  auto rank_ok = [](ge::Format f, std::size_t rank) {
+    switch (f) {
+      case ge::FORMAT_ND: return true;
+      case ge::FORMAT_NC: case ge::FORMAT_CN: return rank == 2;
+      case ge::FORMAT_NCL: return rank == 3;
+      case ge::FORMAT_NCHW: case ge::FORMAT_NHWC: case ge::FORMAT_HWCN: case ge::FORMAT_CHWN: return rank == 4;
+      case ge::FORMAT_NCDHW: case ge::FORMAT_NDHWC: case ge::FORMAT_DHWCN: case ge::FORMAT_DHWNC: return rank == 5;
+      default: return false;
+    }
+  };
+  for (std::size_t c = 0; c < columns; ++c) {
+    bool ok = true;
+    for (const auto* args : {&ins, &outs}) {
+      const auto& params = args == &ins ? rec.inputs : rec.outputs;
+      for (const auto& a : *args) {
+        if (!a.present || a.ir_index >= params.size() || a.items.empty()) continue;
+        const auto& p = params[a.ir_index];
+        if (!p.dtypes.empty() && p.dtypes[std::min(c, p.dtypes.size() - 1)] != a.items.front().dtype) ok = false;
+        if (args == &ins && !p.formats.empty() && !rank_ok(p.formats[std::min(c, p.formats.size() - 1)], a.items.front().shape.size())) ok = false;
+      }
+    }
+    if (ok) return c;
+  }
+  return static_cast<std::size_t>(-1);
+}
 
 std::int64_t numel(const std::vector<std::int64_t>& shape) {
   std::int64_t n = 1;
@@ -398,6 +436,21 @@ void runner::build_instance() {
       op_.outputs.emplace_back();
       fill_slot(op_.outputs.back(), a, r, a.items[r]);
     }
+  }
+  // The formats of the OpDef column the tensors match (ND when none does).
+  if (rec_->defined) {
+    const std::size_t col = matching_column(*rec_, inputs_, outputs_);
+    auto set_format = [&](host::io_slot& s, const std::vector<host::param_def>& params) {
+      if (col == static_cast<std::size_t>(-1) || s.ir_index >= params.size() || params[s.ir_index].formats.empty()) return;
+      const auto& formats = params[s.ir_index].formats;
+      const ge::Format f = formats[std::min(col, formats.size() - 1)];
+      s.desc.SetOriginFormat(f);
+      s.desc.SetStorageFormat(f);
+      s.tensor.SetOriginFormat(f);
+      s.tensor.SetStorageFormat(f);
+    };
+    for (auto& sl : op_.inputs) set_format(sl, rec_->inputs);
+    for (auto& sl : op_.outputs) set_format(sl, rec_->outputs);
   }
 }
 

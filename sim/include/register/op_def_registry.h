@@ -16,7 +16,7 @@
 #include "aopt_sim/host/gert.h"
 #include "aopt_sim/host/op_log.h"
 #include "ascendc/host_api/tiling/template_argument.h"
-#include "graph/ascend_string.h"  // check-support functions take ge::Operator and ge::AscendString
+#include "graph/operator.h"  // the check-supported function's ge::Operator and ge::AscendString
 #include "graph/types.h"
 #include "graph/utils/type_utils.h"
 #include "register/tilingdata_base.h"

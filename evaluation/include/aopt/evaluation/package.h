@@ -29,6 +29,11 @@ struct op_package {
   std::vector<std::string> kernel_include_dirs;
   std::vector<std::string> host_definitions;  // -D of every host source (package_build.h)
   std::vector<std::string> shared_files;
+  // The CMakeLists gives the tiling library (optiling) some host sources and a proto or
+  // registration library (opsproto, op_host_aclnn*) others: the real build links them into
+  // separate shared libraries, so a non-inline function both define (from a header both include)
+  // is no clash there; sim's one host executable then takes the first definition.
+  bool host_libraries_apart = false;
   std::filesystem::path spec_file;              // aopt.json or the msOpST file
   op_spec spec;
 

@@ -40,8 +40,12 @@ struct package_build {
   // True when the CMakeLists.txt names the sources of a tiling/proto library (target_sources of
   // optiling, opsproto, op_host_aclnn*): then exactly those are the host sources.
   bool names_host_sources = false;
-  // Package-relative ("op_host/x.cpp") or shared ("aopt_shared/src/common/...cpp") host sources.
+  // Package-relative ("op_host/x.cpp") or shared ("aopt_shared/src/common/...cpp") host sources;
+  // with a sibling operator's header, the source its CMakeLists compiles beside it of the same name
+  // (sibling_includes in package_build.cpp), even when this package names no host source.
   std::vector<std::string> host_sources;
+  // The host sources given to the tiling library (target_sources(optiling ...)).
+  std::set<std::string> tiling_sources;
   // Package-relative sources given to the op_api library (target_sources(opapi ...)).
   std::set<std::string> op_api_sources;
   // Include directories, relative to the materialized sources ("op_host", "aopt_shared/src/common/inc").
@@ -51,7 +55,12 @@ struct package_build {
   // opsproto, op_host_aclnn*, and of the tree's shared interface target ops_utils_tiling_headers.
   std::vector<std::string> host_definitions;
   // Files outside the package the build reads, relative to the tree root: every source file under
-  // a shared include directory, each shared source and the source files of its directory.
+  // a shared include directory, each shared source and the source files of its directory, and each
+  // file a quoted include of the package reaches by a relative path out of it (a sibling operator's
+  // header, "../../sibling/op_host/x.h") with the files that one includes beside it; then the
+  // package's place in the mirrored tree ("aopt_shared/<its path>/op_host") is a host include
+  // directory. Such an include leading outside the tree root throws aopt::error(invalid_spec)
+  // naming the file and line.
   std::vector<std::string> shared_files;
   // Paths the CMakeLists names that were not followed, each "CMakeLists.txt:LINE: why".
   std::vector<std::string> warnings;

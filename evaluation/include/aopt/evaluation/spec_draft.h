@@ -52,7 +52,10 @@ std::optional<std::size_t> preferred_column(const op_interface& op);
 // probe and its value range.
 enum class input_role {
   data,       // shaped like the main tensor
-  vector,     // a per-channel parameter: the main shape's last dimension (gamma, beta, weight, bias, scale)
+  vector,     // a per-channel parameter: the main shape's last dimension (gamma, beta, weight, bias, scale,
+              // running_mean); its dimension 1 (C) for a channel-first operator (NCHW, NCDHW, NCL)
+  stat,       // a norm's statistic (mean, rstd, variance): the main shape with its last dimension 1 (a
+              // layer norm's per-row value); [N, groups] for a channel-first operator with a group count
   scalar,     // one element (value, alpha, a scalar operand)
   index,      // indices into another input: one dimension, values within bounds
   axis,       // axes given as data: one element, value -1
@@ -95,12 +98,17 @@ struct probe {
   std::vector<std::pair<std::string, input_role>> roles;  // present inputs: role each
   bool with_optional = false;
   nlohmann::json attrs = nlohmann::json::object();
+  // Every output given the main shape, so the harness does not run InferShape: an aclnn caller
+  // gives the outputs itself, and some operators' InferShape fails where their tiling and kernel
+  // work (it reads an attribute its OpDef never declares).
+  bool outputs_given = false;
 };
 
 // The probes for the timed case, most likely first, at most `max_probes`: ranks from the
 // formats (NCDHW: 5, NCHW/NHWC: 4) then 2, 1, 3, 4; per rank the roles all-data, by-name,
 // first-data-others-scalar, first-data-others-vector; then with optional inputs; then the
-// attribute variants.
+// attribute variants; last, for an operator with InferShape, the two likeliest ranks with every
+// output given the main shape (probe::outputs_given).
 std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes = 48);
 
 // The case a probe makes in `column`: tensors shaped by role (a list input holds two tensors),
