@@ -145,18 +145,15 @@ std::vector<optimize::eval_report> actor_services::evaluate(
   const auto waves = static_cast<std::int64_t>((batch.size() + p - 1) / p);
   // Requests re-queued after a lost node take up to two more evaluations each.
   const auto bound = impl_->timeouts.evaluation * (2 * waves + 5);
-  auto reports = impl_->ask<std::vector<eval_report_wire>>(impl_->actors.pool, bound, "evaluator pool",
-                                                          evaluate_atom::value, impl_->package, impl_->device_class,
-                                                          std::move(msgs));
+  const auto answer = impl_->ask<eval_reports>(impl_->actors.pool, bound, "evaluator pool", evaluate_atom::value,
+                                               impl_->package, impl_->device_class, std::move(msgs));
+  const auto& reports = answer.get();
   if (reports.size() != batch.size()) {
     throw aopt::error(ec::internal, "actor_services: the evaluator pool answered " +
                                         std::to_string(reports.size()) + " reports for " +
                                         std::to_string(batch.size()) + " requests");
   }
-  std::vector<optimize::eval_report> out;
-  out.reserve(reports.size());
-  for (const auto& m : reports) out.push_back(unpack(m));
-  return out;
+  return reports;
 }
 
 void actor_services::learn(const search::experience& accepted) {

@@ -17,6 +17,8 @@
 //   lost  -> free   its node registered it again
 // When no device of a class is up, its queued items fail at once (or after `device_wait`, while
 // nodes may still join): a batch always completes, in request order, with one report per request.
+// A report is read once, here, when its evaluator answers (it travels from the evaluator as its
+// JSON text: the evaluator may be on a node); the batch's answer carries the reports as read.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -67,10 +69,10 @@ optimize::eval_report evaluate_one(const optimize::package_evaluate_fn& fn, cons
     const auto request = unpack(m);
     return fn(request.package, request);
   } catch (const std::exception& e) {
-    return failure_report("runtime_error", where + " failed while evaluating this candidate: " + e.what() +
+    return failure_report(optimize::eval_status::runtime_error, where + " failed while evaluating this candidate: " + e.what() +
                                                " (a fault of the evaluator, not necessarily of the candidate)");
   } catch (...) {
-    return failure_report("runtime_error", where + " failed with an unknown exception");
+    return failure_report(optimize::eval_status::runtime_error, where + " failed with an unknown exception");
   }
 }
 
@@ -131,9 +133,9 @@ struct pool_batch {
   std::string package;
   std::string device_class;
   std::vector<protocols::eval_envelope> requests;  // routed by their routes, bodies never read
-  std::vector<eval_report_msg> reports;
+  std::vector<optimize::eval_report> reports;
   std::size_t remaining = 0;
-  caf::typed_response_promise<std::vector<eval_report_msg>> promise;
+  caf::typed_response_promise<protocols::eval_reports> promise;
 };
 
 struct in_flight_item {
@@ -187,13 +189,13 @@ void notify(pool_pointer self, device_event::kind what, const pool_slot& s, std:
   self->state.opt.listener(e);
 }
 
-void finish(pool_pointer self, const pool_item& item, eval_report_msg report) {
+void finish(pool_pointer self, const pool_item& item, optimize::eval_report report) {
   auto it = self->state.batches.find(item.batch);
   if (it == self->state.batches.end()) return;
   auto& b = it->second;
   b.reports[item.index] = std::move(report);
   if (--b.remaining == 0) {
-    b.promise.deliver(std::move(b.reports));
+    b.promise.deliver(protocols::make_local(std::move(b.reports)));
     self->state.batches.erase(it);
   }
 }
@@ -228,7 +230,7 @@ void lose_slot(pool_pointer self, std::size_t slot, const std::string& why) {
         ++s.requeued;
         enqueue_for_device(self, item, true);
       } else {
-        finish(self, item, pack(failure_report("runtime_error", "evaluator " + s.info.name() + " " + why)));
+        finish(self, item, failure_report(optimize::eval_status::runtime_error, "evaluator " + s.info.name() + " " + why));
       }
     }
   }
@@ -246,13 +248,13 @@ void on_report(pool_pointer self, std::uint64_t ticket, eval_report_msg report) 
   s.state = slot_state::free;
   s.busy_seconds += std::chrono::duration<double>(clock::now() - s.busy_since).count();
   ++s.evaluations;
-  // The report is read once here, for the device's counts and the listener.
+  // The report is read once, here: for the device's counts, the listener and the batch's answer.
   std::optional<optimize::eval_report> r;
   try {
     r = unpack(report);
   } catch (const std::exception& e) {
-    report = pack(failure_report("runtime_error", "evaluator " + s.info.name() + " sent an unreadable report: " + e.what()));
-    r = unpack(report);
+    r = failure_report(optimize::eval_status::runtime_error,
+                       "evaluator " + s.info.name() + " sent an unreadable report: " + e.what());
   }
   s.failures += !r->ok;
   if (self->state.opt.listener) {
@@ -265,7 +267,7 @@ void on_report(pool_pointer self, std::uint64_t ticket, eval_report_msg report) 
     e.report = &*r;
     self->state.opt.listener(e);
   }
-  finish(self, item, std::move(report));
+  finish(self, item, std::move(*r));
   dispatch(self);
 }
 
@@ -299,9 +301,9 @@ void on_error(pool_pointer self, std::uint64_t ticket, const caf::error& err) {
     ++s.evaluations;
     ++s.failures;
     finish(self, item,
-           pack(failure_report("timeout", "evaluator " + s.info.name() + " did not answer within " +
-                                              ms_text(self->state.opt.timeout) +
-                                              " (actor_timeouts.evaluation); raise it for slow devices")));
+           failure_report(optimize::eval_status::timeout, "evaluator " + s.info.name() + " did not answer within " +
+                                                              ms_text(self->state.opt.timeout) +
+                                                              " (actor_timeouts.evaluation); raise it for slow devices"));
     ping(self, slot);
   } else {
     lose_slot(self, slot, "failed: " + self->system().render(err));
@@ -347,7 +349,7 @@ std::optional<pool_item> pop_for(pool_state& st, const protocols::device_info& d
 void fail_queue(pool_pointer self, std::map<std::string, pool_queue>::iterator q, const std::string& why) {
   auto items = std::move(q->second.items);
   self->state.queues.erase(q);
-  for (const auto& item : items) finish(self, item, pack(failure_report("runtime_error", why)));
+  for (const auto& item : items) finish(self, item, failure_report(optimize::eval_status::runtime_error, why));
 }
 
 std::string no_device_text(const pool_state& st, const std::string& device_class) {
@@ -403,16 +405,16 @@ void on_built(pool_pointer self, std::uint64_t ticket, eval_report_msg report) {
   auto [item, builder] = it->second;
   st.building.erase(it);
   st.builders[builder].ticket = 0;
-  std::string status;
+  std::optional<optimize::eval_report> r;
   try {
-    status = unpack(report).status;
+    r = unpack(report);
   } catch (const std::exception&) {
-    status.clear();  // unreadable: a device evaluates it
+    r.reset();  // unreadable: a device evaluates it
   }
-  if (status == optimize::built_status || status.empty()) {
+  if (!r || r->status == optimize::eval_status::built) {
     enqueue_for_device(self, item);
   } else {
-    finish(self, item, std::move(report));  // it does not build (or its result was cached)
+    finish(self, item, std::move(*r));  // it does not build (or its result was cached)
   }
   dispatch(self);
 }
@@ -509,13 +511,13 @@ void dispatch_items(pool_pointer self) {
   }
 }
 
-caf::typed_response_promise<std::vector<eval_report_msg>> on_batch(pool_pointer self, const std::string& package,
+caf::typed_response_promise<protocols::eval_reports> on_batch(pool_pointer self, const std::string& package,
                                                                    const std::string& device_class,
                                                                    std::vector<protocols::eval_envelope> batch) {
   auto& st = self->state;
-  auto promise = self->make_response_promise<std::vector<eval_report_msg>>();
+  auto promise = self->make_response_promise<protocols::eval_reports>();
   if (batch.empty()) {
-    promise.deliver(std::vector<eval_report_msg>{});
+    promise.deliver(protocols::make_local(std::vector<optimize::eval_report>{}));
     return promise;
   }
   const auto id = st.next_batch++;

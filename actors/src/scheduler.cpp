@@ -113,7 +113,7 @@ search::rewind_result run_rewind_job(rewinder_pointer self, const file_map& seed
     optimize::eval_request r;
     r.package = st.cfg.package;
     r.files = files;
-    r.stage = "rewind";
+    r.stage = optimize::eval_stage::rewind;
     r.proposal = "rewind step " + std::to_string(step++);
     std::optional<search::rewind_eval> out;
     caf::error err;
@@ -121,8 +121,9 @@ search::rewind_result run_rewind_job(rewinder_pointer self, const file_map& seed
         ->request(st.cfg.pool, timeout, evaluate_atom::value, st.cfg.package, std::string(),
                   std::vector<eval_envelope>{pack_routed(r)})
         .receive(
-            [&](std::vector<eval_report_wire>& reports) {
-              if (reports.size() == 1) out = to_rewind_eval(unpack(reports.front()));
+            [&](eval_reports& answer) {
+              const auto& reports = answer.get();
+              if (reports.size() == 1) out = to_rewind_eval(reports.front());
             },
             [&](caf::error& e) { err = std::move(e); });
     if (!out) {

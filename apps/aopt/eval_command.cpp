@@ -99,7 +99,7 @@ void print_human(const ev::eval_result& r, const std::string& workdir) {
       std::cout << fmt::format("headroom: bound / latency = {:.2f} (1.00 = at the bound)\n", r.bound.value("headroom", 0.0));
     }
   }
-  for (const auto& w : r.warnings) std::cout << "warning: " << w << "\n";
+  for (const auto& w : r.warnings) std::cout << "warning: " << w.text << "\n";
   if (!workdir.empty()) std::cout << "work directory kept: " << workdir << "\n";
 }
 

@@ -25,7 +25,6 @@ using jobs::load_files;
 using jobs::make_sim_slots;
 using jobs::offline_config;
 using jobs::slot_options;
-using jobs::to_report;
 
 // Rewind of seed packages into a bank (`aopt bank rewind`, and `aopt bench` building its bank
 // from the suite's experts): inverse motifs (engine offline) or the llm engine's rewind role

@@ -53,16 +53,17 @@ bool plain_profile_name(const std::string& s) {
 bool terminal(const std::string& state) { return state == "finished" || state == "failed" || state == "cancelled"; }
 
 // The job's evaluation journal in the job store: {"report": optimize::to_json(report)}. Journals
-// of earlier versions kept the result record beside the report ("result"); both read back.
+// of earlier versions kept the result record beside the report ("result"): read as the report's
+// own (vocab/verdict.h reads a report of version 1's facts from it).
 class store_journal final : public jobs::eval_journal {
  public:
   store_journal(storage::job_store& store, std::string id) : store_(store), id_(std::move(id)) {}
   std::optional<optimize::eval_report> find(const std::string& key) override {
     auto j = store_.get_evaluation(id_, key);
     if (!j) return std::nullopt;
-    auto report = j->at("report").get<optimize::eval_report>();
-    if (j->contains("result")) report.result = j->at("result");
-    return report;
+    auto report = j->at("report");
+    if (j->contains("result")) report["result"] = j->at("result");
+    return report.get<optimize::eval_report>();
   }
   void record(const std::string& key, const optimize::eval_report& r) override {
     store_.put_evaluation(id_, key, json{{"report", optimize::to_json(r)}});

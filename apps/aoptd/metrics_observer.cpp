@@ -121,11 +121,8 @@ void metrics_observer::on_evaluated(const std::string& device, const std::string
     const auto it = jobs_.find(id);
     op = it == jobs_.end() ? id : it->second.op;
   }
-  double build = 0;
-  if (report.result.contains("build") && report.result["build"].is_object()) {
-    build = report.result["build"].value("total_seconds", 0.0);
-  }
-  m_->evaluation({id, op, report.status, stage, device, report.backend.empty() ? "sim" : report.backend, build,
+  const double build = report.build_seconds;
+  m_->evaluation({id, op, to_string(report.status), stage, device, report.backend.empty() ? "sim" : report.backend, build,
                   std::max(0.0, report.seconds - build), report.cached});
 }
 

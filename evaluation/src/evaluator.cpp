@@ -300,8 +300,8 @@ eval_result evaluator::start_result(const candidate& cand) const {
   r.simulated = backend_->name() == "sim";
   r.seed = seed_for(pkg);
   r.reference = pkg.spec.reference_is_baseline() ? "baseline" : pkg.spec.reference;
-  r.warnings = pkg.spec.warnings;
-  if (const auto w = isolation_warning(opts_.sandbox); !w.empty()) r.warnings.push_back(w);
+  for (const auto& w : pkg.spec.warnings) r.warnings.push_back({vocab::warning_kind::other, {}, w});
+  if (const auto w = isolation_warning(opts_.sandbox); !w.empty()) r.warnings.push_back({vocab::warning_kind::other, {}, w});
   return r;
 }
 
@@ -397,11 +397,12 @@ std::optional<eval_result> evaluator::prebuild(const candidate& cand) {
   return out;
 }
 
-nlohmann::json evaluator::screen(const candidate& cand) {
-  nlohmann::json out = {{"status", "ok"}, {"diagnostic", ""}, {"cases", nlohmann::json::array()}};
+vocab::eval_report evaluator::screen(const candidate& cand) {
+  vocab::eval_report out;
+  out.status = vocab::eval_status::ok;
   if (backend_->name() != "sim") {
-    out["status"] = "unsupported";
-    out["diagnostic"] = "the " + backend_->name() + " backend does not screen tilings";
+    out.status = vocab::eval_status::unsupported;
+    out.diagnostic = "the " + backend_->name() + " backend does not screen tilings";
     return out;
   }
   eval_result r = start_result(cand);
@@ -412,16 +413,16 @@ nlohmann::json evaluator::screen(const candidate& cand) {
     // variant that changes a kernel constant screens on the host build it shares).
     const build_result built = backend_->build(cand, work / "build", {});
     if (!take_build(built, r)) {
-      out["status"] = r.status;
-      out["diagnostic"] = r.diagnostic;
+      out.status = verdict_status(r.status);
+      out.diagnostic = r.diagnostic;
     }
     for (std::size_t k = 0; built.ok && k < cases.size(); ++k) {
       const case_spec c = align_case(*cases[k], built.signature);
       std::string why;
       const auto column = select_column(built.signature, c, why);
       if (!column) {
-        out["status"] = "tiling_error";
-        out["diagnostic"] = "case '" + c.name + "': " + why;
+        out.status = vocab::eval_status::tiling_error;
+        out.diagnostic = "case '" + c.name + "': " + why;
         break;
       }
       auto prepared = prepare_run(c, built.signature, *column, work / "run" / c.name, r.seed, artifact_root_);
@@ -429,8 +430,8 @@ nlohmann::json evaluator::screen(const candidate& cand) {
       prepared.rs.timing = false;
       const auto rr = backend_->run(built, prepared.rs, work / "run" / c.name, opts_.limits);
       if (rr.status != "ok") {
-        out["status"] = rr.status;
-        out["diagnostic"] = "case '" + c.name + "': " + rr.diagnostic;
+        out.status = verdict_status(rr.status);
+        out.diagnostic = "case '" + c.name + "': " + rr.diagnostic;
         break;
       }
       const auto til = rr.harness.value("tiling", nlohmann::json::object());
@@ -446,17 +447,19 @@ nlohmann::json evaluator::screen(const candidate& cand) {
           }
         }
       }
-      out["cases"].push_back({{"name", c.name},
-                              {"block_dim", til.value("block_dim", 0)},
-                              {"tiling_key", til.value("tiling_key", std::int64_t{0})},
-                              {"workspace_bytes", til.value("workspace_bytes", std::uint64_t{0})},
-                              {"words", til.value("words", nlohmann::json::array())},
-                              {"core_count", til.value("core_count", 0)},
-                              {"ub_capacity", til.value("ub_capacity", std::int64_t{0})},
-                              {"ub_usable", til.value("ub_usable", std::int64_t{0})},
-                              {"elements", elements},
-                              {"elem_bytes", elem_bytes},
-                              {"tunables_given", rr.harness.value("tunables", nlohmann::json::object()).value("given", 0)}});
+      vocab::case_facts f;
+      f.name = c.name;
+      f.block_dim = til.value("block_dim", std::uint32_t{0});
+      f.tiling_key = til.value("tiling_key", std::int64_t{0});
+      f.workspace_bytes = til.value("workspace_bytes", std::uint64_t{0});
+      f.words = til.value("words", std::vector<std::int64_t>{});
+      f.core_count = til.value("core_count", std::uint32_t{0});
+      f.ub_capacity = til.value("ub_capacity", std::uint64_t{0});
+      f.ub_usable = til.value("ub_usable", std::uint64_t{0});
+      f.elements = elements;
+      f.elem_bytes = elem_bytes;
+      f.tunables_given = rr.harness.value("tunables", nlohmann::json::object()).value("given", std::uint32_t{0});
+      out.cases.push_back(std::move(f));
     }
   } catch (...) {
     std::error_code e;
@@ -465,6 +468,7 @@ nlohmann::json evaluator::screen(const candidate& cand) {
   }
   std::error_code e;
   if (!opts_.keep_workdir) fs::remove_all(work, e);
+  out.ok = out.status == vocab::eval_status::ok;
   return out;
 }
 
@@ -616,10 +620,8 @@ void evaluator::cases_run::take_harness(one_case& k) {
   // warning says where to look.
   for (const auto& w : harness.value("warnings", nlohmann::json::array())) {
     if (!w.is_object()) continue;
-    std::string text = "case '" + cr.name + "': " + w.value("kind", std::string("warning")) + " at " +
-                       w.value("file", std::string("?")) + ":" + std::to_string(w.value("line", 0)) + ": " +
-                       w.value("message", std::string());
-    if (std::find(r.warnings.begin(), r.warnings.end(), text) == r.warnings.end()) r.warnings.push_back(std::move(text));
+    r.warn(vocab::harness_warning(cr.name, w.value("kind", std::string("warning")), w.value("file", std::string("?")),
+                                  w.value("line", 0), w.value("message", std::string())));
   }
   if (harness.contains("measurement") && harness["measurement"].is_object()) cr.measurement = harness["measurement"];
   if (harness.contains("timing") && harness["timing"].is_object()) {
@@ -807,7 +809,7 @@ double evaluator::cases_run::check(one_case& k, std::map<std::string, fs::path>&
       std::string text = "case '" + cr.name + "': the baseline leaves " + std::to_string(oc.reference_unwritten) +
                          " element(s) of output '" + o.name + "' unwritten (they still hold the harness's fill): "
                          "they are not compared; the operator may not handle this shape (choose another case?)";
-      if (std::find(r.warnings.begin(), r.warnings.end(), text) == r.warnings.end()) r.warnings.push_back(std::move(text));
+      r.warn({vocab::warning_kind::other, {}, std::move(text)});
     }
     cr.max_abs_err = std::max(cr.max_abs_err, oc.max_abs_err);
     cr.max_rel_err = std::max(cr.max_rel_err, oc.max_rel_err);

@@ -53,7 +53,8 @@ nlohmann::json eval_result::to_json() const {
   j["bound"] = bound;
   j["build"] = build;
   j["total_seconds"] = total_seconds;
-  j["warnings"] = warnings;
+  j["warnings"] = nlohmann::json::array();
+  for (const auto& w : warnings) j["warnings"].push_back(w.text);
   // Diagnostics quote compiler and harness output, which need not be UTF-8 (a source of random
   // bytes); the record must still dump (cache, --json).
   common::make_valid_utf8(j);
@@ -128,11 +129,67 @@ eval_result eval_result::from_json(const nlohmann::json& j) {
     r.bound = j.value("bound", nlohmann::json());
     r.build = j.value("build", nlohmann::json::object());
     r.total_seconds = j.value("total_seconds", 0.0);
-    r.warnings = j.value("warnings", std::vector<std::string>{});
+    for (const auto& w : j.value("warnings", std::vector<std::string>{})) r.warnings.push_back(vocab::warning_from_text(w));
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw error(ec::cache_error, std::string("malformed result record: ") + e.what());
   }
+}
+
+void eval_result::warn(vocab::eval_warning w) {
+  for (const auto& have : warnings) {
+    if (have.text == w.text) return;
+  }
+  warnings.push_back(std::move(w));
+}
+
+vocab::eval_status verdict_status(const std::string& status) {
+  return vocab::parse_eval_status(status).value_or(vocab::eval_status::runtime_error);
+}
+
+vocab::eval_report eval_result::report() const {
+  vocab::eval_report out;
+  out.status = verdict_status(status);
+  out.ok = ok() && latency_us.has_value();
+  out.diagnostic = diagnostic;
+  if (ok() && !latency_us) {
+    out.status = vocab::eval_status::runtime_error;
+    out.diagnostic = "no timed case ran ok (no latency)";
+  }
+  if (latency_us) out.latency_us = *latency_us;
+  if (bound.is_object() && bound.contains("bound_us") && bound["bound_us"].is_number()) {
+    out.bound_us = bound["bound_us"].get<double>();
+  }
+  out.suspect = out.ok && out.bound_us && out.latency_us < *out.bound_us * (1.0 - 1e-9);
+  out.cached = cached;
+  out.backend = backend;
+  out.profile_name = profile;
+  out.kernel = kernel;
+  for (const auto& c : cases) {
+    if (timed_case && c.name == *timed_case) out.profile = c.profile;
+    vocab::case_facts f;
+    f.name = c.name;
+    f.timed = c.timed;
+    f.status = verdict_status(c.status);
+    for (const auto& o : c.outputs) f.output_elements += o.elements;
+    f.latency_us = c.latency_us;
+    f.block_dim = c.block_dim;
+    f.tiling_key = c.tiling_key;
+    f.workspace_bytes = c.workspace_bytes;
+    f.ub_reserved = c.ub_bytes;
+    f.ub_usable = c.ub_usable;
+    out.cases.push_back(std::move(f));
+  }
+  if (out.bound_us && out.profile.is_object()) out.profile["bound_us"] = *out.bound_us;
+  if (measurement.is_object()) {
+    for (const auto& v : measurement.value("samples_us", nlohmann::json::array())) {
+      if (v.is_number()) out.samples_us.push_back(v.get<double>());
+    }
+  }
+  out.warnings = warnings;
+  if (build.is_object() && !cached) out.build_seconds = build.value("seconds", 0.0);  // a cached answer built nothing
+  out.seconds = total_seconds;
+  return out;
 }
 
 }  // namespace aopt::evaluation

@@ -9,7 +9,7 @@ std::string journal_key(const optimize::eval_request& r) {
   // A screen answers another question than an evaluation of the same files, and a search-form
   // screen another than a plain one (it says which tunables it read). An evaluation in its
   // search form is the candidate's evaluation: the same key.
-  if (r.stage == "screen") key += "-screen" + (r.search_form.empty() ? std::string() : "-" + optimize::files_key(r.search_form));
+  if (r.stage == optimize::eval_stage::screen) key += "-screen" + (r.search_form.empty() ? std::string() : "-" + optimize::files_key(r.search_form));
   return key;
 }
 

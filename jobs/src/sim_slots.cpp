@@ -33,32 +33,6 @@ optimize::file_map load_files(const ev::op_package& pkg) {
   return files;
 }
 
-optimize::eval_report to_report(const ev::eval_result& r) {
-  optimize::eval_report out;
-  out.status = r.status;
-  out.ok = r.ok() && r.latency_us.has_value();
-  out.diagnostic = r.diagnostic;
-  if (r.ok() && !r.latency_us) {
-    out.status = "runtime_error";
-    out.diagnostic = "no timed case ran ok (no latency)";
-  }
-  if (r.latency_us) out.latency_us = *r.latency_us;
-  if (r.bound.is_object() && r.bound.contains("bound_us") && r.bound["bound_us"].is_number()) {
-    out.bound_us = r.bound["bound_us"].get<double>();
-  }
-  out.suspect = out.ok && out.bound_us && out.latency_us < *out.bound_us * (1.0 - 1e-9);
-  out.cached = r.cached;
-  out.backend = r.backend;
-  out.profile_name = r.profile;
-  for (const auto& c : r.cases) {
-    if (r.timed_case && c.name == *r.timed_case) out.profile = c.profile;
-  }
-  if (out.bound_us && out.profile.is_object()) out.profile["bound_us"] = *out.bound_us;
-  out.result = r.to_json();
-  out.seconds = r.total_seconds;
-  return out;
-}
-
 std::shared_ptr<const sim_package> make_sim_package(std::shared_ptr<const ev::op_package> pkg) {
   ev::check_case_memory(pkg->spec, ev::eval_options::default_limits().address_space_bytes);
   auto out = std::make_shared<sim_package>();
@@ -83,7 +57,7 @@ std::vector<optimize::package_evaluate_fn> make_functions(package_lookup lookup,
       if (!pkg) {
         throw error(ec::not_found, fmt::format("evaluator: no package '{}' is registered (its job was removed?)", package));
       }
-      const bool fresh = req.stage == "remeasure";
+      const bool fresh = req.stage == optimize::eval_stage::remeasure;
       auto& e = state->by_seed[{req.input_seed.value_or(0), fresh}];
       if (!e) {
         ev::eval_options eo;
@@ -108,21 +82,18 @@ std::vector<optimize::package_evaluate_fn> make_functions(package_lookup lookup,
         auto it = pkg->base.find(path);
         if (it == pkg->base.end() || it->second != text) cand.replace(path, text);
       }
-      cand.info().stage = req.stage;
+      cand.info().stage = to_string(req.stage);
       cand.info().round = req.round;
       cand.info().proposal = req.proposal;
       optimize::eval_report report;
-      if (req.stage == "screen" && !build_only) {
-        report.result = e->screen(cand);
-        report.status = report.result.value("status", std::string());
-        report.diagnostic = report.result.value("diagnostic", std::string());
-        report.ok = report.status == "ok";
+      if (req.stage == optimize::eval_stage::screen && !build_only) {
+        report = e->screen(cand);
       } else if (!build_only) {
-        report = to_report(e->evaluate(cand));
+        report = e->evaluate(cand).report();
       } else if (auto final_result = e->prebuild(cand)) {
-        report = to_report(*final_result);
+        report = final_result->report();
       } else {
-        report.status = std::string(optimize::built_status);
+        report.status = optimize::eval_status::built;
       }
       report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       return report;

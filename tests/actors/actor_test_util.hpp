@@ -96,7 +96,7 @@ struct script_log {
     while (!lat.empty() && !q.empty()) {
       optimize::eval_report r;
       r.ok = true;
-      r.status = "ok";
+      r.status = aopt::vocab::eval_status::ok;
       r.latency_us = lat.front();
       q.front().deliver(pack(r));
       q.pop_front();
@@ -116,7 +116,7 @@ inline protocols::evaluator_actor::behavior_type scripted_evaluator(
         if (mode == script::answer) {
           optimize::eval_report r;
           r.ok = true;
-          r.status = "ok";
+          r.status = aopt::vocab::eval_status::ok;
           r.latency_us = 1000.0 * static_cast<double>(slot) + m.round;
           return pack(r);
         }
@@ -144,7 +144,7 @@ inline optimize::eval_request request_record(int round, const std::string& propo
   optimize::eval_request m;
   m.package = "test_op";
   m.files = {{"op_kernel/k.cpp", "// " + proposal}};
-  m.stage = "kernel";
+  m.stage = aopt::vocab::eval_stage::kernel;
   m.round = round;
   m.proposal = proposal;
   return m;

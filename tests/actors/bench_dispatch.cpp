@@ -40,7 +40,7 @@ optimize::package_evaluate_fn sleeper(std::chrono::milliseconds d) {
     std::this_thread::sleep_for(d);
     optimize::eval_report out;
     out.ok = true;
-    out.status = "ok";
+    out.status = aopt::vocab::eval_status::ok;
     out.latency_us = 1.0 + r.round;
     out.backend = "sleep";
     return out;
@@ -68,7 +68,7 @@ double drive(caf::actor_system& sys, const evaluator_pool_actor& pool, std::size
         }
         self->request(pool, std::chrono::minutes(5), evaluate_atom::value, "job" + std::to_string(j), std::string(),
                       std::move(b))
-            .receive([&](std::vector<eval_report_wire>& r) { done += r.size(); },
+            .receive([&](eval_reports& r) { done += r.get().size(); },
                      [&](caf::error& e) {
                        std::cerr << "pool: " << sys.render(e) << "\n";
                        std::exit(1);

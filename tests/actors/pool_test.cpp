@@ -45,10 +45,7 @@ class pool_test : public deterministic_fixture {
   std::optional<std::vector<optimize::eval_report>> collect() {
     std::optional<std::vector<optimize::eval_report>> out;
     pending_->receive(
-        [&](std::vector<eval_report_wire>& r) {
-          out.emplace();
-          for (const auto& w : r) out->push_back(unpack(w));
-        },
+        [&](eval_reports& r) { out = r.get(); },
                       [&](caf::error& e) { ADD_FAILURE() << "pool failed: " << sys.render(e); });
     return out;
   }
@@ -91,7 +88,7 @@ TEST_F(pool_test, RepliesInRequestOrderAndSpreadsOverEvaluators) {
   std::vector<int> per_slot(3, 0);
   for (std::size_t i = 0; i < reports->size(); ++i) {
     const auto& r = (*reports)[i];
-    EXPECT_EQ(r.status, "ok");
+    EXPECT_EQ(r.status, aopt::vocab::eval_status::ok);
     const auto slot = static_cast<std::size_t>(r.latency_us / 1000);
     EXPECT_EQ(r.latency_us - 1000.0 * static_cast<double>(slot), static_cast<double>(i))
         << "report " << i;
@@ -129,12 +126,12 @@ TEST_F(pool_test, SlowEvaluatorTimesOutAndIsReusedAfterItsPing) {
   dispatch_messages();
   auto reports = collect();
   ASSERT_TRUE(reports);
-  EXPECT_EQ((*reports)[0].status, "timeout");
+  EXPECT_EQ((*reports)[0].status, aopt::vocab::eval_status::timeout);
   EXPECT_FALSE((*reports)[0].ok);
   EXPECT_NE((*reports)[0].diagnostic.find("evaluator slot0"), std::string::npos)
       << (*reports)[0].diagnostic;
-  EXPECT_EQ((*reports)[1].status, "ok");
-  EXPECT_EQ((*reports)[2].status, "ok");
+  EXPECT_EQ((*reports)[1].status, aopt::vocab::eval_status::ok);
+  EXPECT_EQ((*reports)[2].status, aopt::vocab::eval_status::ok);
   // The held evaluator answered its ping: it is free again and takes the next batch's request.
   release(0, 1);  // the late report is dropped
   dispatch_messages();
@@ -158,10 +155,10 @@ TEST_F(pool_test, EvaluatorThatDiesYieldsRuntimeErrorAndTheOthersGoOn) {
   auto reports = collect();
   ASSERT_TRUE(reports);
   ASSERT_EQ(reports->size(), 3u);
-  EXPECT_EQ((*reports)[0].status, "runtime_error");
+  EXPECT_EQ((*reports)[0].status, aopt::vocab::eval_status::runtime_error);
   EXPECT_NE((*reports)[0].diagnostic.find("evaluator slot0"), std::string::npos);
-  EXPECT_EQ((*reports)[1].status, "ok");
-  EXPECT_EQ((*reports)[2].status, "ok");
+  EXPECT_EQ((*reports)[1].status, aopt::vocab::eval_status::ok);
+  EXPECT_EQ((*reports)[2].status, aopt::vocab::eval_status::ok);
   EXPECT_EQ(parallelism(pool), 1u);
 }
 
@@ -176,10 +173,10 @@ TEST_F(pool_test, EvaluatorKilledWhileBusyYieldsRuntimeError) {
   auto reports = collect();
   ASSERT_TRUE(reports);
   ASSERT_EQ(reports->size(), 2u);
-  EXPECT_EQ((*reports)[0].status, "runtime_error");
+  EXPECT_EQ((*reports)[0].status, aopt::vocab::eval_status::runtime_error);
   EXPECT_NE((*reports)[0].diagnostic.find("stopped"), std::string::npos)
       << (*reports)[0].diagnostic;
-  EXPECT_EQ((*reports)[1].status, "runtime_error");
+  EXPECT_EQ((*reports)[1].status, aopt::vocab::eval_status::runtime_error);
   EXPECT_NE((*reports)[1].diagnostic.find("no evaluator left"), std::string::npos)
       << (*reports)[1].diagnostic;
   log->held.clear();
@@ -195,8 +192,8 @@ TEST_F(pool_test, HungEvaluatorIsDroppedAfterItsPingTimesOut) {
   dispatch_messages();
   auto reports = collect();
   ASSERT_TRUE(reports);
-  EXPECT_EQ((*reports)[0].status, "timeout");
-  EXPECT_EQ((*reports)[1].status, "runtime_error");
+  EXPECT_EQ((*reports)[0].status, aopt::vocab::eval_status::timeout);
+  EXPECT_EQ((*reports)[1].status, aopt::vocab::eval_status::runtime_error);
   EXPECT_NE((*reports)[1].diagnostic.find("no evaluator left"), std::string::npos);
   EXPECT_EQ(parallelism(pool), 0u);
   log->held.clear();
@@ -248,8 +245,8 @@ TEST_F(pool_test, JobsSharingThePoolAreServedInTurn) {
   for (const auto& [slot, proposal] : log->received) order.push_back(proposal);
   EXPECT_EQ(order, (std::vector<std::string>{"a0", "b0", "a1", "b1", "a2", "b2"}));
   std::size_t answered = 0;
-  a.receive([&](std::vector<eval_report_wire>& r) { answered += r.size(); }, [](caf::error&) {});
-  b.receive([&](std::vector<eval_report_wire>& r) { answered += r.size(); }, [](caf::error&) {});
+  a.receive([&](eval_reports& r) { answered += r.get().size(); }, [](caf::error&) {});
+  b.receive([&](eval_reports& r) { answered += r.get().size(); }, [](caf::error&) {});
   EXPECT_EQ(answered, 6u);
 }
 
@@ -291,9 +288,7 @@ class device_pool_test : public pool_test {
     dispatch_messages();
     std::vector<optimize::eval_report> out;
     h.receive(
-        [&](std::vector<eval_report_wire>& r) {
-          for (const auto& w : r) out.push_back(unpack(w));
-        },
+        [&](eval_reports& r) { for (const auto& x : r.get()) out.push_back(x); },
         [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
     return out;
   }
@@ -333,7 +328,7 @@ TEST_F(device_pool_test, AJobsRequestsGoOnlyToDevicesOfItsClass) {
   ASSERT_EQ(a2.size(), 6u);
   std::set<std::size_t> used;
   for (const auto& r : a2) {
-    EXPECT_EQ(r.status, "ok");
+    EXPECT_EQ(r.status, aopt::vocab::eval_status::ok);
     used.insert(slot_of(r));
   }
   // Both a2 devices took part, the 910b4 one never did.
@@ -342,7 +337,7 @@ TEST_F(device_pool_test, AJobsRequestsGoOnlyToDevicesOfItsClass) {
   // A class nobody serves fails at once when no node may join; "" is served by anyone.
   const auto none = run_batch(pool, "310p", 2);
   ASSERT_EQ(none.size(), 2u);
-  EXPECT_EQ(none[0].status, "runtime_error");
+  EXPECT_EQ(none[0].status, aopt::vocab::eval_status::runtime_error);
   EXPECT_NE(none[0].diagnostic.find("device class '310p'"), std::string::npos) << none[0].diagnostic;
   EXPECT_EQ(run_batch(pool, "", 3).size(), 3u);
 }
@@ -360,12 +355,12 @@ TEST_F(device_pool_test, APinnedRequestRunsOnItsDevice) {
   EXPECT_EQ(slot_of(pinned[1]), 2u);
   EXPECT_EQ(slot_of(pinned[3]), 2u);
   EXPECT_NE(slot_of(pinned[2]), 2u) << "the unpinned request took a free device";
-  for (const auto& r : pinned) EXPECT_EQ(r.status, "ok") << r.diagnostic;
+  for (const auto& r : pinned) EXPECT_EQ(r.status, aopt::vocab::eval_status::ok) << r.diagnostic;
   const auto anywhere = run_batch(pool, "910b4", 3, "op", {"nosuch", "nosuch", "nosuch"});
   ASSERT_EQ(anywhere.size(), 3u);
   std::set<std::size_t> used;
   for (const auto& r : anywhere) {
-    EXPECT_EQ(r.status, "ok") << r.diagnostic;
+    EXPECT_EQ(r.status, aopt::vocab::eval_status::ok) << r.diagnostic;
     used.insert(slot_of(r));
   }
   EXPECT_GT(used.size(), 1u) << "an unknown device pins nothing";
@@ -378,7 +373,7 @@ TEST_F(device_pool_test, ARequestOnALostNodeIsQueuedAgainAndAnsweredOnce) {
   const auto reports = run_batch(pool, "910b4", 4);
   ASSERT_EQ(reports.size(), 4u);
   for (std::size_t i = 0; i < reports.size(); ++i) {
-    EXPECT_EQ(reports[i].status, "ok") << i << ": " << reports[i].diagnostic;
+    EXPECT_EQ(reports[i].status, aopt::vocab::eval_status::ok) << i << ": " << reports[i].diagnostic;
     EXPECT_EQ(reports[i].latency_us, 1000.0 + static_cast<double>(i)) << "answered by n1/sim1, in order";
   }
   // Five hand-overs for four requests: the one on the dead device went again.
@@ -411,7 +406,7 @@ TEST_F(device_pool_test, ANodeDownMovesItsWorkAndARestartedNodeGetsWorkAgain) {
   caf::anon_send(pool, node_down_atom::value, registry_key, std::string("n1"), std::string("no heartbeat"));
   dispatch_messages();
   std::vector<optimize::eval_report> reports;
-  h.receive([&](std::vector<eval_report_wire>& r) { for (const auto& w : r) reports.push_back(unpack(w)); },
+  h.receive([&](eval_reports& r) { for (const auto& x : r.get()) reports.push_back(x); },
             [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
   ASSERT_EQ(reports.size(), 3u);
   for (const auto& r : reports) EXPECT_EQ(slot_of(r), 1u) << "n2's evaluator answered everything";
@@ -438,10 +433,10 @@ TEST_F(device_pool_test, RequestsWaitForANodeToJoinThenFailAfterTheWait) {
   // A node joins within the wait: the request runs there.
   register_node(pool, "n1", {"sim0"}, {scripted(3, script::answer)});
   std::vector<optimize::eval_report> reports;
-  h.receive([&](std::vector<eval_report_wire>& r) { for (const auto& w : r) reports.push_back(unpack(w)); },
+  h.receive([&](eval_reports& r) { for (const auto& x : r.get()) reports.push_back(x); },
             [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
   ASSERT_EQ(reports.size(), 1u);
-  EXPECT_EQ(reports[0].status, "ok");
+  EXPECT_EQ(reports[0].status, aopt::vocab::eval_status::ok);
   // A class no node has fails once the wait is over (the pool measures it in real time).
   std::vector<eval_envelope> other{pack_routed(request_record(0, "q0"))};
   auto h2 = self->request(pool, caf::infinite, evaluate_atom::value, std::string("op2"), std::string("a2"),
@@ -451,10 +446,10 @@ TEST_F(device_pool_test, RequestsWaitForANodeToJoinThenFailAfterTheWait) {
   while (sched.trigger_timeouts() > 0) dispatch_messages();
   dispatch_messages();
   std::vector<optimize::eval_report> failed;
-  h2.receive([&](std::vector<eval_report_wire>& r) { for (const auto& w : r) failed.push_back(unpack(w)); },
+  h2.receive([&](eval_reports& r) { for (const auto& x : r.get()) failed.push_back(x); },
              [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_EQ(failed[0].status, "runtime_error");
+  EXPECT_EQ(failed[0].status, aopt::vocab::eval_status::runtime_error);
   EXPECT_NE(failed[0].diagnostic.find("within 300 ms"), std::string::npos) << failed[0].diagnostic;
   EXPECT_EQ(log->received.size(), 1u) << "nothing ran the a2 request";
 }
@@ -467,8 +462,8 @@ evaluator_actor::behavior_type scripted_builder(evaluator_actor::pointer, std::s
         const auto m = unpack(w);
         built->push_back(m.proposal);
         optimize::eval_report r;
-        r.status = m.proposal.starts_with("bad") ? "compile_error" : std::string(optimize::built_status);
-        r.diagnostic = r.status == "compile_error" ? "error: scripted" : "";
+        r.status = m.proposal.starts_with("bad") ? aopt::vocab::eval_status::compile_error : aopt::vocab::eval_status::built;
+        r.diagnostic = r.status == aopt::vocab::eval_status::compile_error ? "error: scripted" : "";
         return pack(r);
       },
       [](ping_atom) { return ping_atom::value; },
@@ -505,13 +500,13 @@ TEST_F(device_pool_test, BuildersBuildFirstAndACandidateThatDoesNotCompileNeverT
   auto h = self->request(pool, caf::infinite, evaluate_atom::value, std::string("op"), std::string("910b4"), batch);
   dispatch_messages();
   std::vector<optimize::eval_report> reports;
-  h.receive([&](std::vector<eval_report_wire>& r) { for (const auto& w : r) reports.push_back(unpack(w)); },
+  h.receive([&](eval_reports& r) { for (const auto& x : r.get()) reports.push_back(x); },
             [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
   ASSERT_EQ(reports.size(), 3u);
   EXPECT_EQ(*built, (std::vector<std::string>{"p0", "bad1", "p2"})) << "every request was built first";
-  EXPECT_EQ(reports[0].status, "ok");
-  EXPECT_EQ(reports[1].status, "compile_error") << "the builder's answer is final";
-  EXPECT_EQ(reports[2].status, "ok");
+  EXPECT_EQ(reports[0].status, aopt::vocab::eval_status::ok);
+  EXPECT_EQ(reports[1].status, aopt::vocab::eval_status::compile_error) << "the builder's answer is final";
+  EXPECT_EQ(reports[2].status, aopt::vocab::eval_status::ok);
   std::vector<std::string> ran;
   for (const auto& [slot, proposal] : log->received) ran.push_back(proposal);
   EXPECT_EQ(ran, (std::vector<std::string>{"p0", "p2"})) << "the device ran only what built";

@@ -27,7 +27,7 @@ evaluator_actor::behavior_type body_recorder(evaluator_actor::pointer, std::size
       [=](evaluate_atom, const eval_request_wire& w) {
         log->received.emplace_back(slot, w.json);
         optimize::eval_report r;
-        r.status = "runtime_error";
+        r.status = aopt::vocab::eval_status::runtime_error;
         r.diagnostic = "the body does not read back";
         return pack(r);
       },
@@ -52,7 +52,7 @@ TEST_F(route_test, ABodyThatDoesNotParseRunsOnTheDeviceItsRoutePins) {
                          std::move(batch));
   dispatch_messages();
   std::size_t reports = 0;
-  h.receive([&](std::vector<eval_report_wire>& r) { reports = r.size(); },
+  h.receive([&](eval_reports& r) { reports = r.get().size(); },
             [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
   EXPECT_EQ(reports, 2u);
   ASSERT_EQ(log->received.size(), 2u);

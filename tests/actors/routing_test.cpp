@@ -111,10 +111,10 @@ TEST_F(routing_test, EvaluatorConvertsAndCatchesExceptions) {
   std::vector<optimize::eval_request> seen;
   optimize::evaluate_fn fn = [&](const optimize::eval_request& r) {
     seen.push_back(r);
-    if (r.stage == "boom") throw std::runtime_error("device on fire");
+    if (r.proposal == "boom") throw std::runtime_error("device on fire");
     optimize::eval_report rep;
     rep.ok = true;
-    rep.status = "ok";
+    rep.status = aopt::vocab::eval_status::ok;
     rep.latency_us = 12.5;
     rep.bound_us = 3.0;
     rep.profile = {{"aiv_mte2_ratio", 0.25}};
@@ -135,10 +135,10 @@ TEST_F(routing_test, EvaluatorConvertsAndCatchesExceptions) {
   EXPECT_EQ(back.bound_us, std::optional<double>(3.0));
   EXPECT_EQ(back.profile, (nlohmann::json{{"aiv_mte2_ratio", 0.25}}));
 
-  m.stage = "boom";
+  m.proposal = "boom";
   r = unpack(ask<eval_report_wire>(ev, evaluate_atom::value, pack(m)));
   EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.status, "runtime_error");
+  EXPECT_EQ(r.status, aopt::vocab::eval_status::runtime_error);
   EXPECT_NE(r.diagnostic.find("evaluator slot3"), std::string::npos) << r.diagnostic;
   EXPECT_NE(r.diagnostic.find("device on fire"), std::string::npos) << r.diagnostic;
 }
@@ -317,7 +317,7 @@ TEST_F(routing_test, EvalMessagesSurviveSerialisationExactly) {
   optimize::eval_request req;
   // A file that is not UTF-8 (a candidate may be any bytes) travels byte-exact.
   req.files = {{"op_host/h.cpp", "int a;\n"}, {"op_kernel/k.cpp", std::string("\0\x01\xff", 3)}};
-  req.stage = "verify";
+  req.stage = aopt::vocab::eval_stage::verify;
   req.round = -1;
   req.proposal = "fresh inputs";
   req.input_seed = 0x5eed;
@@ -334,7 +334,7 @@ TEST_F(routing_test, EvalMessagesSurviveSerialisationExactly) {
 
   optimize::eval_report rep;
   rep.ok = true;
-  rep.status = "ok";
+  rep.status = aopt::vocab::eval_status::ok;
   rep.diagnostic = "fine";
   rep.latency_us = 0.1 + 0.2;  // not representable exactly in decimal: must survive bit-equal
   rep.bound_us = 1.0 / 3.0;
@@ -343,7 +343,12 @@ TEST_F(routing_test, EvalMessagesSurviveSerialisationExactly) {
   rep.backend = "sim";
   rep.profile_name = "910b4";
   rep.profile = {{"aiv_vec_ratio", 2.0 / 3.0}, {"Block Dim", 40}};
-  rep.result = {{"cases", nlohmann::json::array({{{"name", "perf"}}})}};
+  rep.kernel = "add_custom";
+  rep.cases.emplace_back();
+  rep.cases.back().name = "perf";
+  rep.cases.back().ub_reserved = 98304;
+  rep.samples_us = {0.25, 0.5};
+  rep.warnings = {aopt::vocab::harness_warning("perf", "truncated_copy", "k.cpp", 9, "tail dropped")};
   rep.seconds = 1e-7;
   const auto rep2 = unpack(round_trip(sys, pack(rep)));
   EXPECT_EQ(rep2.ok, rep.ok);
@@ -356,12 +361,12 @@ TEST_F(routing_test, EvalMessagesSurviveSerialisationExactly) {
   EXPECT_EQ(rep2.backend, rep.backend);
   EXPECT_EQ(rep2.profile_name, rep.profile_name);
   EXPECT_EQ(rep2.profile, rep.profile);
-  EXPECT_EQ(rep2.result, rep.result);
+  EXPECT_EQ(to_json(rep2), to_json(rep));
   EXPECT_EQ(rep2.seconds, rep.seconds);
   optimize::eval_report no_bound;
   EXPECT_FALSE(unpack(round_trip(sys, pack(no_bound))).bound_us.has_value());
   // A failed candidate that was timed keeps its latency.
-  optimize::eval_report timed_failure = optimize::failure_report("precision_error", "off by one");
+  optimize::eval_report timed_failure = optimize::failure_report(aopt::vocab::eval_status::precision_error, "off by one");
   timed_failure.latency_us = 4.25;
   EXPECT_EQ(unpack(round_trip(sys, pack(timed_failure))).latency_us, 4.25);
 }

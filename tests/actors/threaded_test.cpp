@@ -62,13 +62,13 @@ optimize::eval_report fake_device(const optimize::eval_request& r) {
   optimize::eval_report rep;
   rep.backend = "fake";
   rep.profile_name = "fake";
-  if (r.stage != "base" && v % 7 == 0) {
-    rep.status = "compile_error";
+  if (r.stage != aopt::vocab::eval_stage::base && v % 7 == 0) {
+    rep.status = aopt::vocab::eval_status::compile_error;
     rep.diagnostic = "fake compile error";
     return rep;
   }
   rep.ok = true;
-  rep.status = "ok";
+  rep.status = aopt::vocab::eval_status::ok;
   rep.latency_us = 50.0 + static_cast<double>(v % 1000) / 100.0;
   // Double buffering really helps on this device, so Stage II's rewrite is accepted and learned.
   const auto k = r.files.find("op_kernel/add_custom.cpp");
@@ -80,7 +80,7 @@ optimize::eval_report fake_device(const optimize::eval_request& r) {
                  {"aiv_vec_ratio", 0.2},
                  {"aiv_mte3_ratio", 0.3},
                  {"Block Dim", 8}};
-  rep.result = {{"kernel", "add_custom"}};
+  rep.kernel = "add_custom";
   return rep;
 }
 
@@ -341,7 +341,7 @@ TEST(actors_threaded, SlotsEvaluateInParallelOneRequestEachAtATime) {
       }
       optimize::eval_report rep;
       rep.ok = true;
-      rep.status = "ok";
+      rep.status = aopt::vocab::eval_status::ok;
       rep.latency_us = static_cast<double>(r.round);
       return rep;
     });
@@ -363,9 +363,7 @@ TEST(actors_threaded, SlotsEvaluateInParallelOneRequestEachAtATime) {
   std::vector<optimize::eval_report> reports;
   self->request(pool, 30s, evaluate_atom::value, std::string("op"), std::string(), batch)
       .receive(
-          [&](std::vector<eval_report_wire>& r) {
-            for (const auto& w : r) reports.push_back(unpack(w));
-          },
+          [&](eval_reports& r) { for (const auto& x : r.get()) reports.push_back(x); },
                [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
   const auto wall = clock_type::now() - t0;
   ASSERT_EQ(reports.size(), 6u);
@@ -395,7 +393,7 @@ TEST(actors_threaded, SlowEvaluatorTimesOutWithoutHangingTheShutdown) {
       if (r.proposal == "slow") std::this_thread::sleep_for(400ms);
       optimize::eval_report rep;
       rep.ok = true;
-      rep.status = "ok";
+      rep.status = aopt::vocab::eval_status::ok;
       return rep;
     };
     std::vector<evaluator_actor> evs{spawn_evaluator(sys, slow, 0), spawn_evaluator(sys, slow, 1)};
@@ -408,13 +406,11 @@ TEST(actors_threaded, SlowEvaluatorTimesOutWithoutHangingTheShutdown) {
     std::vector<optimize::eval_report> reports;
     self->request(pool, 10s, evaluate_atom::value, std::string("op"), std::string(), batch)
         .receive(
-            [&](std::vector<eval_report_wire>& r) {
-              for (const auto& w : r) reports.push_back(unpack(w));
-            },
+            [&](eval_reports& r) { for (const auto& x : r.get()) reports.push_back(x); },
                  [&](caf::error& e) { ADD_FAILURE() << sys.render(e); });
     ASSERT_EQ(reports.size(), 4u);
-    EXPECT_EQ(reports[0].status, "timeout");
-    for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(reports[i].status, "ok") << i;
+    EXPECT_EQ(reports[0].status, aopt::vocab::eval_status::timeout);
+    for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(reports[i].status, aopt::vocab::eval_status::ok) << i;
     self->send_exit(pool, caf::exit_reason::user_shutdown);
     for (const auto& e : evs) self->send_exit(e, caf::exit_reason::user_shutdown);
   }
@@ -456,7 +452,7 @@ TEST(actors_threaded, RunOptimizeJobReportsAFailingBaseAndBadSpecs) {
 search::rewind_eval fake_rewind_eval(const motifs::file_set& f) {
   optimize::eval_request r;
   r.files = f;
-  r.stage = "rewind";
+  r.stage = aopt::vocab::eval_stage::rewind;
   return to_rewind_eval(fake_device(r));
 }
 

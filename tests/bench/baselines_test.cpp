@@ -54,7 +54,7 @@ void check_rules(const optimize_result& r, const fake_services& f, std::size_t b
   // The memory works: no candidate was sent twice for the budget.
   std::set<std::string> keys;
   for (const auto& q : f.requests) {
-    if (q.stage == "verify") {
+    if (q.stage == aopt::vocab::eval_stage::verify) {
       EXPECT_EQ(q.input_seed, std::optional<std::uint64_t>(0x5eed));
       continue;
     }

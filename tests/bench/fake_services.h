@@ -60,7 +60,7 @@ class fake_services final : public search::engine, public optimize::runner, publ
 
   std::size_t evaluations() const {  // budget-relevant requests (not "verify")
     return static_cast<std::size_t>(std::count_if(requests.begin(), requests.end(),
-                                                  [](const auto& r) { return r.stage != "verify"; }));
+                                                  [](const auto& r) { return r.stage != aopt::vocab::eval_stage::verify; }));
   }
   std::size_t verifications() const { return requests.size() - evaluations(); }
 
@@ -121,7 +121,7 @@ class fake_services final : public search::engine, public optimize::runner, publ
     for (const auto& r : batch) {
       requests.push_back(r);
       out.push_back(judge(r));
-      if (r.stage != "verify" && !out.back().ok) ++failures_reported;
+      if (r.stage != aopt::vocab::eval_stage::verify && !out.back().ok) ++failures_reported;
     }
     return out;
   }
@@ -158,23 +158,23 @@ class fake_services final : public search::engine, public optimize::runner, publ
     rep.profile_name = "fake910";
     const auto& k = r.files.at(kernel_path);
     if (o_.base_fails || has(k, "BROKEN")) {
-      rep.status = "compile_error";
+      rep.status = aopt::vocab::eval_status::compile_error;
       rep.diagnostic = "fake: does not compile";
       return rep;
     }
     const auto lat = latency_of(r.files);
     if (!lat) {
-      rep.status = "resource_error";
+      rep.status = aopt::vocab::eval_status::resource_error;
       rep.diagnostic = "fake: UB overflow";
       return rep;
     }
     if (r.input_seed && has(k, "FLAKY")) {
-      rep.status = "precision_error";
+      rep.status = aopt::vocab::eval_status::precision_error;
       rep.diagnostic = "fake: wrong on fresh inputs";
       return rep;
     }
     rep.ok = true;
-    rep.status = "ok";
+    rep.status = aopt::vocab::eval_status::ok;
     rep.latency_us = *lat;
     rep.bound_us = 2.0;  // MAGIC (0.5 us) is under the roofline: suspect
     rep.profile = {{"aiv_vec_ratio", 0.5}};

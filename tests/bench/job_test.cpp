@@ -17,7 +17,7 @@ candidate with_kernel(const std::string& motif) {
   candidate c;
   c.files = base_files();
   c.files[kernel_path] += "// " + motif + "\n";
-  c.stage = "kernel";
+  c.stage = aopt::vocab::eval_stage::kernel;
   c.proposal = motif;
   return c;
 }

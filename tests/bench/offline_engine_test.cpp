@@ -47,10 +47,10 @@ std::vector<optimize::evaluate_fn> slots(recorder& rec) {
       }
       optimize::eval_report rep;
       rep.ok = true;
-      rep.status = "ok";
+      rep.status = aopt::vocab::eval_status::ok;
       rep.backend = "sim";
       const auto h = std::hash<std::string>{}(optimize::files_key(r.files));
-      rep.latency_us = r.stage == "base" ? 100.0 : 70.0 + static_cast<double>(h % 60);
+      rep.latency_us = r.stage == aopt::vocab::eval_stage::base ? 100.0 : 70.0 + static_cast<double>(h % 60);
       return rep;
     });
   }
@@ -81,7 +81,7 @@ TEST_P(OfflineEngine, EveryBaselineKeepsTheRules) {
       for (const auto& [p, c] : q.files) paths.insert(p);
       for (const auto& [p, c] : base) want.insert(p);
       EXPECT_EQ(paths, want) << "a request carries the complete source set: " << q.proposal;
-      if (q.stage == "verify") continue;
+      if (q.stage == aopt::vocab::eval_stage::verify) continue;
       ++budgeted;
       EXPECT_TRUE(keys.insert(optimize::files_key(q.files)).second) << "evaluated twice: " << q.proposal;
     }

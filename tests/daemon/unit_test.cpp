@@ -262,7 +262,7 @@ struct counting_runner final : optimize::runner {
     for (const auto& r : batch) {
       optimize::eval_report rep;
       rep.ok = true;
-      rep.status = "ok";
+      rep.status = aopt::vocab::eval_status::ok;
       rep.latency_us = 10.0 + static_cast<double>(r.files.begin()->second.size()) + calls++;
       out.push_back(rep);
     }

@@ -68,7 +68,7 @@ eval_report swish_like(const eval_request& r) {
   const auto tile = written_tile < 0 ? 4096 : written_tile;
   const auto buffers = host_constant(r.files, "BUFFER_NUM");
   if (tile <= 0 || tile > 65536 || buffers <= 0 || buffers > 4) {
-    out.status = "runtime_error";
+    out.status = aopt::vocab::eval_status::runtime_error;
     out.diagnostic = "ub_overflow";
     return out;
   }
@@ -80,7 +80,7 @@ eval_report swish_like(const eval_request& r) {
     lat = (buffers >= 2 ? 40.0 : 64.0) + spread;
   }
   out.ok = true;
-  out.status = "ok";
+  out.status = aopt::vocab::eval_status::ok;
   out.latency_us = lat;
   out.bound_us = 1.0;
   out.profile = {{"Task Duration(us)", lat}, {"aiv_time(us)", lat * 0.95}, {"aiv_vec_ratio", 0.3},

@@ -79,36 +79,41 @@ struct fake_device {
     ++calls;
     {
       std::lock_guard<std::mutex> lock(mu);
-      stages.push_back(r.stage);
+      stages.push_back(std::string(to_string(r.stage)));
     }
     eval_report out;
     out.backend = "sim";
     out.profile_name = "fake";
     const auto tile = constant(r.files.at("op_host/t.cpp"), "TILE_LENGTH");
     if (tile > 32768) {
-      out.status = "resource_error";
+      out.status = eval_status::resource_error;
       out.diagnostic = "UB overflow";
       return out;
     }
     const auto barriers = count(r.files.at("op_kernel/k.cpp"), "PipeBarrier<PIPE_ALL>");
     if (ub_tile_limit_after_rewrite > 0 && barriers < 2 && tile > ub_tile_limit_after_rewrite) {
-      out.status = "runtime_error";
+      out.status = eval_status::runtime_error;
       out.diagnostic = "k.cpp:18: InitBuffer: over the UB; hardware error ub_overflow at k.cpp:18";
       return out;
     }
     const double optimum = barriers == 0 ? static_cast<double>(tile_optimum_without_barriers) : 16384.0;
     const double lat = 50.0 + std::abs(std::log2(static_cast<double>(tile) / optimum)) * 4.0 + 8.0 * static_cast<double>(barriers);
     out.ok = true;
-    out.status = "ok";
+    out.status = eval_status::ok;
     out.latency_us = lat;
     if (over_read_above > 0 && tile > over_read_above) {
       out.latency_us = 10.0;
-      out.result["warnings"].push_back("case 'perf': gm_out_of_bounds at k.cpp:17: GM read of 512 bytes at byte offset 0 of 'input x' "
-                             "runs 64 bytes past it and its padding (448 bytes): the chip reads whatever lies there");
+      out.warnings.push_back(aopt::vocab::harness_warning("perf", "gm_out_of_bounds", "k.cpp", 17,
+                                                          "GM read of 512 bytes at byte offset 0 of 'input x' runs 64 bytes "
+                                                          "past it and its padding (448 bytes): the chip reads whatever lies there"));
     }
     out.bound_us = bound_us;
     if (ub_usable > 0) {
-      out.result["cases"] = {{{"name", "perf"}, {"ub_bytes", ub_per_element * static_cast<std::uint64_t>(tile)}, {"ub_usable", ub_usable}}};
+      case_facts perf;
+      perf.name = "perf";
+      perf.ub_reserved = ub_per_element * static_cast<std::uint64_t>(tile);
+      perf.ub_usable = ub_usable;
+      out.cases = {perf};
     }
     out.profile = {{"Task Duration(us)", lat},     {"aiv_time(us)", lat * 0.95}, {"aiv_vec_ratio", 0.3},
                    {"aiv_mte2_ratio", 0.4},        {"aiv_mte3_ratio", 0.2},      {"aiv_scalar_ratio", 0.1},
@@ -418,8 +423,12 @@ TEST(Optimizer, ACandidateReservingMoreThanTheUsableUbFails) {
 TEST(Optimizer, AReportTellsTheUbItsCasesReserved) {
   eval_report r;
   EXPECT_EQ(r.ub_reserved(), 0u);
-  r.result = {{"cases", {{{"name", "perf"}, {"ub_bytes", 94720}}, {{"name", "tail"}, {"ub_bytes", 188416}},
-                         {{"name", "small"}}}}};
+  for (const auto& [name, ub] : std::vector<std::pair<std::string, std::uint64_t>>{{"perf", 94720}, {"tail", 188416}, {"small", 0}}) {
+    case_facts c;
+    c.name = name;
+    if (ub > 0) c.ub_reserved = ub;
+    r.cases.push_back(c);
+  }
   EXPECT_EQ(r.ub_reserved("perf"), 94720u);
   EXPECT_EQ(r.ub_reserved("small"), 0u);
   EXPECT_EQ(r.ub_reserved("none"), 0u);
@@ -443,9 +452,9 @@ TEST(Optimizer, VerificationFailureFallsBackToThePreviousBest) {
   fake_device dev;
   offline_engine eng(engine_cfg(2));
   local_services svc(eng, {barrier_tuple()}, {[&dev](const eval_request& r) {
-    if (r.stage == "verify" && count(r.files.at("op_kernel/k.cpp"), "PIPE_ALL") == 0) {
+    if (r.stage == eval_stage::verify && count(r.files.at("op_kernel/k.cpp"), "PIPE_ALL") == 0) {
       eval_report bad;
-      bad.status = "precision_error";
+      bad.status = eval_status::precision_error;
       bad.diagnostic = "fresh inputs: mismatch";
       return bad;
     }
@@ -535,8 +544,8 @@ TEST(Optimizer, ConfirmingMeasurementsRunOnTheChallengersDevice) {
     const int k = calls++;
     out.device = r.device.empty() ? "dev" + std::to_string(k % 3) : r.device;
     const double l = out.latency_us;
-    if (out.ok) out.result = {{"measurement", {{"samples_us", {l * 0.999, l, l * 1.001, l * 0.9995, l * 1.0005}}}}};
-    if (r.stage == "remeasure") {
+    if (out.ok) out.samples_us = {l * 0.999, l, l * 1.001, l * 0.9995, l * 1.0005};
+    if (r.stage == eval_stage::remeasure) {
       std::lock_guard<std::mutex> lock(mu);
       remeasured_on.push_back(r.device);
     }
@@ -554,7 +563,7 @@ TEST(Optimizer, ConfirmingMeasurementsRunOnTheChallengersDevice) {
     EXPECT_FALSE(remeasured_on[i].empty()) << "pair " << i / 2 << " named no device";
     EXPECT_EQ(remeasured_on[i], remeasured_on[i + 1]) << "pair " << i / 2;
   }
-  const auto j = to_json(eval_request{{}, "remeasure", 1, "p", std::nullopt, {}, "n1/sim0"});
+  const auto j = to_json(eval_request{{}, eval_stage::remeasure, 1, "p", std::nullopt, {}, "n1/sim0"});
   eval_request back;
   from_json(j, back);
   EXPECT_EQ(back.device, "n1/sim0");
@@ -566,7 +575,7 @@ TEST(Optimizer, WarnsWhenTheTimedCaseIsMostlyLaunch) {
     local_services svc(eng, {}, {[latency_us](const eval_request&) {
       eval_report r;
       r.ok = true;
-      r.status = "ok";
+      r.status = eval_status::ok;
       r.latency_us = latency_us;
       return r;
     }});

@@ -49,7 +49,9 @@ class host_only_backend final : public ev::backend {
       return r;
     }
     r.status = "ok";
-    r.harness = {{"tiling", {{"block_dim", 8}, {"tiling_key", 1}, {"words", {64, 2}}, {"core_count", 40}}}};
+    r.harness = {{"tiling", {{"block_dim", 8}, {"tiling_key", 1}, {"words", {64, 2}}, {"core_count", 40},
+                             {"ub_capacity", 196608}, {"ub_usable", 196352}}},
+                 {"tunables", {{"given", 3}}}};
     return r;
   }
   std::optional<ev::roofline_estimate> roofline(double, double, double) const override { return std::nullopt; }
@@ -68,14 +70,23 @@ TEST(ScreenHostOnly, AScreenBuildsNoKernel) {
   auto* fb = be.get();
   ev::evaluator e(o, std::move(be));
   const auto s = e.screen(ev::candidate(pkg));
-  ASSERT_EQ(s.value("status", std::string()), "ok") << s.dump(2);
+  ASSERT_EQ(s.status, aopt::vocab::eval_status::ok) << s.diagnostic;
+  EXPECT_TRUE(s.ok);
   ASSERT_EQ(fb->build_cases.size(), 1u);
   EXPECT_EQ(fb->build_cases.front(), 0u) << "a screen asked for kernels of its cases";
-  ASSERT_FALSE(s["cases"].empty());
+  ASSERT_FALSE(s.cases.empty());
   EXPECT_GE(fb->runs, 1);
-  for (const auto& c : s["cases"]) {
-    EXPECT_EQ(c.value("block_dim", 0), 8) << c.dump();
-    EXPECT_EQ(c.value("tiling_key", std::int64_t{0}), 1) << c.dump();
+  // The tiling facts reach the search typed (Stage I's feasibility screen reads them).
+  for (const auto& c : s.cases) {
+    EXPECT_EQ(c.block_dim, 8u) << c.name;
+    EXPECT_EQ(c.tiling_key, 1) << c.name;
+    EXPECT_EQ(c.words, (std::vector<std::int64_t>{64, 2})) << c.name;
+    EXPECT_EQ(c.core_count, 40u) << c.name;
+    EXPECT_EQ(c.ub_capacity, 196608u) << c.name;
+    EXPECT_EQ(c.ub_usable, 196352u) << c.name;
+    EXPECT_EQ(c.tunables_given, 3u) << c.name;
+    EXPECT_GT(c.elements, 0u) << c.name;
+    EXPECT_EQ(c.elem_bytes, 2u) << c.name << ": float16";
   }
   fs::remove_all(root);
 }

@@ -193,7 +193,9 @@ optimize_result run_random_search(const file_map& base, const services& svc, con
         }
       }
       if (!tiling && !rewrite) continue;
-      c.stage = tiling && rewrite ? "tiling+kernel" : tiling ? "tiling" : "kernel";
+      c.stage = tiling && rewrite ? optimize::eval_stage::tiling_kernel
+                : tiling          ? optimize::eval_stage::tiling
+                                  : optimize::eval_stage::kernel;
       c.proposal = "random: " + what;
       if (c.rationale.empty()) c.rationale = "random search (no diagnosis, no experience)";
       batch.push_back(std::move(c));
@@ -234,7 +236,7 @@ optimize_result run_best_of_n(const file_map& base, const services& svc, const b
       for (const auto& p : props.value()) {
         candidate c;
         c.files = merged(base, files_of(*ts.tmpl, p));
-        c.stage = "tiling";
+        c.stage = optimize::eval_stage::tiling;
         c.proposal = "best-of-n: tunables " + (p.description.empty() ? ts.tmpl->describe_change(p.values) : p.description);
         c.rationale = "independent tiling variant of the base (" + (p.op.empty() ? std::string("variant") : p.op) + ")";
         all.push_back(std::move(c));
@@ -246,7 +248,7 @@ optimize_result run_best_of_n(const file_map& base, const services& svc, const b
   for (std::size_t i = 0; i < n_rewrite; ++i) {
     candidate c;
     c.files = merged(base, rs.rewrites[i].files);
-    c.stage = "kernel";
+    c.stage = optimize::eval_stage::kernel;
     c.proposal = "best-of-n: " + rewrite_label(rs.rewrites[i]);
     c.rationale = rs.rewrites[i].rationale.empty() ? "independent unguided rewrite of the base" : rs.rewrites[i].rationale;
     all.push_back(std::move(c));
@@ -331,7 +333,7 @@ optimize_result run_openevolve(const file_map& base, const services& svc, const 
         const std::size_t k = idx.empty() ? uniform_index(mutate, rs.rewrites.size()) : idx[uniform_index(mutate, idx.size())];
         candidate c;
         c.files = merged(pf, rs.rewrites[k].files);
-        c.stage = "kernel";
+        c.stage = optimize::eval_stage::kernel;
         c.proposal = "evolve: " + rewrite_label(rs.rewrites[k]);
         c.rationale = rs.rewrites[k].rationale.empty() ? "unguided rewrite of a tournament parent" : rs.rewrites[k].rationale;
         child = std::move(c);
@@ -355,7 +357,7 @@ optimize_result run_openevolve(const file_map& base, const services& svc, const 
         }
         candidate c;
         c.files = merged(pf, files_of(*ts.tmpl, *chosen));
-        c.stage = "tiling";
+        c.stage = optimize::eval_stage::tiling;
         c.proposal = "evolve: tunables " +
                      (chosen->description.empty() ? ts.tmpl->describe_change(chosen->values) : chosen->description);
         c.rationale = "tiling variant of a tournament parent (" + chosen->op + ")";

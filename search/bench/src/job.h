@@ -17,7 +17,7 @@ namespace aopt::bench::detail {
 
 struct candidate {
   file_map files;          // the complete source set
-  std::string stage;       // "tiling", "kernel", "tiling+kernel"
+  optimize::eval_stage stage = optimize::eval_stage::kernel;  // tiling, kernel or tiling_kernel
   std::size_t round = 0;   // batch / generation index
   std::string proposal;    // one line
   std::string rationale;   // where it came from (for accepted changes)

@@ -106,17 +106,17 @@ search::experience distill_change(const accepted_change& c, const search::diagno
 // A screen's report (a request of stage "screen") as Stage I's feasibility check reads it.
 stage1::screen_outcome screen_of(const eval_report& r) {
   stage1::screen_outcome s;
-  s.status = r.status;
+  s.status = to_string(r.status);
   s.diagnostic = r.diagnostic;
   s.ok = r.ok;
-  for (const auto& c : r.result.value("cases", nlohmann::json::array())) {
+  for (const auto& c : r.cases) {
     stage1::tiling_facts f;
-    f.case_name = c.value("name", std::string());
-    f.block_dim = c.value("block_dim", std::int64_t{0});
-    f.tiling_key = c.value("tiling_key", std::int64_t{0});
-    f.words = c.value("words", std::vector<std::int64_t>{});
-    f.elements = c.value("elements", std::int64_t{0});
-    f.elem_bytes = c.value("elem_bytes", std::int64_t{0});
+    f.case_name = c.name;
+    f.block_dim = c.block_dim.value_or(0);
+    f.tiling_key = c.tiling_key.value_or(0);
+    f.words = c.words;
+    f.elements = static_cast<std::int64_t>(c.elements);
+    f.elem_bytes = static_cast<std::int64_t>(c.elem_bytes);
     s.cases.push_back(std::move(f));
   }
   return s;
@@ -124,7 +124,7 @@ stage1::screen_outcome screen_of(const eval_report& r) {
 
 // A request of stage "screen" (the host tiling of every case; no budget).
 eval_request screen_request(file_map files, int round) {
-  return eval_request{std::move(files), "screen", round, "screen", std::nullopt, {}, {}};
+  return eval_request{std::move(files), eval_stage::screen, round, "screen", std::nullopt, {}, {}};
 }
 
 // How a Stage I run evaluates its template's variants: in the search form at `level` (the
@@ -146,7 +146,7 @@ struct variant_form {
     }
     auto form = stage1::make_search_form(*t, p.values, *level);
     // A screen builds only the host (evaluator::screen): a changed kernel constant costs it nothing.
-    if (form.literal.empty() || (r.stage == "screen" && !form.host_literal)) {
+    if (form.literal.empty() || (r.stage == eval_stage::screen && !form.host_literal)) {
       ++j.res.unbuilt_variants;
     } else {
       ++j.res.built_variants;
@@ -159,10 +159,9 @@ struct variant_form {
 
 // Whether every case of a screen read the `given` run-time tunables of its request.
 bool read_every_tunable(const eval_report& screen, std::size_t given) {
-  const auto cases = screen.result.value("cases", nlohmann::json::array());
-  if (cases.empty()) return false;
-  for (const auto& c : cases) {
-    if (c.value("tunables_given", std::size_t{0}) != given) return false;
+  if (screen.cases.empty()) return false;
+  for (const auto& c : screen.cases) {
+    if (c.tunables_given.value_or(0) != given) return false;
   }
   return true;
 }
@@ -185,7 +184,7 @@ std::optional<stage1::form_level> search_form_level(job& j, const services& svc,
     const auto got = svc.runner.evaluate({req});
     if (got.size() != 1 || !got.front().ok) {
       why = std::string(stage1::to_string(level)) + " form: " +
-            (got.empty() ? std::string("no report") : got.front().status + ": " + one_line(got.front().diagnostic));
+            (got.empty() ? std::string("no report") : std::string(to_string(got.front().status)) + ": " + one_line(got.front().diagnostic));
       continue;
     }
     if (!read_every_tunable(got.front(), form.given)) {
@@ -213,8 +212,8 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
                                variant_form form, int round, stage1::device_limits& limits,
                                const eval_report* ub_source = nullptr) {
   if (!base.ok) {
-    if (base.status != "unsupported") {
-      j.say("stage", "Stage I: no feasibility screen (the base's tiling screen failed: " + base.status + ")");
+    if (base.status != eval_status::unsupported) {
+      j.say("stage", "Stage I: no feasibility screen (the base's tiling screen failed: " + std::string(to_string(base.status)) + ")");
     }
     return {};
   }
@@ -227,10 +226,10 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
     }
   }
   std::int64_t cores = 0, ub = 0, usable = 0;
-  for (const auto& c : base.result.value("cases", nlohmann::json::array())) {
-    cores = std::max(cores, c.value("core_count", std::int64_t{0}));
-    ub = std::max(ub, c.value("ub_capacity", std::int64_t{0}));
-    usable = std::max(usable, c.value("ub_usable", std::int64_t{0}));
+  for (const auto& c : base.cases) {
+    cores = std::max<std::int64_t>(cores, c.core_count.value_or(0));
+    ub = std::max<std::int64_t>(ub, static_cast<std::int64_t>(c.ub_capacity.value_or(0)));
+    usable = std::max<std::int64_t>(usable, static_cast<std::int64_t>(c.ub_usable.value_or(0)));
   }
   // What a candidate may reserve (search_job::limit_ub): the UB a kernel may use by default, or
   // what the job's base (the operator as given) already reserves where that is more.
@@ -270,7 +269,7 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
 std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tiling_search(
     job& j, const services& svc, const optimizer_config& cfg, std::size_t n, std::size_t round, const file_map& start,
     const stage1::tiling_template& t, stage1::stage1_history& history, std::optional<stage1::tiling_proposal> first,
-    const std::string& stage, const std::string& label, bool screen, const eval_report* ub_source = nullptr,
+    eval_stage stage, const std::string& label, bool screen, const eval_report* ub_source = nullptr,
     std::size_t give_up_after = 0) {
   std::map<std::string, search_job::answer> answers;  // files key -> its answer
   // give_up_after > 0: once that many evaluations failed and none passed, the run spends no more
@@ -331,7 +330,7 @@ std::pair<stage1::stage1_result, std::map<std::string, search_job::answer>> tili
       if (!was_memo && ok) passed = true;
       if (!was_memo && !ok) ++failed;
       answers[files_key(reqs[i].files)] = *got[i];
-      out.push_back({ok, r.latency_us, r.suspect ? "suspect" : r.status, r.diagnostic, was_memo});
+      out.push_back({ok, r.latency_us, r.suspect ? std::string("suspect") : std::string(to_string(r.status)), r.diagnostic, was_memo});
     }
     return out;
   };
@@ -376,7 +375,7 @@ bool cotune_round(job& j, const services& svc, const optimizer_config& cfg, std:
   base.description = "the rewrite on the current tiling";
   const bool neutral = p.failure.ok;  // it passed on the best's tiling without beating it
   history.record(base, stage1::eval_outcome{neutral && !p.failure.suspect, neutral ? p.failure.latency_us : 0,
-                                            p.failure.status, p.failure.diagnostic, true});
+                                            std::string(to_string(p.failure.status)), p.failure.diagnostic, true});
   j.say("stage", "round " + std::to_string(round + 1) + ": Stage I co-tunes the tiling of a kernel rewrite that " +
                      (neutral ? "was no faster on the best's tiling (" : "ran out of UB (") + p.rewrite.title + ")");
   const std::string label = (neutral ? "re-tiling for '" : "co-tuning '") + p.rewrite.title + "': ";
@@ -385,7 +384,7 @@ bool cotune_round(job& j, const services& svc, const optimizer_config& cfg, std:
   // A rewrite no tiling brings within the UB (cast sizes its tiles by the UB itself) is given up
   // after two batches of failures, not co-tuned to the end of the steps.
   const auto [sr, answers] =
-      tiling_search(j, svc, cfg, n, round, start, t, history, std::nullopt, "kernel", label, cfg.screen, &p.failure, 2 * n);
+      tiling_search(j, svc, cfg, n, round, start, t, history, std::nullopt, eval_stage::kernel, label, cfg.screen, &p.failure, 2 * n);
   sum.stage1_stop = "co-tuning a rewrite: " + sr.stop_reason;
   const bool spent = sr.evaluations > 0;
   if (!sr.best || *sr.best == t.base()) return spent;
@@ -395,10 +394,10 @@ bool cotune_round(job& j, const services& svc, const optimizer_config& cfg, std:
   const std::string tiling = change_of_best(sr, t);
   if (j.offer(it->second, p.rewrite.title + ", with the tiling " + tiling,
               one_line(diagnosis_line(p.diag)) + " | " + p.rewrite.rationale + " | alone it " +
-                  (neutral ? std::string("was no faster on the best's tiling") : "failed (" + p.failure.status + ": out of UB)") +
+                  (neutral ? std::string("was no faster on the best's tiling") : "failed (" + std::string(to_string(p.failure.status)) + ": out of UB)") +
                   "; Stage I tuned the tiling for it: " + tiling,
               p.rewrite.experience_ids)) {
-    svc.database.learn(distill_change(j.res.changes.back(), p.diag, before.result.value("kernel", std::string()),
+    svc.database.learn(distill_change(j.res.changes.back(), p.diag, before.kernel,
                              j.at(it->second.entry).report, motif_of(p.rewrite)));
   }
   return spent;
@@ -446,7 +445,7 @@ void stage1_round(job& j, const services& svc, const optimizer_config& cfg, std:
     p.op = "base";
     p.description = "current best";
     const auto& b = *j.res.best;
-    history.record(p, stage1::eval_outcome{b.ok, b.latency_us, b.status, b.diagnostic, true});
+    history.record(p, stage1::eval_outcome{b.ok, b.latency_us, std::string(to_string(b.status)), b.diagnostic, true});
   }
   std::optional<stage1::tiling_proposal> revisit;
   if (j.kernel_changed_) {
@@ -463,7 +462,7 @@ void stage1_round(job& j, const services& svc, const optimizer_config& cfg, std:
   j.say("stage", "round " + std::to_string(round + 1) + ": Stage I (tiling, " + std::to_string(t.tunables.size()) +
                      " tunables in " + t.function_name + ")");
   const file_map start = j.res.best_files;
-  const auto [sr, answers] = tiling_search(j, svc, cfg, n, round, start, t, history, std::move(revisit), "tiling", "", cfg.screen);
+  const auto [sr, answers] = tiling_search(j, svc, cfg, n, round, start, t, history, std::move(revisit), eval_stage::tiling, "", cfg.screen);
   sum.stage1_stop = sr.stop_reason;
   j.stage1_memory_.emplace(start_key, std::move(history));
   j.stage1_memory_names_.clear();
@@ -514,7 +513,7 @@ bool cotune_with_original_tiling(job& j, const services& svc, std::size_t round,
   const file_map files = merged(start, t.instantiate(*a));
   if (j.tried(files)) return false;
   const std::string tiling = t.describe_change(*a);
-  const auto got = j.evaluate({{files, "kernel", static_cast<int>(round),
+  const auto got = j.evaluate({{files, eval_stage::kernel, static_cast<int>(round),
                                 "re-tiling for '" + rw.title + "': the operator's original tiling (" + tiling + ")",
                                 std::nullopt, {}, {}}});
   if (got.empty() || !got.front()) return false;
@@ -526,7 +525,7 @@ bool cotune_with_original_tiling(job& j, const services& svc, std::size_t round,
     return false;
   }
   j.kernel_changed_ = true;
-  svc.database.learn(distill_change(j.res.changes.back(), diag, before.result.value("kernel", std::string()),
+  svc.database.learn(distill_change(j.res.changes.back(), diag, before.kernel,
                                     j.at(got.front()->entry).report, motif_of(rw)));
   return true;
 }
@@ -589,7 +588,7 @@ void stage2_round(job& j, const services& svc, const optimizer_config& cfg, std:
     if (fresh.size() > n) fresh.resize(n);
     std::vector<eval_request> reqs;
     for (const auto& r : fresh) {
-      reqs.push_back({merged(j.res.best_files, r.files), "kernel", static_cast<int>(round), r.title, std::nullopt, {}, {}});
+      reqs.push_back({merged(j.res.best_files, r.files), eval_stage::kernel, static_cast<int>(round), r.title, std::nullopt, {}, {}});
     }
     const auto got = j.evaluate(reqs);
     // The best improvement of the batch is kept.
@@ -617,7 +616,7 @@ void stage2_round(job& j, const services& svc, const optimizer_config& cfg, std:
         // A rewrite of the host alone (a core-count cap) leaves the kernel as it was: what broke
         // tiling variants still breaks them, and the original tiling needs no second look.
         j.kernel_changed_ = changes_kernel(prev, j.res.best_files);
-        svc.database.learn(distill_change(j.res.changes.back(), diag, before.result.value("kernel", std::string()), report(*best),
+        svc.database.learn(distill_change(j.res.changes.back(), diag, before.kernel, report(*best),
                                  motif_of(rw)));
       }
     }
@@ -683,7 +682,7 @@ std::size_t widen(job& j, const services& svc, const optimizer_config& cfg, std:
   std::set<std::string> seen;
   auto add = [&](file_map f, const std::string& what) {
     if (f == best || j.tried(f) || !seen.insert(files_key(f)).second) return;
-    const std::string stage = changes_kernel(best, f) ? "kernel" : "tiling";
+    const eval_stage stage = changes_kernel(best, f) ? eval_stage::kernel : eval_stage::tiling;
     reqs.push_back({std::move(f), stage, static_cast<int>(round), "widening: " + what, std::nullopt, {}, {}});
   };
   for (const std::size_t i : elites) {

@@ -149,7 +149,7 @@ std::string report_markdown(const optimize_result& r, const report_context& ctx)
   o << "| stopped | " << r.stop_reason << " |\n";
   for (const auto& w : r.warnings) o << "| warning | " << w << " |\n";
   if (r.verification) {
-    o << "| fresh-input check | " << (r.verification->ok ? "passed" : "failed: " + r.verification->status) << " |\n";
+    o << "| fresh-input check | " << (r.verification->ok ? "passed" : "failed: " + std::string(to_string(r.verification->status))) << " |\n";
   }
   if (!ctx.out_dir.empty()) o << "| output | `" << ctx.out_dir << "` (drop-in, same layout) |\n";
   o << "| wall time | " << fmt_us(ctx.wall_seconds) << " s (search " << fmt_us(r.time.total_s) << " s: waiting for "

@@ -50,50 +50,28 @@ void search_job::mark_suspect(eval_report& r) const {
 
 void search_job::limit_ub(eval_report& r) const {
   if (!r.ok || accepted_.empty()) return;  // the base itself is what it is
-  for (const auto& c : r.result.value("cases", nlohmann::json::array())) {
-    const auto used = c.value("ub_bytes", nlohmann::json());
-    const auto usable = c.value("ub_usable", nlohmann::json());
-    if (!used.is_number_unsigned() || !usable.is_number_unsigned()) continue;
-    const std::uint64_t base_used = res_.base.ub_reserved(c.value("name", std::string()));
-    const std::uint64_t n = used.get<std::uint64_t>(), limit = std::max(usable.get<std::uint64_t>(), base_used);
+  for (const auto& c : r.cases) {
+    if (!c.ub_reserved || !c.ub_usable) continue;
+    const std::uint64_t base_used = res_.base.ub_reserved(c.name);
+    const std::uint64_t n = *c.ub_reserved, usable = *c.ub_usable, limit = std::max(usable, base_used);
     if (n <= limit) continue;
     r.ok = false;
-    r.status = "runtime_error";
-    r.diagnostic = "ub_overflow: case '" + c.value("name", std::string()) + "' reserves " + std::to_string(n) +
-                   " bytes of UB (its InitBuffer calls), over the " + std::to_string(usable.get<std::uint64_t>()) +
+    r.status = eval_status::runtime_error;
+    r.diagnostic = "ub_overflow: case '" + c.name + "' reserves " + std::to_string(n) +
+                   " bytes of UB (its InitBuffer calls), over the " + std::to_string(usable) +
                    " a kernel may use (GetCoreMemSize(UB); the rest of the UB is the core's own)" +
-                   (base_used > usable.get<std::uint64_t>() ? " and the base's " + std::to_string(base_used) : std::string()) +
+                   (base_used > usable ? " and the base's " + std::to_string(base_used) : std::string()) +
                    ": the chip would overwrite its reserved UB; give the kernel smaller tiles";
     return;
   }
 }
 
-namespace {
-// The sites ("FILE:LINE") where a report's kernel read GM past an allocation's padding: the
-// result record's warnings, text "case 'C': gm_out_of_bounds at FILE:LINE: GM read of ... past it and
-// its padding ..." (the sim's message, sim/include/aopt_sim/kernel/global_tensor.h).
-std::set<std::string> over_read_sites(const eval_report& r) {
-  static const std::string tag = "gm_out_of_bounds at ";
-  std::set<std::string> out;
-  for (const auto& wj : r.result.value("warnings", nlohmann::json::array())) {
-    if (!wj.is_string()) continue;
-    const std::string w = wj.get<std::string>();
-    if (w.find("past it and its padding") == std::string::npos) continue;
-    const auto p = w.find(tag);
-    if (p == std::string::npos) continue;
-    const auto q = w.find(": ", p + tag.size());
-    out.insert(w.substr(p + tag.size(), q == std::string::npos ? std::string::npos : q - p - tag.size()));
-  }
-  return out;
-}
-}  // namespace
-
 void search_job::limit_gm_reads(eval_report& r) const {
   if (!r.ok || accepted_.empty()) return;  // the base itself is what it is
-  for (const auto& site : over_read_sites(r)) {
+  for (const auto& site : r.over_read_sites()) {
     if (base_over_reads_.count(site)) continue;
     r.ok = false;
-    r.status = "runtime_error";
+    r.status = eval_status::runtime_error;
     r.diagnostic = "gm_over_read: at " + site + " the kernel reads GM past an allocation and its padding, which the "
                    "operator as given does not: the chip reads whatever lies there without a fault up to a page "
                    "boundary, so a drop-in replacement must not add such a read; keep copies within the tensors";
@@ -105,13 +83,13 @@ bool search_job::start(const file_map& base) {
   res_.base_files = base;
   res_.best_files = base;
   say("stage", "evaluating the base");
-  const auto got = evaluate({{base, "base", 0, "base", std::nullopt, {}, {}}});
+  const auto got = evaluate({{base, eval_stage::base, 0, "base", std::nullopt, {}, {}}});
   if (!got.at(0)) throw aopt::error(ec::invalid_argument, "search job: a budget of 0 cannot evaluate the base");
   const entry& b = entries_.at(got[0]->entry);
   res_.base = b.report;
-  base_over_reads_ = over_read_sites(b.report);
+  base_over_reads_ = b.report.over_read_sites();
   if (!b.report.ok) {
-    res_.stop_reason = "base failed: " + b.report.status + (b.report.diagnostic.empty() ? "" : ": " + b.report.diagnostic);
+    res_.stop_reason = "base failed: " + std::string(to_string(b.report.status)) + (b.report.diagnostic.empty() ? "" : ": " + b.report.diagnostic);
     res_.best.reset();
     return false;
   }
@@ -141,9 +119,9 @@ void search_job::point(const entry& e, const eval_request& req, bool memo) {
   p.index = res_.trajectory.size();
   p.evaluations = res_.evaluations;
   p.round = static_cast<std::size_t>(std::max(0, req.round));
-  p.stage = req.stage;
+  p.stage = to_string(req.stage);
   p.proposal = req.proposal;
-  p.status = e.report.status;
+  p.status = to_string(e.report.status);
   if (e.report.ok) p.latency_us = e.report.latency_us;
   // Before the base is in (accepted_ empty), the base itself is the best once it passes.
   p.best_us = accepted_.empty() && e.report.ok ? e.report.latency_us : res_.best_us;
@@ -187,7 +165,7 @@ std::vector<std::optional<search_job::answer>> search_job::evaluate(const std::v
       e.key = keys[i];
       e.files = requests[i].files;
       e.report = std::move(reports[f->second]);
-      e.stage = requests[i].stage;
+      e.stage = to_string(requests[i].stage);
       e.round = static_cast<std::size_t>(std::max(0, requests[i].round));
       e.proposal = requests[i].proposal;
       mark_suspect(e.report);
@@ -228,7 +206,7 @@ bool search_job::offer(const answer& a, const std::string& title, const std::str
     // on the device that measured the challenger (devices of one class still differ), each new
     // set pooled with the old. Outside the budget.
     for (const auto* who : {&cur, &e}) {
-      auto got = svc_.runner.evaluate({eval_request{who->files, "remeasure", static_cast<int>(who->round),
+      auto got = svc_.runner.evaluate({eval_request{who->files, eval_stage::remeasure, static_cast<int>(who->round),
                                              "measured again to confirm an acceptance: " + who->proposal, std::nullopt, {},
                                              e.report.device}});
       if (got.size() != 1 || !got.front().ok) {
@@ -274,7 +252,7 @@ void search_job::verify() {
   // The base needs no check. Verification is outside the budget.
   while (accepted_.size() > 1) {
     const entry& e = entries_[accepted_.back()];
-    const eval_request req{e.files, "verify", static_cast<int>(e.round), "verification on fresh inputs: " + e.proposal,
+    const eval_request req{e.files, eval_stage::verify, static_cast<int>(e.round), "verification on fresh inputs: " + e.proposal,
                            rules_.verify_seed, {}, {}};
     auto got = svc_.runner.evaluate({req});
     if (got.size() != 1) {
@@ -298,7 +276,7 @@ void search_job::verify() {
     entry shown = e;
     shown.report = std::move(rep);
     point(shown, req, false);
-    say("stage", std::string("verification on fresh inputs: ") + (passed ? "passed" : "FAILED: " + shown.report.status));
+    say("stage", std::string("verification on fresh inputs: ") + (passed ? "passed" : "FAILED: " + std::string(to_string(shown.report.status))));
     say("point", req.proposal, &res_.trajectory.back());
     if (passed) break;
   }

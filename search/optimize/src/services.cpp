@@ -1,7 +1,6 @@
 #include "aopt/optimize/services.h"
 
 #include <atomic>
-#include <cctype>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -19,36 +18,6 @@ stage1::synthesis_input synthesis_input_of(const file_map& files) {
     else if (path.starts_with("op_kernel/")) in.kernel_files.push_back({path, content});
   }
   return in;
-}
-
-std::vector<double> eval_report::samples() const {
-  std::vector<double> out;
-  if (result.is_object() && result.contains("measurement") && result["measurement"].is_object()) {
-    for (const auto& v : result["measurement"].value("samples_us", nlohmann::json::array())) {
-      if (v.is_number()) out.push_back(v.get<double>());
-    }
-  }
-  if (out.empty()) out.push_back(latency_us);
-  return out;
-}
-
-bool eval_report::out_of_ub() const {
-  if (ok) return false;
-  std::string d;
-  for (char c : diagnostic) d.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  // sim: "hardware error ub_overflow ..."; the CANN runtime's wording names the UB overflow too.
-  return d.find("ub_overflow") != std::string::npos || d.find("ub overflow") != std::string::npos;
-}
-
-std::uint64_t eval_report::ub_reserved(const std::string& name) const {
-  std::uint64_t most = 0;
-  if (!result.is_object()) return 0;
-  for (const auto& c : result.value("cases", nlohmann::json::array())) {
-    const auto n = c.value("ub_bytes", nlohmann::json());
-    if (!n.is_number_integer() || n.get<std::int64_t>() < 0 || (!name.empty() && c.value("name", std::string()) != name)) continue;
-    most = std::max(most, static_cast<std::uint64_t>(n.get<std::int64_t>()));
-  }
-  return most;
 }
 
 std::string files_key(const file_map& files) {

@@ -56,11 +56,12 @@ class evaluator {
   // lands in the artifact cache, so its evaluation compiles at most its kernels; a kernel that
   // does not compile fails the evaluation, not the screen) and runs only the host tiling
   // of every case, sandboxed like a run: no GM, no kernel, no reference. Never cached. Returns
-  // {"status" (ok, compile_error, tiling_error, runtime_error, ...; "unsupported" on a backend
-  // other than sim), "diagnostic", "cases": [{"name", "block_dim", "tiling_key",
-  // "workspace_bytes", "words" (the tiling data as little-endian 32-bit words), "core_count"
-  // (the device's vector cores), "elements" and "elem_bytes" (of the case's largest input)}]}.
-  nlohmann::json screen(const candidate& cand);
+  // the verdict (status ok, compile_error, tiling_error, runtime_error, ...; unsupported on a
+  // backend other than sim; `ok` when every case tiled) with each case's tiling facts: block
+  // dim, tiling key, workspace, the tiling data as little-endian 32-bit words, the device's
+  // vector cores, UB capacity and usable UB, the elements and element size of the case's
+  // largest input, the run-time tunables it read.
+  vocab::eval_report screen(const candidate& cand);
   std::string key_of(const candidate& cand) const;
   const eval_options& options() const { return opts_; }
   backend& get_backend() { return *backend_; }

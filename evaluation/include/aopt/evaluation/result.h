@@ -1,4 +1,5 @@
-// The result record (DESIGN.md section 4), as data and as JSON.
+// The result record (DESIGN.md section 4), as data and as JSON, and the verdict the search reads
+// from it (vocab/verdict.h: eval_result::report).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aopt/evaluation/checker.h"
+#include "aopt/vocab/verdict.h"
 
 namespace aopt::evaluation {
 
@@ -61,11 +63,25 @@ struct eval_result {
   nlohmann::json bound;                        // roofline: {"bound_us", "headroom", ...} or null
   nlohmann::json build = nlohmann::json::object();  // seconds, stage, log
   double total_seconds = 0;
-  std::vector<std::string> warnings;
+  // Typed (a harness's warning names its kind and site); the record's JSON keeps their text,
+  // from which from_json types them again (vocab::warning_from_text).
+  std::vector<vocab::eval_warning> warnings;
 
   bool ok() const { return status == "ok"; }
+  // Adds `w` unless a warning of the same text is there already.
+  void warn(vocab::eval_warning w);
   nlohmann::json to_json() const;
   static eval_result from_json(const nlohmann::json& j);  // throws aopt::error(cache_error)
+  // The verdict the search reads: `ok` only for a candidate that passed every case and has a
+  // latency (a run that passed without one is a runtime_error), a suspect when the latency is
+  // under the roofline bound, the timed case's profile (with "bound_us"), each case's facts, the
+  // timed case's samples, the warnings, the build's seconds. `seconds` is total_seconds (the
+  // caller may count more: the cache write, the work directory's removal).
+  vocab::eval_report report() const;
 };
+
+// A status of the result record (or of a backend's run) as the verdict's enum; one the verdict
+// does not know is a runtime_error.
+vocab::eval_status verdict_status(const std::string& status);
 
 }  // namespace aopt::evaluation

@@ -23,9 +23,6 @@ namespace aopt::jobs {
 // Every source file of the package (op_host/, op_kernel/), by relative path.
 optimize::file_map load_files(const evaluation::op_package& pkg);
 
-// eval_result -> the optimizer's report (timed case profile, bound, suspect when faster than it).
-optimize::eval_report to_report(const evaluation::eval_result& r);
-
 struct slot_options {
   std::string backend = "sim";          // "sim" or "cann"
   std::string profile = "910b4";        // sim's device profile
@@ -55,7 +52,7 @@ std::vector<optimize::package_evaluate_fn> make_sim_slots(package_lookup lookup,
 // Builders (opt.slots of them): each builds a candidate without running it (evaluator::prebuild),
 // so that its artifacts are in this host's artifact cache when a device of this host runs it.
 // The report is final when the candidate does not build (or its result is cached); otherwise its
-// status is optimize::built_status and a device is to run it. Remeasure requests never take a
+// status is optimize::eval_status::built and a device is to run it. Remeasure requests never take a
 // cached result.
 std::vector<optimize::package_evaluate_fn> make_sim_builders(package_lookup lookup, const slot_options& opt);
 // The same for one package (the command line's jobs).

@@ -81,9 +81,13 @@ using rewrites_outcome = aopt::outcome<std::vector<search::kernel_rewrite>>;
 using experiences = std::vector<vocab::experience>;
 
 // -- network-ready payload types -------------------------------------------------------------
-using eval_request_wire = wire<optimize::eval_request>;
-using eval_report_wire = wire<optimize::eval_report>;
+using eval_request_wire = wire<vocab::eval_request>;
+using eval_report_wire = wire<vocab::eval_report>;
 using progress_wire = wire<optimize::progress_event>;
+// The evaluator pool's answer to a batch: its reports as the pool read them, once (local: the
+// pool and the searches that ask it share a process; the evaluators may be on nodes and send
+// their reports as eval_report_wire).
+using eval_reports = local<std::vector<vocab::eval_report>>;
 
 // -- interfaces -----------------------------------------------------------------------------
 
@@ -105,7 +109,7 @@ using evaluator_pool_actor = caf::typed_actor<
     // packages (jobs) share the devices in turn. A request in flight on a node that is lost is
     // queued again (at most twice) for another device: it is answered once.
     caf::replies_to<evaluate_atom, std::string, std::string,
-                    std::vector<eval_envelope>>::with<std::vector<eval_report_wire>>,
+                    std::vector<eval_envelope>>::with<eval_reports>,
     // The number of devices of a class still usable (at least 1 while nodes may still join).
     caf::replies_to<parallelism_atom, std::string>::with<std::uint64_t>,
     // A node's devices join (registry key, node, devices, one evaluator per device). A node

@@ -36,9 +36,11 @@
 #include "aopt/common/file_map.h"
 #include "aopt/protocols/device.hpp"
 
-namespace aopt::optimize {
+namespace aopt::vocab {
 struct eval_request;
 struct eval_report;
+}  // namespace aopt::vocab
+namespace aopt::optimize {
 struct progress_event;
 struct optimizer_config;
 }  // namespace aopt::optimize
@@ -80,7 +82,7 @@ typename Inspector::result_type inspect(Inspector& f, eval_route& x) {
 // One request to the evaluator pool: its route and its body.
 struct eval_envelope {
   eval_route route;
-  wire<optimize::eval_request> body;
+  wire<vocab::eval_request> body;
 };
 
 template <class Inspector>

@@ -170,22 +170,19 @@ using progress_fn = std::function<void(const progress_event&)>;
 optimize_result run_optimizer(const file_map& base_files, const services& svc, const optimizer_config& cfg,
                               const progress_fn& progress = {});
 
-// Each record of the search has one JSON form (src/records.cpp), used alike by report.json, the
-// daemon's journal and events, and the actor messages (protocols::wire): to_json writes every
-// field, from_json (nlohmann's ADL hook: `j.get<eval_report>()`) reads it back exactly (doubles
-// bit-equal) and throws nlohmann::json::exception on a missing or mistyped field.
-nlohmann::json to_json(const eval_request& r);
-void from_json(const nlohmann::json& j, eval_request& r);
-nlohmann::json to_json(const eval_report& r);  // the full result record included ("result")
-void from_json(const nlohmann::json& j, eval_report& r);
+// Each record of the search has one JSON form (src/records.cpp; the request's and the report's
+// in vocab/verdict.h), used alike by report.json, the daemon's journal and events, and the actor
+// messages (protocols::wire): to_json writes every field, from_json (nlohmann's ADL hook:
+// `j.get<trajectory_point>()`) reads it back exactly (doubles bit-equal) and throws
+// nlohmann::json::exception on a missing or mistyped field.
+using vocab::from_json;
+using vocab::to_json;
 nlohmann::json to_json(const trajectory_point& p);
 void from_json(const nlohmann::json& j, trajectory_point& p);
 nlohmann::json to_json(const progress_event& e);
 void from_json(const nlohmann::json& j, progress_event& e);
 nlohmann::json to_json(const optimizer_config& c);
 void from_json(const nlohmann::json& j, optimizer_config& c);
-// A report for a candidate the system could not evaluate (timeout, dead evaluator).
-eval_report failure_report(const std::string& status, const std::string& diagnostic);
 
 // JSON of a result (report.json's "result"): every field above; files are not included.
 nlohmann::json to_json(const optimize_result& r);

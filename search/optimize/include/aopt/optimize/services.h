@@ -25,72 +25,20 @@
 #include "aopt/search/experience.h"
 #include "aopt/stage1/mutator.h"
 #include "aopt/stage1/tiling_template.h"
+#include "aopt/vocab/verdict.h"
 
 namespace aopt::optimize {
 
 using search::file_map;  // relative path ("op_kernel/add_custom.cpp") -> content
 
-// One candidate to evaluate: the complete source set of the operator (every op_host/ and
-// op_kernel/ source file, changed or not) plus its lineage. The evaluator replaces the files
-// that differ from the operator's base package.
-struct eval_request {
-  file_map files;
-  std::string stage;     // "base", "tiling", "kernel", "verify", "random", ...; "remeasure":
-                         // measured again, never answered from the result cache; "screen": only
-                         // the host tiling of every case runs (no kernel): the report's `result`
-                         // is the screen (evaluation::evaluator::screen), `ok` when every case tiled
-  int round = 0;
-  std::string proposal;  // one line: what this candidate changes
-  // Input seed override: "verify" requests use a fresh seed so the winner is checked on inputs
-  // it was not selected on. nullopt = the operator's seed (aopt.json "seed", else 1).
-  std::optional<std::uint64_t> input_seed;
-  // The operator the candidate belongs to (a job's package id): the evaluator's base package
-  // when one evaluator serves several jobs. Empty for an evaluator of one package.
-  std::string package;
-  // Run on this device (its name as reports give it, "sim1" or "node/npu0"): a noisy backend's
-  // confirming measurements of champion and challenger go to the device that measured the
-  // challenger. Empty, or a device that is down or unknown: any device of the job's class.
-  std::string device;
-  // Evaluate these files on top of `files` instead (Stage I's search form, stage1/search_form.h:
-  // the tiling source reading its tunables at run time, and the tunables file with this
-  // variant's values), so that the variants of one template share one host build. The
-  // candidate is still `files`: the job's memory, the journal and the report know only those.
-  file_map search_form = {};
-};
-
-// What came back. `ok` only for a candidate that passed every case (the timed one included),
-// did not write to its inputs, and has a latency.
-struct eval_report {
-  bool ok = false;
-  std::string status;        // evaluator status: "ok", "compile_error", "tiling_error", ...
-  std::string diagnostic;    // why it failed, one paragraph
-  double latency_us = 0;     // timed case (simulated on `sim`; see `backend`)
-  std::optional<double> bound_us;  // roofline lower bound of the timed case, when known
-  // Faster than the bound: held as suspect, never accepted (the evaluator or the model is wrong).
-  bool suspect = false;
-  bool cached = false;       // the evaluator answered from its persistent result cache
-  std::string backend;       // "sim", "cann"
-  std::string profile_name;  // device profile ("910b4")
-  nlohmann::json profile = nlohmann::json::object();  // timed case, msprof field names
-  nlohmann::json result = nlohmann::json::object();   // the full result record (DESIGN.md §4)
-  double seconds = 0;        // wall time of this evaluation
-  // The device that ran it ("sim0", or "node/sim0" on a remote evaluator node); empty when the
-  // evaluator was not told its name.
-  std::string device;
-  // A failure for lack of on-chip buffer (the kernel asked for more UB than the core has, e.g.
-  // a second queue slot on a tiling sized for one): the candidate may pass with smaller tiles.
-  bool out_of_ub() const;
-  // The UB the candidate reserved (its InitBuffer calls) in case `name` (result.cases[].ub_bytes),
-  // or with an empty name the most of any case; 0 when the evaluator did not say.
-  std::uint64_t ub_reserved(const std::string& name = {}) const;
-  // The timed case's repeated timings (result["measurement"]["samples_us"]: cann, or sim with a
-  // noise profile); otherwise the one deterministic latency.
-  std::vector<double> samples() const;
-};
-
-// The status of a builder's report (jobs::make_sim_builders): the candidate built and its
-// artifacts wait in the host's cache; a device is still to run it. Never a search's answer.
-inline constexpr std::string_view built_status = "built";
+// One evaluation's request and report, one C++ type each from the search to the evaluator and
+// back (vocab/verdict.h: status and stage as enums, the facts of each case, typed warnings).
+using vocab::case_facts;
+using vocab::eval_report;
+using vocab::eval_request;
+using vocab::eval_stage;
+using vocab::eval_status;
+using vocab::failure_report;
 
 // Evaluates candidates (the Evaluator role).
 class runner {
