@@ -282,6 +282,117 @@ aopt::engine_failure all_failed(role r, const std::vector<std::string>& reasons,
   return aopt::engine_failure{why};
 }
 
+// The host file with its evolvable region [begin, end) between the markers the model edits within.
+std::string mark_region(const std::string& host, std::size_t begin, std::size_t end) {
+  std::string marked = host.substr(0, begin) + std::string(start_marker) + "\n" + host.substr(begin, end - begin);
+  if (!marked.empty() && marked.back() != '\n') marked += '\n';
+  return marked + std::string(end_marker) + "\n" + host.substr(end);
+}
+
+// The history the tiling prompt shows: the best passing variants, the latest failures, then a
+// seeded sample of the rest, at most `max_history` in the order they were evaluated.
+std::string history_text(const stage1::tiling_template& tmpl, const stage1::stage1_history& history,
+                         std::size_t max_history, std::mt19937_64& rng) {
+  const auto& entries = history.entries();
+  std::vector<std::size_t> shown;
+  std::set<std::size_t> chosen;
+  auto take = [&](std::size_t i) {
+    if (shown.size() < max_history && chosen.insert(i).second) shown.push_back(i);
+  };
+  for (const auto* e : history.best(max_history / 3 + 1)) take(static_cast<std::size_t>(e - entries.data()));
+  for (std::size_t i = entries.size(), k = 0; i-- > 0 && k < max_history / 3 + 1;) {
+    if (!entries[i].outcome.ok) {
+      take(i);
+      ++k;
+    }
+  }
+  std::vector<std::size_t> rest;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (chosen.count(i) == 0) rest.push_back(i);
+  }
+  std::shuffle(rest.begin(), rest.end(), rng);
+  for (auto i : rest) take(i);
+  std::sort(shown.begin(), shown.end());
+  std::string hist;
+  for (auto i : shown) {
+    const auto& e = entries[i];
+    const std::string what = e.values.size() == tmpl.tunables.size() ? tmpl.describe_change(e.values) : e.description;
+    hist += "- " + what + (e.op.empty() ? "" : " [" + e.op + "]") + ": " +
+            (e.outcome.ok ? "ok, " + std::to_string(e.outcome.latency_us) + " us"
+                          : e.outcome.status + (e.outcome.message.empty() ? "" : " (" + cut(one_line(e.outcome.message), 200) + ")")) +
+            "\n";
+  }
+  if (hist.empty()) hist = "(nothing evaluated yet)\n";
+  if (entries.size() > shown.size()) {
+    hist += "(" + std::to_string(entries.size() - shown.size()) + " more evaluated variants not shown)\n";
+  }
+  return hist;
+}
+
+// What one answer section's edits make of the marked host file: the host file without its
+// markers (`text`), or the kind of failure and why.
+struct region_edit {
+  std::string text;
+  std::string kind;  // empty when the edit is usable
+  std::string why;
+};
+region_edit edit_region(const answer_section& sec, const std::string& host_path, const std::string& marked,
+                        const std::string& host, const edit_options& opt, parse_checker& parse) {
+  const search::file_map editable = {{host_path, marked}};
+  auto parsed = parse_edits(sec.body, editable, opt);
+  if (parsed.error) return {{}, to_string(parsed.error->kind), parsed.error->reason};
+  auto applied = apply_blocks(editable, parsed.blocks, opt);
+  if (applied.error) return {{}, to_string(applied.error->kind), applied.error->reason};
+  const std::string& edited = applied.files.at(host_path);
+  const marker_scan frame = scan_markers(marked);  // what lies outside the region must stay
+  const marker_scan m = scan_markers(edited);
+  if (!m.problem.empty()) {
+    return {{}, "outside_region", host_path + ": the edit broke the evolution markers (" + m.problem + ")"};
+  }
+  if (edited.compare(0, m.prefix_end, marked, 0, frame.prefix_end) != 0 || m.prefix_end != frame.prefix_end ||
+      edited.compare(m.suffix_begin, std::string::npos, marked, frame.suffix_begin, std::string::npos) != 0) {
+    return {{}, "outside_region", host_path + ": the edit changes code outside EVOLVE-BLOCK-START/END"};
+  }
+  if (auto bad = parse.check({{host_path, host}}, {{host_path, m.stripped}}, {host_path})) {
+    return {{}, to_string(bad->kind), bad->reason};
+  }
+  return {m.stripped, {}, {}};
+}
+
+// The template assignment an edited host file is when the edit only changed tunables' values
+// (synthesizing it again finds every tunable and instantiating those values gives the same
+// text); empty for a rewrite of the tiling logic.
+stage1::assignment assignment_of(const stage1::tiling_template& tmpl, const std::string& host_path,
+                                 const std::string& edited) {
+  stage1::synthesis_input resyn;
+  for (const auto& f : tmpl.files) {
+    if (f.path.starts_with("op_kernel/")) resyn.kernel_files.push_back(f);
+    else resyn.host_files.push_back(f);
+  }
+  for (auto& f : resyn.host_files) {
+    if (f.path == host_path) f.content = edited;
+  }
+  const auto t2 = stage1::synthesize(resyn);
+  if (!t2.tmpl) return {};
+  stage1::assignment values = tmpl.base();
+  for (std::size_t i = 0; i < tmpl.tunables.size(); ++i) {
+    const auto j = t2.tmpl->find(tmpl.tunables[i].name);
+    if (!j) return {};
+    const auto& t2u = t2.tmpl->tunables[*j];
+    if (tmpl.tunables[i].spellings.empty()) {
+      values[i] = t2u.value;
+    } else {
+      const std::string sp = value_text(t2u, t2u.value);
+      const auto& sps = tmpl.tunables[i].spellings;
+      const auto at = std::find(sps.begin(), sps.end(), sp);
+      if (at == sps.end()) return {};
+      values[i] = at - sps.begin();
+    }
+  }
+  if (tmpl.instantiate(values).at(host_path) != edited) return {};
+  return values;
+}
+
 }  // namespace
 
 llm_engine::llm_engine(client& c, prompt_library prompts, llm_engine_options opt)
@@ -421,65 +532,20 @@ aopt::outcome<std::vector<stage1::tiling_proposal>> llm_engine::propose_tiling_v
     const std::string host_path = tmpl.files.at(0).path;
     const std::string& host = tmpl.files[0].content;
     const region reg = region_of(tmpl);
-    std::string marked = host.substr(0, reg.begin) + std::string(start_marker) + "\n" + host.substr(reg.begin, reg.end - reg.begin);
-    if (!marked.empty() && marked.back() != '\n') marked += '\n';
-    marked += std::string(end_marker) + "\n" + host.substr(reg.end);
-
-    // History: the best passing variants, the latest failures, then a seeded sample of the rest.
-    const auto& entries = history.entries();
-    std::vector<std::size_t> shown;
-    std::set<std::size_t> chosen;
-    auto take = [&](std::size_t i) {
-      if (shown.size() < opt_.max_history && chosen.insert(i).second) shown.push_back(i);
-    };
-    for (const auto* e : history.best(opt_.max_history / 3 + 1)) take(static_cast<std::size_t>(e - entries.data()));
-    for (std::size_t i = entries.size(), k = 0; i-- > 0 && k < opt_.max_history / 3 + 1;) {
-      if (!entries[i].outcome.ok) {
-        take(i);
-        ++k;
-      }
-    }
-    std::vector<std::size_t> rest;
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      if (chosen.count(i) == 0) rest.push_back(i);
-    }
-    std::shuffle(rest.begin(), rest.end(), rng_);
-    for (auto i : rest) take(i);
-    std::sort(shown.begin(), shown.end());
-    std::string hist;
-    for (auto i : shown) {
-      const auto& e = entries[i];
-      const std::string what = e.values.size() == tmpl.tunables.size() ? tmpl.describe_change(e.values) : e.description;
-      hist += "- " + what + (e.op.empty() ? "" : " [" + e.op + "]") + ": " +
-              (e.outcome.ok ? "ok, " + std::to_string(e.outcome.latency_us) + " us"
-                            : e.outcome.status + (e.outcome.message.empty() ? "" : " (" + cut(one_line(e.outcome.message), 200) + ")")) +
-              "\n";
-    }
-    if (hist.empty()) hist = "(nothing evaluated yet)\n";
-    if (entries.size() > shown.size()) {
-      hist += "(" + std::to_string(entries.size() - shown.size()) + " more evaluated variants not shown)\n";
-    }
+    const std::string marked = mark_region(host, reg.begin, reg.end);
     const std::string device = "vector cores: " + std::to_string(opt_.limits.core_count) +
                                ", unified buffer per core: " + std::to_string(opt_.limits.ub_bytes) + " bytes";
     auto answer = ask(r, {{"function", tmpl.function_name},
                           {"region", files_text({{host_path, marked}}, opt_.max_code_bytes)},
                           {"tunables", tunables_text(tmpl)},
-                          {"history", hist},
+                          {"history", history_text(tmpl, history, opt_.max_history, rng_)},
                           {"n", std::to_string(n)},
                           {"device", device},
                           {"edit_format", edit_format_help(opt_.edits)}});
     if (!answer.ok()) return aopt::engine_failure{answer.reason()};
 
-    const search::file_map editable = {{host_path, marked}};
-    const marker_scan frame = scan_markers(marked);  // what lies outside the region must stay
-    const search::file_map original = {{host_path, host}};
     const stage1::assignment base = tmpl.base();
     const auto base_files = tmpl.instantiate(base);
-    stage1::synthesis_input resyn;
-    for (const auto& f : tmpl.files) {
-      if (f.path.starts_with("op_kernel/")) resyn.kernel_files.push_back(f);
-      else resyn.host_files.push_back(f);
-    }
     auto& offered = offered_[key];
     std::vector<stage1::tiling_proposal> out;
     std::vector<std::string> reasons;
@@ -493,61 +559,14 @@ aopt::outcome<std::vector<stage1::tiling_proposal>> llm_engine::propose_tiling_v
         reasons.push_back(label + ": " + why);
         fail(r, std::move(kind), label + ": " + why);
       };
-      auto parsed = parse_edits(sec.body, editable, opt_.edits);
-      if (parsed.error) {
-        reject(to_string(parsed.error->kind), parsed.error->reason);
-        continue;
-      }
-      auto applied = apply_blocks(editable, parsed.blocks, opt_.edits);
-      if (applied.error) {
-        reject(to_string(applied.error->kind), applied.error->reason);
-        continue;
-      }
-      const std::string& edited = applied.files.at(host_path);
-      const marker_scan m = scan_markers(edited);
-      if (!m.problem.empty()) {
-        reject("outside_region", host_path + ": the edit broke the evolution markers (" + m.problem + ")");
-        continue;
-      }
-      if (edited.compare(0, m.prefix_end, marked, 0, frame.prefix_end) != 0 || m.prefix_end != frame.prefix_end ||
-          edited.compare(m.suffix_begin, std::string::npos, marked, frame.suffix_begin, std::string::npos) != 0) {
-        reject("outside_region", host_path + ": the edit changes code outside EVOLVE-BLOCK-START/END");
-        continue;
-      }
-      search::file_map now = {{host_path, m.stripped}};
-      if (auto bad = parse_.check(original, now, {host_path})) {
-        reject(to_string(bad->kind), bad->reason);
+      const region_edit edit = edit_region(sec, host_path, marked, host, opt_.edits, parse_);
+      if (!edit.kind.empty()) {
+        reject(edit.kind, edit.why);
         continue;
       }
       // A parameter-only change carries its assignment (Stage I dedups and instantiates it).
       stage1::tiling_proposal p;
-      auto syn_in = resyn;
-      for (auto& f : syn_in.host_files) {
-        if (f.path == host_path) f.content = m.stripped;
-      }
-      const auto t2 = stage1::synthesize(syn_in);
-      if (t2.tmpl) {
-        stage1::assignment values = base;
-        bool all = true;
-        for (std::size_t i = 0; i < tmpl.tunables.size() && all; ++i) {
-          const auto j = t2.tmpl->find(tmpl.tunables[i].name);
-          if (!j) {
-            all = false;
-            break;
-          }
-          const auto& t2u = t2.tmpl->tunables[*j];
-          if (tmpl.tunables[i].spellings.empty()) {
-            values[i] = t2u.value;
-          } else {
-            const std::string sp = value_text(t2u, t2u.value);
-            const auto& sps = tmpl.tunables[i].spellings;
-            const auto at = std::find(sps.begin(), sps.end(), sp);
-            if (at == sps.end()) all = false;
-            else values[i] = at - sps.begin();
-          }
-        }
-        if (all && tmpl.instantiate(values).at(host_path) == m.stripped) p.values = std::move(values);
-      }
+      p.values = assignment_of(tmpl, host_path, edit.text);
       if (!p.values.empty()) {
         if (auto why = tmpl.check(p.values, opt_.limits)) {
           reject("domain", *why);
@@ -565,7 +584,7 @@ aopt::outcome<std::vector<stage1::tiling_proposal>> llm_engine::propose_tiling_v
         }
       } else {
         p.files = base_files;
-        p.files[host_path] = m.stripped;
+        p.files[host_path] = edit.text;
         p.op = "llm-rewrite";
         p.description = "tiling logic rewrite";
       }

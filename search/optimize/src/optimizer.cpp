@@ -801,6 +801,34 @@ class timed_database final : public database {
   double& s_;
 };
 
+// Why a search that stopped with budget left could not spend it, from its stop reason.
+std::string unused_budget_why(const std::string& stop, const optimizer_config& cfg, std::size_t widened) {
+  if (stop.rfind("base failed", 0) == 0) return "the base failed, so there is nothing to improve (" + stop + ")";
+  if (stop == "rounds done") {
+    return "every round the configuration allows ran (rounds " + std::to_string(cfg.rounds) + " + extra_rounds " +
+           std::to_string(cfg.extra_rounds) + " + " + std::to_string(widened) +
+           " widening round(s)); raise extra_rounds to spend the rest";
+  }
+  const std::string prefix = "no new candidate: ";
+  if (stop.rfind(prefix, 0) == 0) {
+    std::string why = "no new candidate was left to propose (" + stop.substr(prefix.size()) + ")";
+    if (!cfg.widen) why += "; widening is off (widen = false)";
+    if (!cfg.stage1 || !cfg.stage2) why += std::string("; Stage ") + (cfg.stage1 ? "II" : "I") + " is off";
+    return why;
+  }
+  return stop;
+}
+
+// The job's result, with the budget it left and why.
+optimize_result finished(job& j, const std::string& stop, const optimizer_config& cfg, std::size_t widened) {
+  optimize_result r = j.finish(stop);
+  if (r.evaluations < cfg.budget) {
+    r.budget_unused = cfg.budget - r.evaluations;
+    r.budget_unused_why = unused_budget_why(r.stop_reason, cfg, widened);
+  }
+  return r;
+}
+
 optimize_result run_rounds(const file_map& base_files, const services& inner, const optimizer_config& cfg,
                            const progress_fn& progress, time_breakdown& time) {
   timed_engine engine(inner.engine, time.engine_s);
@@ -809,7 +837,7 @@ optimize_result run_rounds(const file_map& base_files, const services& inner, co
   const services svc{engine, runner, database};
   job j(svc, cfg, progress);
   const std::size_t n = cfg.proposals_per_step != 0 ? cfg.proposals_per_step : std::max<std::size_t>(2, svc.runner.parallelism());
-  if (!j.start(base_files)) return j.finish("");
+  if (!j.start(base_files)) return finished(j, "", cfg, 0);
 
   // Algorithm 1: R rounds; then up to extra_rounds more while budget remains and a round still
   // evaluates something new (the budget is the user's: leaving it unspent helps nobody).
@@ -853,7 +881,7 @@ optimize_result run_rounds(const file_map& base_files, const services& inner, co
     last_empty = empty;
   }
 
-  return j.finish(stop);
+  return finished(j, stop, cfg, widened);
 }
 
 }  // namespace

@@ -93,6 +93,7 @@ nlohmann::json to_json(const optimize_result& r) {
           {"tiling_variants", {{"unbuilt", r.unbuilt_variants}, {"built", r.built_variants}, {"built_why", r.built_why}}},
           {"suspects", r.suspects},
           {"stop_reason", r.stop_reason},
+          {"budget_unused", {{"evaluations", r.budget_unused}, {"why", r.budget_unused_why}}},
           {"warnings", r.warnings},
           {"time", {{"total_s", r.time.total_s},
                     {"engine_s", r.time.engine_s},
@@ -147,6 +148,9 @@ std::string report_markdown(const optimize_result& r, const report_context& ctx)
   o << "| evaluations | " << r.evaluations << " of budget " << ctx.config.budget << " (" << r.failures
     << " failed, " << r.suspects << " suspect, " << r.memo_hits << " repeats answered free) |\n";
   o << "| stopped | " << r.stop_reason << " |\n";
+  if (r.budget_unused > 0) {
+    o << "| unused budget | " << r.budget_unused << " of " << ctx.config.budget << ": " << r.budget_unused_why << " |\n";
+  }
   for (const auto& w : r.warnings) o << "| warning | " << w << " |\n";
   if (r.verification) {
     o << "| fresh-input check | " << (r.verification->ok ? "passed" : "failed: " + std::string(to_string(r.verification->status))) << " |\n";

@@ -502,31 +502,34 @@ std::pair<tunable_kind, domain> classify_constant(const std::string& name, std::
 
 }  // namespace
 
-synthesis_result synthesize(const synthesis_input& input) {
-  synthesis_result result;
-  // 1. Lex every host source and find the tiling function's name.
-  std::vector<tokens> host_toks;
-  for (const auto& f : input.host_files) host_toks.push_back(lex(f.content));
-  std::string func_name;
-  for (std::size_t fi = 0; fi < host_toks.size() && func_name.empty(); ++fi) {
-    const tokens& t = host_toks[fi];
+namespace {
+
+// 1. The tiling function's name: the argument of SetTiling(...) or of .Tiling(...) in any host
+// source; TilingFunc when none names it.
+std::string tiling_function_name(const std::vector<tokens>& host_toks) {
+  for (const tokens& t : host_toks) {
     for (std::size_t i = 0; i + 2 < t.size(); ++i) {
       const bool set_tiling = t[i].is("SetTiling");
       const bool dot_tiling = t[i].is("Tiling") && i > 0 && t[i - 1].is(".");
       if ((set_tiling || dot_tiling) && t[i + 1].is("(")) {
         const std::size_t close = match_forward(t, i + 1);
-        if (close < t.size() && close > i + 2 && t[close - 1].is_ident()) {
-          func_name = std::string(t[close - 1].text);
-          break;
-        }
+        if (close < t.size() && close > i + 2 && t[close - 1].is_ident()) return std::string(t[close - 1].text);
       }
     }
   }
-  if (func_name.empty()) func_name = "TilingFunc";
+  return "TilingFunc";
+}
 
-  // 2. Find its definition: NAME ( ... ) {  not preceded by a member access or argument list.
-  std::size_t host = host_toks.size(), body_b = 0, body_e = 0, def_tok = 0;
-  for (std::size_t fi = 0; fi < host_toks.size() && host == host_toks.size(); ++fi) {
+// Where the tiling function is defined: its host file, its name token, its body's braces.
+struct definition {
+  std::size_t host = 0;
+  std::size_t def_tok = 0;
+  std::size_t body_b = 0, body_e = 0;
+};
+
+// 2. Its definition: NAME ( ... ) {  not preceded by a member access or argument list.
+std::optional<definition> find_definition(const std::vector<tokens>& host_toks, const std::string& func_name) {
+  for (std::size_t fi = 0; fi < host_toks.size(); ++fi) {
     const tokens& t = host_toks[fi];
     for (std::size_t i = 0; i + 1 < t.size(); ++i) {
       if (!t[i].is(func_name) || !t[i + 1].is("(")) continue;
@@ -538,380 +541,436 @@ synthesis_result synthesize(const synthesis_input& input) {
       std::size_t j = close + 1;
       while (j < t.size() && (t[j].is("const") || t[j].is("noexcept"))) ++j;
       if (j < t.size() && t[j].is("{")) {
-        host = fi;
-        body_b = j;
-        body_e = match_forward(t, j);
-        def_tok = i;
-        break;
+        const std::size_t body_e = match_forward(t, j);
+        if (body_e >= t.size()) return std::nullopt;
+        return definition{fi, i, j, body_e};
       }
     }
   }
-  if (host == host_toks.size() || body_e >= host_toks[host].size()) {
-    std::string files;
-    for (const auto& f : input.host_files) files += (files.empty() ? "" : ", ") + f.path;
-    result.error = synthesis_error{
-        "no definition of the tiling function '" + func_name + "' found in the host sources [" +
-        files + "]: pass the op_host file that defines the function given to "
-        "AICore().SetTiling(...) or IMPL_OP_OPTILING(...).Tiling(...)"};
-    return result;
+  return std::nullopt;
+}
+
+// A statement that chooses the tiling key: `key = LITERAL|IDENT;` for a variable that reaches
+// SetTilingKey, or SetTilingKey(LITERAL|CONSTANT).
+struct key_site {
+  std::size_t stmt;
+  std::size_t tok;
+  std::string var;
+};
+
+// Steps 3 to 4c over one tiling function: its constants, the backward slice from its sinks, and
+// the tunables of the sliced statements.
+class synthesizer {
+ public:
+  synthesizer(const synthesis_input& input, const std::vector<tokens>& host_toks, const definition& def)
+      : input_(input), host_toks_(host_toks), def_(def), t_(host_toks[def.host]),
+        src_(input.host_files[def.host].content), bld_{input, {}, {}, {}, {}, {}} {
+    bld_.file_text.push_back(src_);
+    bld_.file_path.push_back(input.host_files[def.host].path);
   }
 
-  builder bld{input, {}, {}, {}, {}, {}};
-  bld.file_text.push_back(input.host_files[host].content);
-  bld.file_path.push_back(input.host_files[host].path);
-  const std::string& src = bld.file_text[0];
-  const tokens& t = host_toks[host];
-
-  // Function start: back to the start of the declaration (after the previous ; } or directive).
-  std::size_t decl_b = def_tok;
-  while (decl_b > 0 && !t[decl_b - 1].is(";") && !t[decl_b - 1].is("}") && !t[decl_b - 1].is("{") &&
-         t[decl_b - 1].kind != token_kind::directive) {
-    --decl_b;
+  void run() {
+    collect_all_constants();
+    slice();
+    auto sites = drop_placeholder_keys(drop_typed_keys(key_sites()));
+    add_key_tunables(sites);
+    for (std::size_t si = 0; si < infos_.size(); ++si) scan_statement(si);
+    constant_tunables();
+    note_foreign_constants();
   }
 
+  tiling_template finish(const std::string& func_name) {
+    // Function start: back to the start of the declaration (after the previous ; } or directive).
+    std::size_t decl_b = def_.def_tok;
+    while (decl_b > 0 && !t_[decl_b - 1].is(";") && !t_[decl_b - 1].is("}") && !t_[decl_b - 1].is("{") &&
+           t_[decl_b - 1].kind != token_kind::directive) {
+      --decl_b;
+    }
+    tiling_template tmpl;
+    for (std::size_t i = 0; i < bld_.file_text.size(); ++i) tmpl.files.push_back({bld_.file_path[i], bld_.file_text[i]});
+    tmpl.function_name = func_name;
+    tmpl.function_begin = t_[decl_b].offset;
+    tmpl.function_end = t_[def_.body_e].offset + 1;
+    // Order tunables by their first occurrence in the host file (constants first, as written).
+    std::stable_sort(bld_.tunables.begin(), bld_.tunables.end(), [](const tunable& a, const tunable& b) {
+      return a.occurrences.front().offset < b.occurrences.front().offset;
+    });
+    tmpl.tunables = std::move(bld_.tunables);
+    tmpl.notes = std::move(bld_.notes);
+    if (tmpl.tunables.empty()) tmpl.notes.push_back("no tunable found in " + func_name + ": Stage I has nothing to mutate");
+    return tmpl;
+  }
+
+ private:
   // 3. Constants: of the host file (outside the body), of the other host files, of the kernel.
-  std::vector<constant_def> host_consts, other_consts, kernel_consts;
-  collect_constants(src, t, 0, body_b, body_e + 1, host_consts);
-  for (std::size_t fi = 0; fi < host_toks.size(); ++fi) {
-    if (fi != host) collect_constants(input.host_files[fi].content, host_toks[fi], fi, 0, 0, other_consts);
+  void collect_all_constants() {
+    collect_constants(src_, t_, 0, def_.body_b, def_.body_e + 1, host_consts_);
+    for (std::size_t fi = 0; fi < host_toks_.size(); ++fi) {
+      if (fi != def_.host) collect_constants(input_.host_files[fi].content, host_toks_[fi], fi, 0, 0, other_consts_);
+    }
+    for (std::size_t k = 0; k < input_.kernel_files.size(); ++k) {
+      kernel_toks_.push_back(lex(input_.kernel_files[k].content));
+      collect_constants(input_.kernel_files[k].content, kernel_toks_.back(), k, 0, 0, kernel_consts_);
+    }
+    for (const auto& c : host_consts_) host_const_by_name_.emplace(c.name, &c);
+    typed_by_key_ = !kernel_toks_.empty() && !kernel_has_dtype_macros(kernel_toks_);
   }
-  std::vector<tokens> kernel_toks;
-  for (std::size_t k = 0; k < input.kernel_files.size(); ++k) {
-    kernel_toks.push_back(lex(input.kernel_files[k].content));
-    collect_constants(input.kernel_files[k].content, kernel_toks.back(), k, 0, 0, kernel_consts);
-  }
-  std::map<std::string, const constant_def*> host_const_by_name;
-  for (const auto& c : host_consts) host_const_by_name.emplace(c.name, &c);
 
   // 4. Statements and the backward slice from the sinks.
-  const auto stmts = split_statements(t, body_b + 1, body_e);
-  std::vector<stmt_info> infos;
-  for (const auto& s : stmts) {
-    infos.push_back(s.kind == stmt_kind::simple ? analyse(t, s) : stmt_info{});
-  }
-  std::set<std::string> tainted, key_vars;
-  for (const auto& in : infos) {
-    if (in.r == stmt_info::role::sink_call || in.r == stmt_info::role::member_write) {
-      for (std::size_t i = in.rhs_b; i < in.rhs_e; ++i) {
-        if (t[i].is_ident()) {
-          tainted.insert(std::string(t[i].text));
-          if (in.target == "SetTilingKey") key_vars.insert(std::string(t[i].text));
+  void slice() {
+    stmts_ = split_statements(t_, def_.body_b + 1, def_.body_e);
+    for (const auto& s : stmts_) infos_.push_back(s.kind == stmt_kind::simple ? analyse(t_, s) : stmt_info{});
+    for (const auto& in : infos_) {
+      if (in.r == stmt_info::role::sink_call || in.r == stmt_info::role::member_write) {
+        for (std::size_t i = in.rhs_b; i < in.rhs_e; ++i) {
+          if (t_[i].is_ident()) {
+            tainted_.insert(std::string(t_[i].text));
+            if (in.target == "SetTilingKey") key_vars_.insert(std::string(t_[i].text));
+          }
+        }
+      }
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const auto& in : infos_) {
+        if (in.r != stmt_info::role::assign || !tainted_.count(in.target)) continue;
+        for (std::size_t i = in.rhs_b; i < in.rhs_e; ++i) {
+          if (t_[i].is_ident() && tainted_.insert(std::string(t_[i].text)).second) changed = true;
         }
       }
     }
   }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const auto& in : infos) {
-      if (in.r != stmt_info::role::assign || !tainted.count(in.target)) continue;
-      for (std::size_t i = in.rhs_b; i < in.rhs_e; ++i) {
-        if (t[i].is_ident() && tainted.insert(std::string(t[i].text)).second) changed = true;
-      }
-    }
-  }
-  auto relevant = [&](const stmt_info& in) {
+
+  bool relevant(const stmt_info& in) const {
     return in.r == stmt_info::role::sink_call || in.r == stmt_info::role::member_write ||
-           (in.r == stmt_info::role::assign && tainted.count(in.target));
-  };
-  auto dtype_fact = [&](const stmt_info& in) {
+           (in.r == stmt_info::role::assign && tainted_.count(in.target));
+  }
+  bool dtype_fact(const stmt_info& in) const {
     for (std::size_t i = in.rhs_b; i < in.rhs_e; ++i) {
-      if (t[i].is_ident() && (t[i].text.substr(0, 3) == "DT_" || t[i].is("GetDataType"))) return true;
+      if (t_[i].is_ident() && (t_[i].text.substr(0, 3) == "DT_" || t_[i].is("GetDataType"))) return true;
     }
     return false;
-  };
+  }
 
-  std::set<std::size_t> consumed;  // token indexes already part of a tunable
-  std::vector<std::pair<std::string, const constant_def*>> used_constants;  // in order of use
-  std::set<std::string> used_constant_names;
-  std::set<std::string> key_constant_names;
-
-  auto add_literal = [&](std::string base, tunable_kind kind, domain dom,
-                         std::vector<std::pair<std::size_t, std::int64_t>> occ, std::int64_t value,
-                         const std::string& ctx) {
+  void add_literal(std::string base, tunable_kind kind, domain dom, std::vector<std::pair<std::size_t, std::int64_t>> occ,
+                   std::int64_t value, const std::string& ctx) {
     tunable tu;
-    tu.name = bld.unique_name(std::move(base));
+    tu.name = bld_.unique_name(std::move(base));
     tu.kind = kind;
     tu.value = value;
     tu.dom = std::move(dom);
     for (auto [ti, delta] : occ) {
-      tu.occurrences.push_back({0, t[ti].offset, t[ti].length, std::string(t[ti].text), delta});
-      consumed.insert(ti);
+      tu.occurrences.push_back({0, t_[ti].offset, t_[ti].length, std::string(t_[ti].text), delta});
+      consumed_.insert(ti);
     }
-    tu.origin = "literal " + std::string(t[occ.front().first].text) + " (" +
-                bld.where(0, t[occ.front().first].offset) + ")";
+    tu.origin = "literal " + std::string(t_[occ.front().first].text) + " (" + bld_.where(0, t_[occ.front().first].offset) + ")";
     tu.context = ctx;
-    bld.tunables.push_back(std::move(tu));
-  };
+    bld_.tunables.push_back(std::move(tu));
+  }
 
   // 4a. Tiling-key sites: `key = LITERAL|IDENT;` for variables that reach SetTilingKey, and a
   // literal or constant written directly in SetTilingKey(...).
-  struct key_site {
-    std::size_t stmt;
-    std::size_t tok;
-    std::string var;
-  };
-  std::vector<key_site> key_sites;
-  for (std::size_t si = 0; si < infos.size(); ++si) {
-    const auto& in = infos[si];
-    if (in.r == stmt_info::role::assign && key_vars.count(in.target) && in.rhs_e == in.rhs_b + 1 &&
-        (t[in.rhs_b].kind == token_kind::number || t[in.rhs_b].is_ident())) {
-      key_sites.push_back({si, in.rhs_b, in.target});
+  std::vector<key_site> key_sites() const {
+    std::vector<key_site> sites;
+    for (std::size_t si = 0; si < infos_.size(); ++si) {
+      const auto& in = infos_[si];
+      if (in.r == stmt_info::role::assign && key_vars_.count(in.target) && in.rhs_e == in.rhs_b + 1 &&
+          (t_[in.rhs_b].kind == token_kind::number || t_[in.rhs_b].is_ident())) {
+        sites.push_back({si, in.rhs_b, in.target});
+      }
+      if (in.r == stmt_info::role::sink_call && in.target == "SetTilingKey" && in.rhs_e == in.rhs_b + 1 &&
+          (t_[in.rhs_b].kind == token_kind::number || host_const_by_name_.count(std::string(t_[in.rhs_b].text)))) {
+        sites.push_back({si, in.rhs_b, "tiling"});
+      }
     }
-    if (in.r == stmt_info::role::sink_call && in.target == "SetTilingKey" && in.rhs_e == in.rhs_b + 1 &&
-        (t[in.rhs_b].kind == token_kind::number || host_const_by_name.count(std::string(t[in.rhs_b].text)))) {
-      key_sites.push_back({si, in.rhs_b, "tiling"});
-    }
+    return sites;
   }
+
   // A key chosen in a branch of the data type (`if (dt == ge::DT_FLOAT16) { key = 1; }`, a `case
   // ge::DT_INT32:`) of a kernel without DTYPE_ macros names that type's kernel path (the key is how
   // the kernel learns the type): another value runs another type's code on this data. Not a
   // choice. (With DTYPE_X the paths are generic over the input type, e.g. compute in the input
   // type or in float32, and the key stays a choice.)
   // The initial value of a key variable the type branches assign is the default type's key.
-  const bool typed_by_key = !kernel_toks.empty() && !kernel_has_dtype_macros(kernel_toks);
-  if (typed_by_key) {
+  std::vector<key_site> drop_typed_keys(std::vector<key_site> sites) {
+    if (!typed_by_key_) return sites;
     std::set<std::string> typed_vars;
-    std::vector<bool> typed(key_sites.size());
-    for (std::size_t i = 0; i < key_sites.size(); ++i) {
-      typed[i] = in_data_type_branch(t, key_sites[i].tok);
-      if (typed[i]) typed_vars.insert(key_sites[i].var);
+    std::vector<bool> typed(sites.size());
+    for (std::size_t i = 0; i < sites.size(); ++i) {
+      typed[i] = in_data_type_branch(t_, sites[i].tok);
+      if (typed[i]) typed_vars.insert(sites[i].var);
     }
     std::vector<key_site> kept;
-    for (std::size_t i = 0; i < key_sites.size(); ++i) {
-      const auto& k = key_sites[i];
-      if (typed[i] || (infos[k.stmt].decl && typed_vars.count(k.var))) {
-        bld.notes.push_back("tiling key '" + std::string(t[k.tok].text) + "' at " + bld.where(0, t[k.tok].offset) +
-                            " is chosen by the data type and the kernel has no DTYPE_ macro: not a tunable");
+    for (std::size_t i = 0; i < sites.size(); ++i) {
+      const auto& k = sites[i];
+      if (typed[i] || (infos_[k.stmt].decl && typed_vars.count(k.var))) {
+        bld_.notes.push_back("tiling key '" + std::string(t_[k.tok].text) + "' at " + bld_.where(0, t_[k.tok].offset) +
+                             " is chosen by the data type and the kernel has no DTYPE_ macro: not a tunable");
         continue;
       }
       kept.push_back(k);
     }
-    key_sites = std::move(kept);
+    return kept;
   }
+
   // A zero initial value of a key variable that is assigned again is a placeholder, not a choice.
-  {
+  std::vector<key_site> drop_placeholder_keys(std::vector<key_site> sites) {
     std::map<std::string, int> sites_per_var;
-    for (const auto& k : key_sites) ++sites_per_var[k.var];
+    for (const auto& k : sites) ++sites_per_var[k.var];
     std::vector<key_site> kept;
-    for (const auto& k : key_sites) {
-      const bool zero_init = infos[k.stmt].decl && t[k.tok].kind == token_kind::number &&
-                             parse_integer_literal(t[k.tok].text) == 0;
+    for (const auto& k : sites) {
+      const bool zero_init = infos_[k.stmt].decl && t_[k.tok].kind == token_kind::number &&
+                             parse_integer_literal(t_[k.tok].text) == 0;
       if (zero_init && sites_per_var[k.var] > 1) {
-        bld.notes.push_back("key variable '" + k.var + "' initialised to 0 at " + bld.where(0, t[k.tok].offset) +
-                            " and assigned again: the initial value is not a tunable");
+        bld_.notes.push_back("key variable '" + k.var + "' initialised to 0 at " + bld_.where(0, t_[k.tok].offset) +
+                             " and assigned again: the initial value is not a tunable");
         continue;
       }
       kept.push_back(k);
     }
-    key_sites = std::move(kept);
+    return kept;
   }
-  {
-    // A key constant the kernel defines as well (`constexpr int KEY_FP16 = 1;` in both files, the
-    // kernel testing TILING_KEY_IS(KEY_FP16)) names a kernel path: renumbering it in both files
-    // selects nothing new and can make two paths share a number. Its sites choose among the
-    // spellings instead, like any other named key.
-    auto kernel_key = [&](const std::string& name) {
-      const auto it = host_const_by_name.find(name);
-      if (it == host_const_by_name.end()) return false;
-      for (const auto& kc : kernel_consts) {
-        if (kc.name == name && kc.value == it->second->value) return true;
-      }
-      return false;
-    };
-    std::vector<std::int64_t> key_values;
-    std::vector<std::string> key_spellings;
-    for (const auto& k : key_sites) {
-      const std::string txt(t[k.tok].text);
-      if (t[k.tok].kind == token_kind::number) {
-        if (auto v = parse_integer_literal(txt)) key_values.push_back(*v);
-      } else if (auto it = host_const_by_name.find(txt); it != host_const_by_name.end() && !kernel_key(txt)) {
-        key_values.push_back(it->second->value);
-      } else if (std::find(key_spellings.begin(), key_spellings.end(), txt) == key_spellings.end()) {
-        key_spellings.push_back(txt);
+
+  // A key constant the kernel defines as well (`constexpr int KEY_FP16 = 1;` in both files, the
+  // kernel testing TILING_KEY_IS(KEY_FP16)) names a kernel path: renumbering it in both files
+  // selects nothing new and can make two paths share a number. Its sites choose among the
+  // spellings instead, like any other named key.
+  bool kernel_key(const std::string& name) const {
+    const auto it = host_const_by_name_.find(name);
+    if (it == host_const_by_name_.end()) return false;
+    for (const auto& kc : kernel_consts_) {
+      if (kc.name == name && kc.value == it->second->value) return true;
+    }
+    return false;
+  }
+
+  // Each key site a tunable: a literal among the key values, a host constant (the constant itself
+  // becomes the tunable, 4c), or a choice among the spellings.
+  void add_key_tunables(const std::vector<key_site>& sites) {
+    for (const auto& k : sites) {
+      const std::string txt(t_[k.tok].text);
+      if (t_[k.tok].kind == token_kind::number) {
+        if (auto v = parse_integer_literal(txt)) key_values_.push_back(*v);
+      } else if (auto it = host_const_by_name_.find(txt); it != host_const_by_name_.end() && !kernel_key(txt)) {
+        key_values_.push_back(it->second->value);
+      } else if (std::find(key_spellings_.begin(), key_spellings_.end(), txt) == key_spellings_.end()) {
+        key_spellings_.push_back(txt);
       }
     }
-    for (const auto& k : key_sites) {
-      const std::string txt(t[k.tok].text);
-      const std::string ctx = statement_text(src, t, stmts[k.stmt].b, stmts[k.stmt].e);
+    for (const auto& k : sites) {
+      const std::string txt(t_[k.tok].text);
+      const std::string ctx = statement_text(src_, t_, stmts_[k.stmt].b, stmts_[k.stmt].e);
       std::string lower_var = k.var;
       for (char& ch : lower_var) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       const std::string key_name = lower_var.find("key") != std::string::npos ? k.var : k.var + "_key";
-      if (t[k.tok].kind == token_kind::number) {
-        add_literal(key_name, tunable_kind::key, choices_domain(key_values), {{k.tok, 0}},
-                    *parse_integer_literal(txt), ctx);
-      } else if (host_const_by_name.count(txt) && !kernel_key(txt)) {
-        key_constant_names.insert(txt);  // the constant itself becomes the tunable (4c)
+      if (t_[k.tok].kind == token_kind::number) {
+        add_literal(key_name, tunable_kind::key, choices_domain(key_values_), {{k.tok, 0}}, *parse_integer_literal(txt), ctx);
+      } else if (host_const_by_name_.count(txt) && !kernel_key(txt)) {
+        key_constant_names_.insert(txt);  // the constant itself becomes the tunable (4c)
       } else {
         std::vector<std::int64_t> idx;
-        for (std::size_t i = 0; i < key_spellings.size(); ++i) idx.push_back(static_cast<std::int64_t>(i));
-        const auto pos = std::find(key_spellings.begin(), key_spellings.end(), txt) - key_spellings.begin();
+        for (std::size_t i = 0; i < key_spellings_.size(); ++i) idx.push_back(static_cast<std::int64_t>(i));
+        const auto pos = std::find(key_spellings_.begin(), key_spellings_.end(), txt) - key_spellings_.begin();
         add_literal(key_name, tunable_kind::key, choices_domain(idx), {{k.tok, 0}}, pos, ctx);
-        bld.tunables.back().spellings = key_spellings;
-        bld.tunables.back().origin = "key choice " + txt + " (" + bld.where(0, t[k.tok].offset) + ")";
+        bld_.tunables.back().spellings = key_spellings_;
+        bld_.tunables.back().origin = "key choice " + txt + " (" + bld_.where(0, t_[k.tok].offset) + ")";
       }
     }
-    // 4b. Literals, idioms, constants and core counts of the relevant statements.
-    std::map<std::string, std::size_t> core_tunable;  // expression text -> tunable index
-    for (std::size_t si = 0; si < infos.size(); ++si) {
-      const auto& in = infos[si];
-      const statement& st = stmts[si];
-      if (!relevant(in) || dtype_fact(in)) continue;
-      const std::string ctx = statement_text(src, t, st.b, st.e);
-      const std::size_t b = in.rhs_b, e = in.rhs_e;
-      const bool whole = e == b + 1;
-      for (std::size_t j = b; j < e; ++j) {
-        if (consumed.count(j)) continue;
-        const token& k = t[j];
+  }
+
+  // 4b. Literals, idioms, constants and core counts of one relevant statement.
+  void scan_statement(std::size_t si) {
+    const auto& in = infos_[si];
+    if (!relevant(in) || dtype_fact(in)) return;
+    const std::string ctx = statement_text(src_, t_, stmts_[si].b, stmts_[si].e);
+    const std::size_t b = in.rhs_b, e = in.rhs_e;
+    for (std::size_t j = b; j < e; ++j) {
+      if (consumed_.count(j)) continue;
+      const token& k = t_[j];
+      if (k.is_ident()) {
         // Core counts: obj.GetCoreNumAiv() / obj->GetCoreNum() / info->coreNum.
-        if (k.is_ident() &&
-            (k.is("GetCoreNumAiv") || k.is("GetCoreNum") || k.is("GetCoreNumAic") || core_member_name(k.text)) &&
-            j >= b + 2 && (t[j - 1].is(".") || t[j - 1].is("->")) && t[j - 2].is_ident()) {
-          std::size_t end = j + 1;
-          const bool call = end + 1 < e + 1 && end < t.size() && t[end].is("(");
-          if (call) {
-            if (end + 1 >= t.size() || !t[end + 1].is(")")) continue;
-            end += 2;
-          } else if (!core_member_name(k.text)) {
-            continue;
-          }
-          const std::size_t eb = j - 2;
-          const std::string expr = statement_text(src, t, eb, end);
-          occurrence oc{0, t[eb].offset, t[end - 1].offset + t[end - 1].length - t[eb].offset,
-                        src.substr(t[eb].offset, t[end - 1].offset + t[end - 1].length - t[eb].offset), 0};
-          auto it = core_tunable.find(expr);
-          if (it == core_tunable.end()) {
-            tunable tu;
-            tu.name = bld.unique_name("core_count");
-            tu.kind = tunable_kind::block_dim;
-            tu.value = 0;
-            tu.dom.kind = domain_kind::cores;
-            tu.dom.lo = 1;
-            tu.origin = "core count " + expr + " (" + bld.where(0, t[eb].offset) + ")";
-            tu.context = ctx;
-            bld.tunables.push_back(std::move(tu));
-            it = core_tunable.emplace(expr, bld.tunables.size() - 1).first;
-          }
-          bld.tunables[it->second].occurrences.push_back(oc);
-          for (std::size_t q = eb; q < end; ++q) consumed.insert(q);
-          continue;
-        }
-        if (k.is_ident()) {
-          const std::string name(k.text);
-          const bool key_call = in.r == stmt_info::role::sink_call && in.target == "SetTilingKey";
-          const bool key_assign = in.r == stmt_info::role::assign && key_vars.count(in.target) > 0;
-          if ((key_call || key_assign) && typed_by_key && in_data_type_branch(t, j)) continue;  // the data type's key (4a)
-          if (host_const_by_name.count(name) && !(j > b && (t[j - 1].is(".") || t[j - 1].is("->")))) {
-            if (used_constant_names.insert(name).second) used_constants.push_back({ctx, host_const_by_name[name]});
-            if (key_call) key_constant_names.insert(name);
-          }
-          continue;
-        }
-        if (k.kind != token_kind::number) continue;
-        // A Matmul tiling call's literal argument: the parameter it is (by top-level commas
-        // before it), with that parameter's domain; -1 ("let GetTiling choose") is no tunable.
-        if (in.r == stmt_info::role::sink_call) {
-          if (const auto* params = matmul_call_params(in.target)) {
-            std::size_t arg = 0;
-            int depth = 0;
-            for (std::size_t q = b; q < j; ++q) {
-              if (t[q].is("(") || t[q].is("[") || t[q].is("{")) ++depth;
-              if (t[q].is(")") || t[q].is("]") || t[q].is("}")) --depth;
-              if (depth == 0 && t[q].is(",")) ++arg;
-            }
-            const auto v = parse_integer_literal(k.text);
-            const bool negative = j > b && t[j - 1].is("-");
-            const bool alone = (j == b || t[j - 1].is(",") || negative) && (j + 1 == e || t[j + 1].is(","));
-            if (v && !negative && alone && arg < params->size() && *v > 0) {
-              const matmul_param& mp = (*params)[arg];
-              domain d;
-              d.kind = mp.dom;
-              d.lo = mp.lo;
-              d.hi = mp.hi;
-              if (d.kind == domain_kind::log_range || d.kind == domain_kind::pow2) {
-                d.lo = std::min(d.lo, *v);
-                d.hi = std::max(d.hi, *v);
-              }
-              add_literal(mp.name, mp.kind, d, {{j, 0}}, *v, ctx);
-            }
-            continue;
-          }
-        }
-        // Literals of a key variable's other assignments (key = a ? 1 : 2) are not sizes.
-        if (in.r == stmt_info::role::assign && key_vars.count(in.target)) continue;
-        const auto v = parse_integer_literal(k.text);
-        if (!v) continue;
-        if (opaque_context(t, b, j)) continue;
-        if ((j > b && is_compare(t[j - 1])) || (j + 1 < e && is_compare(t[j + 1]))) continue;
-        const std::string target = in.target;
-        // Round-up idioms: (x + A) / L * L with A = L - 1, and (x + L - 1) / L * L.
-        if (j + 5 < e && t[j + 1].is(")") && t[j + 2].is("/") && t[j + 4].is("*") &&
-            t[j + 3].text == t[j + 5].text && j > b && t[j - 1].is("+")) {
-          const auto l = parse_integer_literal(t[j + 3].text);
-          if (l && *l == *v + 1) {
-            add_literal(target + "_align", tunable_kind::alignment, alignment_domain(*l),
-                        {{j + 3, 0}, {j + 5, 0}, {j, -1}}, *l, ctx);
-            continue;
-          }
-        }
-        if (j + 7 < e && t[j + 1].is("-") && t[j + 2].is("1") && t[j + 3].is(")") && t[j + 4].is("/") &&
-            t[j + 6].is("*") && t[j + 5].text == k.text && t[j + 7].text == k.text) {
-          add_literal(target + "_align", tunable_kind::alignment, alignment_domain(*v),
-                      {{j, 0}, {j + 5, 0}, {j + 7, 0}}, *v, ctx);
-          continue;
-        }
-        // Round-down idiom: x / L * L.
-        if (j > b && t[j - 1].is("/") && j + 2 < e && t[j + 1].is("*") && t[j + 2].text == k.text) {
-          add_literal(target + "_align", tunable_kind::alignment, alignment_domain(*v), {{j, 0}, {j + 2, 0}},
-                      *v, ctx);
-          continue;
-        }
-        if (whole && in.r == stmt_info::role::sink_call && in.target == "SetBlockDim") {
-          domain d;
-          d.kind = domain_kind::range;
-          d.lo = 1;
-          d.hi = 0;
-          add_literal("block_dim", tunable_kind::block_dim, d, {{j, 0}}, *v, ctx);
-          continue;
-        }
-        if (whole && (in.r == stmt_info::role::sink_call || in.r == stmt_info::role::member_write)) {
-          const std::string field = in.r == stmt_info::role::sink_call ? target.substr(4) : target;
-          if (*v == 0 || *v == 1) {
-            add_literal(field + "_flag", tunable_kind::flag, choices_domain({0, 1}), {{j, 0}}, *v, ctx);
-          } else {
-            add_literal(field, *v > 16 ? tunable_kind::size : tunable_kind::count,
-                        *v > 16 ? size_domain(*v) : count_domain(*v), {{j, 0}}, *v, ctx);
-          }
-          continue;
-        }
-        if (*v == 0 || *v == 1) continue;
-        // Cap idiom: if (x > L) { x = L; }: the condition's L is the same tunable.
-        std::vector<std::pair<std::size_t, std::int64_t>> occ = {{j, 0}};
-        if (whole && in.r == stmt_info::role::assign && si > 0 && stmts[si - 1].kind == stmt_kind::condition) {
-          const statement& c = stmts[si - 1];
-          if (c.e == c.b + 3 && t[c.b].text == target && (t[c.b + 1].is(">") || t[c.b + 1].is(">=")) &&
-              t[c.b + 2].text == k.text) {
-            occ.push_back({c.b + 2, 0});
-            add_literal(target + "_cap", *v > 16 ? tunable_kind::size : tunable_kind::count,
-                        *v > 16 ? size_domain(*v) : count_domain(*v), occ, *v, ctx);
-            continue;
-          }
-        }
-        const bool divisor = j > b && t[j - 1].is("/");
-        if (*v > 16 && !divisor) {
-          add_literal(target + "_size", tunable_kind::size, size_domain(*v), occ, *v, ctx);
+        if ((k.is("GetCoreNumAiv") || k.is("GetCoreNum") || k.is("GetCoreNumAic") || core_member_name(k.text)) &&
+            j >= b + 2 && (t_[j - 1].is(".") || t_[j - 1].is("->")) && t_[j - 2].is_ident()) {
+          core_count_at(in, ctx, j);
         } else {
-          add_literal(target + "_count", tunable_kind::count, count_domain(*v), occ, *v, ctx);
+          constant_use_at(in, ctx, j);
+        }
+        continue;
+      }
+      if (k.kind != token_kind::number) continue;
+      if (in.r == stmt_info::role::sink_call) {
+        if (const auto* params = matmul_call_params(in.target)) {
+          matmul_argument_at(*params, in, ctx, j);
+          continue;
         }
       }
+      literal_at(si, ctx, j);
     }
-    // 4c. Constants used by the slice: one tunable each, at its definition, linked to a kernel
-    // constant of the same name and value.
-    for (const auto& [ctx, c] : used_constants) {
+  }
+
+  // A core count expression at token j (its method or member name): one tunable per expression
+  // text, with an occurrence at each place it is written.
+  void core_count_at(const stmt_info& in, const std::string& ctx, std::size_t j) {
+    const token& k = t_[j];
+    const std::size_t e = in.rhs_e;
+    std::size_t end = j + 1;
+    const bool call = end + 1 < e + 1 && end < t_.size() && t_[end].is("(");
+    if (call) {
+      if (end + 1 >= t_.size() || !t_[end + 1].is(")")) return;
+      end += 2;
+    } else if (!core_member_name(k.text)) {
+      return;
+    }
+    const std::size_t eb = j - 2;
+    const std::string expr = statement_text(src_, t_, eb, end);
+    const std::size_t len = t_[end - 1].offset + t_[end - 1].length - t_[eb].offset;
+    occurrence oc{0, t_[eb].offset, len, src_.substr(t_[eb].offset, len), 0};
+    auto it = core_tunable_.find(expr);
+    if (it == core_tunable_.end()) {
       tunable tu;
-      tu.name = bld.unique_name(c->name);
-      if (key_constant_names.count(c->name)) {
+      tu.name = bld_.unique_name("core_count");
+      tu.kind = tunable_kind::block_dim;
+      tu.value = 0;
+      tu.dom.kind = domain_kind::cores;
+      tu.dom.lo = 1;
+      tu.origin = "core count " + expr + " (" + bld_.where(0, t_[eb].offset) + ")";
+      tu.context = ctx;
+      bld_.tunables.push_back(std::move(tu));
+      it = core_tunable_.emplace(expr, bld_.tunables.size() - 1).first;
+    }
+    bld_.tunables[it->second].occurrences.push_back(oc);
+    for (std::size_t q = eb; q < end; ++q) consumed_.insert(q);
+  }
+
+  // A host constant used by the statement (not a member named like one): a tunable in 4c.
+  void constant_use_at(const stmt_info& in, const std::string& ctx, std::size_t j) {
+    const std::string name(t_[j].text);
+    const bool key_call = in.r == stmt_info::role::sink_call && in.target == "SetTilingKey";
+    const bool key_assign = in.r == stmt_info::role::assign && key_vars_.count(in.target) > 0;
+    if ((key_call || key_assign) && typed_by_key_ && in_data_type_branch(t_, j)) return;  // the data type's key (4a)
+    if (host_const_by_name_.count(name) && !(j > in.rhs_b && (t_[j - 1].is(".") || t_[j - 1].is("->")))) {
+      if (used_constant_names_.insert(name).second) used_constants_.push_back({ctx, host_const_by_name_[name]});
+      if (key_call) key_constant_names_.insert(name);
+    }
+  }
+
+  // A Matmul tiling call's literal argument: the parameter it is (by top-level commas before it),
+  // with that parameter's domain; -1 ("let GetTiling choose") is no tunable.
+  void matmul_argument_at(const std::vector<matmul_param>& params, const stmt_info& in, const std::string& ctx,
+                          std::size_t j) {
+    const std::size_t b = in.rhs_b, e = in.rhs_e;
+    std::size_t arg = 0;
+    int depth = 0;
+    for (std::size_t q = b; q < j; ++q) {
+      if (t_[q].is("(") || t_[q].is("[") || t_[q].is("{")) ++depth;
+      if (t_[q].is(")") || t_[q].is("]") || t_[q].is("}")) --depth;
+      if (depth == 0 && t_[q].is(",")) ++arg;
+    }
+    const auto v = parse_integer_literal(t_[j].text);
+    const bool negative = j > b && t_[j - 1].is("-");
+    const bool alone = (j == b || t_[j - 1].is(",") || negative) && (j + 1 == e || t_[j + 1].is(","));
+    if (!v || negative || !alone || arg >= params.size() || *v <= 0) return;
+    const matmul_param& mp = params[arg];
+    domain d;
+    d.kind = mp.dom;
+    d.lo = mp.lo;
+    d.hi = mp.hi;
+    if (d.kind == domain_kind::log_range || d.kind == domain_kind::pow2) {
+      d.lo = std::min(d.lo, *v);
+      d.hi = std::max(d.hi, *v);
+    }
+    add_literal(mp.name, mp.kind, d, {{j, 0}}, *v, ctx);
+  }
+
+  // A literal of statement si at token j: an alignment idiom, a block dim, a written field, a
+  // cap, a size or a count.
+  void literal_at(std::size_t si, const std::string& ctx, std::size_t j) {
+    const auto& in = infos_[si];
+    const std::size_t b = in.rhs_b, e = in.rhs_e;
+    const bool whole = e == b + 1;
+    const token& k = t_[j];
+    // Literals of a key variable's other assignments (key = a ? 1 : 2) are not sizes.
+    if (in.r == stmt_info::role::assign && key_vars_.count(in.target)) return;
+    const auto v = parse_integer_literal(k.text);
+    if (!v) return;
+    if (opaque_context(t_, b, j)) return;
+    if ((j > b && is_compare(t_[j - 1])) || (j + 1 < e && is_compare(t_[j + 1]))) return;
+    const std::string target = in.target;
+    if (alignment_idiom_at(in, ctx, j, *v)) return;
+    if (whole && in.r == stmt_info::role::sink_call && in.target == "SetBlockDim") {
+      domain d;
+      d.kind = domain_kind::range;
+      d.lo = 1;
+      d.hi = 0;
+      add_literal("block_dim", tunable_kind::block_dim, d, {{j, 0}}, *v, ctx);
+      return;
+    }
+    if (whole && (in.r == stmt_info::role::sink_call || in.r == stmt_info::role::member_write)) {
+      const std::string field = in.r == stmt_info::role::sink_call ? target.substr(4) : target;
+      if (*v == 0 || *v == 1) {
+        add_literal(field + "_flag", tunable_kind::flag, choices_domain({0, 1}), {{j, 0}}, *v, ctx);
+      } else {
+        add_literal(field, *v > 16 ? tunable_kind::size : tunable_kind::count,
+                    *v > 16 ? size_domain(*v) : count_domain(*v), {{j, 0}}, *v, ctx);
+      }
+      return;
+    }
+    if (*v == 0 || *v == 1) return;
+    // Cap idiom: if (x > L) { x = L; }: the condition's L is the same tunable.
+    std::vector<std::pair<std::size_t, std::int64_t>> occ = {{j, 0}};
+    if (whole && in.r == stmt_info::role::assign && si > 0 && stmts_[si - 1].kind == stmt_kind::condition) {
+      const statement& c = stmts_[si - 1];
+      if (c.e == c.b + 3 && t_[c.b].text == target && (t_[c.b + 1].is(">") || t_[c.b + 1].is(">=")) &&
+          t_[c.b + 2].text == k.text) {
+        occ.push_back({c.b + 2, 0});
+        add_literal(target + "_cap", *v > 16 ? tunable_kind::size : tunable_kind::count,
+                    *v > 16 ? size_domain(*v) : count_domain(*v), occ, *v, ctx);
+        return;
+      }
+    }
+    const bool divisor = j > b && t_[j - 1].is("/");
+    if (*v > 16 && !divisor) {
+      add_literal(target + "_size", tunable_kind::size, size_domain(*v), occ, *v, ctx);
+    } else {
+      add_literal(target + "_count", tunable_kind::count, count_domain(*v), occ, *v, ctx);
+    }
+  }
+
+  // Round-up idioms: (x + A) / L * L with A = L - 1, and (x + L - 1) / L * L; round-down: x / L * L.
+  // The literal v at token j starts one: its alignment tunable is added.
+  bool alignment_idiom_at(const stmt_info& in, const std::string& ctx, std::size_t j, std::int64_t v) {
+    const std::size_t b = in.rhs_b, e = in.rhs_e;
+    const token& k = t_[j];
+    const std::string& target = in.target;
+    if (j + 5 < e && t_[j + 1].is(")") && t_[j + 2].is("/") && t_[j + 4].is("*") &&
+        t_[j + 3].text == t_[j + 5].text && j > b && t_[j - 1].is("+")) {
+      const auto l = parse_integer_literal(t_[j + 3].text);
+      if (l && *l == v + 1) {
+        add_literal(target + "_align", tunable_kind::alignment, alignment_domain(*l), {{j + 3, 0}, {j + 5, 0}, {j, -1}}, *l, ctx);
+        return true;
+      }
+    }
+    if (j + 7 < e && t_[j + 1].is("-") && t_[j + 2].is("1") && t_[j + 3].is(")") && t_[j + 4].is("/") &&
+        t_[j + 6].is("*") && t_[j + 5].text == k.text && t_[j + 7].text == k.text) {
+      add_literal(target + "_align", tunable_kind::alignment, alignment_domain(v), {{j, 0}, {j + 5, 0}, {j + 7, 0}}, v, ctx);
+      return true;
+    }
+    if (j > b && t_[j - 1].is("/") && j + 2 < e && t_[j + 1].is("*") && t_[j + 2].text == k.text) {
+      add_literal(target + "_align", tunable_kind::alignment, alignment_domain(v), {{j, 0}, {j + 2, 0}}, v, ctx);
+      return true;
+    }
+    return false;
+  }
+
+  // 4c. Constants used by the slice: one tunable each, at its definition, linked to a kernel
+  // constant of the same name and value.
+  void constant_tunables() {
+    for (const auto& [ctx, c] : used_constants_) {
+      tunable tu;
+      tu.name = bld_.unique_name(c->name);
+      if (key_constant_names_.count(c->name)) {
         tu.kind = tunable_kind::key;
-        std::vector<std::int64_t> kv = key_values;
+        std::vector<std::int64_t> kv = key_values_;
         kv.push_back(c->value);
         tu.dom = choices_domain(kv);
       } else {
@@ -921,65 +980,102 @@ synthesis_result synthesize(const synthesis_input& input) {
       }
       tu.value = c->value;
       tu.occurrences.push_back({0, c->offset, c->length, c->text, 0});
-      tu.origin = std::string(c->macro ? "#define " : "constexpr ") + c->name + " (" + bld.where(0, c->offset) + ")";
+      tu.origin = std::string(c->macro ? "#define " : "constexpr ") + c->name + " (" + bld_.where(0, c->offset) + ")";
       tu.context = ctx;
-      for (const auto& kc : kernel_consts) {
-        if (kc.name != c->name) continue;
-        if (kc.value != c->value) {
-          bld.notes.push_back("constant " + c->name + " is " + std::to_string(c->value) + " in " +
-                              bld.file_path[0] + " but " + std::to_string(kc.value) + " in " +
-                              input.kernel_files[kc.file].path + ": not linked");
-          continue;
-        }
-        std::size_t fidx = 0;
-        for (std::size_t q = 1; q < bld.file_path.size(); ++q) {
-          if (bld.file_path[q] == input.kernel_files[kc.file].path) fidx = q;
-        }
-        if (fidx == 0) {
-          bld.file_text.push_back(input.kernel_files[kc.file].content);
-          bld.file_path.push_back(input.kernel_files[kc.file].path);
-          fidx = bld.file_text.size() - 1;
-        }
-        tu.occurrences.push_back({fidx, kc.offset, kc.length, kc.text, 0});
-        tu.kernel_linked = true;
-        tu.origin += ", linked to " + bld.where(fidx, kc.offset);
-      }
+      link_kernel_constant(tu, *c);
       if (tu.kernel_linked && tu.kind == tunable_kind::count) tu.dom.lo = 1;  // the kernel follows
-      bld.tunables.push_back(std::move(tu));
+      bld_.tunables.push_back(std::move(tu));
     }
-    for (const auto& c : other_consts) {
-      if (!host_const_by_name.count(c.name)) {
-        for (std::size_t si = 0; si < infos.size(); ++si) {
-          if (!relevant(infos[si])) continue;
-          bool uses = false;
-          for (std::size_t j = infos[si].rhs_b; j < infos[si].rhs_e; ++j) uses |= t[j].is(c.name);
-          if (uses) {
-            bld.notes.push_back("constant " + c.name + " used by the tiling function is defined in " +
-                                input.host_files[c.file].path + ", not in the tiling file: not a tunable");
-            break;
-          }
+  }
+
+  // The kernel's constant of the same name and value moves with the host's (an occurrence in the
+  // kernel file); one of another value is a note.
+  void link_kernel_constant(tunable& tu, const constant_def& c) {
+    for (const auto& kc : kernel_consts_) {
+      if (kc.name != c.name) continue;
+      if (kc.value != c.value) {
+        bld_.notes.push_back("constant " + c.name + " is " + std::to_string(c.value) + " in " + bld_.file_path[0] +
+                             " but " + std::to_string(kc.value) + " in " + input_.kernel_files[kc.file].path +
+                             ": not linked");
+        continue;
+      }
+      std::size_t fidx = 0;
+      for (std::size_t q = 1; q < bld_.file_path.size(); ++q) {
+        if (bld_.file_path[q] == input_.kernel_files[kc.file].path) fidx = q;
+      }
+      if (fidx == 0) {
+        bld_.file_text.push_back(input_.kernel_files[kc.file].content);
+        bld_.file_path.push_back(input_.kernel_files[kc.file].path);
+        fidx = bld_.file_text.size() - 1;
+      }
+      tu.occurrences.push_back({fidx, kc.offset, kc.length, kc.text, 0});
+      tu.kernel_linked = true;
+      tu.origin += ", linked to " + bld_.where(fidx, kc.offset);
+    }
+  }
+
+  // A constant of another host file the slice uses is not a tunable: a note says so.
+  void note_foreign_constants() {
+    for (const auto& c : other_consts_) {
+      if (host_const_by_name_.count(c.name)) continue;
+      for (std::size_t si = 0; si < infos_.size(); ++si) {
+        if (!relevant(infos_[si])) continue;
+        bool uses = false;
+        for (std::size_t j = infos_[si].rhs_b; j < infos_[si].rhs_e; ++j) uses |= t_[j].is(c.name);
+        if (uses) {
+          bld_.notes.push_back("constant " + c.name + " used by the tiling function is defined in " +
+                               input_.host_files[c.file].path + ", not in the tiling file: not a tunable");
+          break;
         }
       }
     }
   }
 
-  tiling_template tmpl;
-  for (std::size_t i = 0; i < bld.file_text.size(); ++i) {
-    tmpl.files.push_back({bld.file_path[i], bld.file_text[i]});
+  const synthesis_input& input_;
+  const std::vector<tokens>& host_toks_;
+  const definition def_;
+  const tokens& t_;
+  const std::string& src_;
+  builder bld_;
+  std::vector<constant_def> host_consts_, other_consts_, kernel_consts_;
+  std::vector<tokens> kernel_toks_;
+  std::map<std::string, const constant_def*> host_const_by_name_;
+  bool typed_by_key_ = false;
+  std::vector<statement> stmts_;
+  std::vector<stmt_info> infos_;
+  std::set<std::string> tainted_, key_vars_;
+  std::set<std::size_t> consumed_;  // token indexes already part of a tunable
+  std::vector<std::pair<std::string, const constant_def*>> used_constants_;  // in order of use
+  std::set<std::string> used_constant_names_;
+  std::set<std::string> key_constant_names_;
+  std::vector<std::int64_t> key_values_;
+  std::vector<std::string> key_spellings_;
+  std::map<std::string, std::size_t> core_tunable_;  // expression text -> tunable index
+};
+
+}  // namespace
+
+synthesis_result synthesize(const synthesis_input& input) {
+  synthesis_result result;
+  // 1. Lex every host source and find the tiling function's name.
+  std::vector<tokens> host_toks;
+  for (const auto& f : input.host_files) host_toks.push_back(lex(f.content));
+  const std::string func_name = tiling_function_name(host_toks);
+  // 2. Find its definition.
+  const auto def = find_definition(host_toks, func_name);
+  if (!def) {
+    std::string files;
+    for (const auto& f : input.host_files) files += (files.empty() ? "" : ", ") + f.path;
+    result.error = synthesis_error{
+        "no definition of the tiling function '" + func_name + "' found in the host sources [" +
+        files + "]: pass the op_host file that defines the function given to "
+        "AICore().SetTiling(...) or IMPL_OP_OPTILING(...).Tiling(...)"};
+    return result;
   }
-  tmpl.function_name = func_name;
-  tmpl.function_begin = t[decl_b].offset;
-  tmpl.function_end = t[body_e].offset + 1;
-  // Order tunables by their first occurrence in the host file (constants first, as written).
-  std::stable_sort(bld.tunables.begin(), bld.tunables.end(), [](const tunable& a, const tunable& b) {
-    return a.occurrences.front().offset < b.occurrences.front().offset;
-  });
-  tmpl.tunables = std::move(bld.tunables);
-  tmpl.notes = std::move(bld.notes);
-  if (tmpl.tunables.empty()) {
-    tmpl.notes.push_back("no tunable found in " + func_name + ": Stage I has nothing to mutate");
-  }
-  result.tmpl = std::move(tmpl);
+  // 3-4. Its constants, slice and tunables.
+  synthesizer syn(input, host_toks, *def);
+  syn.run();
+  result.tmpl = syn.finish(func_name);
   return result;
 }
 

@@ -146,6 +146,11 @@ struct optimize_result {
   std::map<std::string, std::size_t> built_why;
   std::size_t suspects = 0;
   std::string stop_reason;           // "budget exhausted", "rounds done", "base failed: ...", ...
+  // The budget the search stopped with (evaluations it was allowed but did not spend) and why it
+  // could not spend it; 0 and empty when it spent the whole budget (issue 39: report.json's
+  // result.budget_unused, report.md's "unused budget" row).
+  std::size_t budget_unused = 0;
+  std::string budget_unused_why;
   // What the user should know about the job's own setup, e.g. a timed case too small for any
   // change to show (small_case_us). Also sent as progress events of kind "warning".
   std::vector<std::string> warnings;
