@@ -17,7 +17,7 @@ namespace aopt::actors {
 using namespace protocols;
 
 struct actor_services::impl {
-  impl(caf::actor_system& sys, service_actors a, job_id j, std::string pkg, std::string cls, actor_timeouts t)
+  impl(caf::actor_system& sys, service_actors a, search_id j, std::string pkg, std::string cls, actor_timeouts t)
       : self(sys), actors(std::move(a)), job(j), package(std::move(pkg)), device_class(std::move(cls)), timeouts(t) {}
 
   // One blocking round trip. No answer in time, or an error reply, is a system fault.
@@ -43,7 +43,7 @@ struct actor_services::impl {
 
   caf::scoped_actor self;
   service_actors actors;
-  job_id job = 0;
+  search_id job = 0;
   std::string package;
   std::string device_class;
   actor_timeouts timeouts;
@@ -51,7 +51,7 @@ struct actor_services::impl {
   std::size_t parallelism = 1;
 };
 
-actor_services::actor_services(caf::actor_system& sys, service_actors actors, job_id job,
+actor_services::actor_services(caf::actor_system& sys, service_actors actors, search_id job,
                                std::string package, std::string device_class, actor_timeouts timeouts)
     : impl_(std::make_unique<impl>(sys, std::move(actors), job, std::move(package), std::move(device_class),
                                    timeouts)) {
@@ -88,10 +88,9 @@ search::outcome<stage1::tiling_template> actor_services::synthesize_template(
 
 search::outcome<std::vector<stage1::tiling_proposal>> actor_services::propose_tiling_variants(
     const stage1::tiling_template& tmpl, const stage1::stage1_history& history, std::size_t n) {
-  // The identity of the caller's object: see mutator_state in engine_actors.cpp.
-  const auto identity = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&tmpl));
+  // The template's identity is its content (stage1::template_id), never this object's address.
   auto r = impl_->ask<local<proposals_outcome>>(
-      impl_->actors.mutator, impl_->timeouts.engine, "Mutator", propose_atom::value, impl_->job, identity,
+      impl_->actors.mutator, impl_->timeouts.engine, "Mutator", propose_atom::value, impl_->job,
       make_local(tmpl), make_local(history), static_cast<std::uint64_t>(n));
   return r.get();
 }
@@ -157,7 +156,7 @@ std::vector<optimize::eval_report> actor_services::evaluate(
 }
 
 void actor_services::learn(const search::experience& accepted) {
-  // Fire and forget: the Distiller hands it to the bank in order; run_optimize_job flushes it.
+  // Fire and forget: the Distiller hands it to the bank in order; run_search flushes it.
   if (impl_->actors.distiller)
     caf::anon_send(impl_->actors.distiller, learn_atom::value, impl_->job, make_local(accepted));
 }

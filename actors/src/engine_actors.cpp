@@ -26,19 +26,19 @@ using namespace protocols;
 
 // -- job table ------------------------------------------------------------------------------
 
-job_id job_table::add(std::shared_ptr<job_context> job) {
+search_id search_table::add(std::shared_ptr<search_context> job) {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto id = next_++;
   jobs_.emplace(id, std::move(job));
   return id;
 }
 
-void job_table::remove(job_id id) {
+void search_table::remove(search_id id) {
   std::lock_guard<std::mutex> lock(mutex_);
   jobs_.erase(id);
 }
 
-std::shared_ptr<job_context> job_table::at(job_id id) const {
+std::shared_ptr<search_context> search_table::at(search_id id) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = jobs_.find(id);
   if (it == jobs_.end()) {
@@ -50,7 +50,7 @@ std::shared_ptr<job_context> job_table::at(job_id id) const {
 
 namespace {
 
-using jobs_ptr = std::shared_ptr<const job_table>;
+using jobs_ptr = std::shared_ptr<const search_table>;
 
 // Runs `f` and wraps its value, or the exception it threw, into a local reply.
 template <class T, class F>
@@ -64,7 +64,7 @@ local<T> guarded(F&& f) {
 
 // Calls `f(engine)` on job `id`'s engine under the job's lock.
 template <class F>
-auto with_engine(const job_table& jobs, job_id id, F&& f) {
+auto with_engine(const search_table& jobs, search_id id, F&& f) {
   auto job = jobs.at(id);
   if (job->engine == nullptr) {
     throw aopt::error(ec::internal, "actors: job " + std::to_string(id) + " has no engine");
@@ -73,19 +73,18 @@ auto with_engine(const job_table& jobs, job_id id, F&& f) {
   return f(*job->engine, *job);
 }
 
-// The engine keeps per-template state keyed by the template object's address (the offline
-// engine's mutator). The caller's template arrives as a copy, so the job keeps one object per
-// caller identity and refreshes its contents in place: the engine sees a stable address exactly
-// while the caller's address is stable, and always the caller's current contents.
-stage1::tiling_template& hold(job_context& job, std::uint64_t identity, const stage1::tiling_template& t) {
-  if (!job.held_template || job.template_identity != identity) {
+// The engine keeps per-template state (the offline engine's mutator) keyed by the template's
+// identity, its content id (stage1::template_id); an engine may also key it by the object's
+// address. The template arrives as a copy, so the job keeps one object per identity: the engine
+// sees one stable object exactly while the content is the same, wherever the caller keeps it.
+stage1::tiling_template& hold(search_context& job, const stage1::tiling_template& t) {
+  auto id = stage1::template_id(t);
+  if (!job.held_template || job.template_id != id) {
     // The new object is allocated before the old one is freed: a new identity never gets the
     // old address, so the engine starts afresh.
     auto fresh = std::make_unique<stage1::tiling_template>(t);
     job.held_template = std::move(fresh);
-    job.template_identity = identity;
-  } else {
-    *job.held_template = t;
+    job.template_id = std::move(id);
   }
   return *job.held_template;
 }
@@ -94,24 +93,24 @@ stage1::tiling_template& hold(job_context& job, std::uint64_t identity, const st
 
 mutator_actor::behavior_type mutator_worker(mutator_actor::pointer, jobs_ptr jobs) {
   return {
-      [jobs](name_atom, job_id id) -> caf::result<std::string> {
+      [jobs](name_atom, search_id id) -> caf::result<std::string> {
         try {
-          return with_engine(*jobs, id, [](search::engine& e, job_context&) { return e.name(); });
+          return with_engine(*jobs, id, [](search::engine& e, search_context&) { return e.name(); });
         } catch (const std::exception& e) {
           return caf::make_error(caf::sec::runtime_error, e.what());
         }
       },
-      [jobs](synthesize_atom, job_id id, const local<stage1::synthesis_input>& in) {
+      [jobs](synthesize_atom, search_id id, const local<stage1::synthesis_input>& in) {
         return guarded<template_outcome>([&] {
           return with_engine(*jobs, id,
-                             [&](search::engine& e, job_context&) { return e.synthesize_template(in.get()); });
+                             [&](search::engine& e, search_context&) { return e.synthesize_template(in.get()); });
         });
       },
-      [jobs](propose_atom, job_id id, std::uint64_t identity, const local<stage1::tiling_template>& tmpl,
+      [jobs](propose_atom, search_id id, const local<stage1::tiling_template>& tmpl,
              const local<stage1::stage1_history>& history, std::uint64_t n) {
         return guarded<proposals_outcome>([&] {
-          return with_engine(*jobs, id, [&](search::engine& e, job_context& job) {
-            auto& t = hold(job, identity, tmpl.get());
+          return with_engine(*jobs, id, [&](search::engine& e, search_context& job) {
+            auto& t = hold(job, tmpl.get());
             return e.propose_tiling_variants(t, history.get(), static_cast<std::size_t>(n));
           });
         });
@@ -121,10 +120,10 @@ mutator_actor::behavior_type mutator_worker(mutator_actor::pointer, jobs_ptr job
 
 diagnoser_actor::behavior_type diagnoser_worker(diagnoser_actor::pointer, jobs_ptr jobs) {
   return {
-      [jobs](diagnose_atom, job_id id, const local<nlohmann::json>& profile, const local<file_map>& code) {
+      [jobs](diagnose_atom, search_id id, const local<nlohmann::json>& profile, const local<file_map>& code) {
         return guarded<diagnosis_outcome>([&] {
           return with_engine(*jobs, id,
-                             [&](search::engine& e, job_context&) { return e.diagnose(profile.get(), code.get()); });
+                             [&](search::engine& e, search_context&) { return e.diagnose(profile.get(), code.get()); });
         });
       },
   };
@@ -132,9 +131,9 @@ diagnoser_actor::behavior_type diagnoser_worker(diagnoser_actor::pointer, jobs_p
 
 refiner_actor::behavior_type refiner_worker(refiner_actor::pointer, jobs_ptr jobs) {
   return {
-      [jobs](refine_atom, job_id id, const local<file_map>& files, const local<experiences>& tuples) {
+      [jobs](refine_atom, search_id id, const local<file_map>& files, const local<experiences>& tuples) {
         return guarded<rewrites_outcome>([&] {
-          return with_engine(*jobs, id, [&](search::engine& e, job_context&) {
+          return with_engine(*jobs, id, [&](search::engine& e, search_context&) {
             return e.rewrite_kernel(files.get(), tuples.get());
           });
         });
@@ -144,7 +143,7 @@ refiner_actor::behavior_type refiner_worker(refiner_actor::pointer, jobs_ptr job
 
 retriever_actor::behavior_type retriever_worker(retriever_actor::pointer, jobs_ptr jobs) {
   return {
-      [jobs](retrieve_atom, job_id id, const local<search::diagnosis>& d, std::uint64_t k) {
+      [jobs](retrieve_atom, search_id id, const local<search::diagnosis>& d, std::uint64_t k) {
         return guarded<experiences>([&] {
           const auto job = jobs->at(id);
           experiences out;
@@ -203,13 +202,13 @@ void adopt(Self* self, std::vector<Handle> workers) {
 mutator_actor::behavior_type mutator_pool(pool_pointer<mutator_actor> self, std::vector<mutator_actor> workers) {
   adopt(self, std::move(workers));
   return {
-      [self](name_atom a, job_id id) { return route<std::string>(self, a, id); },
-      [self](synthesize_atom a, job_id id, const local<stage1::synthesis_input>& in) {
+      [self](name_atom a, search_id id) { return route<std::string>(self, a, id); },
+      [self](synthesize_atom a, search_id id, const local<stage1::synthesis_input>& in) {
         return route<local<template_outcome>>(self, a, id, in);
       },
-      [self](propose_atom a, job_id id, std::uint64_t identity, const local<stage1::tiling_template>& t,
+      [self](propose_atom a, search_id id, const local<stage1::tiling_template>& t,
              const local<stage1::stage1_history>& h, std::uint64_t n) {
-        return route<local<proposals_outcome>>(self, a, id, identity, t, h, n);
+        return route<local<proposals_outcome>>(self, a, id, t, h, n);
       },
   };
 }
@@ -218,7 +217,7 @@ diagnoser_actor::behavior_type diagnoser_pool(pool_pointer<diagnoser_actor> self
                                               std::vector<diagnoser_actor> workers) {
   adopt(self, std::move(workers));
   return {
-      [self](diagnose_atom a, job_id id, const local<nlohmann::json>& p, const local<file_map>& code) {
+      [self](diagnose_atom a, search_id id, const local<nlohmann::json>& p, const local<file_map>& code) {
         return route<local<diagnosis_outcome>>(self, a, id, p, code);
       },
   };
@@ -227,7 +226,7 @@ diagnoser_actor::behavior_type diagnoser_pool(pool_pointer<diagnoser_actor> self
 refiner_actor::behavior_type refiner_pool(pool_pointer<refiner_actor> self, std::vector<refiner_actor> workers) {
   adopt(self, std::move(workers));
   return {
-      [self](refine_atom a, job_id id, const local<file_map>& files, const local<experiences>& tuples) {
+      [self](refine_atom a, search_id id, const local<file_map>& files, const local<experiences>& tuples) {
         return route<local<rewrites_outcome>>(self, a, id, files, tuples);
       },
   };
@@ -237,7 +236,7 @@ retriever_actor::behavior_type retriever_pool(pool_pointer<retriever_actor> self
                                               std::vector<retriever_actor> workers) {
   adopt(self, std::move(workers));
   return {
-      [self](retrieve_atom a, job_id id, const local<search::diagnosis>& d, std::uint64_t k) {
+      [self](retrieve_atom a, search_id id, const local<search::diagnosis>& d, std::uint64_t k) {
         return route<local<experiences>>(self, a, id, d, k);
       },
   };
@@ -259,12 +258,12 @@ void store_tuple(const sink_fn& sink, const search::experience& tuple) {
 
 distiller_actor::behavior_type distiller_behavior(distiller_actor::pointer, jobs_ptr jobs, sink_fn fixed) {
   return {
-      [jobs, fixed](learn_atom, job_id id, const local<search::experience>& tuple) {
+      [jobs, fixed](learn_atom, search_id id, const local<search::experience>& tuple) {
         if (!jobs) {
           store_tuple(fixed, tuple.get());
           return;
         }
-        std::shared_ptr<job_context> job;
+        std::shared_ptr<search_context> job;
         try {
           job = jobs->at(id);
         } catch (const std::exception& e) {

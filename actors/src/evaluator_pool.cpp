@@ -175,7 +175,7 @@ std::string ms_text(caf::timespan t) {
 }
 
 bool serves(const protocols::device_info& d, const std::string& device_class) {
-  return device_class.empty() || d.profile.empty() || d.profile == device_class;
+  return device_class.empty() || d.device_class.empty() || d.device_class == device_class;
 }
 
 void notify(pool_pointer self, device_event::kind what, const pool_slot& s, std::string package = {},
@@ -371,7 +371,7 @@ void report_queues(pool_pointer self) {
     if (v == n) continue;
     device_event e;
     e.what = device_event::kind::queue;
-    e.device.profile = cls;
+    e.device.device_class = cls;
     e.queued = v;
     st.opt.listener(e);
     n = v;
@@ -599,7 +599,7 @@ std::string devices_json(const pool_state& st) {
     const double up = std::chrono::duration<double>(now - s.joined).count();
     nlohmann::json d = {{"name", s.info.name()},     {"id", s.info.id},
                         {"node", s.info.node},       {"kind", s.info.kind},
-                        {"profile", s.info.profile}, {"labels", s.info.labels},
+                        {"profile", s.info.device_class}, {"labels", s.info.labels},
                         {"chip", s.info.chip},
                         {"state", state_name(s.state)}, {"queue", queued},
                         {"evaluations", s.evaluations}, {"failures", s.failures},

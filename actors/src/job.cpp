@@ -35,10 +35,10 @@ std::vector<evaluator_actor> spawn_evaluators(caf::actor_system& sys,
 
 }  // namespace
 
-optimize::optimize_result run_optimize_job(const job_spec& spec) {
+optimize::optimize_result run_search(const search_spec& spec) {
   if (spec.engine == nullptr) {
     throw aopt::error(ec::invalid_argument,
-                      "run_optimize_job: no proposal engine was given (job_spec.engine)");
+                      "run_search: no proposal engine was given (search_spec.engine)");
   }
   spec.timeouts.validate();
   spec.config.validate();

@@ -1,9 +1,14 @@
 // aopt-node's loop (node.hpp): join, register, heartbeat, join again.
 #include "aopt/actors/node.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -54,18 +59,8 @@ void sleep_unless_stopped(const node_options& o, std::chrono::milliseconds d) {
     std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(d, std::chrono::milliseconds(50)));
 }
 
-}  // namespace
-
-void run_node(const node_options& o, const node_slot_factory& make_slots) {
-  if (o.name.empty() || o.name.find('/') != std::string::npos)
-    throw aopt::error(ec::invalid_argument, "aopt-node: --name must be given and hold no '/'");
-  if (o.devices.empty()) throw aopt::error(ec::invalid_argument, "aopt-node: at least one device is needed");
-  if (o.port == 0) throw aopt::error(ec::invalid_argument, "aopt-node: --join needs HOST:PORT with a port");
-  auto log = [&](const std::string& line, node_log_level level = node_log_level::info) {
-    if (o.log) o.log(level, line);
-  };
-  o.tls.check("aopt-node --tls-*");
-  caf::actor_system_config cfg;
+// The actor system of a node: the middleman (and TLS when asked for), a quiet scheduler.
+caf::actor_system_config& node_config(caf::actor_system_config& cfg, const node_options& o) {
   // The evaluators are detached (a thread each); the scheduler only runs the middleman's
   // brokers' clients: one worker that does not spin keeps a node quiet next to its evaluations.
   cfg.set("scheduler.max-threads", 1);
@@ -78,11 +73,14 @@ void run_node(const node_options& o, const node_slot_factory& make_slots) {
     cfg.openssl_cafile = o.tls.ca;
     cfg.load<caf::openssl::manager>();
   }
-  caf::actor_system sys{with_message_types(cfg)};
-  auto link = std::make_shared<registry_link>();
-  const auto ask_timeout = std::max(o.heartbeat * 5, std::chrono::milliseconds(10000));
+  return with_message_types(cfg);
+}
+
+// What the node's evaluators fetch from the daemon's registry through `link`: package digests,
+// packages, artifacts (a miss or an unreachable daemon is not an error: the evaluator compiles).
+package_fetcher registry_fetcher(caf::actor_system& sys, std::shared_ptr<registry_link> link,
+                                 std::chrono::milliseconds ask_timeout, const std::string& token) {
   package_fetcher fetch;
-  const std::string token = o.token;
   fetch.digest = [&sys, link, ask_timeout, token](const std::string& package) {
     auto d = ask_registry<std::string>(sys, *link, ask_timeout, "name the package's digest", digest_atom::value, token,
                                        package);
@@ -94,7 +92,6 @@ void run_node(const node_options& o, const node_slot_factory& make_slots) {
     if (files.empty()) throw aopt::error(ec::not_found, "aopt-node: the daemon no longer has package " + digest);
     return files;
   };
-  // Artifacts: a miss or an unreachable daemon is not an error, the evaluator compiles.
   fetch.artifacts.get = [&sys, link, ask_timeout, token](const std::string& key) -> std::optional<std::string> {
     try {
       auto bytes =
@@ -108,7 +105,67 @@ void run_node(const node_options& o, const node_slot_factory& make_slots) {
   fetch.artifacts.put = [link, token](const std::string& key, const std::string& bytes) {
     if (auto h = link->get()) caf::anon_send(h, artifact_atom::value, token, key, bytes);
   };
-  auto fns = make_slots(fetch);
+  return fetch;
+}
+
+// Why a join attempt failed: `why` (CAF's words, to log a failure once) and the operator's line.
+struct join_failure {
+  std::string why;
+  std::string message;
+  node_log_level level = node_log_level::info;
+};
+
+// One attempt to join the daemon at o.host:o.port: connect, then register the devices.
+std::optional<join_failure> join_once(caf::actor_system& sys, caf::scoped_actor& self, registry_link& link,
+                                      const node_options& o, const std::vector<evaluator_actor>& evaluators,
+                                      std::chrono::milliseconds ask_timeout) {
+  const std::string where = o.host + ":" + std::to_string(o.port);
+  auto r = o.tls.enabled() ? caf::openssl::remote_actor<node_registry_actor>(sys, o.host, o.port)
+                           : sys.middleman().remote_actor<node_registry_actor>(o.host, o.port);
+  if (!r) {
+    const auto why = sys.render(r.error());
+    if (r.error() != caf::sec::disconnect_during_handshake)
+      return join_failure{why, "cannot reach the daemon at " + where + ": " + why + "; retrying"};
+    // The daemon is there but ended the handshake: over TLS it refused this node's certificate
+    // (or spoke no TLS); without TLS, it may require mutual TLS.
+    return join_failure{
+        why,
+        o.tls.enabled() ? "the daemon at " + where + " refused this node's certificate (the TLS handshake failed: " + why +
+                              "); --tls-cert must be signed by the CA the daemon trusts ([nodes] tls_ca), and --tls-ca "
+                              "must be the CA of the daemon's certificate; retrying"
+                        : "the daemon at " + where + " ended the handshake (" + why +
+                              "): it may require mutual TLS (give --tls-cert, --tls-key and --tls-ca); retrying",
+        node_log_level::warn};
+  }
+  // Known before registering: the daemon may send work as soon as the devices join, and the
+  // evaluators fetch its package through this link.
+  link.set(*r);
+  bool joined = false;
+  caf::error err;
+  self->request(*r, ask_timeout, register_atom::value, o.token, o.name, o.devices, evaluators)
+      .receive([&](ok_atom) { joined = true; }, [&](caf::error& e) { err = std::move(e); });
+  if (joined) return std::nullopt;
+  link.set(node_registry_actor{});
+  const auto why = sys.render(err);
+  return join_failure{why, "the daemon at " + where + " refused this node: " + why + "; retrying", node_log_level::warn};
+}
+
+}  // namespace
+
+void run_node(const node_options& o, const node_slot_factory& make_slots) {
+  if (o.name.empty() || o.name.find('/') != std::string::npos)
+    throw aopt::error(ec::invalid_argument, "aopt-node: --name must be given and hold no '/'");
+  if (o.devices.empty()) throw aopt::error(ec::invalid_argument, "aopt-node: at least one device is needed");
+  if (o.port == 0) throw aopt::error(ec::invalid_argument, "aopt-node: --join needs HOST:PORT with a port");
+  auto log = [&](const std::string& line, node_log_level level = node_log_level::info) {
+    if (o.log) o.log(level, line);
+  };
+  o.tls.check("aopt-node --tls-*");
+  caf::actor_system_config cfg;
+  caf::actor_system sys{node_config(cfg, o)};
+  auto link = std::make_shared<registry_link>();
+  const auto ask_timeout = std::max(o.heartbeat * 5, std::chrono::milliseconds(10000));
+  auto fns = make_slots(registry_fetcher(sys, link, ask_timeout, o.token));
   if (fns.size() != o.devices.size())
     throw aopt::error(ec::invalid_argument, "aopt-node: one evaluate function per device is needed");
   std::vector<evaluator_actor> evaluators;
@@ -123,51 +180,18 @@ void run_node(const node_options& o, const node_slot_factory& make_slots) {
   // Failed attempts back off (doubling up to 30 s): a refused node must not keep knocking (over
   // TLS, each failed handshake disturbs the daemon's other connections: docs/deploy.md).
   auto backoff = o.retry;
-  auto failed_attempt = [&] {
-    sleep_unless_stopped(o, backoff);
-    backoff = std::min<std::chrono::milliseconds>(backoff * 2, std::max(o.retry, std::chrono::milliseconds(30000)));
-  };
   {
     caf::scoped_actor self{sys};
     while (!(o.stop && o.stop())) {
       if (!joined) {
-        auto r = o.tls.enabled() ? caf::openssl::remote_actor<node_registry_actor>(sys, o.host, o.port)
-                                 : sys.middleman().remote_actor<node_registry_actor>(o.host, o.port);
-        if (!r) {
-          const auto why = sys.render(r.error());
-          if (why != last_failure) {
-            if (r.error() == caf::sec::disconnect_during_handshake) {
-              // The daemon is there but ended the handshake: over TLS it refused this node's
-              // certificate (or spoke no TLS); without TLS, it may require mutual TLS.
-              log(o.tls.enabled()
-                      ? "the daemon at " + where + " refused this node's certificate (the TLS handshake failed: " + why +
-                            "); --tls-cert must be signed by the CA the daemon trusts ([nodes] tls_ca), and --tls-ca "
-                            "must be the CA of the daemon's certificate; retrying"
-                      : "the daemon at " + where + " ended the handshake (" + why +
-                            "): it may require mutual TLS (give --tls-cert, --tls-key and --tls-ca); retrying",
-                  node_log_level::warn);
-            } else {
-              log("cannot reach the daemon at " + where + ": " + why + "; retrying");
-            }
-          }
-          last_failure = why;
-          failed_attempt();
+        if (auto failed = join_once(sys, self, *link, o, evaluators, ask_timeout)) {
+          if (failed->why != last_failure) log(failed->message, failed->level);
+          last_failure = failed->why;
+          sleep_unless_stopped(o, backoff);
+          backoff = std::min<std::chrono::milliseconds>(backoff * 2, std::max(o.retry, std::chrono::milliseconds(30000)));
           continue;
         }
-        caf::error err;
-        // Known before registering: the daemon may send work as soon as the devices join, and
-        // the evaluators fetch its package through this link.
-        link->set(*r);
-        self->request(*r, ask_timeout, register_atom::value, o.token, o.name, o.devices, evaluators)
-            .receive([&](ok_atom) { joined = true; }, [&](caf::error& e) { err = std::move(e); });
-        if (!joined) {
-          link->set(node_registry_actor{});
-          const auto why = sys.render(err);
-          if (why != last_failure) log("the daemon at " + where + " refused this node: " + why + "; retrying", node_log_level::warn);
-          last_failure = why;
-          failed_attempt();
-          continue;
-        }
+        joined = true;
         last_failure.clear();
         backoff = o.retry;
         log("joined the daemon at " + where + " as " + o.name + " with " + std::to_string(o.devices.size()) +

@@ -149,7 +149,7 @@ node_registry_actor::behavior_type registry_behavior(registry_pointer self, regi
         e.peer = peer;
         self->monitor(handles.front());
         std::string names;
-        for (const auto& d : devices) names += (names.empty() ? "" : ", ") + d.id + " (" + d.profile + ")";
+        for (const auto& d : devices) names += (names.empty() ? "" : ", ") + d.id + " (" + d.device_class + ")";
         common::logger()->info("evaluator node {} joined with {} devices: {}", node, devices.size(), names);
         notify(self, device_event::kind::node_joined, node, {});
         return self->delegate(self->state.opt.pool, register_atom::value, self->state.opt.pool_key, node,

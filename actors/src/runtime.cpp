@@ -1,6 +1,7 @@
 // actors::runtime: one actor system with the shared evaluators and pool, the role actors (pools
-// serving every job), the Distiller and the Scheduler, spawned once; each run_optimize call
-// registers its job, spawns the job's progress listener, asks the Scheduler and waits.
+// serving every job) and the Distiller, spawned once; each run_optimize call registers its job,
+// spawns the job's progress listener (cooperative: no thread of its own) and runs the job's
+// search on the calling thread: a job adds no thread to the process.
 #include "aopt/actors/runtime.hpp"
 
 #include <exception>
@@ -25,16 +26,49 @@ namespace aopt::actors {
 
 using namespace protocols;
 
+namespace {
+
+// A device event as a message: it owns its report (the sender's is gone once it was sent).
+struct owned_device_event {
+  device_event event;
+  std::optional<optimize::eval_report> report;
+};
+
+// The observers' side of device events (metrics): the pool and the node registry send each
+// event here instead of calling the listener on their own thread, so a slow observer never holds
+// them. Detached (one thread for the runtime's life): an observer may take locks.
+caf::behavior device_observer(caf::event_based_actor*, device_listener fn) {
+  return {
+      [fn](const local<owned_device_event>& m) {
+        auto e = m.get().event;
+        e.report = m.get().report ? &*m.get().report : nullptr;
+        fn(e);
+      },
+  };
+}
+
+// A listener that sends each event to `observer`.
+device_listener sender_to(caf::actor observer) {
+  return [observer](const device_event& e) {
+    owned_device_event m{e, e.report != nullptr ? std::optional<optimize::eval_report>(*e.report) : std::nullopt};
+    m.event.report = nullptr;
+    caf::anon_send(observer, make_local(std::move(m)));
+  };
+}
+
+}  // namespace
+
 struct runtime::impl {
   caf::actor_system_config cfg;
   caf::actor_system sys;
   runtime_options opt;
-  std::shared_ptr<job_table> jobs = std::make_shared<job_table>();
+  std::shared_ptr<search_table> jobs = std::make_shared<search_table>();
   std::vector<evaluator_actor> evaluators;
   std::vector<evaluator_actor> builders;
   service_actors actors;
-  scheduler_actor scheduler;
   node_registry_actor registry;
+  caf::actor observer;         // receives the device events when there is a listener
+  device_listener to_observer;  // what the pool and the registry call: a send to `observer`
   std::optional<std::uint16_t> published_port;
   // What the node registry's messages to the pool carry: a secret of this process.
   const std::string registry_key = common::random_hex(16);
@@ -60,7 +94,11 @@ struct runtime::impl {
     pool_options po;
     po.timeout = opt.timeouts.evaluation;
     po.device_wait = opt.nodes ? opt.device_wait : std::chrono::milliseconds(0);
-    po.listener = opt.listener;
+    if (opt.listener) {
+      observer = sys.spawn<caf::detached>(device_observer, opt.listener);
+      to_observer = sender_to(observer);
+    }
+    po.listener = to_observer;
     for (std::size_t i = 0; i < opt.builders.size(); ++i)
       builders.push_back(spawn_evaluator(sys, std::move(opt.builders[i]), "builder" + std::to_string(i)));
     po.builders = builders;
@@ -72,7 +110,6 @@ struct runtime::impl {
     actors.retriever = spawn_retriever(sys, jobs, opt.role_workers);
     actors.refiner = spawn_refiner(sys, jobs, opt.role_workers);
     actors.distiller = spawn_distiller(sys, jobs);
-    scheduler = spawn_scheduler(sys, actors, jobs);
   }
 
   ~impl() {
@@ -82,10 +119,11 @@ struct runtime::impl {
       if (published_port && !opt.tls.enabled()) (void)sys.middleman().unpublish(registry, *published_port);
       stop_all(self, registry);
     }
-    stop_all(self, scheduler, actors.mutator, actors.diagnoser, actors.retriever, actors.refiner,
+    stop_all(self, actors.mutator, actors.diagnoser, actors.retriever, actors.refiner,
              actors.distiller, actors.pool);
     for (const auto& e : evaluators) stop_all(self, e);
     for (const auto& b : builders) stop_all(self, b);
+    stop_all(self, observer);
   }
 };
 
@@ -137,6 +175,8 @@ runtime::runtime(std::vector<device_slot> devices, runtime_options options) {
 
 runtime::~runtime() = default;
 
+caf::actor_system& runtime::system() { return impl_->sys; }
+
 std::size_t runtime::slots() const { return impl_->evaluators.size(); }
 
 nlohmann::json runtime::devices() const {
@@ -165,7 +205,7 @@ std::uint16_t runtime::listen_for_nodes(const node_listen_options& options) {
   ro.heartbeat_timeout = options.heartbeat_timeout;
   ro.packages = options.packages;
   ro.artifacts = options.artifacts;
-  ro.listener = impl_->opt.listener;
+  ro.listener = impl_->to_observer;
   ro.token = options.token;
   impl_->registry = spawn_node_registry(impl_->sys, std::move(ro));
   auto port = impl_->opt.tls.enabled()
@@ -183,15 +223,15 @@ std::uint16_t runtime::listen_for_nodes(const node_listen_options& options) {
   return *port;
 }
 
-optimize::optimize_result runtime::run_optimize(const job_spec& spec) {
+optimize::optimize_result runtime::run_optimize(const search_spec& spec) {
   if (spec.engine == nullptr) {
     throw aopt::error(ec::invalid_argument,
-                      "run_optimize_job: no proposal engine was given (job_spec.engine)");
+                      "run_search: no proposal engine was given (search_spec.engine)");
   }
   spec.timeouts.validate();
   spec.config.validate();
   auto& sys = impl_->sys;
-  auto job = std::make_shared<job_context>();
+  auto job = std::make_shared<search_context>();
   job->package = spec.package;
   job->device_class = spec.device_class;
   job->engine = spec.engine;
@@ -199,16 +239,19 @@ optimize::optimize_result runtime::run_optimize(const job_spec& spec) {
   job->learned = spec.learned;
   job->decorate = spec.decorate;
   job->timeouts = spec.timeouts;
-  if (spec.progress) job->listener = spawn_progress_listener(sys, spec.progress);
+  // Cooperative: the listener's function only records (the daemon: an event in its store).
+  if (spec.progress) job->listener = spawn_progress_listener(sys, spec.progress, spawn_mode::cooperative);
   const auto id = impl_->jobs->add(job);
 
   std::optional<optimize::optimize_result> result;
   std::exception_ptr failure;
+  try {
+    result = run_search_here(sys, impl_->actors, *impl_->jobs, id, spec.package, spec.base_files, spec.config);
+  } catch (...) {
+    failure = std::current_exception();
+  }
   {
     caf::scoped_actor self{sys};
-    optimize_job_msg msg{spec.package, spec.base_files, pack(spec.config)};
-    ask_local(self, impl_->scheduler, spec.timeouts.job, "run_optimize_job: the Scheduler", result, failure,
-              optimize_atom::value, local_atom::value, id, std::move(msg));
     flush(self, impl_->actors.distiller, spec.timeouts.engine);
     flush(self, job->listener, spec.timeouts.engine);
     stop_all(self, job->listener);

@@ -14,6 +14,7 @@
 
 #include "aopt/actors/actor_services.hpp"
 #include "aopt/actors/convert.hpp"
+#include "aopt/actors/job_support.hpp"
 #include "aopt/actors/spawn.hpp"
 #include "aopt/common/error.h"
 #include "aopt/search/rewind.h"
@@ -29,32 +30,19 @@ namespace {
 // What the Scheduler and each job driver know: the role actors and the job table.
 struct scheduler_env {
   service_actors actors;
-  std::shared_ptr<const job_table> jobs;
+  std::shared_ptr<const search_table> jobs;
 };
 
-optimize::optimize_result run_job(caf::actor_system& sys, const scheduler_env& env, job_id id,
+optimize::optimize_result run_job(caf::actor_system& sys, const scheduler_env& env, search_id id,
                                   const optimize_job_msg& msg) {
-  const auto job = env.jobs->at(id);
-  const auto config = unpack(msg.config);
-  config.validate();
-  actor_services svc(sys, env.actors, id, msg.package, job->device_class, job->timeouts);
-  optimize::progress_fn progress;
-  if (job->listener) {
-    progress = [listener = job->listener](const optimize::progress_event& e) {
-      caf::anon_send(listener, progress_atom::value, pack(e));
-    };
-  }
-  std::unique_ptr<optimize::runner> decorated;
-  if (job->decorate) decorated = job->decorate(svc);
-  const optimize::services seams{svc, decorated ? *decorated : static_cast<optimize::runner&>(svc), svc};
-  return optimize::run_optimizer(msg.base_files, seams, config, progress);
+  return run_search_here(sys, env.actors, *env.jobs, id, msg.package, msg.base_files, unpack(msg.config));
 }
 
 // One job's driver: blocks in run_optimizer for the job's length on its own thread, answers,
 // and quits.
 scheduler_actor::behavior_type driver_behavior(scheduler_actor::pointer self, scheduler_env env) {
   return {
-      [self, env](optimize_atom, job_id id, const optimize_job_msg& job) {
+      [self, env](optimize_atom, search_id id, const optimize_job_msg& job) {
         auto rp = self->make_response_promise<optimize_reply_msg>();
         try {
           auto r = run_job(self->system(), env, id, job);
@@ -65,7 +53,7 @@ scheduler_actor::behavior_type driver_behavior(scheduler_actor::pointer self, sc
         self->quit();
         return rp;
       },
-      [self, env](optimize_atom, local_atom, job_id id, const optimize_job_msg& job) {
+      [self, env](optimize_atom, local_atom, search_id id, const optimize_job_msg& job) {
         auto rp = self->make_response_promise<local<optimize::optimize_result>>();
         try {
           rp.deliver(make_local(run_job(self->system(), env, id, job)));
@@ -82,11 +70,11 @@ scheduler_actor::behavior_type driver_behavior(scheduler_actor::pointer self, sc
 // the driver's answer goes straight to the requester.
 scheduler_actor::behavior_type scheduler_behavior(scheduler_actor::pointer self, scheduler_env env) {
   return {
-      [self, env](optimize_atom a, job_id id, const optimize_job_msg& job) {
+      [self, env](optimize_atom a, search_id id, const optimize_job_msg& job) {
         auto driver = self->system().spawn<caf::detached>(driver_behavior, env);
         return self->delegate(driver, a, id, job);
       },
-      [self, env](optimize_atom a, local_atom l, job_id id, const optimize_job_msg& job) {
+      [self, env](optimize_atom a, local_atom l, search_id id, const optimize_job_msg& job) {
         auto driver = self->system().spawn<caf::detached>(driver_behavior, env);
         return self->delegate(driver, a, l, id, job);
       },
@@ -161,8 +149,26 @@ rewinder_actor::behavior_type rewinder_behavior(rewinder_pointer self, rewinder_
 
 }  // namespace
 
+optimize::optimize_result run_search_here(caf::actor_system& sys, const service_actors& actors, const search_table& jobs,
+                                          search_id id, const std::string& package, const optimize::file_map& base_files,
+                                          const optimize::optimizer_config& config) {
+  const auto job = jobs.at(id);
+  config.validate();
+  actor_services svc(sys, actors, id, package, job->device_class, job->timeouts);
+  optimize::progress_fn progress;
+  if (job->listener) {
+    progress = [listener = job->listener](const optimize::progress_event& e) {
+      caf::anon_send(listener, progress_atom::value, pack(e));
+    };
+  }
+  std::unique_ptr<optimize::runner> decorated;
+  if (job->decorate) decorated = job->decorate(svc);
+  const optimize::services seams{svc, decorated ? *decorated : static_cast<optimize::runner&>(svc), svc};
+  return optimize::run_optimizer(base_files, seams, config, progress);
+}
+
 scheduler_actor spawn_scheduler(caf::actor_system& sys, service_actors actors,
-                                std::shared_ptr<const job_table> jobs) {
+                                std::shared_ptr<const search_table> jobs) {
   if (!jobs) throw aopt::error(ec::invalid_argument, "actors: the Scheduler needs a job table");
   return sys.spawn(scheduler_behavior, scheduler_env{std::move(actors), std::move(jobs)});
 }

@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
       info.id = d.id;
       info.kind = d.kind;
       info.chip = setups.back().chip;
-      info.profile = setups.back().device_class;
+      info.device_class = setups.back().device_class;
       info.labels = labels;
       o.devices.push_back(std::move(info));
     }

@@ -29,7 +29,7 @@ job_outcome run_optimize_job(const job_spec& spec) {
       if (!bank.update(corpus[i])) bank.put(corpus[i]);  // erased meanwhile: stored again
     }
   }
-  actors::job_spec js;
+  actors::search_spec js;
   js.engine = &engine.engine();
   js.make_ranker = engine.ranker_factory();
   js.package = spec.package->dir.string();
@@ -41,7 +41,7 @@ job_outcome run_optimize_job(const job_spec& spec) {
   if (use_bank && spec.learn) js.learned = jobs::bank_sink(spec.bank_dir);
   js.progress = spec.progress;
   job_outcome out;
-  out.result = actors::run_optimize_job(js);
+  out.result = actors::run_search(js);
   out.engine_usage = engine.usage();
   return out;
 }

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string_view>
-#include <tuple>
 
 #include "aopt/actors/runtime.hpp"
+#include "aopt/actors/supervisor.hpp"
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"
 #include "aopt/common/log.h"
@@ -170,6 +170,10 @@ job_manager::job_manager(daemon_config cfg, std::vector<job_observer*> observers
   ro.listener = [this](const actors::device_event& e) { on_device_event(e); };
   const bool ro_tls = ro.tls.enabled();
   runtime_ = std::make_unique<actors::runtime>(std::move(devices), std::move(ro));
+  supervisor_ = std::make_unique<actors::job_supervisor>(
+      *runtime_, actors::supervisor_config{std::max<std::size_t>(cfg_.max_running, 1), [this](const std::string& id) {
+                                             run_job(id);
+                                           }});
   if (!cfg_.nodes_listen.empty()) {
     actors::node_listen_options no;
     const auto address = actors::parse_host_port(cfg_.nodes_listen, "nodes.listen", true);  // validate() checked it
@@ -221,13 +225,14 @@ void job_manager::on_device_event(const actors::device_event& e) {
       case kind::down: o->on_device_down(name, e.why); break;
       case kind::node_joined: o->on_node(e.device.node, true); break;
       case kind::node_lost: o->on_node(e.device.node, false); break;
-      case kind::queue: o->on_queue(e.device.profile, e.queued); break;
+      case kind::queue: o->on_queue(e.device.device_class, e.queued); break;
     }
   }
 }
 
 job_manager::~job_manager() {
   shutdown(std::chrono::hours(1));
+  supervisor_.reset();
   runtime_.reset();
 }
 
@@ -390,8 +395,16 @@ void job_manager::start() {
     for (const auto& [id, e] : jobs_) queued += e.record.at("state") == "queued";
     common::logger()->info("{} job(s) in the store, {} queued", jobs_.size(), queued);
     tell_counts();
+    for (const auto& [id, e] : jobs_) {
+      if (e.record.at("state") == "queued") enqueue(e);
+    }
   }
-  dispatcher_ = std::thread([this] { dispatch_loop(); });
+}
+
+void job_manager::enqueue(const job_entry& e) {
+  supervisor_->enqueue(e.record.at("id").get<std::string>(),
+                       {e.record.value("resume", false), e.record.value("priority", 0),
+                        static_cast<std::int64_t>(e.record.value("seq", std::uint64_t{0}))});
 }
 
 json job_manager::submit(const std::string& tar, const submit_options& o, std::int64_t uid) {
@@ -481,6 +494,7 @@ json job_manager::submit(const std::string& tar, const submit_options& o, std::i
               {"attempts", 0},
               {"corpus", std::move(corpus)}};
   set_state(e, "queued");  // persisted before the client hears of it
+  enqueue(e);
   return public_view(e.record, e.next_event);
 }
 
@@ -593,40 +607,18 @@ json job_manager::health() const {
           {"nodes_listen", nodes_address_.empty() ? json() : json(nodes_address_)}};
 }
 
-void job_manager::dispatch_loop() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stopping_) {
-    for (auto r : finished_runners_) {  // each has left run_job's last critical section
-      runners_.at(r).join();
-      runners_.erase(r);
-    }
-    finished_runners_.clear();
-    if (running_ < cfg_.max_running) {
-      // Resumed jobs first, then the highest priority, then submission order.
-      job_entry* best = nullptr;
-      auto rank = [](const job_entry& e) {
-        return std::make_tuple(e.record.value("resume", false) ? 1 : 0, e.record.value("priority", 0),
-                               -static_cast<std::int64_t>(e.record.value("seq", std::uint64_t{0})));
-      };
-      for (auto& [id, e] : jobs_) {
-        if (e.record.at("state") == "queued" && (best == nullptr || rank(e) > rank(*best))) best = &e;
-      }
-      if (best != nullptr) {
-        const std::string id = best->record.at("id");
-        best->record["attempts"] = best->record.value("attempts", 0) + 1;
-        best->record.erase("resume");
-        set_state(*best, "running");
-        ++running_;
-        const auto runner = next_runner_++;
-        runners_.emplace(runner, std::thread([this, id, runner] { run_job(id, runner); }));
-        continue;
-      }
-    }
-    changed_.wait(lock);
+void job_manager::run_job(const std::string& id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = jobs_.find(id);
+    // Cancelled or deleted while queued; when aoptd is stopping it stays queued for the next start.
+    if (it == jobs_.end() || it->second.record.at("state") != "queued" || stopping_) return;
+    auto& e = it->second;
+    e.record["attempts"] = e.record.value("attempts", 0) + 1;
+    e.record.erase("resume");
+    set_state(e, "running");
+    ++running_;
   }
-}
-
-void job_manager::run_job(const std::string& id, std::uint64_t runner) {
   std::string failure;
   bool stopped = false;
   try {
@@ -649,73 +641,32 @@ void job_manager::run_job(const std::string& id, std::uint64_t runner) {
     }
   }
   --running_;
-  finished_runners_.push_back(runner);
   changed_.notify_all();
 }
 
-void job_manager::run_job_body(const std::string& id) {
-  json rec;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    rec = entry(id).record;
-  }
-  const auto t0 = std::chrono::steady_clock::now();
-  const fs::path dir = job_dir(id);
-  auto pkg = std::make_shared<const ev::op_package>(ev::load_package(dir / "package"));
-  auto sp = jobs::make_sim_package(pkg);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    packages_[id] = sp;
-  }
-  // The retrieval corpus: the bank as it was when the job was accepted (see submit). Records
-  // stored before the snapshot moved to submit take it at their first start.
-  const fs::path bank_dir = this->bank_dir();
-  const jobs::bank_service bank(bank_dir);
-  std::vector<search::experience> corpus;
-  std::error_code ec;
-  if (rec.contains("corpus")) {
-    corpus = bank.tuples(rec.at("corpus").get<std::vector<std::string>>());
-  } else {
-    corpus = bank.all();
-    json ids = json::array();
-    for (const auto& t : corpus) ids.push_back(t.id);
-    std::lock_guard<std::mutex> lock(mu_);
-    auto& e = entry(id);
-    e.record["corpus"] = ids;
-    store_->put_job(id, e.record);
-  }
-  std::uint64_t persisted_progress = 0;
-  for (const auto& ev : store_->events(id, 0)) persisted_progress += ev.contains("p") ? 1 : 0;
+std::vector<search::experience> job_manager::job_corpus(const std::string& id, const json& record) {
+  // The bank as it was when the job was accepted (see submit). Records stored before the
+  // snapshot moved to submit take it at their first start.
+  const jobs::bank_service bank(bank_dir());
+  if (record.contains("corpus")) return bank.tuples(record.at("corpus").get<std::vector<std::string>>());
+  auto corpus = bank.all();
+  json ids = json::array();
+  for (const auto& t : corpus) ids.push_back(t.id);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& e = entry(id);
+  e.record["corpus"] = ids;
+  store_->put_job(id, e.record);
+  return corpus;
+}
 
-  const auto& o = rec.at("options");
-  // As resolved at submission (a node's npu class may not have joined again yet); older records
-  // hold only the profile.
-  const auto resolved = o.contains("chip") ? resolved_profile{o.at("profile"), o.at("chip"), o.value("backend", std::string("sim"))}
-                                           : resolve_profile(o.at("profile"));
-  const std::string profile = resolved.sim_profile;
-  const std::uint64_t seed = o.at("seed");
-  actors::job_spec spec;
-  jobs::engine_options eo{o.value("engine", std::string("offline")) == "llm", jobs::offline_config(profile, seed), {},
-                          pkg->spec.kernel, profile};
-  if (eo.llm) eo.session = llm_session_options(id);
-  // The job's own copy of the corpus is embedded; the bank keeps what it has (aopt bank and
-  // `aopt optimize --engine llm` write embeddings back).
-  jobs::job_engine engine(eo, corpus);
-  spec.engine = &engine.engine();
-  spec.make_ranker = engine.ranker_factory();
-  store_journal journal(*store_, id);
-  spec.package = id;
-  spec.device_class = resolved.device_class;
-  spec.base_files = sp->base;
-  spec.config.budget = o.at("budget");
-  spec.config.search_form = true;  // Stage I variants on one build: the same results, sooner
-  spec.bank = std::move(corpus);
-  if (cfg_.learn) spec.learned = jobs::bank_sink(bank_dir, &bank_mu_);  // idempotent: a replay adds nothing twice
-  spec.progress = [this, id, persisted_progress, seen = std::uint64_t{0}](const optimize::progress_event& e) mutable {
+optimize::progress_fn job_manager::progress_recorder(const std::string& id) {
+  std::uint64_t persisted = 0;
+  for (const auto& ev : store_->events(id, 0)) persisted += ev.contains("p") ? 1 : 0;
+  return [this, id, persisted, seen = std::uint64_t{0}](const optimize::progress_event& e) mutable {
     const std::uint64_t p = seen++;
     // A resumed job replays what was already streamed: not stored again, but the observers see
     // it, so that their per-job figures start from where the job was.
-    const bool replayed = p < persisted_progress;
+    const bool replayed = p < persisted;
     const bool is_point = e.kind == "point" && e.point.has_value();
     const bool accepted = e.kind == "accepted";
     const json point = e.point ? optimize::to_json(*e.point) : json();
@@ -740,6 +691,66 @@ void job_manager::run_job_body(const std::string& id) {
       if (accepted) obs->on_accepted(id, point, replayed);
     }
   };
+}
+
+namespace {
+
+// The result of a job (the optimized package, report.json, report.md): written beside, then
+// renamed into place.
+void write_result(const fs::path& dir, const ev::op_package& pkg, const optimize::optimize_result& res,
+                  const optimize::report_context& ctx) {
+  const fs::path tmp = dir / "result.tmp";
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  jobs::write_package(pkg, res.best_files, tmp / "package");
+  write_file(tmp / "report.json", optimize::report_json(res, ctx).dump(2) + "\n");
+  write_file(tmp / "report.md", optimize::report_markdown(res, ctx));
+  fs::remove_all(dir / "result", ec);
+  fs::rename(tmp, dir / "result");
+}
+
+}  // namespace
+
+void job_manager::run_job_body(const std::string& id) {
+  json rec;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    rec = entry(id).record;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const fs::path dir = job_dir(id);
+  auto pkg = std::make_shared<const ev::op_package>(ev::load_package(dir / "package"));
+  auto sp = jobs::make_sim_package(pkg);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    packages_[id] = sp;
+  }
+  std::vector<search::experience> corpus = job_corpus(id, rec);
+  const auto& o = rec.at("options");
+  // As resolved at submission (a node's npu class may not have joined again yet); older records
+  // hold only the profile.
+  const auto resolved = o.contains("chip") ? resolved_profile{o.at("profile"), o.at("chip"), o.value("backend", std::string("sim"))}
+                                           : resolve_profile(o.at("profile"));
+  const std::string profile = resolved.sim_profile;
+  const std::uint64_t seed = o.at("seed");
+  jobs::engine_options eo{o.value("engine", std::string("offline")) == "llm", jobs::offline_config(profile, seed), {},
+                          pkg->spec.kernel, profile};
+  if (eo.llm) eo.session = llm_session_options(id);
+  // The job's own copy of the corpus is embedded; the bank keeps what it has (aopt bank and
+  // `aopt optimize --engine llm` write embeddings back).
+  jobs::job_engine engine(eo, corpus);
+  actors::search_spec spec;
+  spec.engine = &engine.engine();
+  spec.make_ranker = engine.ranker_factory();
+  store_journal journal(*store_, id);
+  spec.package = id;
+  spec.device_class = resolved.device_class;
+  spec.base_files = sp->base;
+  spec.config.budget = o.at("budget");
+  spec.config.search_form = true;  // Stage I variants on one build: the same results, sooner
+  spec.bank = std::move(corpus);
+  if (cfg_.learn) spec.learned = jobs::bank_sink(bank_dir(), &bank_mu_);  // idempotent: a replay adds nothing twice
+  spec.progress = progress_recorder(id);
   spec.decorate = [this, &journal, id](optimize::runner& inner) -> std::unique_ptr<optimize::runner> {
     return std::make_unique<jobs::journaled_runner>(inner, journal, [this, id]() -> std::optional<std::string> {
       std::lock_guard<std::mutex> lock(mu_);
@@ -753,10 +764,6 @@ void job_manager::run_job_body(const std::string& id) {
   if (res.stop_reason.starts_with("base failed")) {
     throw error(ec::invalid_spec, "the operator itself does not pass its cases, nothing to optimize: " + res.stop_reason);
   }
-  // The result: written beside, then renamed into place.
-  const fs::path tmp = dir / "result.tmp";
-  fs::remove_all(tmp, ec);
-  jobs::write_package(*pkg, res.best_files, tmp / "package");
   optimize::report_context ctx;
   ctx.op_dir = rec.value("name", id);
   ctx.out_dir = "package";
@@ -767,10 +774,7 @@ void job_manager::run_job_body(const std::string& id) {
   ctx.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ctx.command = reproduce_command(rec);
   ctx.engine_usage = engine.usage();
-  write_file(tmp / "report.json", optimize::report_json(res, ctx).dump(2) + "\n");
-  write_file(tmp / "report.md", optimize::report_markdown(res, ctx));
-  fs::remove_all(dir / "result", ec);
-  fs::rename(tmp, dir / "result");
+  write_result(dir, *pkg, res, ctx);
   std::lock_guard<std::mutex> lock(mu_);
   set_state(entry(id), "finished",
             {{"speedup", res.speedup},
@@ -822,17 +826,7 @@ void job_manager::request_stop() {
 
 bool job_manager::shutdown(std::chrono::milliseconds grace) {
   request_stop();
-  if (dispatcher_.joinable()) dispatcher_.join();
-  std::unique_lock<std::mutex> lock(mu_);
-  const bool done = changed_.wait_for(lock, grace, [this] { return running_ == 0; });
-  if (!done) return false;
-  lock.unlock();
-  for (auto& [r, t] : runners_) {
-    if (t.joinable()) t.join();
-  }
-  runners_.clear();
-  finished_runners_.clear();
-  return true;
+  return supervisor_ == nullptr || supervisor_->drain(grace);
 }
 
 }  // namespace aopt::daemon

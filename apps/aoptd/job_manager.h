@@ -1,7 +1,8 @@
 // The daemon's jobs: accepted (persisted before the client hears "queued"), queued by priority
-// (FIFO within one), run several at once on one actors::runtime whose evaluators they share
-// round-robin, every change persisted in the job store, and resumed after a crash or a restart
-// by replaying the search through the job's evaluation journal (jobs/journal.h).
+// (FIFO within one) in the job supervisor actor (actors/supervisor.hpp), run several at once on
+// its workers and one actors::runtime whose evaluators they share round-robin, every change
+// persisted in the job store, and resumed after a crash or a restart by replaying the search
+// through the job's evaluation journal (jobs/journal.h). No thread is started per job.
 //
 // States: queued -> running -> finished | failed | cancelled; queued -> cancelled. A running
 // job interrupted by a shutdown or a crash goes back to queued (resume first) when aoptd starts.
@@ -18,7 +19,6 @@
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,11 +26,14 @@
 #include "aopt/actors/config.hpp"
 #include "aopt/evaluation/artifacts.h"
 #include "aopt/llm/session.h"
+#include "aopt/optimize/optimizer.h"
+#include "aopt/search/experience.h"
 #include "config.h"
 #include "observer.h"
 
 namespace aopt::actors {
 class runtime;
+class job_supervisor;
 }
 namespace aopt::storage {
 class job_store;
@@ -108,9 +111,17 @@ class job_manager {
   // The evaluator pool's device events, to the observers (on the pool's or registry's thread).
   void on_device_event(const actors::device_event& e);
 
-  void dispatch_loop();
-  void run_job(const std::string& id, std::uint64_t runner);
+  // Under mu_: queues job `e` in the supervisor.
+  void enqueue(const job_entry& e);
+  // A job's whole life, on a supervisor's worker: starts it unless it was cancelled, deleted or
+  // aoptd is stopping, runs run_job_body, records how it ended.
+  void run_job(const std::string& id);
   void run_job_body(const std::string& id);
+  // The job's retrieval corpus: its record's snapshot of the bank (taken now for older records).
+  std::vector<search::experience> job_corpus(const std::string& id, const nlohmann::json& record);
+  // The job's progress events, as events of the store (what a resumed job replays is not stored
+  // twice) and to the observers.
+  optimize::progress_fn progress_recorder(const std::string& id);
   // Under mu_: persist the record, append a "state" event, tell the observers.
   void set_state(job_entry& e, const std::string& state, nlohmann::json extra = nlohmann::json::object());
   nlohmann::json state_counts() const;  // under mu_: the jobs by state (GET /v1/health's "jobs")
@@ -147,18 +158,15 @@ class job_manager {
   std::vector<job_observer*> observers_;
   std::unique_ptr<storage::job_store> store_;
   std::unique_ptr<actors::runtime> runtime_;
+  std::unique_ptr<actors::job_supervisor> supervisor_;  // the queue and the jobs' workers
 
-  mutable std::mutex mu_;
-  mutable std::condition_variable changed_;  // any job change or event; the dispatcher and event waiters
+  mutable std::mutex mu_;  // the records (jobs_), the packages of running jobs, running_
+  mutable std::condition_variable changed_;  // any job change or event; event waiters
   std::map<std::string, job_entry> jobs_;
   std::map<std::string, std::shared_ptr<const jobs::sim_package>> packages_;  // running jobs
   std::uint64_t next_seq_ = 0;
   std::size_t running_ = 0;
   std::atomic<bool> stopping_{false};
-  std::thread dispatcher_;
-  std::map<std::uint64_t, std::thread> runners_;  // one per running job
-  std::vector<std::uint64_t> finished_runners_;   // joined by the dispatcher
-  std::uint64_t next_runner_ = 0;
   std::mutex bank_mu_;  // one bank writer per process at a time (RocksDB's lock)
 };
 

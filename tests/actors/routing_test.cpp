@@ -94,8 +94,8 @@ class routing_test : public deterministic_fixture {
   }
 
   // Registers a job on `engine` with `bank` as its retrieval corpus; returns its id.
-  job_id add_job(search::engine& e, experiences bank = {}) {
-    auto job = std::make_shared<job_context>();
+  search_id add_job(search::engine& e, experiences bank = {}) {
+    auto job = std::make_shared<search_context>();
     job->package = "test_op";
     job->engine = &e;
     job->index = std::make_shared<const search::retriever>(std::move(bank));
@@ -103,8 +103,8 @@ class routing_test : public deterministic_fixture {
   }
 
   recording_engine engine;
-  std::shared_ptr<job_table> jobs = std::make_shared<job_table>();
-  job_id id = add_job(engine);
+  std::shared_ptr<search_table> jobs = std::make_shared<search_table>();
+  search_id id = add_job(engine);
 };
 
 TEST_F(routing_test, EvaluatorConvertsAndCatchesExceptions) {
@@ -143,7 +143,7 @@ TEST_F(routing_test, EvaluatorConvertsAndCatchesExceptions) {
   EXPECT_NE(r.diagnostic.find("device on fire"), std::string::npos) << r.diagnostic;
 }
 
-TEST_F(routing_test, MutatorRoutesAndKeepsTemplateIdentity) {
+TEST_F(routing_test, MutatorRoutesAndKeepsOneTemplatePerContent) {
   auto mut = track(spawn_mutator(sys, jobs, 2, spawn_mode::cooperative));
   EXPECT_EQ(ask<std::string>(mut, name_atom::value, id), "recording");
 
@@ -159,23 +159,22 @@ TEST_F(routing_test, MutatorRoutesAndKeepsTemplateIdentity) {
 
   stage1::tiling_template tmpl = t.get().value();
   stage1::stage1_history h;
-  auto propose = [&](std::uint64_t identity) {
-    return ask<local<proposals_outcome>>(mut, propose_atom::value, id, identity, make_local(tmpl),
-                                         make_local(h), std::uint64_t{2});
+  auto propose = [&](const stage1::tiling_template& from) {
+    return ask<local<proposals_outcome>>(mut, propose_atom::value, id, make_local(from), make_local(h),
+                                         std::uint64_t{2});
   };
-  auto p1 = propose(1);
+  auto p1 = propose(tmpl);
   ASSERT_TRUE(p1.get().ok());
   ASSERT_EQ(p1.get().value().size(), 2u);
   EXPECT_EQ(p1.get().value()[0].description, "TilingFunc:op_host/a.cpp/0");
-  tmpl.function_name = "Changed";  // same caller object, new contents
-  auto p2 = propose(1);
-  EXPECT_EQ(p2.get().value()[0].description, "Changed/0");
-  propose(2);  // another caller object
+  const stage1::tiling_template copy = tmpl;  // another object, the same contents
+  propose(copy);
+  tmpl.function_name = "Changed";  // the same object, new contents
+  auto p3 = propose(tmpl);
+  EXPECT_EQ(p3.get().value()[0].description, "Changed/0");
   ASSERT_EQ(engine.seen_templates.size(), 3u);
-  EXPECT_EQ(engine.seen_templates[0], engine.seen_templates[1])
-      << "same caller object, same engine object";
-  EXPECT_NE(engine.seen_templates[1], engine.seen_templates[2])
-      << "new caller object, new engine object";
+  EXPECT_EQ(engine.seen_templates[0], engine.seen_templates[1]) << "the same contents, the same engine object";
+  EXPECT_NE(engine.seen_templates[1], engine.seen_templates[2]) << "new contents, a new engine object";
 }
 
 TEST_F(routing_test, DiagnoserRoutesAndForwardsExceptions) {
@@ -275,7 +274,7 @@ TEST_F(routing_test, DistillerKeepsOrderAndSurvivesAFailingSink) {
       },
       spawn_mode::cooperative));
   for (const char* t : {"one", "bad", "two", "three"}) {
-    caf::anon_send(dist, learn_atom::value, job_id{0}, make_local(tuple(t, "mte2_bound")));
+    caf::anon_send(dist, learn_atom::value, search_id{0}, make_local(tuple(t, "mte2_bound")));
   }
   EXPECT_EQ(ask<ping_atom>(dist, ping_atom::value), ping_atom::value);
   EXPECT_EQ(stored, (std::vector<std::string>{"one", "two", "three"}));
@@ -283,15 +282,15 @@ TEST_F(routing_test, DistillerKeepsOrderAndSurvivesAFailingSink) {
 
 TEST_F(routing_test, DistillerHandsEachJobsTuplesToThatJobsSink) {
   std::vector<std::string> a, b;
-  auto job_a = std::make_shared<job_context>();
+  auto job_a = std::make_shared<search_context>();
   job_a->learned = [&](const search::experience& e) { a.push_back(e.title); };
-  auto job_b = std::make_shared<job_context>();
+  auto job_b = std::make_shared<search_context>();
   job_b->learned = [&](const search::experience& e) { b.push_back(e.title); };
   const auto ida = jobs->add(job_a), idb = jobs->add(job_b);
-  auto dist = track(spawn_distiller(sys, std::shared_ptr<const job_table>(jobs), spawn_mode::cooperative));
+  auto dist = track(spawn_distiller(sys, std::shared_ptr<const search_table>(jobs), spawn_mode::cooperative));
   caf::anon_send(dist, learn_atom::value, ida, make_local(tuple("a1", "mte2_bound")));
   caf::anon_send(dist, learn_atom::value, idb, make_local(tuple("b1", "mte2_bound")));
-  caf::anon_send(dist, learn_atom::value, job_id{999}, make_local(tuple("lost", "mte2_bound")));
+  caf::anon_send(dist, learn_atom::value, search_id{999}, make_local(tuple("lost", "mte2_bound")));
   caf::anon_send(dist, learn_atom::value, ida, make_local(tuple("a2", "mte2_bound")));
   EXPECT_EQ(ask<ping_atom>(dist, ping_atom::value), ping_atom::value);
   EXPECT_EQ(a, (std::vector<std::string>{"a1", "a2"}));

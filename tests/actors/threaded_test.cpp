@@ -1,6 +1,6 @@
 // The actors on CAF's real (threaded) scheduler: run_optimizer over actor_services gives the
 // same result as over local_services; N evaluator slots really run at the same time; a slow
-// evaluator times out without hanging the job or the shutdown; run_optimize_job's errors.
+// evaluator times out without hanging the job or the shutdown; run_search's errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -162,7 +162,7 @@ TEST(actors_threaded, OptimizerOverActorsMatchesLocalServices) {
   run_record actor;
   {
     optimize::offline_engine engine(engine_config(seed));
-    job_spec spec;
+    search_spec spec;
     spec.package = "add_custom";
     spec.base_files = base;
     spec.config = cfg;
@@ -173,7 +173,7 @@ TEST(actors_threaded, OptimizerOverActorsMatchesLocalServices) {
     spec.progress = [&](const optimize::progress_event& e) {
       actor.progress.push_back(e.kind + ":" + e.message);
     };
-    actor.result = run_optimize_job(spec);
+    actor.result = run_search(spec);
   }
   // The job went through both stages (so every actor was asked), with failures among them.
   std::set<std::string> stages;
@@ -207,8 +207,8 @@ TEST(actors_threaded, OptimizerOverActorsMatchesLocalServices) {
     caf::actor_system sys{sc};
     std::vector<evaluator_actor> evs{spawn_evaluator(sys, fake_device, 0),
                                      spawn_evaluator(sys, fake_device, 1)};
-    auto jobs = std::make_shared<job_table>();
-    auto ctx = std::make_shared<job_context>();
+    auto jobs = std::make_shared<search_table>();
+    auto ctx = std::make_shared<search_context>();
     ctx->package = "add_custom";
     ctx->engine = &engine;
     ctx->index = std::make_shared<const search::retriever>(small_bank());
@@ -281,9 +281,9 @@ TEST(actors_threaded, RoleActorsServeJobsAtOnce) {
   caf::actor_system_config sc;
   add_message_types(sc);
   caf::actor_system sys{sc};
-  auto jobs = std::make_shared<job_table>();
+  auto jobs = std::make_shared<search_table>();
   auto job_of = [&](search::engine& e) {
-    auto ctx = std::make_shared<job_context>();
+    auto ctx = std::make_shared<search_context>();
     ctx->engine = &e;
     return jobs->add(ctx);
   };
@@ -291,7 +291,7 @@ TEST(actors_threaded, RoleActorsServeJobsAtOnce) {
   auto diag = spawn_diagnoser(sys, jobs, 2);
   caf::scoped_actor self{sys};
   const auto t0 = clock_type::now();
-  auto ask = [&](job_id id) {
+  auto ask = [&](search_id id) {
     return self->request(diag, 20s, diagnose_atom::value, id, make_local(nlohmann::json::object()),
                          make_local(search::file_map{}));
   };
@@ -420,7 +420,7 @@ TEST(actors_threaded, SlowEvaluatorTimesOutWithoutHangingTheShutdown) {
 TEST(actors_threaded, RunOptimizeJobReportsAFailingBaseAndBadSpecs) {
   const auto base = load_files(source_dir() / "examples" / "ops" / "add_custom");
   optimize::offline_engine engine(engine_config(1));
-  job_spec spec;
+  search_spec spec;
   spec.package = "add_custom";
   spec.base_files = base;
   spec.config = small_config();
@@ -428,19 +428,19 @@ TEST(actors_threaded, RunOptimizeJobReportsAFailingBaseAndBadSpecs) {
   spec.slots = {[](const optimize::eval_request&) -> optimize::eval_report {
     throw std::runtime_error("no device");
   }};
-  const auto r = run_optimize_job(spec);
+  const auto r = run_search(spec);
   EXPECT_EQ(r.stop_reason.rfind("base failed: runtime_error", 0), 0u) << r.stop_reason;
   EXPECT_EQ(r.evaluations, 1u);
 
   spec.slots.clear();
-  EXPECT_THROW(run_optimize_job(spec), aopt::error);
+  EXPECT_THROW(run_search(spec), aopt::error);
   spec.slots = slots(1);
   spec.engine = nullptr;
-  EXPECT_THROW(run_optimize_job(spec), aopt::error);
+  EXPECT_THROW(run_search(spec), aopt::error);
   spec.engine = &engine;
   spec.timeouts.evaluation = 0ms;
   try {
-    run_optimize_job(spec);
+    run_search(spec);
     ADD_FAILURE() << "expected invalid_argument";
   } catch (const aopt::error& e) {
     EXPECT_EQ(e.code(), ec::invalid_argument);

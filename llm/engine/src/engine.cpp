@@ -35,13 +35,6 @@ std::string files_key(const search::file_map& files) {
   return h.finish_hex();
 }
 
-std::string template_key(const stage1::tiling_template& t) {
-  common::sha256 h;
-  h.field(t.function_name);
-  for (const auto& f : t.files) h.field(f.path).field(f.content);
-  return h.finish_hex();
-}
-
 std::string fence_lang(const std::string& path) {
   return path.ends_with(".json") ? "json" : (path.ends_with(".md") ? "markdown" : "cpp");
 }
@@ -432,7 +425,7 @@ aopt::outcome<std::string> llm_engine::ask(role r, const std::map<std::string, s
 }
 
 llm_engine::region llm_engine::region_of(const stage1::tiling_template& t) const {
-  if (auto it = regions_.find(template_key(t)); it != regions_.end()) return it->second;
+  if (auto it = regions_.find(stage1::template_id(t)); it != regions_.end()) return it->second;
   // The Stage I rule (tiling_template::marked): from the first tunable or the function start
   // to the end of the function, whole lines.
   const std::string& src = t.files.at(0).content;
@@ -515,7 +508,7 @@ aopt::outcome<stage1::tiling_template> llm_engine::synthesize_template(const sta
     t.notes.push_back("llm (" + client_.model_for(r) + "): evolvable region " + host_path + " lines " +
                       std::to_string(line_number(host, reg.begin)) + "-" + std::to_string(line_number(host, reg.end)));
     for (const auto& d : dropped) t.notes.push_back("tunable " + d + " lies outside the region the model marked: not evolved");
-    regions_[template_key(t)] = reg;
+    regions_[stage1::template_id(t)] = reg;
     note_ok(r);
     return t;
   } catch (const std::exception& e) {
@@ -528,7 +521,7 @@ aopt::outcome<std::vector<stage1::tiling_proposal>> llm_engine::propose_tiling_v
   const role r = role::tiling_mutation;
   try {
     if (n == 0) return std::vector<stage1::tiling_proposal>{};
-    const std::string key = template_key(tmpl);
+    const std::string key = stage1::template_id(tmpl);
     const std::string host_path = tmpl.files.at(0).path;
     const std::string& host = tmpl.files[0].content;
     const region reg = region_of(tmpl);

@@ -64,17 +64,6 @@ std::set<std::string> changed_identifiers(std::string_view diff) {
   return out;
 }
 
-std::string template_key(const stage1::tiling_template& t) {
-  common::sha256 h;
-  h.update(t.function_name);
-  for (const auto& f : t.files) {
-    h.update(f.path);
-    h.update(std::string_view("\0", 1));
-    h.update(f.content);
-  }
-  return common::to_hex(h.finish());
-}
-
 // Applies `m` forward at every site, one after the other (re-matching after each change).
 std::optional<motifs::file_set> apply_all_sites(const motifs::motif& m, const motifs::file_set& files,
                                                 motifs::parser& parser, std::size_t max_sites) {
@@ -139,7 +128,7 @@ search::outcome<stage1::tiling_template> offline_engine::synthesize_template(con
 
 search::outcome<std::vector<stage1::tiling_proposal>> offline_engine::propose_tiling_variants(
     const stage1::tiling_template& tmpl, const stage1::stage1_history& history, std::size_t n) {
-  const std::string key = template_key(tmpl);
+  const std::string key = stage1::template_id(tmpl);
   if (key != current_key_ || !mutator_) {
     // A new template gets its own generator, forked from the root in call order.
     mutator_ = std::make_unique<stage1::mutator>(tmpl, cfg_.mutator, stage1::fork_rng(root_, "stage1.mutator"));

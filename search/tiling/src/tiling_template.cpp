@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "aopt/common/error.h"
+#include "aopt/common/sha256.h"
 #include "aopt/stage1/lexer.h"
 #include "aopt/stage1/search_form.h"
 #include "aopt/stage1/tiling_template.h"
@@ -397,6 +398,13 @@ std::string tiling_template::describe_change(const assignment& values) const {
     out += (out.empty() ? "" : ", ") + t.name + "=" + v;
   }
   return out.empty() ? "base" : out;
+}
+
+std::string template_id(const tiling_template& t) {
+  common::sha256 h;
+  h.field(t.function_name);
+  for (const auto& f : t.files) h.field(f.path).field(f.content);
+  return h.finish_hex();
 }
 
 std::uint64_t hash_assignment(const assignment& values) {

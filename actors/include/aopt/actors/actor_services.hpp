@@ -25,7 +25,7 @@ class actor_services final : public search::engine, public optimize::runner, pub
   // For job `job` of the role actors' job table, whose evaluation requests name `package` and
   // go to devices of `device_class` ("" = any). Asks the Mutator for the job's engine's name and
   // the pool for its parallelism (the devices of the class) once, here.
-  actor_services(caf::actor_system& sys, service_actors actors, protocols::job_id job,
+  actor_services(caf::actor_system& sys, service_actors actors, protocols::search_id job,
                  std::string package, std::string device_class = {}, actor_timeouts timeouts = {});
   ~actor_services() override;
   actor_services(const actor_services&) = delete;

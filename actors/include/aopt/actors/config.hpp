@@ -60,8 +60,9 @@ struct device_slot {
   optimize::package_evaluate_fn evaluate;
 };
 
-// What the evaluator pool tells its listener (the daemon's device metrics and state), on the
-// pool's thread: keep it short and never block.
+// What the evaluator pool tells its listener (the daemon's device metrics and state). Through an
+// actors::runtime the listener gets it as a message, on an observer actor's thread; a pool
+// spawned by itself calls it on the pool's thread.
 struct device_event {
   enum class kind {
     joined,  // a device became usable (this process's at start, a node's when it registers)
@@ -70,7 +71,7 @@ struct device_event {
     down,    // it is lost: `why`
     node_joined,  // a remote node registered (device.node names it; device.id is empty)
     node_lost,    // a remote node was lost (no heartbeat, disconnected): `why`
-    queue,        // `queued` requests wait for a device of class device.profile
+    queue,        // `queued` requests wait for a device of class device.device_class
   };
   kind what = kind::joined;
   protocols::device_info device;

@@ -1,7 +1,7 @@
 // The command line's entry points into the actor system (CAF-free header): each builds an
 // actor_system, spawns one Evaluator actor per slot and the actors the job needs, runs one job,
 // flushes the Distiller and the progress listener, stops every actor and waits for them.
-// run_optimize_job is a one-job actors::runtime (runtime.hpp), the daemon's code path.
+// run_search is a one-job actors::runtime (runtime.hpp), the daemon's code path.
 #pragma once
 
 #include <functional>
@@ -20,7 +20,7 @@
 
 namespace aopt::actors {
 
-struct job_spec {
+struct search_spec {
   std::string package;            // operator id, sent with each evaluation request
   std::string device_class;       // the profile of the devices that evaluate it; "" = any
   optimize::file_map base_files;  // the operator's sources
@@ -38,7 +38,7 @@ struct job_spec {
 
 // Runs Algorithm 1 on actors. Throws what run_optimizer throws (aopt::error), and
 // aopt::error(internal) when an actor stops answering.
-optimize::optimize_result run_optimize_job(const job_spec& spec);
+optimize::optimize_result run_search(const search_spec& spec);
 
 struct rewind_spec {
   std::string package;

@@ -10,7 +10,9 @@
 
 #include <caf/all.hpp>
 
+#include "aopt/actors/spawn.hpp"
 #include "aopt/common/error.h"
+#include "aopt/optimize/optimizer.h"
 #include "aopt/protocols/actors.hpp"
 #include "aopt/protocols/message_types.hpp"
 
@@ -50,6 +52,14 @@ void ask_local(caf::scoped_actor& self, const Handle& dest, std::chrono::millise
                                   " (the job outlived actor_timeouts.job, or an actor failed)"));
           });
 }
+
+// Runs the search of job `id` of `jobs` (run_optimizer over actor_services on `actors`, with the
+// job's runner decorator and progress listener) on the calling thread, which it blocks for the
+// search's length: a Scheduler's driver, or runtime::run_optimize's caller (the daemon's job
+// worker). Throws what run_optimizer throws.
+optimize::optimize_result run_search_here(caf::actor_system& sys, const service_actors& actors, const search_table& jobs,
+                                          protocols::search_id id, const std::string& package,
+                                          const optimize::file_map& base_files, const optimize::optimizer_config& config);
 
 template <class... Handles>
 void stop_all(caf::scoped_actor& self, const Handles&... hs) {

@@ -1,9 +1,9 @@
 // One actor system that lives as long as its owner. Spawned once and shared by every job: the
-// evaluators (one Evaluator actor per slot) and their pool, the Scheduler, the role actors
-// (Mutator, Diagnoser, Retriever, Refiner: pools of `role_workers` workers each) and the
-// Distiller. Each job brings its own engine, bank snapshot and progress listener, registered in
-// the runtime's job table for the job's length. `aopt optimize` makes one for one job; `aoptd`
-// keeps one for its lifetime and runs many jobs on it at once (one calling thread per job).
+// evaluators (one Evaluator actor per slot) and their pool, the role actors (Mutator, Diagnoser,
+// Retriever, Refiner: pools of `role_workers` workers each) and the Distiller. Each job brings
+// its own engine, bank snapshot and progress listener, registered in the runtime's job table for
+// the job's length. `aopt optimize` makes one for one job; `aoptd` keeps one for its lifetime and
+// runs many jobs on it at once, each on one of its job_supervisor's workers (supervisor.hpp).
 // CAF-free header.
 #pragma once
 
@@ -23,6 +23,10 @@
 #include "aopt/optimize/optimizer.h"
 #include "aopt/optimize/services.h"
 
+namespace caf {
+class actor_system;
+}
+
 namespace aopt::actors {
 
 struct runtime_options {
@@ -36,7 +40,9 @@ struct runtime_options {
   std::chrono::milliseconds device_wait{std::chrono::minutes(2)};
   // Nodes join over mutual TLS (required for an address other than loopback).
   tls_files tls;
-  device_listener listener;  // device state changes (metrics); may be empty
+  // Device state changes (metrics), in order, on an observer actor of their own: never on the
+  // pool's or the registry's thread, so a slow listener holds neither. May be empty.
+  device_listener listener;
   // Builders (jobs::make_sim_builders): requests of `builder_class` that this process's devices
   // run are built first by a free builder, so a device only runs (evaluator pool). Empty: none.
   std::vector<optimize::package_evaluate_fn> builders;
@@ -75,11 +81,12 @@ class runtime {
   runtime& operator=(const runtime&) = delete;
 
   // Runs Algorithm 1 for `spec` (spec.slots is ignored: the runtime's evaluators serve it; the
-  // evaluation requests carry spec.package, which the slots use to find the operator). Blocks
-  // the calling thread; calls from several threads run their jobs at once. Throws what
+  // evaluation requests carry spec.package, which the slots use to find the operator) on the
+  // calling thread, which it blocks for the search's length (spec.timeouts.job does not apply:
+  // each actor call has its own timeout); calls from several threads run their jobs at once. Throws what
   // run_optimizer throws (what spec.decorate's runner throws included), and
   // aopt::error(internal) when an actor stops answering.
-  optimize::optimize_result run_optimize(const job_spec& spec);
+  optimize::optimize_result run_optimize(const search_spec& spec);
 
   std::size_t slots() const;
 
@@ -92,6 +99,8 @@ class runtime {
   std::uint16_t listen_for_nodes(const node_listen_options& options);
 
  private:
+  friend class job_supervisor;  // spawns its actors in this runtime's actor system
+  caf::actor_system& system();
   struct impl;
   std::unique_ptr<impl> impl_;
 };

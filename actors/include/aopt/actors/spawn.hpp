@@ -32,7 +32,7 @@ namespace aopt::actors {
 // One job's entry in the process's job table: what the role actors need to serve it. The
 // engine is not thread-safe, so every call of this job takes `lock`; the search asks one thing
 // at a time, so the lock is uncontended, and other jobs (other entries) never wait for it.
-struct job_context {
+struct search_context {
   std::string package;                                   // operator id of its evaluation requests
   std::string device_class;                              // the profile of its devices; "" = any
   search::engine* engine = nullptr;                      // not owned; outlives the entry
@@ -42,26 +42,26 @@ struct job_context {
   runner_decorator decorate;                             // may be empty
   actor_timeouts timeouts;
 
-  // Guarded by `lock`: engine calls, and the Mutator's copy of the caller's template (the
-  // engine keeps per-template state keyed by the object's address; see engine_actors.cpp).
+  // Guarded by `lock`: engine calls, and the Mutator's copy of the caller's template, one per
+  // template content (stage1::template_id; see engine_actors.cpp).
   std::mutex lock;
-  std::uint64_t template_identity = 0;
+  std::string template_id;
   std::unique_ptr<stage1::tiling_template> held_template;
 };
 
 // The jobs a process's role actors serve, by id. Thread-safe.
-class job_table {
+class search_table {
  public:
   // Registers a job and returns its id (never 0).
-  protocols::job_id add(std::shared_ptr<job_context> job);
-  void remove(protocols::job_id id);
+  protocols::search_id add(std::shared_ptr<search_context> job);
+  void remove(protocols::search_id id);
   // Throws aopt::error(internal) naming the id when no such job is registered.
-  std::shared_ptr<job_context> at(protocols::job_id id) const;
+  std::shared_ptr<search_context> at(protocols::search_id id) const;
 
  private:
   mutable std::mutex mutex_;
-  std::map<protocols::job_id, std::shared_ptr<job_context>> jobs_;
-  protocols::job_id next_ = 1;
+  std::map<protocols::search_id, std::shared_ptr<search_context>> jobs_;
+  protocols::search_id next_ = 1;
 };
 
 // Evaluator of slot `slot` ("slot<N>"): runs `fn` for one request at a time. An exception from
@@ -113,20 +113,20 @@ protocols::evaluator_pool_actor spawn_evaluator_pool(caf::actor_system& sys, std
 // The role actors: each a cooperative pool over `workers` workers (spawned `mode`: detached in
 // production, since a call may block), serving every job of `jobs`. A request goes to the worker
 // with the fewest calls in flight.
-protocols::mutator_actor spawn_mutator(caf::actor_system& sys, std::shared_ptr<const job_table> jobs,
+protocols::mutator_actor spawn_mutator(caf::actor_system& sys, std::shared_ptr<const search_table> jobs,
                                        std::size_t workers, spawn_mode mode = spawn_mode::detached);
-protocols::diagnoser_actor spawn_diagnoser(caf::actor_system& sys, std::shared_ptr<const job_table> jobs,
+protocols::diagnoser_actor spawn_diagnoser(caf::actor_system& sys, std::shared_ptr<const search_table> jobs,
                                            std::size_t workers, spawn_mode mode = spawn_mode::detached);
-protocols::refiner_actor spawn_refiner(caf::actor_system& sys, std::shared_ptr<const job_table> jobs,
+protocols::refiner_actor spawn_refiner(caf::actor_system& sys, std::shared_ptr<const search_table> jobs,
                                        std::size_t workers, spawn_mode mode = spawn_mode::detached);
 // Retrieval over the job's bank snapshot (search::top_k_for with the snapshot's ranker: BM25, or
 // embeddings through the LLM client, which block).
-protocols::retriever_actor spawn_retriever(caf::actor_system& sys, std::shared_ptr<const job_table> jobs,
+protocols::retriever_actor spawn_retriever(caf::actor_system& sys, std::shared_ptr<const search_table> jobs,
                                            std::size_t workers, spawn_mode mode = spawn_mode::detached);
 // One actor for every job: calls the job's sink for each tuple, in arrival order (e.g. the
 // RocksDB bank's put). A throwing sink, or a tuple of a job no longer registered, is logged and
 // the tuple dropped: learning is best effort, the job goes on.
-protocols::distiller_actor spawn_distiller(caf::actor_system& sys, std::shared_ptr<const job_table> jobs,
+protocols::distiller_actor spawn_distiller(caf::actor_system& sys, std::shared_ptr<const search_table> jobs,
                                            spawn_mode mode = spawn_mode::detached);
 // A Distiller for one sink, whatever job a tuple comes from (the rewind entry point).
 protocols::distiller_actor spawn_distiller(caf::actor_system& sys,
@@ -142,7 +142,7 @@ struct rewinder_config {
   protocols::distiller_actor distiller;  // receives the kept tuples; may be null
   motifs::parse_options parse;           // the libclang parser of the motifs
   std::string package;                   // operator id put in evaluation requests
-  protocols::job_id job = 0;             // sent with the kept tuples to the Distiller
+  protocols::search_id job = 0;             // sent with the kept tuples to the Distiller
   actor_timeouts timeouts;
   // Proposes the steps (search::run_engine_rewind) when set; null = inverse motifs
   // (search::run_rewind). Called on the Rewinder's own thread only; must outlive the actor.
@@ -179,6 +179,6 @@ struct service_actors {
 // The long-lived Scheduler: for each job (registered in `jobs`) a detached job driver runs
 // run_optimizer over actor_services on `actors`, with the job's decorator and listener.
 protocols::scheduler_actor spawn_scheduler(caf::actor_system& sys, service_actors actors,
-                                           std::shared_ptr<const job_table> jobs);
+                                           std::shared_ptr<const search_table> jobs);
 
 }  // namespace aopt::actors

@@ -2,7 +2,7 @@
 // (apps/aoptd/job_manager.cpp) both do it: the engine the job asked for (the offline engine, or
 // the LLM engine over an llm::session), the retrieval over its corpus (BM25, or hybrid with the
 // session's embeddings, the corpus embedded first), and the Distiller's sink into the bank. The
-// callers put these into actors::job_spec; what differs (the daemon's journal, progress events,
+// callers put these into actors::search_spec; what differs (the daemon's journal, progress events,
 // which corpus) stays with them.
 #pragma once
 

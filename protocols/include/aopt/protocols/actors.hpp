@@ -58,6 +58,9 @@ using propose_atom = caf::atom_constant<caf::atom("propose")>;
 using diagnose_atom = caf::atom_constant<caf::atom("diagnose")>;
 using retrieve_atom = caf::atom_constant<caf::atom("retrieve")>;
 using refine_atom = caf::atom_constant<caf::atom("refine")>;
+using enqueue_atom = caf::atom_constant<caf::atom("enqueue")>;
+using drain_atom = caf::atom_constant<caf::atom("drain")>;
+using run_atom = caf::atom_constant<caf::atom("run")>;
 using learn_atom = caf::atom_constant<caf::atom("learn")>;
 using rewind_atom = caf::atom_constant<caf::atom("rewind")>;
 using optimize_atom = caf::atom_constant<caf::atom("optimize")>;
@@ -162,33 +165,33 @@ using node_registry_actor = caf::typed_actor<
 // Mutator (Stage I, local): template synthesis and tiling variants from the job's engine.
 using mutator_actor = caf::typed_actor<
     // The job's engine's name ("offline", "llm").
-    caf::replies_to<name_atom, job_id>::with<std::string>,
-    caf::replies_to<synthesize_atom, job_id,
+    caf::replies_to<name_atom, search_id>::with<std::string>,
+    caf::replies_to<synthesize_atom, search_id,
                     local<stage1::synthesis_input>>::with<local<template_outcome>>,
-    // (job, identity of the caller's template object, template, history, n): the identity keeps
-    // the engine's per-template state (its mutator) alive across calls, as a direct call would.
-    caf::replies_to<propose_atom, job_id, std::uint64_t, local<stage1::tiling_template>,
+    // (job, template, history, n): the engine keeps its per-template state (its mutator) across
+    // calls on a template of the same content (stage1::template_id), as a direct call would.
+    caf::replies_to<propose_atom, search_id, local<stage1::tiling_template>,
                     local<stage1::stage1_history>, std::uint64_t>::with<local<proposals_outcome>>>;
 
 // Diagnoser (Stage II, local): (job, profile, kernel files) -> bottleneck findings.
 using diagnoser_actor =
-    caf::typed_actor<caf::replies_to<diagnose_atom, job_id, local<nlohmann::json>,
+    caf::typed_actor<caf::replies_to<diagnose_atom, search_id, local<nlohmann::json>,
                                      local<file_map>>::with<local<diagnosis_outcome>>>;
 
 // Retriever (Stage II, local): the k best experience tuples of the job's bank for a diagnosis.
 using retriever_actor =
-    caf::typed_actor<caf::replies_to<retrieve_atom, job_id, local<search::diagnosis>,
+    caf::typed_actor<caf::replies_to<retrieve_atom, search_id, local<search::diagnosis>,
                                      std::uint64_t>::with<local<experiences>>>;
 
 // Refiner (Stage II, local): kernel rewrites of the files applying the tuples.
 using refiner_actor =
-    caf::typed_actor<caf::replies_to<refine_atom, job_id, local<file_map>,
+    caf::typed_actor<caf::replies_to<refine_atom, search_id, local<file_map>,
                                      local<experiences>>::with<local<rewrites_outcome>>>;
 
 // Distiller (local): hands experience tuples to the job's sink (the bank), one at a time, in
 // arrival order, for every job: the bank has one writer.
 using distiller_actor =
-    caf::typed_actor<caf::reacts_to<learn_atom, job_id, local<vocab::experience>>,
+    caf::typed_actor<caf::reacts_to<learn_atom, search_id, local<vocab::experience>>,
                      // Answers once every earlier tuple reached the sink (a flush before shutdown).
                      caf::replies_to<ping_atom>::with<ping_atom>>;
 
@@ -210,9 +213,22 @@ using progress_listener_actor =
 // the process's job table (its engine, bank, listener, services decorator).
 using scheduler_actor = caf::typed_actor<
     // Network-ready: the result as JSON (optimize::to_json) plus the best files.
-    caf::replies_to<optimize_atom, job_id, optimize_job_msg>::with<optimize_reply_msg>,
+    caf::replies_to<optimize_atom, search_id, optimize_job_msg>::with<optimize_reply_msg>,
     // Local: the complete result object.
-    caf::replies_to<optimize_atom, local_atom, job_id,
+    caf::replies_to<optimize_atom, local_atom, search_id,
                     optimize_job_msg>::with<local<optimize::optimize_result>>>;
+
+// Job supervisor (aoptd, cooperative: it only decides): the queue of the daemon's jobs and who
+// runs them. Each job runs on one of its job workers, spawned with it (detached: a job's life
+// blocks on its search), so the daemon's threads do not grow with its jobs.
+using job_supervisor_actor = caf::typed_actor<
+    // (job id, resumed, priority, submission order): queue a job; it starts when a worker is
+    // free and it ranks first (resumed ones, then the higher priority, then the earlier order).
+    caf::reacts_to<enqueue_atom, std::string, bool, std::int32_t, std::int64_t>,
+    // Start no more jobs; answers once no job runs.
+    caf::replies_to<drain_atom>::with<drain_atom>>;
+
+// Job worker: runs one job's whole life (set up, search, result) and answers when it ended.
+using job_worker_actor = caf::typed_actor<caf::replies_to<run_atom, std::string>::with<run_atom>>;
 
 }  // namespace aopt::protocols

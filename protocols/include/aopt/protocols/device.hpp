@@ -14,7 +14,10 @@ struct device_info {
   std::string id;       // unique within its node ("sim0", "npu3")
   std::string node;     // the evaluator node that has it; "" = this process
   std::string kind;     // "sim" or "npu"
-  std::string profile;  // its class: the device profile's name ("910b4"); "" serves any job
+  // Its class: the device profile's name ("910b4"), an npu's command profile's [cann] name; ""
+  // serves any job. The API's and the metrics' JSON still call it "profile"; on the wire (CAF's
+  // binary form, by position) nothing changed, so nodes of either version understand each other.
+  std::string device_class;
   std::vector<std::string> labels;
   // The sim profile of its chip, which a search for its class estimates with: for a sim device
   // its profile; for an npu device (class = its command profile's [cann] name) the chip's.

@@ -14,9 +14,9 @@
 //   types below. A local reply may carry an exception instead of a value: a system fault inside
 //   the actor travels back to the requester, which rethrows it, as a direct call would.
 //
-// Requests to the role actors carry the id of the job they serve (`job_id`): one Mutator,
+// Requests to the role actors carry the id of the job they serve (`search_id`): one Mutator,
 // Diagnoser, Retriever, Refiner and Distiller serve every job of the process, each job with its
-// own engine and bank snapshot (actors/spawn.hpp, job_table).
+// own engine and bank snapshot (actors/spawn.hpp, search_table).
 //
 // This header includes only two small CAF headers; actors.hpp holds the (heavier) interfaces.
 #pragma once
@@ -49,8 +49,8 @@ namespace aopt::protocols {
 
 using aopt::file_map;  // common/file_map.h
 
-// A job of this process, as the role actors know it (actors::job_table). 0 is no job.
-using job_id = std::uint64_t;
+// A job of this process, as the role actors know it (actors::search_table). 0 is no job.
+using search_id = std::uint64_t;
 
 // A record of the search as its JSON text (optimize::to_json / from_json). Packing and unpacking
 // live with the actors (actors/convert.hpp), which see both CAF and the record types.
@@ -118,7 +118,7 @@ typename Inspector::result_type inspect(Inspector& f, optimize_reply_msg& x) {
 // An evaluation device (device.hpp), as it travels when a node registers.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, device_info& x) {
-  return f(caf::meta::type_name("aopt::protocols::device_info"), x.id, x.node, x.kind, x.profile,
+  return f(caf::meta::type_name("aopt::protocols::device_info"), x.id, x.node, x.kind, x.device_class,
            x.labels, x.chip);
 }
 

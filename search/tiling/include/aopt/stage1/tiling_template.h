@@ -119,6 +119,12 @@ struct tiling_template {
 // written value).
 std::string render_occurrence(const tunable& t, const occurrence& oc, std::int64_t v);
 
+// The template's identity: a SHA-256 (hex) of its function name and files, by content, never by
+// the object's address. Equal templates anywhere (another copy, another message, another
+// process or run) have one id; a template changed in place gets another. Engines key their
+// per-template state by it.
+std::string template_id(const tiling_template& t);
+
 // Hash of an assignment (FNV-1a over the values), used for dedup and caches.
 std::uint64_t hash_assignment(const assignment& values);
 
