@@ -36,13 +36,13 @@ eval_report fake(const eval_request& r, bool fail) {
   out.backend = "sim";
   out.profile_name = "fake";
   if (fail) {
-    out.status = "compile_error";
+    out.status = aopt::vocab::eval_status::compile_error;
     out.diagnostic = "k.cpp:2: broken";
     return out;
   }
   const bool two = r.files.at("op_host/t.cpp").find("BUFFER_NUM = 2;") != std::string::npos;
   out.ok = true;
-  out.status = "ok";
+  out.status = aopt::vocab::eval_status::ok;
   out.latency_us = two ? 30.0 : 31.0;
   out.bound_us = 1.0;
   return out;
