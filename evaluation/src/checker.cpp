@@ -19,6 +19,7 @@ nlohmann::json output_check::to_json() const {
     j["first_mismatch"] = {{"index", first_mismatch}, {"got", got_at_first}, {"want", want_at_first}};
   }
   if (reference_unwritten > 0) j["reference_unwritten"] = reference_unwritten;
+  if (input) j["input"] = true;
   if (!message.empty()) j["message"] = message;
   return j;
 }

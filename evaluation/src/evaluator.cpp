@@ -819,6 +819,7 @@ double evaluator::cases_run::check(one_case& k, std::map<std::string, fs::path>&
       cr.status = "precision_error";
       cr.diagnostic = oc.message;
     }
+    oc.input = o.written_input;
     cr.outputs.push_back(oc);
   }
   if (cr.status == "ok" && cr.outputs.empty()) {

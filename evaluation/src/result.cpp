@@ -1,5 +1,7 @@
 #include "aopt/evaluation/result.h"
 
+#include <algorithm>
+
 #include "aopt/common/error.h"
 #include "aopt/common/json.h"
 
@@ -171,7 +173,10 @@ vocab::eval_report eval_result::report() const {
     f.name = c.name;
     f.timed = c.timed;
     f.status = verdict_status(c.status);
-    for (const auto& o : c.outputs) f.output_elements += o.elements;
+    // The declared outputs' elements; an in-place operator's (no declared output): its written inputs'.
+    const bool any_output = std::any_of(c.outputs.begin(), c.outputs.end(), [](const auto& o) { return !o.input; });
+    for (const auto& o : c.outputs)
+      if (!o.input || !any_output) f.output_elements += o.elements;
     f.latency_us = c.latency_us;
     f.block_dim = c.block_dim;
     f.tiling_key = c.tiling_key;
@@ -187,7 +192,11 @@ vocab::eval_report eval_result::report() const {
     }
   }
   out.warnings = warnings;
-  if (build.is_object() && !cached) out.build_seconds = build.value("seconds", 0.0);  // a cached answer built nothing
+  if (build.is_object() && !cached) {  // a cached answer built nothing
+    out.build_seconds = build.value("seconds", 0.0);
+    out.host_reused = build.value("host_reused", false);
+    out.kernel_reused = build.value("kernel_reused", false);
+  }
   out.seconds = total_seconds;
   return out;
 }

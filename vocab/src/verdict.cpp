@@ -171,8 +171,11 @@ case_facts legacy_case(const json& c) {
   f.timed = c.value("timed", false);
   if (c.contains("status") && c["status"].is_string())
     f.status = parse_eval_status(c["status"].get<std::string>());
-  for (const auto& o : c.value("outputs", json::array())) {
-    if (o.is_object()) f.output_elements += number_at<std::uint64_t>(o, "elements").value_or(0);
+  const auto outputs = c.value("outputs", json::array());
+  const bool any_output = std::any_of(outputs.begin(), outputs.end(), [](const json& o) { return o.is_object() && !o.value("input", false); });
+  for (const auto& o : outputs) {
+    if (o.is_object() && (!o.value("input", false) || !any_output))
+      f.output_elements += number_at<std::uint64_t>(o, "elements").value_or(0);
   }
   f.latency_us = number_at<double>(c, "latency_us");
   f.block_dim = number_at<std::uint32_t>(c, "block_dim");
@@ -206,7 +209,10 @@ void read_legacy_result(const json& result, eval_report& r) {
   for (const auto& w : result.value("warnings", json::array())) {
     if (w.is_string()) r.warnings.push_back(warning_from_text(w.get<std::string>()));
   }
-  r.build_seconds = number_at<double>(result.value("build", json()), "seconds").value_or(0);
+  const json build = result.value("build", json());
+  r.build_seconds = number_at<double>(build, "seconds").value_or(0);
+  r.host_reused = build.is_object() && build.value("host_reused", false);
+  r.kernel_reused = build.is_object() && build.value("kernel_reused", false);
 }
 
 }  // namespace
@@ -360,6 +366,7 @@ json to_json(const eval_report& r) {
           {"samples_us", r.samples_us},
           {"warnings", std::move(warnings)},
           {"build_seconds", r.build_seconds},
+          {"build_reused", {{"host", r.host_reused}, {"kernel", r.kernel_reused}}},
           {"seconds", r.seconds},
           {"device", r.device}};
 }
@@ -391,6 +398,10 @@ void from_json(const json& j, eval_report& r) {
   r.samples_us = j.at("samples_us").get<std::vector<double>>();
   for (const auto& w : j.at("warnings")) r.warnings.push_back(w.get<eval_warning>());
   r.build_seconds = j.at("build_seconds").get<double>();
+  if (const auto b = j.find("build_reused"); b != j.end() && b->is_object()) {  // absent in the first version-2 records
+    r.host_reused = b->value("host", false);
+    r.kernel_reused = b->value("kernel", false);
+  }
 }
 
 }  // namespace aopt::vocab

@@ -25,6 +25,8 @@ struct output_check {
   // Elements the reference run never wrote (still holding the harness's fill, docs/harness-protocol.md):
   // not compared, not counted in `elements`. Only with compare_output_raw's reference_fill.
   std::size_t reference_unwritten = 0;
+  // An input compared as written in place (or checked unchanged), not a declared output.
+  bool input = false;
   std::string message;              // why it failed
   nlohmann::json to_json() const;
 };

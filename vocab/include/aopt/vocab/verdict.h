@@ -85,7 +85,7 @@ struct case_facts {
   std::string name;
   bool timed = false;                 // the case whose latency is the candidate's
   std::optional<eval_status> status;  // the case's own verdict (an evaluation's cases)
-  std::uint64_t output_elements = 0;  // elements of its outputs the check compared
+  std::uint64_t output_elements = 0;  // elements of its declared outputs the check compared (an in-place operator: of its written inputs)
   std::optional<double> latency_us;
   std::optional<std::uint32_t> block_dim;  // cores the tiling asked for
   std::optional<std::int64_t> tiling_key;
@@ -140,6 +140,10 @@ struct eval_report {
   std::vector<double> samples_us;  // the timed case's repeated timings (cann, or sim with noise)
   std::vector<eval_warning> warnings;
   double build_seconds = 0;  // of which building the candidate
+  // Whether the candidate's host executable / kernel libraries were taken from an artifact store
+  // (this host's or, on a node, the daemon's) instead of compiled; false for a cached answer.
+  bool host_reused = false;
+  bool kernel_reused = false;
   double seconds = 0;        // wall time of this evaluation
   // The device that ran it ("sim0", or "node/sim0" on a remote evaluator node); empty when the
   // evaluator was not told its name.
