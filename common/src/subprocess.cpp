@@ -668,6 +668,12 @@ class process_run {
     if (index < req_.iso.mounts.size()) {
       const auto& m = req_.iso.mounts[index];
       where = " of " + (m.target.empty() ? m.source : m.target);
+      // Whether the source is there now, as the evaluator sees it: a source that vanished (a
+      // concurrent evaluator's doing) or one the sandbox cannot reach (a mount it did not copy).
+      struct stat now {};
+      if (m.what != mount_entry::kind::tmpfs && !m.source.empty()) {
+        where += ::lstat(m.source.c_str(), &now) == 0 ? "; the source exists now" : "; the source does not exist now";
+      }
     }
     std::string e = "sandbox setup failed (" + detail::step_name(report_.step) + where + "): " + std::strerror(report_.err);
     if (report_.step == 1) e += " (cwd " + req_.cwd + " is not visible in the sandbox?)";

@@ -583,7 +583,17 @@ bool evaluator::cases_run::inputs(const case_spec& cp, one_case& k) {
 // Phase "run": the candidate on the case; its inputs must come back unchanged.
 void evaluator::cases_run::run(one_case& k) {
   auto& cr = k.cr;
-  k.rr = ev.backend_->run(built, k.in.rs, k.run_dir, ev.opts_.limits);
+  try {
+    k.rr = ev.backend_->run(built, k.in.rs, k.run_dir, ev.opts_.limits);
+  } catch (const error& e) {
+    // The run never started (the sandbox could not be set up: e.g. a shared input file gone from
+    // under a bind at that moment): a fault of the evaluator, never of the candidate. Once more,
+    // with the case's inputs provided again; a second failure is reported as the evaluator's.
+    if (e.code() != ec::subprocess_error) throw;
+    common::logger()->warn("case {}: {}; starting it once more with its inputs provided again", k.c.name, e.what());
+    k.in = prepare_run(k.c, built.signature, k.in.rs.column, k.run_dir, r.seed, ev.artifact_root_);
+    k.rr = ev.backend_->run(built, k.in.rs, k.run_dir, ev.opts_.limits);
+  }
   cr.phases["run"] = k.lap();
   cr.status = k.rr.status;
   cr.diagnostic = k.rr.diagnostic;

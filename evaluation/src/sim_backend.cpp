@@ -12,7 +12,9 @@
 #include <mutex>
 #include <random>
 #include <regex>
+#include <semaphore>
 #include <set>
+#include <thread>
 #include <sstream>
 
 #include "aopt/common/error.h"
@@ -228,6 +230,20 @@ std::string sanitize_log(const std::string& log, const fs::path& build_dir) {
   return common::bounded_text(out, 128 * 1024, "\n[compiler output truncated]");
 }
 
+// Compiler processes at once in this process, whoever asks (the host sources of one build, the
+// kernel's dtype columns, every evaluation slot): AOPT_BUILD_JOBS, default twice the cores and at
+// least 4. Unbounded, an operator with fifteen host sources started fifteen compilers per slot
+// (300 MB each) on a two-core machine.
+std::counting_semaphore<4096>& compile_gate() {
+  static std::counting_semaphore<4096> gate([] {
+    const char* v = std::getenv("AOPT_BUILD_JOBS");
+    const long n = v ? std::atol(v) : 0;
+    if (n > 0) return std::min<long>(n, 4096);
+    return std::max<long>(4, 2 * static_cast<long>(std::thread::hardware_concurrency()));
+  }());
+  return gate;
+}
+
 compile_outcome run_step(const std::vector<std::string>& argv, const fs::path& cwd, const sandbox_policy& policy) {
   process_request req;
   req.argv = argv;
@@ -244,7 +260,15 @@ compile_outcome run_step(const std::vector<std::string>& argv, const fs::path& c
              {"CCACHE_BASEDIR", cwd.string()},
              {"LC_ALL", "C"}};
   if (!toolchain::get().ccache_dir.empty()) req.env.emplace_back("CCACHE_DIR", toolchain::get().ccache_dir);
-  const auto out = run_process(req);
+  compile_gate().acquire();
+  common::process_outcome out;
+  try {
+    out = run_process(req);
+  } catch (...) {
+    compile_gate().release();
+    throw;
+  }
+  compile_gate().release();
   compile_outcome r;
   r.seconds = out.wall_seconds;
   r.ok = out.ok();

@@ -136,3 +136,29 @@ TEST_F(BuildReuse, TwoSlotsNeedingTheSameBuildAtOnceCompileItOnce) {
   EXPECT_EQ(std::count(units.begin(), units.end(), "kernel_entry.cpp"), 2) << joined(units);
   EXPECT_EQ(units.size(), 5u) << joined(units);
 }
+
+// Compilers at once are bounded (AOPT_BUILD_JOBS): an operator's host sources and its kernel
+// do not each start a compiler at the same moment. The wrapper logs "+" when a compile starts
+// and "-" when it ends; with a bound of 1 no two overlap (mul_v3 has three host sources and a
+// kernel: unbounded, they start together).
+TEST_F(BuildReuse, CompilersAtOnceAreBoundedByBuildJobs) {
+  const fs::path marks = tmp_ / "marks.log";
+  std::ofstream(wrapper_) << "#!/bin/sh\necho + >> '" << marks.string() << "'\nsleep 0.3\n'" << AOPT_TEST_CXX
+                          << "' \"$@\"\nrc=$?\necho - >> '" << marks.string() << "'\nexit $rc\n";
+  aopt::common::process_request r;
+  r.env = {{"AOPT_CXX", wrapper_.string()}, {"AOPT_CCACHE", "0"}, {"AOPT_ARTIFACT_CACHE", "0"}, {"AOPT_BUILD_JOBS", "1"}};
+  r.argv = {AOPT_BINARY, "eval", pkg_.string(), "--json", "--no-cache", "--no-sandbox"};
+  r.limits.wall_timeout = std::chrono::seconds(300);
+  r.limits.max_output_bytes = 4 << 20;
+  const auto o = aopt::common::run_process(r);
+  ASSERT_EQ(o.exit_code, 0) << o.describe() << "\n" << o.err;
+  int running = 0, most = 0, compiles = 0;
+  std::ifstream in(marks);
+  for (std::string l; std::getline(in, l);) {
+    running += l == "+" ? 1 : -1;
+    compiles += l == "+" ? 1 : 0;
+    most = std::max(most, running);
+  }
+  EXPECT_GE(compiles, 4) << "three host sources, a kernel and the links";
+  EXPECT_EQ(most, 1) << "compilers overlapped with AOPT_BUILD_JOBS=1";
+}

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <vector>
 
+#include "aopt/common/error.h"
 #include "aopt/common/fs.h"
 #include "aopt/common/mapped_file.h"
 #include "aopt/evaluation/evaluator.h"
@@ -229,4 +230,47 @@ TEST_F(Reuse, AKernelChangingItsInputIsCaughtNeverCachedAndTheInputRegenerated) 
   const auto again = e2.evaluate(variant(pkg_, 5));
   EXPECT_FALSE(again.cached);
   EXPECT_EQ(again.status, "ok") << again.to_json().dump(2);
+}
+
+// A run the sandbox could not start because a shared input file was gone at that moment (seen in
+// CI: three evaluator nodes on one cache, "sandbox setup failed (bind mount of .../inputs/..):
+// No such file or directory") is the evaluator's fault: the case runs once more with its inputs
+// provided again, and the candidate is judged on that run.
+TEST_F(Reuse, ARunWhoseInputVanishedBeforeItStartedRunsOnceMoreWithItsInputsProvidedAgain) {
+  class vanishing final : public ev::backend {
+   public:
+    fake_backend inner;
+    int vanish = 1;
+    std::string name() const override { return "fake"; }
+    std::string profile_name() const override { return "p"; }
+    std::string fingerprint() const override { return "f1"; }
+    ev::build_result build(const ev::candidate& c, const fs::path& dir, const std::vector<const ev::case_spec*>& cs) override {
+      return inner.build(c, dir, cs);
+    }
+    ev::run_result run(const ev::build_result& b, const ev::run_spec& spec, const fs::path& run_dir,
+                       const aopt::common::sandbox_limits& l) override {
+      const auto& x = spec.inputs.at(0).tensors.at(0).file;
+      if (vanish > 0) {
+        --vanish;
+        ++inner.runs;
+        fs::remove(x);
+        throw aopt::error(aopt::ec::subprocess_error, "cannot start host: sandbox setup failed (bind mount of " +
+                                                          x.string() + "): No such file or directory");
+      }
+      if (!fs::exists(x)) throw aopt::error(aopt::ec::subprocess_error, "input " + x.string() + " missing");
+      return inner.run(b, spec, run_dir, l);
+    }
+    std::optional<ev::roofline_estimate> roofline(double, double, double) const override { return std::nullopt; }
+  };
+  ev::eval_options o;
+  o.backend = "fake";
+  o.cache_dir = root_ / "cache";
+  o.work_root = root_ / "work";
+  auto be = std::make_unique<vanishing>();
+  auto* v = be.get();
+  ev::evaluator e(o, std::move(be));
+  const auto r = e.evaluate(ev::candidate(pkg_));
+  ASSERT_EQ(r.status, "ok") << r.to_json().dump(2);
+  EXPECT_EQ(v->vanish, 0);
+  EXPECT_EQ(v->inner.runs, 2) << "the vanished run and its second start";
 }
