@@ -1,5 +1,7 @@
 #include "aopt/motifs/source.h"
 
+#include <atomic>
+
 #include <clang-c/Index.h>
 #include <unistd.h>
 
@@ -421,6 +423,10 @@ std::string source_file::api_prefix() const {
 
 struct parser::impl {
   parse_options opts;
+  std::uint64_t id = [] {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1);
+  }();
   CXIndex index = nullptr;
   std::string pch_dir;
   std::string kernel_pch;  // empty: not built yet; "-": failed
@@ -600,6 +606,8 @@ struct parser::impl {
     return saved == CXSaveError_None ? out : "-";
   }
 };
+
+std::uint64_t parser::instance_id() const { return impl_->id; }
 
 parser::parser(parse_options opts) : impl_(std::make_unique<impl>()) {
   impl_->opts = std::move(opts);

@@ -176,6 +176,9 @@ class parser {
   static bool is_host_source(std::string_view text);
 
   parse_stats stats() const;
+  // Unique among the parsers of this process, never reused: keys memos of what was derived
+  // from this parser's parses (motif sites, motif.cpp).
+  std::uint64_t instance_id() const;
 
  private:
   std::shared_ptr<const source_file> parse_uncached(const file_set& files, const std::string& path);
@@ -191,6 +194,7 @@ class source_set {
   std::shared_ptr<const source_file> get(const std::string& path) const;
   // C++ sources and headers (.cpp .cc .h .hpp) whose text contains every needle, in path order.
   std::vector<std::string> paths_with(std::initializer_list<std::string_view> needles) const;
+  std::uint64_t parser_id() const { return parser_->instance_id(); }
 
  private:
   file_set files_;
