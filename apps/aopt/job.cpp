@@ -10,7 +10,7 @@
 
 namespace aopt::app {
 
-job_outcome run_optimize_job(const job_spec& spec) {
+optimize_outcome run_optimize(const optimize_spec& spec) {
   // The engine options were checked by the command (before the package was loaded).
   // The bank is read without its lock (other jobs and `aopt bank` may write meanwhile) and
   // opened for writing only for each write, so other processes can write in between.
@@ -40,7 +40,7 @@ job_outcome run_optimize_job(const job_spec& spec) {
   // The Distiller's sink: RocksDB writes happen on the Distiller's thread, one at a time.
   if (use_bank && spec.learn) js.learned = jobs::bank_sink(spec.bank_dir);
   js.progress = spec.progress;
-  job_outcome out;
+  optimize_outcome out;
   out.result = actors::run_search(js);
   out.engine_usage = engine.usage();
   return out;

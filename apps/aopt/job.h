@@ -17,7 +17,7 @@
 
 namespace aopt::app {
 
-struct job_spec {
+struct optimize_spec {
   std::shared_ptr<const evaluation::op_package> package;
   optimize::file_map base_files;
   optimize::optimizer_config config;
@@ -30,13 +30,13 @@ struct job_spec {
   optimize::progress_fn progress;
 };
 
-struct job_outcome {
+struct optimize_outcome {
   optimize::optimize_result result;
   // The LLM engine's accounting (per-role requests, tokens, seconds, failed proposals by kind)
   // and its configuration without the key; null for the offline engine.
   nlohmann::json engine_usage;
 };
 
-job_outcome run_optimize_job(const job_spec& spec);
+optimize_outcome run_optimize(const optimize_spec& spec);
 
 }  // namespace aopt::app

@@ -71,7 +71,7 @@ int run(optimize_args& a, const std::string& argv_line) {
   if (fs::weakly_canonical(out) == pkg->dir) {
     throw error(ec::invalid_argument, fmt::format("--out {}: is the input package; choose another directory", out.string()));
   }
-  job_spec spec;
+  optimize_spec spec;
   spec.package = pkg;
   spec.base_files = load_files(*pkg);
   spec.config = a.cfg;
@@ -102,7 +102,7 @@ int run(optimize_args& a, const std::string& argv_line) {
       std::cout.flush();
     };
   }
-  const job_outcome outcome = run_optimize_job(spec);
+  const optimize_outcome outcome = run_optimize(spec);
   const optimize::optimize_result& res = outcome.result;
   if (res.stop_reason.starts_with("base failed")) {
     throw error(ec::invalid_spec, fmt::format("{}: the operator itself does not pass its cases, nothing to optimize: {}",

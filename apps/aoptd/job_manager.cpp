@@ -220,7 +220,7 @@ void job_manager::on_device_event(const actors::device_event& e) {
       case kind::busy: o->on_device(name, true); break;
       case kind::done:
         o->on_device(name, false);
-        if (e.report != nullptr) o->on_evaluated(name, e.package, e.stage, *e.report);
+        if (e.report != nullptr) o->on_evaluated(name, e.package, std::string(to_string(e.stage)), *e.report);
         break;
       case kind::down: o->on_device_down(name, e.why); break;
       case kind::node_joined: o->on_node(e.device.node, true); break;

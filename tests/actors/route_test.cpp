@@ -47,7 +47,7 @@ TEST_F(route_test, ABodyThatDoesNotParseRunsOnTheDeviceItsRoutePins) {
   auto pool = track(spawn_evaluator_pool(sys, std::move(devices), std::move(o)));
   dispatch_messages();
   // Neither body is an eval_request's JSON: only their routes say where they go.
-  std::vector<eval_envelope> batch{{{"op", "kernel", "d2"}, {"{not json"}}, {{"op", "verify", "d2"}, {"[]"}}};
+  std::vector<eval_envelope> batch{{{"op", aopt::vocab::eval_stage::kernel, "d2"}, {"{not json"}}, {{"op", aopt::vocab::eval_stage::verify, "d2"}, {"[]"}}};
   auto h = self->request(pool, caf::infinite, evaluate_atom::value, std::string("op"), std::string("910b4"),
                          std::move(batch));
   dispatch_messages();
@@ -65,7 +65,7 @@ TEST_F(route_test, TheEnvelopeIsRoutedFromItsRequestAndCrossesTheNetwork) {
   r.device = "node/npu1";
   const auto e = pack_routed(r);
   EXPECT_EQ(e.route.package, "test_op");
-  EXPECT_EQ(e.route.stage, "kernel");
+  EXPECT_EQ(e.route.stage, aopt::vocab::eval_stage::kernel);
   EXPECT_EQ(e.route.device, "node/npu1");
   EXPECT_EQ(unpack(e.body).proposal, "p3");
   // As a remote peer gets it: a message of registered types (add_message_types), serialised.
@@ -83,7 +83,7 @@ TEST_F(route_test, TheEnvelopeIsRoutedFromItsRequestAndCrossesTheNetwork) {
   const auto& got = back.get_as<std::vector<eval_envelope>>(3);
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].route.device, "node/npu1");
-  EXPECT_EQ(got[0].route.stage, "kernel");
+  EXPECT_EQ(got[0].route.stage, aopt::vocab::eval_stage::kernel);
   EXPECT_EQ(got[0].route.package, "test_op");
   EXPECT_EQ(got[0].body.json, e.body.json);
 }

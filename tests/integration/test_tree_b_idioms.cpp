@@ -4,54 +4,20 @@
 // outputs compared.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
-#include "../support/aopt_process.h"
+#include "tree_b_draft.h"
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-const fs::path tree = fs::path(AOPT_TEST_SOURCE_DIR) / "tests/integration/packages/tree_b";
-
-class TreeBIdioms : public ::testing::Test {
+class TreeBIdioms : public aopt::testing::tree_b_draft_test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("aopt-it-tree-b-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // `aopt init OP --tree tree_b`, then `aopt eval OP --spec DRAFT --tree tree_b --json`.
-  json init_and_eval(const std::string& rel, const std::string& elements = "8192") {
-    const fs::path op = tree / rel;
-    const fs::path out = dir_ / (op.filename().string() + ".json");
-    const auto i = aopt::testing::run_aopt({"init", op.string(), "--tree", tree.string(), "--out", out.string(), "--elements", elements}, 600);
-    EXPECT_EQ(i.exit_code, 0) << i.out << i.err;
-    if (i.exit_code != 0) return json();
-    const auto e = aopt::testing::run_aopt(
-        {"eval", op.string(), "--tree", tree.string(), "--spec", out.string(), "--json", "--cache-dir", (dir_ / "cache").string()}, 900);
-    EXPECT_EQ(e.exit_code, 0) << e.out << e.err;
-    if (e.exit_code != 0) return json();
-    return json::parse(e.out);
-  }
-
-  fs::path dir_;
+  TreeBIdioms() : tree_b_draft_test("aopt-it-tree-b-") {}
 };
-
-bool compared(const json& c, const std::string& name) {
-  for (const auto& o : c.value("outputs", json::array())) {
-    if (o.value("name", "") == name && o.value("elements", 0) > 0) return true;
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -62,10 +28,7 @@ bool compared(const json& c, const std::string& name) {
 // TreeBTilingKey) and OP/DLOG_DEBUG were not declared.
 TEST_F(TreeBIdioms, SharedHeadersComeBeforeTheEmulatedCannHeaders) {
   const auto r = init_and_eval("src/image/typed_scale");
-  ASSERT_TRUE(r.is_object());
-  EXPECT_EQ(r.value("status", ""), "ok") << r.dump(2);
-  ASSERT_EQ(r["cases"].size(), 2u) << r.dump(2);
-  for (const auto& c : r["cases"]) EXPECT_TRUE(compared(c, "y")) << c.dump(2);
+  ASSERT_TRUE(ok_and_compared(r, "y"));
 }
 
 // BLAS-style vector routines (the tree's isamax, sasum, sscal, ...) take the vector's length as
@@ -74,10 +37,7 @@ TEST_F(TreeBIdioms, SharedHeadersComeBeforeTheEmulatedCannHeaders) {
 // shape failed when run (InitBuffer of length 0), so no draft.
 TEST_F(TreeBIdioms, BlasLengthAttributeIsTheElementCount) {
   const auto r = init_and_eval("src/math/blas_scale");
-  ASSERT_TRUE(r.is_object());
-  EXPECT_EQ(r.value("status", ""), "ok") << r.dump(2);
-  ASSERT_EQ(r["cases"].size(), 2u) << r.dump(2);
-  for (const auto& c : r["cases"]) EXPECT_TRUE(compared(c, "y")) << c.dump(2);
+  ASSERT_TRUE(ok_and_compared(r, "y"));
   const auto spec = json::parse(std::ifstream(dir_ / "blas_scale.json"));
   for (const auto& c : spec["cases"]) {
     std::int64_t count = 1;
@@ -91,10 +51,7 @@ TEST_F(TreeBIdioms, BlasLengthAttributeIsTheElementCount) {
 // with a note. Before: it stayed [] and InferShape refused (or crashed on) every probe.
 TEST_F(TreeBIdioms, OutputShapeAttributeIsTheMainShape) {
   const auto r = init_and_eval("src/math/shaped_scale");
-  ASSERT_TRUE(r.is_object());
-  EXPECT_EQ(r.value("status", ""), "ok") << r.dump(2);
-  ASSERT_EQ(r["cases"].size(), 2u) << r.dump(2);
-  for (const auto& c : r["cases"]) EXPECT_TRUE(compared(c, "y")) << c.dump(2);
+  ASSERT_TRUE(ok_and_compared(r, "y"));
   const auto spec = json::parse(std::ifstream(dir_ / "shaped_scale.json"));
   for (const auto& c : spec["cases"]) EXPECT_EQ(c["attrs"]["shape"], c["inputs"]["x"]["shape"]) << spec.dump(1);
 }
@@ -106,10 +63,7 @@ TEST_F(TreeBIdioms, OutputShapeAttributeIsTheMainShape) {
 // every probe (init_error).
 TEST_F(TreeBIdioms, ResizeSizesAreTheIdentityResampling) {
   const auto r = init_and_eval("src/image/resize_scale");
-  ASSERT_TRUE(r.is_object());
-  EXPECT_EQ(r.value("status", ""), "ok") << r.dump(2);
-  ASSERT_EQ(r["cases"].size(), 2u) << r.dump(2);
-  for (const auto& c : r["cases"]) EXPECT_TRUE(compared(c, "y")) << c.dump(2);
+  ASSERT_TRUE(ok_and_compared(r, "y"));
   const auto spec = json::parse(std::ifstream(dir_ / "resize_scale.json"));
   for (const auto& c : spec["cases"]) {
     const auto& shape = c["inputs"]["grad_output"]["shape"];

@@ -76,7 +76,7 @@ struct device_event {
   kind what = kind::joined;
   protocols::device_info device;
   std::string package;
-  std::string stage;
+  optimize::eval_stage stage = optimize::eval_stage::base;
   const optimize::eval_report* report = nullptr;  // `done` only
   std::size_t queued = 0;                          // `queue` only
   std::string why;

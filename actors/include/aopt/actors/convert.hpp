@@ -37,7 +37,7 @@ T unpack(const protocols::wire<T>& w) {
 
 // A request to the evaluator pool: its body and the route read from it (messages.hpp, eval_route).
 inline protocols::eval_envelope pack_routed(const optimize::eval_request& r) {
-  return {{r.package, std::string(to_string(r.stage)), r.device}, pack(r)};
+  return {{r.package, r.stage, r.device}, pack(r)};
 }
 
 // What the rewind loop needs of an evaluation.

@@ -18,7 +18,7 @@
 // Diagnoser, Retriever, Refiner and Distiller serve every job of the process, each job with its
 // own engine and bank snapshot (actors/spawn.hpp, search_table).
 //
-// This header includes only two small CAF headers; actors.hpp holds the (heavier) interfaces.
+// This header includes only small CAF headers; actors.hpp holds the (heavier) interfaces.
 #pragma once
 
 #include <cstdint>
@@ -31,15 +31,16 @@
 #include <vector>
 
 #include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/error.hpp>
+#include <caf/meta/load_callback.hpp>
 #include <caf/meta/type_name.hpp>
+#include <caf/none.hpp>
+#include <caf/sec.hpp>
 
 #include "aopt/common/file_map.h"
 #include "aopt/protocols/device.hpp"
+#include "aopt/vocab/verdict.h"
 
-namespace aopt::vocab {
-struct eval_request;
-struct eval_report;
-}  // namespace aopt::vocab
 namespace aopt::optimize {
 struct progress_event;
 struct optimizer_config;
@@ -69,14 +70,29 @@ typename Inspector::result_type inspect(Inspector& f, wire<T>& x) {
 // never parses a body. A body that does not read back still goes where its route says; its
 // evaluator reports it.
 struct eval_route {
-  std::string package;  // the job's package id
-  std::string stage;    // the request's stage (the device listener's metrics)
-  std::string device;   // run on this device ("" = any device of the batch's class; see eval_request)
+  std::string package;                              // the job's package id
+  vocab::eval_stage stage = vocab::eval_stage::base;  // the request's stage (the device listener's metrics)
+  std::string device;  // run on this device ("" = any device of the batch's class; see eval_request)
 };
 
+// The stage travels as its JSON spelling (vocab::to_string: "kernel", "tiling+kernel", ...), so
+// the binary form does not depend on the enum's numbering; a stage this process does not know is
+// an error of the message (a peer of another version), never a crash.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, eval_route& x) {
-  return f(caf::meta::type_name("aopt::protocols::eval_route"), x.package, x.stage, x.device);
+  std::string stage(vocab::to_string(x.stage));
+  auto read_stage = caf::meta::load_callback([&]() -> caf::error {
+    const auto s = vocab::parse_eval_stage(stage);
+    if (!s) {
+      return caf::make_error(caf::sec::invalid_argument,
+                             "eval_route: unknown stage '" + stage +
+                                 "' (the sender is of another version; known: base, tiling, kernel, tiling+kernel, "
+                                 "random, verify, remeasure, screen, rewind)");
+    }
+    x.stage = *s;
+    return caf::none;
+  });
+  return f(caf::meta::type_name("aopt::protocols::eval_route"), x.package, stage, x.device, read_stage);
 }
 
 // One request to the evaluator pool: its route and its body.
