@@ -1,0 +1,64 @@
+// Host idioms of the cann-ops tree (issue 34, session 24), each as the documented gert API has it:
+// - ExtendedKernelContext, the base of every kernel context, which an InferShape function reaches
+//   by reinterpret_cast of its InferShapeContext (scatter_list counts its outputs that way);
+// - GetOutputDesc on an InferShapeContext (an ExtendedKernelContext member: avg_pool3_d reads its
+//   output's origin format in InferShape).
+// This file does not compile when sim lacks one of them.
+#include <gtest/gtest.h>
+
+#include "exe_graph/runtime/extended_kernel_context.h"
+#include "exe_graph/runtime/infer_shape_context.h"
+
+namespace {
+
+aopt::sim::host::op_instance two_in_two_out() {
+  aopt::sim::host::op_instance op;
+  op.ir_input_count = 2;
+  op.ir_output_count = 1;
+  for (std::size_t i = 0; i < 2; ++i) {
+    aopt::sim::host::io_slot in;
+    in.name = i == 0 ? "x" : "w";
+    in.ir_index = i;
+    in.desc.SetDataType(ge::DT_FLOAT);
+    in.desc.SetOriginFormat(ge::FORMAT_NCDHW);
+    op.inputs.push_back(in);
+  }
+  for (std::size_t rel = 0; rel < 2; ++rel) {  // one dynamic output of two members
+    aopt::sim::host::io_slot out;
+    out.name = "y";
+    out.ir_index = 0;
+    out.relative = rel;
+    out.desc.SetDataType(ge::DT_FLOAT16);
+    out.desc.SetOriginFormat(rel == 0 ? ge::FORMAT_NDHWC : ge::FORMAT_ND);
+    op.outputs.push_back(out);
+  }
+  return op;
+}
+
+TEST(S24TreeHost, InferShapeContextIsAnExtendedKernelContext) {
+  auto op = two_in_two_out();
+  gert::InferShapeContext ctx(&op);
+  gert::InferShapeContext* context = &ctx;
+  auto* ext = reinterpret_cast<gert::ExtendedKernelContext*>(context);  // the operators' idiom
+  EXPECT_EQ(ext->GetComputeNodeOutputNum(), 2u);
+  EXPECT_EQ(ext->GetComputeNodeInputNum(), 2u);
+  const gert::ExtendedKernelContext* base = context;  // and an ordinary base class
+  EXPECT_EQ(base->GetComputeNodeInfo()->GetOutputsNum(), 2u);
+}
+
+TEST(S24TreeHost, InferShapeContextGivesTheOutputDescs) {
+  auto op = two_in_two_out();
+  gert::InferShapeContext ctx(&op);
+  const auto* y0 = ctx.GetOutputDesc(0);
+  ASSERT_NE(y0, nullptr);
+  EXPECT_EQ(y0->GetOriginFormat(), ge::FORMAT_NDHWC);
+  EXPECT_EQ(y0->GetDataType(), ge::DT_FLOAT16);
+  ASSERT_NE(ctx.GetOutputDesc(1), nullptr);
+  EXPECT_EQ(ctx.GetOutputDesc(1)->GetOriginFormat(), ge::FORMAT_ND);
+  EXPECT_EQ(ctx.GetOutputDesc(2), nullptr);  // past the last output: null, as documented
+  ASSERT_NE(ctx.GetOptionalInputDesc(1), nullptr);
+  EXPECT_EQ(ctx.GetOptionalInputDesc(1)->GetOriginFormat(), ge::FORMAT_NCDHW);
+  EXPECT_EQ(ctx.GetDynamicInputDesc(0, 0), ctx.GetInputDesc(0));
+}
+
+}  // namespace
