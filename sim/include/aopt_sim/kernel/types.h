@@ -4,7 +4,6 @@
 // conversion from float; arithmetic goes through float and rounds back.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 #include <type_traits>
 #include <cstring>
@@ -86,18 +85,19 @@ inline bfloat16_t ToBfloat16(const float& fVal) { return bfloat16_t(fVal); }
 // The bit pattern of a scalar, as the AscendC headers give it to kernels (a padding or fill value
 // passed by its bits): GetScalarBitcodeValue(v) is v's bytes in the low bytes of a uint64_t, the
 // rest zero; GetScalarBitcodeValue<T, U>(v) is v's bytes read as a U (bytes U has beyond T's zero).
+// (__builtin_bit_cast, not std::bit_cast: kernels are compiled as C++17.)
 template <typename T>
 constexpr std::uint64_t GetScalarBitcodeValue(T scalarValue) {
   static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(std::uint64_t),
                 "GetScalarBitcodeValue: T must be a scalar of at most 8 bytes");
   if constexpr (sizeof(T) == 8) {
-    return std::bit_cast<std::uint64_t>(scalarValue);
+    return __builtin_bit_cast(std::uint64_t, scalarValue);
   } else if constexpr (sizeof(T) == 4) {
-    return std::bit_cast<std::uint32_t>(scalarValue);
+    return __builtin_bit_cast(std::uint32_t, scalarValue);
   } else if constexpr (sizeof(T) == 2) {
-    return std::bit_cast<std::uint16_t>(scalarValue);
+    return __builtin_bit_cast(std::uint16_t, scalarValue);
   } else {
-    return std::bit_cast<std::uint8_t>(scalarValue);
+    return __builtin_bit_cast(std::uint8_t, scalarValue);
   }
 }
 template <typename T, typename U>
@@ -105,7 +105,7 @@ constexpr U GetScalarBitcodeValue(T scalarValue) {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_copyable_v<U>,
                 "GetScalarBitcodeValue<T, U>: both must be scalars");
   if constexpr (sizeof(T) == sizeof(U)) {
-    return std::bit_cast<U>(scalarValue);
+    return __builtin_bit_cast(U, scalarValue);
   } else {
     U out{};
     std::memcpy(&out, &scalarValue, sizeof(T) < sizeof(U) ? sizeof(T) : sizeof(U));
