@@ -1,6 +1,8 @@
 // Issue 34 (session 24, tree): kernel APIs of the cann-ops tree that sim lacked, each checked for
 // the values its declaration gives. GetScalarBitcodeValue: a scalar's bit pattern, which kernels
-// pass as a DataCopyPad padding value or build constants from (-inf, a sign bit).
+// pass as a DataCopyPad padding value or build constants from (-inf, a sign bit). ScalarCast: one
+// float converted to int32_t or half as Cast converts an element (the reference's example: 2.5
+// with CAST_ROUND gives 3).
 #include <cmath>
 
 #include "vec_test_util.h"
@@ -36,6 +38,25 @@ TEST(S24TreeApi, GetScalarBitcodeValueTwoTypesReinterpretsTheBits) {
   // Usable in constant expressions, as the header's constexpr function is.
   constexpr std::uint32_t one_bits = GetScalarBitcodeValue<float, std::uint32_t>(1.0f);
   static_assert(one_bits == 0x3f800000u);
+}
+
+TEST(S24TreeApi, ScalarCastRoundsAFloatToInt32ByTheMode) {
+  EXPECT_EQ((ScalarCast<float, std::int32_t, RoundMode::CAST_ROUND>(2.5f)), 3);  // the reference's example
+  EXPECT_EQ((ScalarCast<float, std::int32_t, RoundMode::CAST_ROUND>(-2.5f)), -3);  // half away from zero
+  EXPECT_EQ((ScalarCast<float, std::int32_t, RoundMode::CAST_RINT>(2.5f)), 2);     // half to even
+  EXPECT_EQ((ScalarCast<float, std::int32_t, RoundMode::CAST_RINT>(3.5f)), 4);
+  EXPECT_EQ((ScalarCast<float, std::int32_t, RoundMode::CAST_FLOOR>(-1.25f)), -2);
+  EXPECT_EQ((ScalarCast<float, std::int32_t, RoundMode::CAST_CEIL>(-1.25f)), -1);
+  EXPECT_EQ((ScalarCast<float, std::int32_t, RoundMode::CAST_CEIL>(1.25f)), 2);
+  // Out of range saturates, as Cast's f322s32 does.
+  EXPECT_EQ((ScalarCast<float, std::int32_t, RoundMode::CAST_ROUND>(3e9f)), 2147483647);
+}
+
+TEST(S24TreeApi, ScalarCastToHalfRoundsToOdd) {
+  // 1 + 2^-11 lies halfway between the halves 1 and 1 + 2^-10: round to odd keeps the odd one.
+  const half h = ScalarCast<float, half, RoundMode::CAST_ODD>(1.0f + 0x1p-11f);
+  EXPECT_EQ(static_cast<float>(h), 1.0f + 0x1p-10f);
+  EXPECT_EQ(static_cast<float>(ScalarCast<float, half, RoundMode::CAST_ODD>(0.5f)), 0.5f);  // exact
 }
 
 }  // namespace
