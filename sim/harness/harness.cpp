@@ -458,7 +458,12 @@ void runner::set_attrs() {
   const json attrs = req_.value("attrs", json::object());
   if (!attrs.is_object()) throw usage_error(run_path_ + ": \"attrs\" must be an object");
   using K = gert::AoptAttrValue::kind;
-  for (const auto& def : rec_->attrs) {
+  // The OpDef's attributes, then the private ones (IMPL_OP_*.PrivateAttr), as GE lays them out.
+  std::vector<const aopt::sim::host::attr_def*> defs;
+  for (const auto& def : rec_->attrs) defs.push_back(&def);
+  for (const auto& def : rec_->private_attrs) defs.push_back(&def);
+  for (const auto* defp : defs) {
+    const auto& def = *defp;
     auto v = std::make_unique<gert::AoptAttrValue>(def.default_value);
     v->k = def.kind;
     if (attrs.contains(def.name)) {

@@ -2,12 +2,23 @@
 // - ExtendedKernelContext, the base of every kernel context, which an InferShape function reaches
 //   by reinterpret_cast of its InferShapeContext (scatter_list counts its outputs that way);
 // - GetOutputDesc on an InferShapeContext (an ExtendedKernelContext member: avg_pool3_d reads its
-//   output's origin format in InferShape).
+//   output's origin format in InferShape);
+// - IMPL_OP_INFERSHAPE(Op).PrivateAttr(name, default): an attribute the OpDef does not declare,
+//   laid out after the OpDef's (avg_pool3_d's InferShape reads its private "padding" as attribute
+//   7 after 7 OpDef attributes); sim dropped it, so the InferShape read nullptr.
 // This file does not compile when sim lacks one of them.
 #include <gtest/gtest.h>
 
 #include "exe_graph/runtime/extended_kernel_context.h"
 #include "exe_graph/runtime/infer_shape_context.h"
+#include "register/op_def_registry.h"
+
+namespace {
+ge::graphStatus s24_priv_infer(gert::InferShapeContext*) { return ge::GRAPH_SUCCESS; }
+}  // namespace
+namespace ops {
+IMPL_OP_INFERSHAPE(S24PrivateAttrOp).InferShape(s24_priv_infer).PrivateAttr("padding", "").PrivateAttr("groups", 4);
+}  // namespace ops
 
 namespace {
 
@@ -59,6 +70,20 @@ TEST(S24TreeHost, InferShapeContextGivesTheOutputDescs) {
   ASSERT_NE(ctx.GetOptionalInputDesc(1), nullptr);
   EXPECT_EQ(ctx.GetOptionalInputDesc(1)->GetOriginFormat(), ge::FORMAT_NCDHW);
   EXPECT_EQ(ctx.GetDynamicInputDesc(0, 0), ctx.GetInputDesc(0));
+}
+
+TEST(S24TreeHost, PrivateAttrsAreRecordedWithTheirDefaultsInOrder) {
+  const auto& rec = aopt::sim::host::op_def_for("S24PrivateAttrOp");
+  EXPECT_NE(rec.infer_shape, nullptr);
+  ASSERT_EQ(rec.private_attrs.size(), 2u);
+  EXPECT_EQ(rec.private_attrs[0].name, "padding");
+  EXPECT_EQ(rec.private_attrs[0].kind, gert::AoptAttrValue::kind::string);
+  EXPECT_EQ(rec.private_attrs[0].default_value.s, "");
+  EXPECT_TRUE(rec.private_attrs[0].has_value);
+  EXPECT_EQ(rec.private_attrs[1].name, "groups");
+  EXPECT_EQ(rec.private_attrs[1].kind, gert::AoptAttrValue::kind::int64);
+  EXPECT_EQ(rec.private_attrs[1].default_value.i, 4);
+  EXPECT_TRUE(rec.attrs.empty());  // not OpDef attributes: the signature does not list them
 }
 
 }  // namespace
