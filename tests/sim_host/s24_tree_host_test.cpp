@@ -11,6 +11,7 @@
 
 #include "exe_graph/runtime/extended_kernel_context.h"
 #include "exe_graph/runtime/infer_shape_context.h"
+#include "aopt_sim/host/host.h"
 #include "register/op_def_registry.h"
 
 namespace {
@@ -84,6 +85,21 @@ TEST(S24TreeHost, PrivateAttrsAreRecordedWithTheirDefaultsInOrder) {
   EXPECT_EQ(rec.private_attrs[1].kind, gert::AoptAttrValue::kind::int64);
   EXPECT_EQ(rec.private_attrs[1].default_value.i, 4);
   EXPECT_TRUE(rec.attrs.empty());  // not OpDef attributes: the signature does not list them
+}
+
+// The layout a data_format attribute names, for the tensors of its rank (the harness gives it to
+// ND tensors of an operator with such an attribute: avg_pool3_d's InferShape reads x's origin
+// format and accepts NCDHW, NDHWC, DHWCN only).
+TEST(S24TreeHost, DataFormatNamesTheLayoutOfTensorsOfItsRank) {
+  using aopt::sim::host::layout_of_data_format;
+  EXPECT_EQ(layout_of_data_format("NDHWC", 5), ge::FORMAT_NDHWC);
+  EXPECT_EQ(layout_of_data_format("NCDHW", 5), ge::FORMAT_NCDHW);
+  EXPECT_EQ(layout_of_data_format("NCHW", 4), ge::FORMAT_NCHW);
+  EXPECT_EQ(layout_of_data_format("NHWC", 4), ge::FORMAT_NHWC);
+  EXPECT_EQ(layout_of_data_format("NDHWC", 1), ge::FORMAT_ND);  // a per-channel vector stays ND
+  EXPECT_EQ(layout_of_data_format("NCHW", 5), ge::FORMAT_ND);
+  EXPECT_EQ(layout_of_data_format("", 4), ge::FORMAT_ND);
+  EXPECT_EQ(layout_of_data_format("ND", 2), ge::FORMAT_ND);
 }
 
 }  // namespace
