@@ -550,6 +550,17 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
                              " (the identity resampling; guessed from its name)";
     if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
   }
+  // The pooling/convolution idiom: an integer list `pads` (`padding`, `paddings`) the OpDef gives
+  // no default is two values per spatial dimension (the dimensions after N and C; every dimension
+  // of a rank-1 or rank-2 shape), 0 each: nothing added, which every such operator accepts
+  // (avg_pool3_d's InferShape wants six for a rank-5 input and refuses the guessed [1]).
+  for (const auto& a : op.attrs) {
+    if (a.type != "list_int" || !a.default_value.is_null() || !one_of(lower(a.name), {"pads", "padding", "paddings"})) continue;
+    const std::size_t spatial = main.size() > 2 ? main.size() - 2 : main.size();
+    c.attrs[a.name] = std::vector<std::int64_t>(2 * spatial, 0);
+    const std::string note = "attribute '" + a.name + "': 0 before and after each spatial dimension (no padding; guessed from its name)";
+    if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+  }
   // In that idiom `scales` (one factor per spatial dimension) is the alternative to output_size, a
   // factor of 0 meaning "not given" (the 3D backward operators' InferShape: "only one of
   // output_size or scales should be non-empty"; the 2D tilings read one factor per dimension). A

@@ -221,6 +221,7 @@ class runner {
   io_arg read_arg(const json& j, const std::string& name, std::size_t ir, bool is_input);
   void build_instance();
   void set_attrs();
+  void apply_data_format();
   void infer_outputs();
   void run_tiling();
   void allocate_gm();
@@ -458,7 +459,12 @@ void runner::set_attrs() {
   const json attrs = req_.value("attrs", json::object());
   if (!attrs.is_object()) throw usage_error(run_path_ + ": \"attrs\" must be an object");
   using K = gert::AoptAttrValue::kind;
-  for (const auto& def : rec_->attrs) {
+  // The OpDef's attributes, then the private ones (IMPL_OP_*.PrivateAttr), as GE lays them out.
+  std::vector<const aopt::sim::host::attr_def*> defs;
+  for (const auto& def : rec_->attrs) defs.push_back(&def);
+  for (const auto& def : rec_->private_attrs) defs.push_back(&def);
+  for (const auto* defp : defs) {
+    const auto& def = *defp;
     auto v = std::make_unique<gert::AoptAttrValue>(def.default_value);
     v->k = def.kind;
     if (attrs.contains(def.name)) {
@@ -489,6 +495,36 @@ void runner::set_attrs() {
                            " has no value: add it to the case's \"attrs\"");
     }
     op_.attrs.aopt_add(std::move(v));
+  }
+}
+
+// An operator whose OpDef declares ND but which has a string attribute `data_format` gets, in a
+// framework graph, tensors in the layout that attribute names; its InferShape and tiling read it
+// from the descriptors (avg_pool3_d: x's origin format NDHWC or NCDHW, nothing else). Each ND
+// tensor of that layout's rank takes it, and so does an output not shaped yet when an input did
+// [ASSUMED: as a graph's producer would set them].
+void runner::apply_data_format() {
+  std::size_t index = 0;
+  for (; index < rec_->attrs.size(); ++index) {
+    if (rec_->attrs[index].name == "data_format" && rec_->attrs[index].kind == gert::AoptAttrValue::kind::string) break;
+  }
+  if (index >= rec_->attrs.size()) return;
+  const char* value = op_.attrs.GetStr(index);
+  if (value == nullptr) return;
+  // An output InferShape has not shaped yet (rank 0) takes the layout of the first input given one.
+  ge::Format first = ge::FORMAT_ND;
+  for (auto* slots : {&op_.inputs, &op_.outputs}) {
+    for (auto& s : *slots) {
+      if (s.desc.GetOriginFormat() != ge::FORMAT_ND) continue;
+      const std::size_t rank = s.shape.GetOriginShape().GetDimNum();
+      const ge::Format f = slots == &op_.outputs && rank == 0 ? first : host::layout_of_data_format(value, rank);
+      if (f == ge::FORMAT_ND) continue;
+      if (first == ge::FORMAT_ND && slots == &op_.inputs) first = f;
+      s.desc.SetOriginFormat(f);
+      s.desc.SetStorageFormat(f);
+      s.tensor.SetOriginFormat(f);
+      s.tensor.SetStorageFormat(f);
+    }
   }
 }
 
@@ -948,6 +984,7 @@ int runner::run() {
   lap("read_inputs");
   try {
     set_attrs();
+    apply_data_format();
     infer_outputs();
     run_tiling();
     lap("tiling");

@@ -193,6 +193,23 @@ std::string dtype_enum_name(ge::DataType dt) {
 
 std::string format_name(ge::Format f) { return ge::TypeUtils::FormatToSerialString(f); }
 
+ge::Format layout_of_data_format(const std::string& data_format, std::size_t rank) {
+  struct layout {
+    const char* name;
+    ge::Format format;
+    std::size_t rank;
+  };
+  static const layout layouts[] = {
+      {"NCL", ge::FORMAT_NCL, 3},     {"NCHW", ge::FORMAT_NCHW, 4},   {"NHWC", ge::FORMAT_NHWC, 4},
+      {"HWCN", ge::FORMAT_HWCN, 4},   {"NCDHW", ge::FORMAT_NCDHW, 5}, {"NDHWC", ge::FORMAT_NDHWC, 5},
+      {"DHWCN", ge::FORMAT_DHWCN, 5},
+  };
+  for (const auto& l : layouts) {
+    if (data_format == l.name) return l.rank == rank ? l.format : ge::FORMAT_ND;
+  }
+  return ge::FORMAT_ND;
+}
+
 nlohmann::json signature_json(const op_def_record& rec) {
   nlohmann::json attrs = nlohmann::json::array();
   for (const auto& a : rec.attrs) {

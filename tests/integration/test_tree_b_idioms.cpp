@@ -72,3 +72,17 @@ TEST_F(TreeBIdioms, ResizeSizesAreTheIdentityResampling) {
     EXPECT_EQ(c["attrs"]["output_size"], json::array({shape[2], shape[3]})) << spec.dump(1);
   }
 }
+
+// The 3-D pooling idiom (the tree's avg_pool3_d, session 24): an OpDef declaring ND whose
+// InferShape reads x's and y's origin format (NDHWC or NCDHW only), six pads, and a private
+// attribute registered with IMPL_OP_INFERSHAPE(...).PrivateAttr after the OpDef's attributes.
+// The harness gives ND tensors of rank 5 the layout data_format names and lays out the private
+// attribute; init drafts pads as two zeros per spatial dimension. Before: the origin formats were
+// ND, the private attribute absent and pads [1], so InferShape refused every probe (no draft).
+TEST_F(TreeBIdioms, PoolingLayoutPadsAndPrivateAttribute) {
+  const auto r = init_and_eval("src/pooling/pool_layout_scale");
+  ASSERT_TRUE(r.is_object());
+  EXPECT_EQ(r.value("status", ""), "ok") << r.dump(2);
+  ASSERT_EQ(r["cases"].size(), 2u) << r.dump(2);
+  for (const auto& c : r["cases"]) EXPECT_TRUE(compared(c, "y")) << c.dump(2);
+}

@@ -8,44 +8,17 @@
 #include <vector>
 
 #include "aopt/evaluation/spec_draft.h"
+#include "spec_draft_test_util.h"
 
 namespace ev = aopt::evaluation;
 using nlohmann::json;
+using spec_draft_test::attr;
+using spec_draft_test::rank_case;
 
 namespace {
 
 ev::op_interface resize_op(std::vector<ev::draft_attr> attrs) {
-  ev::op_interface op;
-  op.op_type = "ResizeGrad";
-  op.kernel = "resize_grad";
-  ev::draft_param x;
-  x.name = "grad_output";
-  x.dtypes = {"float16"};
-  x.formats = {"ND"};
-  op.inputs = {x};
-  ev::draft_param y = x;
-  y.name = "y";
-  op.outputs = {y};
-  op.attrs = std::move(attrs);
-  return op;
-}
-
-ev::draft_attr attr(const std::string& name, const std::string& type, json def) {
-  ev::draft_attr a;
-  a.name = name;
-  a.type = type;
-  a.required = def.is_null();
-  a.default_value = def;
-  return a;
-}
-
-ev::case_spec rank_case(const ev::op_interface& op, int rank, std::vector<std::string>& notes) {
-  const auto attrs = ev::draft_attrs(op, 0, notes);
-  for (const auto& p : ev::timed_probes(op, attrs, 100)) {
-    if (p.rank == rank) return ev::probe_case(op, p, 0, "perf", true, 1 << 21, false, &notes);
-  }
-  ADD_FAILURE() << "no probe of rank " << rank;
-  return {};
+  return spec_draft_test::unary_op("ResizeGrad", "resize_grad", "grad_output", std::move(attrs));
 }
 
 }  // namespace

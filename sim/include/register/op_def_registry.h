@@ -49,6 +49,9 @@ struct op_def_record {
   std::vector<param_def> inputs;
   std::vector<param_def> outputs;
   std::vector<attr_def> attrs;
+  // IMPL_OP_*(Op).PrivateAttr(name, default): attributes the operator's InferShape/tiling read
+  // after the OpDef's own (runtime index = OpDef attributes + position here), with their defaults.
+  std::vector<attr_def> private_attrs;
   std::vector<std::string> socs;
   bool defined = false;  // an OpDef (OP_ADD) was seen, not only IMPL_OP_* registrations
   gert::TilingKernelFunc tiling = nullptr;
@@ -411,10 +414,34 @@ class OpImplRegisterV2 {
   OpImplRegisterV2& InferShapeRange(F) { return *this; }
   OpImplRegisterV2& InputsDataDependency(std::initializer_list<int32_t>) { return *this; }
   OpImplRegisterV2& TilingInputsDataDependency(std::initializer_list<int32_t>) { return *this; }
-  OpImplRegisterV2& PrivateAttr(const char*, int64_t) { return *this; }
-  OpImplRegisterV2& PrivateAttr(const char*, const char*) { return *this; }
+  // A private attribute: not in the OpDef, appended after its attributes with this default.
+  OpImplRegisterV2& PrivateAttr(const char* name, int64_t value) {
+    aopt::sim::host::attr_def a;
+    a.kind = gert::AoptAttrValue::kind::int64;
+    a.default_value.i = value;
+    return add_private(name, std::move(a));
+  }
+  OpImplRegisterV2& PrivateAttr(const char* name, const char* value) {
+    aopt::sim::host::attr_def a;
+    a.kind = gert::AoptAttrValue::kind::string;
+    a.default_value.s = value != nullptr ? value : "";
+    return add_private(name, std::move(a));
+  }
 
  private:
+  OpImplRegisterV2& add_private(const char* name, aopt::sim::host::attr_def a) {
+    a.name = name != nullptr ? name : "";
+    a.default_value.k = a.kind;
+    a.has_value = true;
+    for (auto& p : r_->private_attrs) {
+      if (p.name == a.name) {
+        p = std::move(a);  // registered again (another IMPL_OP_* of the op): the last one wins
+        return *this;
+      }
+    }
+    r_->private_attrs.push_back(std::move(a));
+    return *this;
+  }
   aopt::sim::host::op_def_record* r_;
 };
 }  // namespace gert

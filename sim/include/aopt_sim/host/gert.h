@@ -418,15 +418,33 @@ class ComputeNodeInfo {
   mutable std::vector<AnchorInstanceInfo> out_anchors_;
 };
 
-class AoptNodeContextBase {
+class ExtendedKernelContext {
  public:
-  explicit AoptNodeContextBase(aopt::sim::host::op_instance* op) : op_(op), node_info_(op) {}
+  explicit ExtendedKernelContext(aopt::sim::host::op_instance* op) : op_(op), node_info_(op) {}
   const ComputeNodeInfo* GetComputeNodeInfo() const { return &node_info_; }
   const char* GetNodeName() const { return op_->node_name.c_str(); }
   const char* GetNodeType() const { return op_->node_type.c_str(); }
   const RuntimeAttrs* GetAttrs() const { return &op_->attrs; }
   std::size_t GetComputeNodeInputNum() const { return op_->inputs.size(); }
   std::size_t GetComputeNodeOutputNum() const { return op_->outputs.size(); }
+  // The compile-time descriptors (dtype, formats) of the node's inputs and outputs, for every
+  // kind of context (an InferShape function reads its output's format by GetOutputDesc).
+  const CompileTimeTensorDesc* GetInputDesc(std::size_t index) const {
+    auto* s = in_(index);
+    return s ? &s->desc : nullptr;
+  }
+  const CompileTimeTensorDesc* GetOptionalInputDesc(std::size_t ir_index) const {
+    auto* s = in_ir_(ir_index, 0);
+    return s ? &s->desc : nullptr;
+  }
+  const CompileTimeTensorDesc* GetDynamicInputDesc(std::size_t ir_index, std::size_t relative_index) const {
+    auto* s = in_ir_(ir_index, relative_index);
+    return s ? &s->desc : nullptr;
+  }
+  const CompileTimeTensorDesc* GetOutputDesc(std::size_t index) const {
+    auto* s = out_(index);
+    return s ? &s->desc : nullptr;
+  }
   // emulator
   aopt::sim::host::op_instance* aopt_op() const { return op_; }
 
@@ -451,9 +469,9 @@ class AoptNodeContextBase {
 
 class CompileTimeTensorDesc;
 
-class TilingContext : public AoptNodeContextBase {
+class TilingContext : public ExtendedKernelContext {
  public:
-  using AoptNodeContextBase::AoptNodeContextBase;
+  using ExtendedKernelContext::ExtendedKernelContext;
 
   const StorageShape* GetInputShape(std::size_t index) const {
     auto* s = in_(index);
@@ -470,22 +488,6 @@ class TilingContext : public AoptNodeContextBase {
   const StorageShape* GetOutputShape(std::size_t index) const {
     auto* s = out_(index);
     return s ? &s->shape : nullptr;
-  }
-  const CompileTimeTensorDesc* GetInputDesc(std::size_t index) const {
-    auto* s = in_(index);
-    return s ? &s->desc : nullptr;
-  }
-  const CompileTimeTensorDesc* GetOptionalInputDesc(std::size_t ir_index) const {
-    auto* s = in_ir_(ir_index, 0);
-    return s ? &s->desc : nullptr;
-  }
-  const CompileTimeTensorDesc* GetDynamicInputDesc(std::size_t ir_index, std::size_t relative_index) const {
-    auto* s = in_ir_(ir_index, relative_index);
-    return s ? &s->desc : nullptr;
-  }
-  const CompileTimeTensorDesc* GetOutputDesc(std::size_t index) const {
-    auto* s = out_(index);
-    return s ? &s->desc : nullptr;
   }
   const Tensor* GetInputTensor(std::size_t index) const {
     auto* s = in_(index);
@@ -544,9 +546,9 @@ class TilingContext : public AoptNodeContextBase {
   const T* GetCompileInfo() const { return static_cast<const T*>(op_->compile_info); }
 };
 
-class InferShapeContext : public AoptNodeContextBase {
+class InferShapeContext : public ExtendedKernelContext {
  public:
-  using AoptNodeContextBase::AoptNodeContextBase;
+  using ExtendedKernelContext::ExtendedKernelContext;
   const Shape* GetInputShape(std::size_t index) const {
     auto* s = in_(index);
     return s ? &s->shape.GetOriginShape() : nullptr;
@@ -567,19 +569,15 @@ class InferShapeContext : public AoptNodeContextBase {
     auto* s = in_ir_(ir_index, 0);
     return s ? &s->tensor : nullptr;
   }
-  const CompileTimeTensorDesc* GetInputDesc(std::size_t index) const {
-    auto* s = in_(index);
-    return s ? &s->desc : nullptr;
-  }
   Shape* GetOutputShape(std::size_t index) {
     auto* s = out_(index);
     return s ? &s->shape.MutableOriginShape() : nullptr;
   }
 };
 
-class InferDataTypeContext : public AoptNodeContextBase {
+class InferDataTypeContext : public ExtendedKernelContext {
  public:
-  using AoptNodeContextBase::AoptNodeContextBase;
+  using ExtendedKernelContext::ExtendedKernelContext;
   ge::DataType GetInputDataType(std::size_t index) const {
     auto* s = in_(index);
     return s ? s->desc.GetDataType() : ge::DT_UNDEFINED;
@@ -627,9 +625,9 @@ class Range {
 // .InferShapeRange(f)) but runs none: shape ranges serve graph compilation with dynamic shapes,
 // and every run here has static shapes. The context is complete so that a test can call one:
 // an input's range is [its shape, its shape]; an output's range starts as its shape.
-class InferShapeRangeContext : public AoptNodeContextBase {
+class InferShapeRangeContext : public ExtendedKernelContext {
  public:
-  explicit InferShapeRangeContext(aopt::sim::host::op_instance* op) : AoptNodeContextBase(op) {
+  explicit InferShapeRangeContext(aopt::sim::host::op_instance* op) : ExtendedKernelContext(op) {
     in_shapes_.reserve(op->inputs.size());
     for (auto& i : op->inputs) in_shapes_.push_back(i.shape.GetOriginShape());
     for (auto& o : op->outputs) {
@@ -653,11 +651,6 @@ class InferShapeRangeContext : public AoptNodeContextBase {
   Range<Shape>* GetOutputShapeRange(std::size_t index) {
     return index < out_ranges_.size() ? &out_ranges_[index] : nullptr;
   }
-  const CompileTimeTensorDesc* GetInputDesc(std::size_t index) const {
-    auto* s = in_(index);
-    return s ? &s->desc : nullptr;
-  }
-
  private:
   std::vector<Shape> in_shapes_, out_min_, out_max_;
   std::vector<Range<Shape>> in_ranges_, out_ranges_;

@@ -26,6 +26,10 @@ std::string dtype_ctype(ge::DataType dt);
 // "ge::DT_FLOAT16": the ORIG_DTYPE_<NAME> macro value.
 std::string dtype_enum_name(ge::DataType dt);
 std::string format_name(ge::Format f);
+// The layout a `data_format` attribute names ("NCHW", "NHWC", "NCDHW", "NDHWC", "NCL", ...) for a
+// tensor of `rank`: the tensor format a framework graph gives such an operator's tensors when its
+// OpDef declares ND. ND when the name is no plain format or the format has another rank.
+ge::Format layout_of_data_format(const std::string& data_format, std::size_t rank);
 
 nlohmann::json signature_json(const op_def_record& rec);
 

@@ -15,7 +15,7 @@
 #include "graph/ge_error_codes.h"
 
 namespace gert {
-class AoptNodeContextBase;
+class ExtendedKernelContext;
 class TilingParseContext;
 }  // namespace gert
 

@@ -82,6 +82,37 @@ inline float ToFloat(T v) { return static_cast<float>(v); }
 // Scalar float -> bfloat16_t (round to nearest even), the basic API's scalar conversion.
 inline bfloat16_t ToBfloat16(const float& fVal) { return bfloat16_t(fVal); }
 
+// The bit pattern of a scalar, as the AscendC headers give it to kernels (a padding or fill value
+// passed by its bits): GetScalarBitcodeValue(v) is v's bytes in the low bytes of a uint64_t, the
+// rest zero; GetScalarBitcodeValue<T, U>(v) is v's bytes read as a U (bytes U has beyond T's zero).
+// (__builtin_bit_cast, not std::bit_cast: kernels are compiled as C++17.)
+template <typename T>
+constexpr std::uint64_t GetScalarBitcodeValue(T scalarValue) {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(std::uint64_t),
+                "GetScalarBitcodeValue: T must be a scalar of at most 8 bytes");
+  if constexpr (sizeof(T) == 8) {
+    return __builtin_bit_cast(std::uint64_t, scalarValue);
+  } else if constexpr (sizeof(T) == 4) {
+    return __builtin_bit_cast(std::uint32_t, scalarValue);
+  } else if constexpr (sizeof(T) == 2) {
+    return __builtin_bit_cast(std::uint16_t, scalarValue);
+  } else {
+    return __builtin_bit_cast(std::uint8_t, scalarValue);
+  }
+}
+template <typename T, typename U>
+constexpr U GetScalarBitcodeValue(T scalarValue) {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_copyable_v<U>,
+                "GetScalarBitcodeValue<T, U>: both must be scalars");
+  if constexpr (sizeof(T) == sizeof(U)) {
+    return __builtin_bit_cast(U, scalarValue);
+  } else {
+    U out{};
+    std::memcpy(&out, &scalarValue, sizeof(T) < sizeof(U) ? sizeof(T) : sizeof(U));
+    return out;
+  }
+}
+
 // Compile-time type equality of the basic API (`IsSameType<T, half>::value`).
 template <typename T, typename U>
 struct IsSameType {

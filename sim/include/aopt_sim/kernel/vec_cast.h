@@ -149,6 +149,22 @@ inline cast_op<D, S> make_cast(AscendC::RoundMode m) {
 
 namespace AscendC {
 
+// ScalarCast<T, U, roundMode>(v): one scalar converted by the rules Cast applies to each element.
+// The API reference lists float -> half with CAST_ODD and float -> int32_t with CAST_ROUND,
+// CAST_CEIL, CAST_FLOOR or CAST_RINT; any other combination does not compile.
+template <typename T, typename U, RoundMode roundMode>
+inline U ScalarCast(T valueIn) {
+  static_assert(std::is_same_v<T, float> && (std::is_same_v<U, half> || std::is_same_v<U, std::int32_t>),
+                "ScalarCast converts float to half or to int32_t only (AscendC API reference)");
+  static_assert(!std::is_same_v<U, half> || roundMode == RoundMode::CAST_ODD,
+                "ScalarCast float -> half takes RoundMode::CAST_ODD only");
+  static_assert(!std::is_same_v<U, std::int32_t> ||
+                    (roundMode == RoundMode::CAST_ROUND || roundMode == RoundMode::CAST_CEIL ||
+                     roundMode == RoundMode::CAST_FLOOR || roundMode == RoundMode::CAST_RINT),
+                "ScalarCast float -> int32_t takes CAST_ROUND, CAST_CEIL, CAST_FLOOR or CAST_RINT");
+  return aopt::sim::vec::cast_op<U, T>{roundMode}(valueIn);
+}
+
 // SetDeqScale(half): the scale register of the int32 -> half deq Cast (scalar pipe, one cycle).
 inline void SetDeqScale(half scale, AOPT_VEC_LOC) {
   aopt::sim::vec::state().deq_scale = static_cast<float>(scale);
