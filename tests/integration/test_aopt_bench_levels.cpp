@@ -13,20 +13,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "aopt/common/subprocess.h"
+#include "../support/aopt_process.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-aopt::common::process_outcome aopt(const std::vector<std::string>& args) {
-  aopt::common::process_request r;
-  r.argv = {AOPT_BINARY};
-  r.argv.insert(r.argv.end(), args.begin(), args.end());
-  r.limits.wall_timeout = std::chrono::seconds(600);
-  r.limits.max_output_bytes = 16 << 20;
-  return aopt::common::run_process(r);
-}
+aopt::common::process_outcome aopt(const std::vector<std::string>& args) { return aopt::testing::run_aopt(args, 600); }
 
 // A stored result of `aopt bench` (ops/<op>.<method>.json) with the settings of a bench at budget
 // 4, seed 1, profile 910b4, screened: what a run of the same settings reuses.
