@@ -5,7 +5,7 @@
 // Resumable: a (operator, method) result already in --out with the same settings is reused.
 // A suite of real operators (examples/real-ops) keeps only <op>/aopt.json (our cases) and a
 // sources.json naming each operator's directory under --sources (sources the project does not
-// hold: e.g. the public cann-ops tree).
+// hold: e.g. the public cann-ops tree) and its level in the table (bench_suite.h).
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -29,6 +29,7 @@
 #include "aopt/common/json.h"
 #include "aopt/optimize/report.h"
 #include "aopt/storage/experience_bank.h"
+#include "bench_suite.h"
 #include "commands.h"
 #include "support.h"
 
@@ -66,29 +67,13 @@ struct suite_op {
   fs::path package;  // <op>/baseline, or the operator's directory under --sources
   std::optional<fs::path> expert;
   fs::path spec;     // <op>/aopt.json of a real-operator suite (empty: the package's own)
+  int level = 0;     // declared in sources.json's "levels" (0: bench::level_of decides)
 };
-
-// sources.json of a real-operator suite: {"operators": {"<op>": "<dir under --sources>", ...}}.
-std::map<std::string, std::string> read_sources(const fs::path& suite) {
-  const fs::path file = suite / "sources.json";
-  const auto j = common::read_json_file(file);
-  std::map<std::string, std::string> out;
-  if (!j.is_object() || !j.contains("operators") || !j["operators"].is_object()) {
-    throw error(ec::invalid_spec, file.string() + ": expected {\"operators\": {\"<op>\": \"<directory under --sources>\"}}");
-  }
-  for (const auto& [k, v] : j["operators"].items()) {
-    if (!v.is_string() || v.get<std::string>().empty() || v.get<std::string>().find("..") != std::string::npos) {
-      throw error(ec::invalid_spec, file.string() + ": operators." + k + ": expected a relative directory such as \"math/" + k + "\"");
-    }
-    out[k] = v.get<std::string>();
-  }
-  return out;
-}
 
 std::vector<suite_op> discover(const fs::path& suite, const std::vector<std::string>& only, const std::string& sources) {
   std::vector<suite_op> out;
   std::set<std::string> wanted(only.begin(), only.end());
-  std::optional<std::map<std::string, std::string>> dirs_of;  // sources.json, read when first needed
+  std::optional<std::map<std::string, real_operator>> dirs_of;  // sources.json, read when first needed
   std::vector<fs::path> dirs;
   for (const auto& e : fs::directory_iterator(suite)) {
     if (e.is_directory()) dirs.push_back(e.path());
@@ -106,17 +91,18 @@ std::vector<suite_op> discover(const fs::path& suite, const std::vector<std::str
                                                       "tree its operators' directories are under (e.g. cann-ops' src/)",
                                                       suite.string()));
       }
-      if (!dirs_of) dirs_of = read_sources(suite);
+      if (!dirs_of) dirs_of = read_real_suite(suite);
       const auto it = dirs_of->find(name);
       if (it == dirs_of->end()) {
         throw error(ec::invalid_spec, fmt::format("{}: no entry for operator {}; add \"{}\": \"<directory under --sources>\"",
                                                   (suite / "sources.json").string(), name, name));
       }
-      op.package = fs::path(sources) / it->second;
+      op.package = fs::path(sources) / it->second.dir;
       op.spec = d / "aopt.json";
+      op.level = it->second.level;
       if (!fs::is_directory(op.package)) {
         throw error(ec::not_found, fmt::format("operator {}: {} is not a directory; --sources must be the tree that holds {}",
-                                               name, op.package.string(), it->second));
+                                               name, op.package.string(), it->second.dir));
       }
     }
     if (fs::is_directory(d / "expert")) op.expert = d / "expert";
@@ -195,8 +181,9 @@ std::string display_label(const method_run& r) {
   return r.label.find('@') == std::string::npos ? base : base + " @ " + std::to_string(r.budget);
 }
 
-// The operator's level by the paper's rule (bench::level_of): its timed case's inputs, its
-// OpDef's outputs and the APIs its kernel calls.
+// The operator's level when its suite does not declare one (sources.json's "levels", by the rule
+// of docs/real-ops.md): bench::level_of over its timed case's inputs, its OpDef's outputs and the
+// APIs its kernel calls.
 int level_of_operator(const ev::op_package& pkg, const file_map& files) {
   bench::level_facts f;
   const ev::case_spec* timed = nullptr;
@@ -363,7 +350,7 @@ std::vector<std::vector<std::optional<bench::operator_record>>> run_operators(co
           return f(r);
         };
       }
-      const op_context ctx{op, base, std::move(slots), level_of_operator(*pkg, base)};
+      const op_context ctx{op, base, std::move(slots), op.level != 0 ? op.level : level_of_operator(*pkg, base)};
       for (const auto seed : a.seeds) {
         for (const auto& run : runs) by_op[i].push_back(run_one(a, ctx, run, seed, corpus, out));
       }
