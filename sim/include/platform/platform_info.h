@@ -5,7 +5,18 @@
 #include <cstdint>
 #include <string>
 
-#include "platform/platform_info_def.h"  // as the real platform_info.h does (global using std::map/string/vector)
+// As the real platform_info.h does (global using std::map/string/vector), for host sources only.
+// A kernel TU sees this header only because sim's tiling headers reach platform_ascendc.h there
+// (register/tilingdata_base.h); a real kernel build never includes it, and a kernel may declare
+// its own global `map`, `string` or `vector` (cann-ops math/cross declares a `struct map`).
+#if !(defined(__CCE_AICORE__) || defined(AOPT_KERNEL_TU))
+#include "platform/platform_info_def.h"
+#else
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+#endif
 
 namespace fe {
 
