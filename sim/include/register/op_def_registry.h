@@ -407,10 +407,25 @@ class OpImplRegisterV2 {
     r_->infer_dtype = f;
     return *this;
   }
+  // Every output takes the first input's data type (the registration's documented shortcut).
+  OpImplRegisterV2& InferOutDataTypeSameWithFirstInput() {
+    r_->infer_dtype = [](InferDataTypeContext* context) -> ge::graphStatus {
+      const ge::DataType dt = context->GetInputDataType(0);
+      for (std::size_t i = 0; i < context->GetComputeNodeOutputNum(); ++i) {
+        if (context->SetOutputDataType(i, dt) != ge::GRAPH_SUCCESS) return ge::GRAPH_FAILED;
+      }
+      return ge::GRAPH_SUCCESS;
+    };
+    return *this;
+  }
   template <class F>
   OpImplRegisterV2& InferShapeRange(F) { return *this; }
   OpImplRegisterV2& InputsDataDependency(std::initializer_list<int32_t>) { return *this; }
   OpImplRegisterV2& TilingInputsDataDependency(std::initializer_list<int32_t>) { return *this; }
+  // The function that writes a tiling's "simplified key" (which prebuilt kernel binary a tiling
+  // selects, e.g. cann-ops' mat_mul_v3): sim builds the kernel for every case and never calls it.
+  using GenSimplifiedKeyKernelFunc = ge::graphStatus (*)(TilingContext*, ge::char_t*);
+  OpImplRegisterV2& GenSimplifiedKey(GenSimplifiedKeyKernelFunc) { return *this; }
   OpImplRegisterV2& PrivateAttr(const char*, int64_t) { return *this; }
   OpImplRegisterV2& PrivateAttr(const char*, const char*) { return *this; }
 

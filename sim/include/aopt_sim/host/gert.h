@@ -17,6 +17,10 @@
 #include <vector>
 
 #include "graph/types.h"
+// CANN's exe_graph/runtime/continuous_vector.h, which every context header reaches, includes
+// <securec.h>: host code calls memset_s / memcpy_s with no include of its own (cann-ops'
+// gemm/cache_tiling_basic_block_calc.cc).
+#include "securec.h"
 
 namespace fe {
 class PlatFormInfos;
