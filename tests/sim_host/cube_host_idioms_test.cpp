@@ -3,7 +3,8 @@
 // DataTypeToAscendString / FormatToAscendString; the registration's GenSimplifiedKey (accepted,
 // never called: sim builds each case's kernel) and InferOutDataTypeSameWithFirstInput; memset_s /
 // memcpy_s with only a context header included (CANN's exe_graph headers bring securec.h); and
-// ops::ToString of a `const gert::Shape*`, which operators declare and link from CANN. This file
+// ops::ToString of a `const gert::Shape*`, which operators declare and link from CANN;
+// InferShapeContext::GetOutputDesc (conv2d_backprop_filter_v2). This file
 // does not compile (or link) on main.
 #include <gtest/gtest.h>
 
@@ -55,6 +56,18 @@ TEST(CubeHostIdioms, OutputsTakeTheFirstInputsDataType) {
   ASSERT_EQ(rec.infer_dtype(&ctx), ge::GRAPH_SUCCESS);
   EXPECT_EQ(op.outputs[0].desc.GetDataType(), ge::DT_BF16);
   EXPECT_EQ(op.outputs[1].desc.GetDataType(), ge::DT_BF16);
+}
+
+// conv2d_backprop_filter_v2's InferShape reads its output's description (every context has it).
+TEST(CubeHostIdioms, InferShapeSeesTheOutputDescription) {
+  aopt::sim::host::op_instance op;
+  op.inputs.emplace_back();
+  op.outputs.emplace_back();
+  op.outputs.back().desc.SetOriginFormat(ge::FORMAT_HWCN);
+  gert::InferShapeContext ctx(&op);
+  ASSERT_NE(ctx.GetOutputDesc(0), nullptr);
+  EXPECT_EQ(ctx.GetOutputDesc(0)->GetOriginFormat(), ge::FORMAT_HWCN);
+  EXPECT_EQ(ctx.GetOutputDesc(1), nullptr);
 }
 
 TEST(CubeHostIdioms, SecureCFunctionsComeWithTheContextHeaders) {

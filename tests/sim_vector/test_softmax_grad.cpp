@@ -107,6 +107,29 @@ TEST(SoftmaxGrad, RowsNotAMultipleOf32BytesAreRefused) {
   EXPECT_EQ(r.error->kind, aopt::sim::hw_error_kind::misaligned);
 }
 
+// Broadcast, the documented name of BroadCast (math/inplace_fused_matmul_softmax_grad broadcasts a
+// row sum with it): one value to a row, and a column to rows.
+TEST(SoftmaxGrad, BroadcastIsTheDocumentedNameOfBroadCast) {
+  std::vector<float> row, cols;
+  vt::run_ok([&] {
+    auto s = vt::ub<float>(0, 8), d = vt::ub<float>(256, 16), c = vt::ub<float>(512, 2), e = vt::ub<float>(768, 16);
+    s.aopt_ptr()[0] = 2.5f;
+    const uint32_t dst1[1] = {16}, src1[1] = {1};
+    Broadcast<float, 1, 0>(d, s, dst1, src1);
+    row = vt::get(d, 16);
+    c.aopt_ptr()[0] = 1.0f;
+    c.aopt_ptr()[1] = -3.0f;
+    const uint32_t dst2[2] = {2, 8}, src2[2] = {2, 1};
+    Broadcast<float, 2, 1>(e, c, dst2, src2, vt::ub<uint8_t>(1024, 256));
+    cols = vt::get(e, 16);
+  });
+  for (float v : row) EXPECT_EQ(v, 2.5f);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(cols[i], 1.0f);
+    EXPECT_EQ(cols[8 + i], -3.0f);
+  }
+}
+
 // The host tiling of SoftmaxFlashV2 (math/flash_attention_score_with_large_head_dim's host code):
 // the sum/max block follows the second element size, one value per row with isFlashOutputBrc.
 TEST(SoftmaxFlashV2Tiling, TheSumAndMaxBlockFollowsTheirElementSize) {

@@ -579,6 +579,12 @@ class InferShapeContext : public AoptNodeContextBase {
     auto* s = out_(index);
     return s ? &s->shape.MutableOriginShape() : nullptr;
   }
+  // Every kernel context's (CANN's ExtendedKernelContext): conv2d_backprop_filter_v2's InferShape
+  // reads the output's origin format.
+  const CompileTimeTensorDesc* GetOutputDesc(std::size_t index) const {
+    auto* s = out_(index);
+    return s ? &s->desc : nullptr;
+  }
 };
 
 class InferDataTypeContext : public AoptNodeContextBase {

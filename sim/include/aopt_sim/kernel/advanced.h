@@ -382,6 +382,18 @@ inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
                       const uint32_t srcShape[dim], AOPT_VEC_LOC) {
   BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, LocalTensor<uint8_t>(), loc);
 }
+// Broadcast: the documented name of the same API (lib/pad/broadcast.h, "Broadcast";
+// math/inplace_fused_matmul_softmax_grad calls it so).
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void Broadcast(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const uint32_t dstShape[dim],
+                      const uint32_t srcShape[dim], const LocalTensor<uint8_t>& sharedTmpBuffer, AOPT_VEC_LOC) {
+  BroadCast<T, dim, axis, isReuseSource>(dstLocal, srcLocal, dstShape, srcShape, sharedTmpBuffer, loc);
+}
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void Broadcast(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const uint32_t dstShape[dim],
+                      const uint32_t srcShape[dim], AOPT_VEC_LOC) {
+  BroadCast<T, dim, axis, isReuseSource>(dstLocal, srcLocal, dstShape, srcShape, LocalTensor<uint8_t>(), loc);
+}
 
 // ---- Arange / ArithProgression ------------------------------------------------------------------
 // dst[i] = firstValue + i * diffValue for i < count, built as the documentation describes: the
