@@ -351,6 +351,21 @@ std::vector<std::int64_t> main_shape(int rank, std::int64_t elements, bool tail,
   return s;
 }
 
+std::vector<std::int64_t> square_shape(std::int64_t elements, bool tail, std::int64_t last) {
+  if (tail) return last > 0 ? std::vector<std::int64_t>{112, 112} : std::vector<std::int64_t>{101, 101};
+  std::int64_t s = 16;
+  while ((s + 16) * (s + 16) <= elements && s + 16 <= 512) s += 16;
+  return {s, s};
+}
+
+bool matrix_product_op(const std::string& op_type) {
+  std::string n;
+  for (char ch : lower(op_type)) {
+    if (ch != '_') n += ch;
+  }
+  return has(n, "matmul") || has(n, "gemm") || has(n, "bmm");
+}
+
 std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes) {
   // Ranks (with the last dimension) in the order to try; the formats say NCHW or NCDHW first.
   std::vector<std::pair<int, std::int64_t>> ranks;
@@ -401,8 +416,29 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
              (with_optional ? ", with the optional inputs" : "") + (probe_attrs == attrs ? "" : ", attrs " + probe_attrs.dump());
     out.push_back(std::move(p));
   };
+  // A matrix product: square operands first, the first two inputs data and the others by name (a
+  // bias or scale takes the last dimension), then every input data.
   bool any_optional = false;
   for (const auto& p : op.inputs) any_optional = any_optional || p.kind == "optional";
+  if (matrix_product_op(op.op_type) && op.inputs.size() >= 2) {
+    for (bool with_optional : {false, true}) {
+      if (with_optional && !any_optional) continue;
+      std::vector<std::pair<std::string, input_role>> by_name, all_data;
+      for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+        const auto& p = op.inputs[i];
+        if (p.kind == "optional" && !with_optional) continue;
+        by_name.emplace_back(p.name, i < 2 ? input_role::data : guess_role(op.op_type, p));
+        all_data.emplace_back(p.name, input_role::data);
+      }
+      for (const auto* roles : {&by_name, &all_data}) {
+        if (roles == &all_data && all_data == by_name) continue;
+        const std::size_t before = out.size();
+        push(2, 0, std::string("square (a matrix product's operands), ") + (roles == &by_name ? "the first two inputs data, the others by name" : "every input the same shape"),
+             *roles, with_optional, attrs);
+        if (out.size() > before) out.back().square = true;
+      }
+    }
+  }
   for (bool with_optional : {false, true}) {
     if (with_optional && !any_optional) continue;
     for (const auto& [rank, last] : ranks) {
@@ -459,7 +495,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     const auto* d = find_input(op, in);
     any_list = any_list || (d != nullptr && d->kind == "dynamic");
   }
-  const auto main = main_shape(p.rank, any_list ? elements / 2 : elements, tail, p.last);
+  const auto main = p.square ? square_shape(elements, tail, p.last) : main_shape(p.rank, any_list ? elements / 2 : elements, tail, p.last);
   const std::int64_t index_bound = *std::min_element(main.begin(), main.end());
   case_spec c;
   c.name = name;

@@ -252,7 +252,8 @@ const op_def_record* main_op(const std::string& hint, std::string* why) {
 
 namespace ops {
 // The shape as CANN's operator utilities print it ("[2, 3]"): operators of the tree declare it
-// (`std::string ToString(const gert::Shape&)` in namespace ops) for their log lines and link it
+// (`std::string ToString(const gert::Shape&)` in namespace ops, or of a `const gert::Shape*`) for
+// their log lines and link it
 // from CANN's libraries; sim's host library defines it.
 std::string ToString(const gert::Shape& shape);
 std::string ToString(const gert::Shape& shape) {
@@ -260,4 +261,8 @@ std::string ToString(const gert::Shape& shape) {
   for (std::size_t i = 0; i < shape.GetDimNum(); ++i) out += (i ? ", " : "") + std::to_string(shape.GetDim(i));
   return out + "]";
 }
+// The pointer form (matmul/mat_mul_v3's InferShape declares it): a null shape prints as "nullptr"
+// [ASSUMED: the library's text for it is not documented].
+std::string ToString(const gert::Shape* shape);
+std::string ToString(const gert::Shape* shape) { return shape == nullptr ? std::string("nullptr") : ToString(*shape); }
 }  // namespace ops

@@ -19,8 +19,10 @@
 #define DLOG_TYPE_RUN 1
 #endif
 
-// Module ids of the log (the operator module; other modules' values are not used here).
-enum AoptAlogModuleId : int { OP = 0 };
+// Module ids of the log: the operator module and the tuning module (TUNE: cann-ops' AOE log macros,
+// common/op_host/op_tiling/aoe/runtime_kb/common/kb_log.h). sim prints every module alike, so the
+// values are ours [ASSUMED: not the toolkit's numbering].
+enum AoptAlogModuleId : int { OP = 0, TUNE = 1 };
 
 // 1 when records of `level` (DLOG_DEBUG..DLOG_ERROR) are printed, else 0.
 inline int AlogCheckDebugLevel(int moduleId, int level) {

@@ -1,9 +1,12 @@
 // CANN header name (emulated): graph/ascend_string.h, ge::AscendString: a string the graph API
 // passes across its ABI (an operator's check-support and op-select-format functions fill one).
-// Construction from a C string, GetString(), GetLength() and comparisons, as the public header.
+// Construction from a C string, GetString(), GetLength() and comparisons, as the public header;
+// std::hash<ge::AscendString> (the public header specialises it: unordered maps keyed by operator
+// type, e.g. register/tuning_bank_key_registry.h's registries).
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 namespace ge {
@@ -31,3 +34,10 @@ class AscendString {
 class Operator;
 
 }  // namespace ge
+
+namespace std {
+template <>
+struct hash<ge::AscendString> {
+  size_t operator()(const ge::AscendString& s) const noexcept { return hash<string>{}(string(s.GetString(), s.GetLength())); }
+};
+}  // namespace std

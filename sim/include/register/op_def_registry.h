@@ -410,6 +410,17 @@ class OpImplRegisterV2 {
     r_->infer_dtype = f;
     return *this;
   }
+  // Every output takes the first input's data type (the registration's documented shortcut).
+  OpImplRegisterV2& InferOutDataTypeSameWithFirstInput() {
+    r_->infer_dtype = [](InferDataTypeContext* context) -> ge::graphStatus {
+      const ge::DataType dt = context->GetInputDataType(0);
+      for (std::size_t i = 0; i < context->GetComputeNodeOutputNum(); ++i) {
+        if (context->SetOutputDataType(i, dt) != ge::GRAPH_SUCCESS) return ge::GRAPH_FAILED;
+      }
+      return ge::GRAPH_SUCCESS;
+    };
+    return *this;
+  }
   template <class F>
   OpImplRegisterV2& InferShapeRange(F) { return *this; }
   OpImplRegisterV2& InputsDataDependency(std::initializer_list<int32_t>) { return *this; }
@@ -427,6 +438,10 @@ class OpImplRegisterV2 {
     a.default_value.s = value != nullptr ? value : "";
     return add_private(name, std::move(a));
   }
+  // The function that writes a tiling's "simplified key" (which prebuilt kernel binary a tiling
+  // selects, e.g. cann-ops' mat_mul_v3): sim builds the kernel for every case and never calls it.
+  using GenSimplifiedKeyKernelFunc = ge::graphStatus (*)(TilingContext*, ge::char_t*);
+  OpImplRegisterV2& GenSimplifiedKey(GenSimplifiedKeyKernelFunc) { return *this; }
 
  private:
   OpImplRegisterV2& add_private(const char* name, aopt::sim::host::attr_def a) {

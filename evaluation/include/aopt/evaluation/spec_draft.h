@@ -90,6 +90,15 @@ std::vector<nlohmann::json> attr_variants(const op_interface& op, const nlohmann
 // shape ([37037], [37, 1001], [3, 37, 1001], ...) when `tail`.
 std::vector<std::int64_t> main_shape(int rank, std::int64_t elements, bool tail, std::int64_t last = 0);
 
+// The main shape of a square probe (probe::square): [S, S] with S a multiple of 16 near the square
+// root of `elements`, at most 512 (a product costs S^3: the timed case stays quick on sim); the
+// tails [101, 101] (unaligned) and [112, 112] (`last` > 0: aligned).
+std::vector<std::int64_t> square_shape(std::int64_t elements, bool tail, std::int64_t last = 0);
+
+// Whether the operator's type names a matrix product (MatMul, BatchMatMul, Gemm, Bmm, ... anywhere
+// in the name, case and underscores ignored): its probes start with square ones.
+bool matrix_product_op(const std::string& op_type);
+
 // One try: every present input's shape (in OpDef order) and the attributes, and what it is.
 struct probe {
   std::string what;                    // "rank 2, same shape", ...
@@ -98,13 +107,18 @@ struct probe {
   std::vector<std::pair<std::string, input_role>> roles;  // present inputs: role each
   bool with_optional = false;
   nlohmann::json attrs = nlohmann::json::object();
+  // A matrix product's operands: the main shape is square ([S, S], square_shape), so the first two
+  // inputs, both shaped like it, agree on the inner dimension whichever of them is transposed.
+  bool square = false;
   // Every output given the main shape, so the harness does not run InferShape: an aclnn caller
   // gives the outputs itself, and some operators' InferShape fails where their tiling and kernel
   // work (it reads an attribute its OpDef never declares).
   bool outputs_given = false;
 };
 
-// The probes for the timed case, most likely first, at most `max_probes`: ranks from the
+// The probes for the timed case, most likely first, at most `max_probes`: for a matrix product
+// (matrix_product_op) first the square rank-2 probes (the first two inputs data, the others by name;
+// then every input data); ranks from the
 // formats (NCDHW: 5, NCHW/NHWC: 4) then 2, 1, 3, 4; per rank the roles all-data, by-name,
 // first-data-others-scalar, first-data-others-vector; then with optional inputs; then the
 // attribute variants; last, for an operator with InferShape, the two likeliest ranks with every

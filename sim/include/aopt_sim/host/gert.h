@@ -17,6 +17,10 @@
 #include <vector>
 
 #include "graph/types.h"
+// CANN's exe_graph/runtime/continuous_vector.h, which every context header reaches, includes
+// <securec.h>: host code calls memset_s / memcpy_s with no include of its own (cann-ops'
+// gemm/cache_tiling_basic_block_calc.cc).
+#include "securec.h"
 
 namespace fe {
 class PlatFormInfos;
@@ -572,6 +576,12 @@ class InferShapeContext : public ExtendedKernelContext {
   Shape* GetOutputShape(std::size_t index) {
     auto* s = out_(index);
     return s ? &s->shape.MutableOriginShape() : nullptr;
+  }
+  // Every kernel context's (CANN's ExtendedKernelContext): conv2d_backprop_filter_v2's InferShape
+  // reads the output's origin format.
+  const CompileTimeTensorDesc* GetOutputDesc(std::size_t index) const {
+    auto* s = out_(index);
+    return s ? &s->desc : nullptr;
   }
 };
 

@@ -1,6 +1,8 @@
 // The SoftMax family's tiling struct (optiling::SoftMaxTiling; AscendC::tiling::SoftMaxTiling
 // and the global kernel-side SoftMaxTiling name the same struct), its host functions
-// (SoftMaxTilingFunc, GetSoftMaxMinTmpSize / GetSoftMaxMaxTmpSize, IsBasicBlockInSoftMax) and the
+// (SoftMaxTilingFunc, GetSoftMaxMinTmpSize / GetSoftMaxMaxTmpSize, IsBasicBlockInSoftMax, the
+// SoftmaxGrad ones: SoftMaxGradTilingFunc, GetSoftMaxGradMin/MaxTmpSize; SoftMaxFlashV2TilingFunc,
+// GetSoftMaxFlashV2Min/MaxTmpSize) and the
 // kernel-side SoftMaxShapeInfo. Field names and order follow the public tiling struct; an
 // operator embeds it with TILING_DATA_FIELD_DEF_STRUCT(SoftMaxTiling, f) and the kernel copies it
 // out. sim's SoftMax computes from the shape (SoftMaxShapeInfo, else srcM/srcK here) and reads
@@ -123,6 +125,65 @@ inline void SoftMaxTilingFunc(const ge::Shape& srcShape, const std::uint32_t dat
   softmaxTiling.tailM = split == 0 ? 0 : m % split;
   softmaxTiling.tailSplitSize = softmaxTiling.tailM * k;
   softmaxTiling.tailReduceSize = softmaxTiling.tailM * block;
+}
+
+// SoftmaxGrad / SoftmaxGradFront (the "SoftmaxGrad Tiling" interface): the same tiling struct and
+// the same temporary space as SoftMax [ASSUMED: one row of float work at least, every row at most;
+// isFront and isReuseSource do not change it].
+inline std::uint32_t GetSoftMaxGradMinTmpSize(const ge::Shape& srcShape, const std::uint32_t dataTypeSize,
+                                              const bool isFront, const bool isReuseSource) {
+  static_cast<void>(isFront);
+  return GetSoftMaxMinTmpSize(srcShape, dataTypeSize, isReuseSource);
+}
+inline std::uint32_t GetSoftMaxGradMaxTmpSize(const ge::Shape& srcShape, const std::uint32_t dataTypeSize,
+                                              const bool isFront, const bool isReuseSource) {
+  static_cast<void>(isFront);
+  return GetSoftMaxMaxTmpSize(srcShape, dataTypeSize, isReuseSource);
+}
+inline void SoftMaxGradTilingFunc(const ge::Shape& srcShape, const std::uint32_t dataTypeSize,
+                                  const std::uint32_t localWorkSpaceSize, optiling::SoftMaxTiling& softmaxGradTiling,
+                                  const bool isFront = false) {
+  static_cast<void>(isFront);
+  SoftMaxTilingFunc(srcShape, dataTypeSize, localWorkSpaceSize, softmaxGradTiling);
+}
+
+// SoftmaxFlashV2 (the "SoftmaxFlashV2 Tiling" interface): dataTypeSize1 is the source's element
+// size, dataTypeSize2 that of the sum/max tensors (their block: 32 / dataTypeSize2 values per row,
+// one with isFlashOutputBrc); temporary space as SoftMax's [ASSUMED], isUpdate and isBasicBlock do
+// not change it.
+inline std::uint32_t GetSoftMaxFlashV2MinTmpSize(const ge::Shape& srcShape, const std::uint32_t dataTypeSize1,
+                                                 const std::uint32_t dataTypeSize2, const bool isUpdate,
+                                                 const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+  static_cast<void>(dataTypeSize2);
+  static_cast<void>(isUpdate);
+  static_cast<void>(isBasicBlock);
+  static_cast<void>(isFlashOutputBrc);
+  return GetSoftMaxMinTmpSize(srcShape, dataTypeSize1, false);
+}
+inline std::uint32_t GetSoftMaxFlashV2MaxTmpSize(const ge::Shape& srcShape, const std::uint32_t dataTypeSize1,
+                                                 const std::uint32_t dataTypeSize2, const bool isUpdate,
+                                                 const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+  static_cast<void>(dataTypeSize2);
+  static_cast<void>(isUpdate);
+  static_cast<void>(isBasicBlock);
+  static_cast<void>(isFlashOutputBrc);
+  return GetSoftMaxMaxTmpSize(srcShape, dataTypeSize1, false);
+}
+inline void SoftMaxFlashV2TilingFunc(const ge::Shape& srcShape, const std::uint32_t dataTypeSize1,
+                                     const std::uint32_t dataTypeSize2, const std::uint32_t localWorkSpaceSize,
+                                     optiling::SoftMaxTiling& softmaxFlashTiling, const bool isUpdate,
+                                     const bool isBasicBlock = false, const bool isFlashOutputBrc = false) {
+  static_cast<void>(dataTypeSize1);
+  static_cast<void>(isUpdate);
+  static_cast<void>(isBasicBlock);
+  SoftMaxTilingFunc(srcShape, dataTypeSize2, localWorkSpaceSize, softmaxFlashTiling);
+  if (isFlashOutputBrc) {
+    softmaxFlashTiling.outMaxK = 1;
+    softmaxFlashTiling.outMaxSize = softmaxFlashTiling.outMaxM;
+    softmaxFlashTiling.reduceK = 1;
+    softmaxFlashTiling.reduceSize = softmaxFlashTiling.reduceM;
+    softmaxFlashTiling.tailReduceSize = softmaxFlashTiling.tailM;
+  }
 }
 
 // Whether [m, k] meets the documented basic-block conditions for isBasicBlock: k a multiple of

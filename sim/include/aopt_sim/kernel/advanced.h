@@ -382,6 +382,18 @@ inline void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
                       const uint32_t srcShape[dim], AOPT_VEC_LOC) {
   BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, LocalTensor<uint8_t>(), loc);
 }
+// Broadcast: the documented name of the same API (lib/pad/broadcast.h, "Broadcast";
+// math/inplace_fused_matmul_softmax_grad calls it so).
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void Broadcast(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const uint32_t dstShape[dim],
+                      const uint32_t srcShape[dim], const LocalTensor<uint8_t>& sharedTmpBuffer, AOPT_VEC_LOC) {
+  BroadCast<T, dim, axis, isReuseSource>(dstLocal, srcLocal, dstShape, srcShape, sharedTmpBuffer, loc);
+}
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
+inline void Broadcast(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const uint32_t dstShape[dim],
+                      const uint32_t srcShape[dim], AOPT_VEC_LOC) {
+  BroadCast<T, dim, axis, isReuseSource>(dstLocal, srcLocal, dstShape, srcShape, LocalTensor<uint8_t>(), loc);
+}
 
 // ---- Arange / ArithProgression ------------------------------------------------------------------
 // dst[i] = firstValue + i * diffValue for i < count, built as the documentation describes: the
@@ -551,6 +563,93 @@ inline void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTe
   aopt::sim::adv::check_tmp(&sharedTmpBuffer, loc, "SoftMax");
   aopt::sim::adv::softmax_nd<T, T>(dstTensor, nullptr, nullptr, srcTensor, tiling, softmaxShapeInfo, isDataFormatNZ,
                                    loc);
+}
+
+// ---- SoftmaxGrad / SoftmaxGradFront (ND) ---------------------------------------------------------
+// By the public documentation, per row of the [srcM, srcK] operands (SoftMaxShapeInfo, else the
+// tiling's srcM/srcK): d = sum(grad * src) over the row; isFront (and SoftmaxGradFront) writes d
+// repeated over one 32-byte block per row ([srcM, 32 / sizeof(T)]), otherwise dst = (grad - d) *
+// src. Computed in float, rounded once to T; padding columns take part, as the documentation says.
+// dst may be src or grad (the documented reuse). NZ data is not emulated. Timing: the documented
+// steps (mul, reduce sum, broadcast; then broadcast, sub, mul) as vector records over the data.
+}  // namespace AscendC
+
+namespace aopt::sim::adv {
+template <typename T>
+inline void softmax_grad_nd(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& grad,
+                            const AscendC::LocalTensor<T>& src, const optiling::SoftMaxTiling& tiling, bool isFront,
+                            const AscendC::SoftMaxShapeInfo& info, bool nz, const char* api, const src_loc& loc) {
+  if (nz) fail(hw_error_kind::invalid_use, std::string(api) + " on NZ data (isDataFormatNZ) is not emulated", loc, api);
+  const std::uint32_t m = info.srcM != 0 ? info.srcM : tiling.srcM;
+  const std::uint32_t k = info.srcK != 0 ? info.srcK : tiling.srcK;
+  if (k * sizeof(T) % 32 != 0) {
+    fail(hw_error_kind::misaligned,
+         std::string(api) + ": srcK " + std::to_string(k) + " is not a multiple of 32 bytes (pad the rows)", loc, api);
+  }
+  constexpr std::uint32_t blk = 32 / sizeof(T);
+  const std::uint64_t n = std::uint64_t{m} * k;
+  vec::check_operand(grad, n, "gradTensor", loc, api);
+  vec::check_operand(src, n, "srcTensor", loc, api);
+  vec::check_operand(dst, isFront ? std::uint64_t{m} * blk : n, "dstTensor", loc, api);
+  const T* g = grad.aopt_ptr();
+  const T* s = src.aopt_ptr();
+  T* d = dst.aopt_ptr();
+  for (std::uint32_t r = 0; r < m; ++r) {
+    const std::uint64_t base = std::uint64_t{r} * k;
+    float dot = 0.0f;
+    for (std::uint32_t c = 0; c < k; ++c) dot += static_cast<float>(g[base + c]) * static_cast<float>(s[base + c]);
+    if (isFront) {
+      for (std::uint32_t j = 0; j < blk; ++j) d[std::uint64_t{r} * blk + j] = static_cast<T>(dot);
+      continue;
+    }
+    for (std::uint32_t c = 0; c < k; ++c) {
+      const float y = (static_cast<float>(g[base + c]) - dot) * static_cast<float>(s[base + c]);
+      d[base + c] = static_cast<T>(y);
+    }
+  }
+  if (isFront) {
+    record_composition<T>({vec_class::binary, vec_class::reduce_sum, vec_class::duplicate}, static_cast<std::uint32_t>(n),
+                          dst.aopt_addr(), loc, api);
+  } else {
+    record_composition<T>({vec_class::binary, vec_class::reduce_sum, vec_class::duplicate, vec_class::duplicate,
+                           vec_class::binary, vec_class::binary},
+                          static_cast<std::uint32_t>(n), dst.aopt_addr(), loc, api);
+  }
+}
+}  // namespace aopt::sim::adv
+
+namespace AscendC {
+
+template <typename T, bool isReuseSource = false, bool isDataFormatNZ = false>
+inline void SoftmaxGrad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                        const LocalTensor<T>& srcTensor, const SoftMaxTiling& tiling, bool isFront = false,
+                        const SoftMaxShapeInfo& softmaxShapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::adv::softmax_grad_nd<T>(dstTensor, gradTensor, srcTensor, tiling, isFront, softmaxShapeInfo,
+                                     isDataFormatNZ, "SoftmaxGrad", loc);
+}
+template <typename T, bool isReuseSource = false, bool isDataFormatNZ = false>
+inline void SoftmaxGrad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                        const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                        const SoftMaxTiling& tiling, bool isFront = false, const SoftMaxShapeInfo& softmaxShapeInfo = {},
+                        AOPT_VEC_LOC) {
+  aopt::sim::adv::check_tmp(&sharedTmpBuffer, loc, "SoftmaxGrad");
+  aopt::sim::adv::softmax_grad_nd<T>(dstTensor, gradTensor, srcTensor, tiling, isFront, softmaxShapeInfo,
+                                     isDataFormatNZ, "SoftmaxGrad", loc);
+}
+template <typename T, bool isBasicBlock = false, bool isDataFormatNZ = false>
+inline void SoftmaxGradFront(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                             const LocalTensor<T>& srcTensor, const SoftMaxTiling& tiling,
+                             const SoftMaxShapeInfo& softmaxShapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::adv::softmax_grad_nd<T>(dstTensor, gradTensor, srcTensor, tiling, true, softmaxShapeInfo, isDataFormatNZ,
+                                     "SoftmaxGradFront", loc);
+}
+template <typename T, bool isBasicBlock = false, bool isDataFormatNZ = false>
+inline void SoftmaxGradFront(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                             const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                             const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::adv::check_tmp(&sharedTmpBuffer, loc, "SoftmaxGradFront");
+  aopt::sim::adv::softmax_grad_nd<T>(dstTensor, gradTensor, srcTensor, tiling, true, softmaxShapeInfo, isDataFormatNZ,
+                                     "SoftmaxGradFront", loc);
 }
 
 // ---- SelectWithBytesMask (issue 34) ----------------------------------------------------------

@@ -1,9 +1,11 @@
-// Emulated ge::TypeUtils: data type names and element sizes.
+// Emulated ge::TypeUtils: data type names and element sizes. The *ToAscendString forms give the
+// serial strings as a ge::AscendString (cann-ops' cube tilings print dtypes and formats with them).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "graph/ascend_string.h"
 #include "graph/types.h"
 
 namespace ge {
@@ -47,6 +49,14 @@ class TypeUtils {
       case FORMAT_NCL: return "NCL";
       default: return "RESERVED";
     }
+  }
+  static AscendString DataTypeToAscendString(DataType data_type) {
+    const std::string s = DataTypeToSerialString(data_type);
+    return AscendString(s.c_str(), s.size());
+  }
+  static AscendString FormatToAscendString(Format format) {
+    const std::string s = FormatToSerialString(format);
+    return AscendString(s.c_str(), s.size());
   }
 };
 }  // namespace ge

@@ -1,0 +1,12 @@
+// MatmulAoeCustom tiling data: the Matmul API's TCubeTiling.
+#pragma once
+#include "register/tilingdata_base.h"
+#include "tiling/tiling_api.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(MatmulAoeCustomTilingData)
+TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, cubeTilingData);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(MatmulAoeCustom, MatmulAoeCustomTilingData)
+}  // namespace optiling
