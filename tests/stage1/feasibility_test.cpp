@@ -416,7 +416,7 @@ TEST(FeasibilityProbe, LaddersStayInTheirDomainsAndSkipTheWrittenValue) {
   count.name = "BLOCK_DIM";
   count.value = 8;
   count.dom = domain{domain_kind::range, 1, 0, false, {}};
-  EXPECT_EQ(probe_ladder(count, dev, 16), (std::vector<std::int64_t>{7, 9, 16, 4, 32, 2, 40, 20}));
+  EXPECT_EQ(probe_ladder(count, dev, 16), (std::vector<std::int64_t>{7, 9, 16, 4, 32, 2, 40, 20, 38, 21, 19}));
   EXPECT_EQ(probe_ladder(count, dev, 3), (std::vector<std::int64_t>{7, 9, 16}));
   tunable align;
   align.value = 64;
@@ -425,9 +425,9 @@ TEST(FeasibilityProbe, LaddersStayInTheirDomainsAndSkipTheWrittenValue) {
   tunable cores;  // "all cores" (0, the platform query) probes counts below the device's
   cores.value = 0;
   cores.dom = domain{domain_kind::cores, 1, 0, false, {}};
-  EXPECT_EQ(probe_ladder(cores, dev, 16), (std::vector<std::int64_t>{39, 20, 10}));
+  EXPECT_EQ(probe_ladder(cores, dev, 16), (std::vector<std::int64_t>{39, 20, 10, 38, 21, 19}));
   cores.value = 10;  // a written count probes "all cores" too
-  EXPECT_EQ(probe_ladder(cores, dev, 16), (std::vector<std::int64_t>{9, 11, 20, 5, 0, 2}));
+  EXPECT_EQ(probe_ladder(cores, dev, 16), (std::vector<std::int64_t>{9, 11, 20, 5, 0, 2, 38, 21, 19}));
   tunable flag;
   flag.value = 1;
   flag.dom = domain{domain_kind::choices, 0, 0, false, {0, 1, 2}};

@@ -225,9 +225,10 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
       if (const auto used = ub_source->ub_reserved(f.case_name); used > 0) f.ub_bytes = static_cast<std::int64_t>(used);
     }
   }
-  std::int64_t cores = 0, ub = 0, usable = 0;
+  std::int64_t cores = 0, ub = 0, usable = 0, used = 0;
   for (const auto& c : base.cases) {
     cores = std::max<std::int64_t>(cores, c.core_count.value_or(0));
+    used = std::max<std::int64_t>(used, c.block_dim.value_or(0));
     ub = std::max<std::int64_t>(ub, static_cast<std::int64_t>(c.ub_capacity.value_or(0)));
     usable = std::max<std::int64_t>(usable, static_cast<std::int64_t>(c.ub_usable.value_or(0)));
   }
@@ -235,6 +236,7 @@ stage1::screener make_screener(job& j, const services& svc, const file_map& star
   // what the job's base (the operator as given) already reserves where that is more.
   if (usable > 0) ub = std::max<std::int64_t>(usable, static_cast<std::int64_t>(j.res.base.ub_reserved()));
   if (cores > 0) limits.core_count = cores;
+  limits.core_cap = used > 0 && used < limits.core_count ? used : 0;
   if (ub > 0) limits.ub_bytes = ub;
   auto check = std::make_shared<stage1::feasibility_screen>(facts.cases, limits);
   return [&j, &svc, start, form, round, check](const std::vector<stage1::tiling_proposal>& ps) {

@@ -450,6 +450,11 @@ std::vector<std::int64_t> probe_ladder(const tunable& t, const device_limits& li
       if (counts_cores) {
         cand.push_back(d.kind == domain_kind::cores ? 0 : c);
         cand.push_back(c / 2);
+        // Finer near a cap: below the operator's own (a count above it tiles as the cap does),
+        // then below the device's and around its half (issue 39).
+        const std::int64_t cap = limits.core_cap;
+        if (cap > 1 && cap < c) cand.insert(cand.end(), {cap - 1, cap - 2, cap / 2 + 1, cap / 2});
+        cand.insert(cand.end(), {c - 2, c / 2 + 1, c / 2 - 1});
       }
       break;
     }

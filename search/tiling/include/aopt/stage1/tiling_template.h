@@ -34,6 +34,10 @@ struct device_limits {
   std::int64_t l0a_bytes = 65536;
   std::int64_t l0b_bytes = 65536;
   std::int64_t l0c_bytes = 131072;
+  // The operator's own cap on its cores: the largest block dim the base's tiling uses when that is
+  // below core_count (exp caps its cores at the input's 32-byte blocks); 0 when none is known.
+  // Counts of cores are probed just below it (probe_ladder), where a change still tiles anew.
+  std::int64_t core_cap = 0;
 };
 
 enum class domain_kind : std::uint8_t {
