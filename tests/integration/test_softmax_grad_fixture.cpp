@@ -6,27 +6,12 @@
 // member of 'AscendC'").
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <filesystem>
-
-#include <nlohmann/json.hpp>
-
-#include "aopt/common/subprocess.h"
-
-namespace fs = std::filesystem;
+#include "../support/aopt_process.h"
 
 TEST(SoftmaxGradFixture, RowsAreCorrectWithBothTemporarySpaceForms) {
-  const fs::path cache = fs::temp_directory_path() / ("aopt-it-sfg-" + std::to_string(::getpid()));
-  aopt::common::process_request r;
-  r.argv = {AOPT_BINARY, "eval", std::string(AOPT_TEST_SOURCE_DIR) + "/tests/integration/packages/softmax_grad_rows",
-            "--json", "--cache-dir", cache.string()};
-  r.limits.wall_timeout = std::chrono::seconds(580);
-  r.limits.max_output_bytes = 4 << 20;
-  const auto o = aopt::common::run_process(r);
-  fs::remove_all(cache);
+  aopt::common::process_outcome o;
+  const auto j = aopt::testing::eval_package("tests/integration/packages/softmax_grad_rows", o);
   ASSERT_EQ(o.end, aopt::common::process_end::exited) << o.describe() << "\n" << o.err;
-  const auto j = nlohmann::json::parse(o.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << o.out << "\n" << o.err;
   ASSERT_EQ(j.value("status", ""), "ok") << j.dump(2);
   ASSERT_EQ(j["cases"].size(), 2u);
