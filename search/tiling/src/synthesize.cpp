@@ -384,6 +384,44 @@ bool opaque_context(const tokens& t, std::size_t b, std::size_t j) {
   return false;
 }
 
+// True when token j is an argument of a context getter that takes an index (GetInputShape(X_IDX),
+// attrs->GetAttrPointer<float>(EPS_IDX), shape.GetDim(DIM0)): it names which input, output,
+// attribute or dimension is read, never a tiling choice.
+bool index_argument(const tokens& t, std::size_t b, std::size_t j) {
+  int depth = 0;
+  for (std::size_t i = j; i-- > b;) {
+    if (t[i].is(")") || t[i].is("]")) {
+      ++depth;
+    } else if (t[i].is("(") || t[i].is("[")) {
+      if (depth > 0) {
+        --depth;
+        continue;
+      }
+      if (!t[i].is("(") || i == b) return false;
+      std::size_t q = i - 1;
+      if (t[q].is(">")) {  // GetAttrPointer<float>(...)
+        int ad = 0;
+        while (q > b) {
+          if (t[q].is(">")) ++ad;
+          else if (t[q].is("<") && --ad == 0) break;
+          --q;
+        }
+        if (q == b) return false;
+        --q;
+      }
+      const std::string_view n = t[q].text;
+      static const std::set<std::string_view> getters{
+          "GetInputShape", "GetInputDesc", "GetInputTensor", "GetOptionalInputShape", "GetOptionalInputDesc",
+          "GetOptionalInputTensor", "GetRequiredInputShape", "GetRequiredInputDesc", "GetRequiredInputTensor",
+          "GetDynamicInputShape", "GetDynamicInputDesc", "GetDynamicInputTensor", "GetOutputShape", "GetOutputDesc",
+          "GetInputInstanceInfo", "GetOutputInstanceInfo", "GetAttrPointer", "GetInt", "GetFloat", "GetBool",
+          "GetStr", "GetListInt", "GetListFloat", "GetDim", "GetInputDataType", "GetOutputDataType"};
+      return getters.count(n) > 0;
+    }
+  }
+  return false;
+}
+
 bool core_member_name(std::string_view n) {
   const std::string up = upper(n);
   return up == "CORENUM" || up == "CORE_NUM" || up == "CORECOUNT" || up == "CORE_COUNT" ||
@@ -550,6 +588,57 @@ std::optional<definition> find_definition(const std::vector<tokens>& host_toks, 
   return std::nullopt;
 }
 
+// The functions the tiling function calls that its own file defines, transitively: free helpers
+// and the methods of a tiling class (`AngleV2Tiling::Init()` called as `obj.Init()`). Their
+// statements join the slice: a tiling object's members carry a value from the method that
+// computes it to the sink in another (`coreNum` set in Init, given to SetBlockDim in Run).
+// Names are matched by spelling, so a same-named function of another class is followed too:
+// over-inclusion only widens the slice. At most 32 bodies.
+bool control_keyword(const token& k) {
+  return k.is("if") || k.is("while") || k.is("for") || k.is("switch") || k.is("return") || k.is("sizeof") ||
+         k.is("catch") || k.is("static_cast") || k.is("reinterpret_cast") || k.is("const_cast") ||
+         k.is("dynamic_cast") || k.is("decltype") || k.is("alignof") || k.is("static_assert");
+}
+
+std::vector<definition> callee_definitions(const tokens& t, const definition& root) {
+  // Every definition in the file: NAME ( ... ) [const|noexcept|override]* {
+  std::multimap<std::string_view, definition> defs;
+  for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+    if (!t[i].is_ident() || control_keyword(t[i]) || !t[i + 1].is("(")) continue;
+    if (i > 0 && (t[i - 1].is(".") || t[i - 1].is("->") || t[i - 1].is("(") || t[i - 1].is(",") ||
+                  t[i - 1].is("=") || t[i - 1].is("return"))) {
+      continue;
+    }
+    const std::size_t close = match_forward(t, i + 1);
+    std::size_t j = close + 1;
+    while (j < t.size() && (t[j].is("const") || t[j].is("noexcept") || t[j].is("override"))) ++j;
+    if (j >= t.size() || !t[j].is("{")) continue;
+    const std::size_t body_e = match_forward(t, j);
+    if (body_e >= t.size()) continue;
+    defs.emplace(t[i].text, definition{root.host, i, j, body_e});
+  }
+  std::vector<definition> out;
+  std::set<std::size_t> seen{root.body_b};
+  std::vector<definition> todo{root};
+  while (!todo.empty() && out.size() < 32) {
+    const definition d = todo.back();
+    todo.pop_back();
+    for (std::size_t i = d.body_b + 1; i + 1 < d.body_e; ++i) {
+      if (!t[i].is_ident() || control_keyword(t[i]) || !t[i + 1].is("(")) continue;
+      const auto [lo, hi] = defs.equal_range(t[i].text);
+      for (auto it = lo; it != hi && out.size() < 32; ++it) {
+        const definition& c = it->second;
+        if (c.body_b >= root.body_b && c.body_b <= root.body_e) continue;  // inside the tiling function
+        if (!seen.insert(c.body_b).second) continue;
+        out.push_back(c);
+        todo.push_back(c);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const definition& a, const definition& b) { return a.body_b < b.body_b; });
+  return out;
+}
+
 // A statement that chooses the tiling key: `key = LITERAL|IDENT;` for a variable that reaches
 // SetTilingKey, or SetTilingKey(LITERAL|CONSTANT).
 struct key_site {
@@ -564,7 +653,8 @@ class synthesizer {
  public:
   synthesizer(const synthesis_input& input, const std::vector<tokens>& host_toks, const definition& def)
       : input_(input), host_toks_(host_toks), def_(def), t_(host_toks[def.host]),
-        src_(input.host_files[def.host].content), bld_{input, {}, {}, {}, {}, {}} {
+        src_(input.host_files[def.host].content), bld_{input, {}, {}, {}, {}, {}},
+        callees_(callee_definitions(host_toks[def.host], def)) {
     bld_.file_text.push_back(src_);
     bld_.file_path.push_back(input.host_files[def.host].path);
   }
@@ -580,17 +670,25 @@ class synthesizer {
   }
 
   tiling_template finish(const std::string& func_name) {
-    // Function start: back to the start of the declaration (after the previous ; } or directive).
-    std::size_t decl_b = def_.def_tok;
-    while (decl_b > 0 && !t_[decl_b - 1].is(";") && !t_[decl_b - 1].is("}") && !t_[decl_b - 1].is("{") &&
-           t_[decl_b - 1].kind != token_kind::directive) {
-      --decl_b;
+    // Function start: back to the start of the declaration (after the previous ; } or directive);
+    // the region spans the helpers it calls too (note: the tiling function and its callees).
+    auto decl_begin = [&](std::size_t decl_b) {
+      while (decl_b > 0 && !t_[decl_b - 1].is(";") && !t_[decl_b - 1].is("}") && !t_[decl_b - 1].is("{") &&
+             t_[decl_b - 1].kind != token_kind::directive) {
+        --decl_b;
+      }
+      return decl_b;
+    };
+    std::size_t decl_b = decl_begin(def_.def_tok), body_e = def_.body_e;
+    for (const definition& c : callees_) {
+      decl_b = std::min(decl_b, decl_begin(c.def_tok));
+      body_e = std::max(body_e, c.body_e);
     }
     tiling_template tmpl;
     for (std::size_t i = 0; i < bld_.file_text.size(); ++i) tmpl.files.push_back({bld_.file_path[i], bld_.file_text[i]});
     tmpl.function_name = func_name;
     tmpl.function_begin = t_[decl_b].offset;
-    tmpl.function_end = t_[def_.body_e].offset + 1;
+    tmpl.function_end = t_[body_e].offset + 1;
     // Order tunables by their first occurrence in the host file (constants first, as written).
     std::stable_sort(bld_.tunables.begin(), bld_.tunables.end(), [](const tunable& a, const tunable& b) {
       return a.occurrences.front().offset < b.occurrences.front().offset;
@@ -619,6 +717,16 @@ class synthesizer {
   // 4. Statements and the backward slice from the sinks.
   void slice() {
     stmts_ = split_statements(t_, def_.body_b + 1, def_.body_e);
+    for (const definition& c : callees_) {
+      auto more = split_statements(t_, c.body_b + 1, c.body_e);
+      stmts_.insert(stmts_.end(), more.begin(), more.end());
+    }
+    if (!callees_.empty()) {
+      std::string names;
+      for (const definition& c : callees_) names += (names.empty() ? "" : ", ") + std::string(t_[c.def_tok].text);
+      bld_.notes.push_back("the tiling function calls " + std::to_string(callees_.size()) +
+                           " function(s) its file defines (" + names + "): their statements are sliced with it");
+    }
     for (const auto& s : stmts_) infos_.push_back(s.kind == stmt_kind::simple ? analyse(t_, s) : stmt_info{});
     for (const auto& in : infos_) {
       if (in.r == stmt_info::role::sink_call || in.r == stmt_info::role::member_write) {
@@ -848,6 +956,7 @@ class synthesizer {
     const bool key_call = in.r == stmt_info::role::sink_call && in.target == "SetTilingKey";
     const bool key_assign = in.r == stmt_info::role::assign && key_vars_.count(in.target) > 0;
     if ((key_call || key_assign) && typed_by_key_ && in_data_type_branch(t_, j)) return;  // the data type's key (4a)
+    if (index_argument(t_, in.rhs_b, j)) return;  // which input or attribute is read, not a choice
     if (host_const_by_name_.count(name) && !(j > in.rhs_b && (t_[j - 1].is(".") || t_[j - 1].is("->")))) {
       if (used_constant_names_.insert(name).second) used_constants_.push_back({ctx, host_const_by_name_[name]});
       if (key_call) key_constant_names_.insert(name);
@@ -1037,6 +1146,7 @@ class synthesizer {
   const tokens& t_;
   const std::string& src_;
   builder bld_;
+  std::vector<definition> callees_;  // helpers and tiling-class methods it calls, in file order
   std::vector<constant_def> host_consts_, other_consts_, kernel_consts_;
   std::vector<tokens> kernel_toks_;
   std::map<std::string, const constant_def*> host_const_by_name_;

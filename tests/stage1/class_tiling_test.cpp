@@ -1,0 +1,168 @@
+// Tiling written as a class (issue 39, "tiling in class methods"): the tiling function only builds
+// an object and calls its methods; the values that reach SetBlockDim and the tiling fields are
+// computed in the methods and carried in members. Synthesis follows the calls into the methods the
+// file defines, so those values are tunables, and the evolvable region spans the methods.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "aopt/stage1/tiling_template.h"
+
+namespace aopt::stage1 {
+namespace {
+
+// Our own fixture of the idiom (not any operator's code).
+const char* kClassHost = R"(#include "scale_tiling.h"
+namespace optiling {
+constexpr uint32_t RESERVED_UB = 8192;
+constexpr uint32_t BYTES_PER_ELEM = 12;
+
+class ScaleTiling {
+public:
+    explicit ScaleTiling(gert::TilingContext* ctx) : context(ctx) {}
+    ge::graphStatus Prepare();
+    ge::graphStatus Write();
+private:
+    uint32_t CapCores(uint32_t cores) const;
+    void SplitWork();
+    gert::TilingContext* context = nullptr;
+    ScaleTilingData data;
+    uint32_t total = 0;
+    uint32_t cores = 0;
+    uint32_t perCore = 0;
+    uint32_t tile = 0;
+    uint64_t ub = 0;
+};
+
+uint32_t ScaleTiling::CapCores(uint32_t avail) const
+{
+    uint32_t need = (total + 255) / 256;
+    return need < avail ? need : avail;
+}
+
+void ScaleTiling::SplitWork()
+{
+    perCore = (total + cores - 1) / cores;
+    tile = (ub - RESERVED_UB) / BYTES_PER_ELEM / 64 * 64;
+}
+
+ge::graphStatus ScaleTiling::Prepare()
+{
+    total = context->GetInputShape(0)->GetStorageShape().GetShapeSize();
+    auto plat = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    cores = plat.GetCoreNumAiv();
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);
+    cores = CapCores(cores);
+    SplitWork();
+    return ge::GRAPH_SUCCESS;
+}
+
+ge::graphStatus ScaleTiling::Write()
+{
+    context->SetBlockDim(cores);
+    data.set_total(total);
+    data.set_perCore(perCore);
+    data.set_tile(tile);
+    data.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
+    context->GetRawTilingData()->SetDataSize(data.GetDataSize());
+    return ge::GRAPH_SUCCESS;
+}
+
+static ge::graphStatus TilingScale(gert::TilingContext* context)
+{
+    ScaleTiling t(context);
+    if (t.Prepare() != ge::GRAPH_SUCCESS) {
+        return ge::GRAPH_FAILED;
+    }
+    return t.Write();
+}
+}  // namespace optiling
+
+namespace ops {
+class Scale : public OpDef {
+public:
+    explicit Scale(const char* name) : OpDef(name)
+    {
+        this->AICore().SetTiling(optiling::TilingScale);
+    }
+};
+OP_ADD(Scale);
+}  // namespace ops
+)";
+
+TEST(Stage1ClassTiling, ValuesComputedInTheTilingClassMethodsAreTunables) {
+  synthesis_input in;
+  in.host_files.push_back({"op_host/scale.cpp", kClassHost});
+  const auto r = synthesize(in);
+  ASSERT_TRUE(r.tmpl) << r.error->reason;
+  const tiling_template& t = *r.tmpl;
+  std::string names;
+  for (const auto& tu : t.tunables) names += tu.name + "(" + std::string(to_string(tu.kind)) + ") ";
+  // The core count read in Prepare and given to SetBlockDim in Write.
+  bool block_dim = false, reserved = false, align = false;
+  for (const auto& tu : t.tunables) {
+    block_dim |= tu.kind == tunable_kind::block_dim;
+    reserved |= tu.name == "RESERVED_UB";
+    align |= tu.kind == tunable_kind::alignment && tu.value == 64;
+  }
+  EXPECT_TRUE(block_dim) << names;
+  EXPECT_TRUE(reserved) << names;
+  EXPECT_TRUE(align) << names;
+  // Round trip, and the region marked for an LLM spans the methods and the tiling function.
+  const auto same = t.instantiate(t.base());
+  EXPECT_EQ(same.at("op_host/scale.cpp"), kClassHost);
+  const std::string host(kClassHost);
+  EXPECT_LE(t.function_begin, host.find("uint32_t ScaleTiling::CapCores"));
+  EXPECT_GE(t.function_end, host.find("return t.Write();"));
+  bool noted = false;
+  for (const auto& n : t.notes) noted |= n.find("Prepare") != std::string::npos && n.find("SplitWork") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+// A change to the core count rewrites the method that reads it, nothing else.
+TEST(Stage1ClassTiling, InstantiatingACoreCountRewritesTheMethod) {
+  synthesis_input in;
+  in.host_files.push_back({"op_host/scale.cpp", kClassHost});
+  const auto r = synthesize(in);
+  ASSERT_TRUE(r.tmpl) << r.error->reason;
+  auto v = r.tmpl->base();
+  std::size_t bd = v.size();
+  for (std::size_t i = 0; i < r.tmpl->tunables.size(); ++i) {
+    if (r.tmpl->tunables[i].kind == tunable_kind::block_dim) bd = i;
+  }
+  ASSERT_LT(bd, v.size());
+  v[bd] = 7;
+  const std::string out = r.tmpl->instantiate(v).at("op_host/scale.cpp");
+  EXPECT_EQ(out.find("cores = plat.GetCoreNumAiv();"), std::string::npos) << out;
+  EXPECT_NE(out.find("context->SetBlockDim(cores);"), std::string::npos);
+  EXPECT_NE(out.find("7"), std::string::npos);
+}
+
+// Control keywords are never taken for functions, and a self-recursive helper is followed once.
+TEST(Stage1ClassTiling, KeywordsAndRecursionDoNotConfuseTheCallGraph) {
+  const std::string host = R"(namespace optiling {
+static uint32_t Halve(uint32_t n) { if (n > 64) { return Halve(n / 2); } return n; }
+static ge::graphStatus TilingFunc(gert::TilingContext* context)
+{
+    uint32_t tile = 4096;
+    tile = Halve(tile);
+    while (tile > 1024) { tile = tile / 2; }
+    TilingData d;
+    d.set_tile(tile);
+    context->SetBlockDim(8);
+    return ge::GRAPH_SUCCESS;
+}
+}
+)";
+  synthesis_input in;
+  in.host_files.push_back({"op_host/h.cpp", host});
+  const auto r = synthesize(in);
+  ASSERT_TRUE(r.tmpl) << r.error->reason;
+  EXPECT_EQ(r.tmpl->instantiate(r.tmpl->base()).at("op_host/h.cpp"), host);
+  bool noted = false;
+  for (const auto& n : r.tmpl->notes) noted |= n.find("1 function(s)") != std::string::npos && n.find("Halve") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+}  // namespace
+}  // namespace aopt::stage1
