@@ -164,5 +164,49 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
   EXPECT_TRUE(noted);
 }
 
+// A constant local to a method (the same name in two methods, each its own value) is one literal
+// of the slice per method, never also a file constant (that made two tunables share one byte range).
+TEST(Stage1ClassTiling, ConstantsLocalToMethodsAreOneTunableEach) {
+  const std::string host = R"(namespace optiling {
+struct Param { int64_t buf = 0; };
+static void Small(Param& p) {
+    static const int64_t BUF_BYTES = 6144;
+    p.buf = BUF_BYTES;
+}
+static void Big(Param& p) {
+    static const int64_t BUF_BYTES = 8192;
+    p.buf = BUF_BYTES;
+}
+static ge::graphStatus TilingFunc(gert::TilingContext* context)
+{
+    Param p;
+    if (context->GetInputShape(0)->GetStorageShape().GetShapeSize() > 4096) {
+        Big(p);
+    } else {
+        Small(p);
+    }
+    TilingData d;
+    d.set_buf(p.buf);
+    context->SetBlockDim(8);
+    return ge::GRAPH_SUCCESS;
+}
+}
+)";
+  synthesis_input in;
+  in.host_files.push_back({"op_host/p.cpp", host});
+  const auto r = synthesize(in);
+  ASSERT_TRUE(r.tmpl) << r.error->reason;
+  std::size_t bufs = 0;
+  for (const auto& tu : r.tmpl->tunables) bufs += tu.name.find("BUF_BYTES") != std::string::npos;
+  EXPECT_EQ(bufs, 2u);
+  auto v = r.tmpl->base();
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (r.tmpl->tunables[i].name.find("BUF_BYTES") != std::string::npos) v[i] = r.tmpl->tunables[i].value * 2;
+  }
+  const std::string out = r.tmpl->instantiate(v).at("op_host/p.cpp");
+  EXPECT_NE(out.find("BUF_BYTES = 12288;"), std::string::npos) << out;
+  EXPECT_NE(out.find("BUF_BYTES = 16384;"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace aopt::stage1

@@ -703,6 +703,12 @@ class synthesizer {
   // 3. Constants: of the host file (outside the body), of the other host files, of the kernel.
   void collect_all_constants() {
     collect_constants(src_, t_, 0, def_.body_b, def_.body_e + 1, host_consts_);
+    // A constant local to a callee's body is a statement of the slice, as in the tiling function.
+    std::erase_if(host_consts_, [&](const constant_def& c) {
+      return std::any_of(callees_.begin(), callees_.end(), [&](const definition& d) {
+        return c.offset >= t_[d.body_b].offset && c.offset <= t_[d.body_e].offset;
+      });
+    });
     for (std::size_t fi = 0; fi < host_toks_.size(); ++fi) {
       if (fi != def_.host) collect_constants(input_.host_files[fi].content, host_toks_[fi], fi, 0, 0, other_consts_);
     }
