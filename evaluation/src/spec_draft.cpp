@@ -488,6 +488,39 @@ std::int64_t group_count(const nlohmann::json& attrs) {
 
 }  // namespace
 
+namespace {
+
+// The matrix-size idiom (TensorFlow's Eye, MatrixDiag...: `num_rows`, `num_columns` and a
+// `batch_shape` of leading dimensions, the tensor being batch_shape + [rows, columns]): integer
+// attributes naming the row or column count left at 0 take the main shape's last two
+// dimensions, and an empty `batch_shape` the dimensions before them. A 0 row count is no matrix
+// (eye_fp64's tiling divides by it).
+void matrix_size_attrs(const op_interface& op, const std::vector<std::int64_t>& main, nlohmann::json& attrs,
+                       std::vector<std::string>* notes) {
+  if (main.size() < 2) return;
+  bool any = false;
+  for (const auto& a : op.attrs) {
+    const std::string n = lower(a.name);
+    const bool rows = one_of(n, {"num_rows", "rows", "n_rows"});
+    const bool cols = one_of(n, {"num_columns", "num_cols", "columns", "cols", "n_cols"});
+    if (a.type != "int" || (!rows && !cols)) continue;
+    if (attrs.contains(a.name) && !(attrs[a.name].is_number_integer() && attrs[a.name].get<std::int64_t>() == 0)) continue;
+    attrs[a.name] = main[main.size() - (rows ? 2 : 1)];
+    any = true;
+  }
+  if (!any) return;
+  for (const auto& a : op.attrs) {
+    if (a.type != "list_int" || lower(a.name) != "batch_shape") continue;
+    if (attrs.contains(a.name) && !(attrs[a.name].is_array() && attrs[a.name].empty())) continue;
+    attrs[a.name] = std::vector<std::int64_t>(main.begin(), main.end() - 2);
+  }
+  const std::string note = "attributes naming a matrix's row and column counts: the main shape's last two dimensions (a "
+                           "batch_shape the dimensions before them; guessed from their names)";
+  if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+}
+
+}  // namespace
+
 case_spec probe_case(const op_interface& op, const probe& p, std::size_t column, const std::string& name, bool timed,
                      std::int64_t elements, bool tail, std::vector<std::string>* notes) {
   bool any_list = false;
@@ -619,6 +652,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     }
     if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
   }
+  matrix_size_attrs(op, main, c.attrs, notes);
   return c;
 }
 
