@@ -37,3 +37,23 @@ TEST(SpecDraftRuns, RowCountsTheOpDefSetsAreKept) {
   const auto c = rank_case(op, 2, notes);
   EXPECT_EQ(c.attrs["num_rows"], 7) << c.attrs.dump();
 }
+
+// The rigid-motion idiom (point-cloud operators, the tree's motion_compensation): empty float
+// lists naming a translation or a quaternion take the identity motion, 3 and 4 values (its
+// tiling reads that many: SIGSEGV on every probe before), the max of a min/max pair another pose.
+TEST(SpecDraftRuns, EmptyTranslationAndQuaternionListsTakeTheIdentityMotion) {
+  const auto op = spec_draft_test::unary_op("PointMotion", "point_motion", "points",
+                                            {attr("translation_min", "list_float", json::array()),
+                                             attr("quaterniond_max", "list_float", json::array()),
+                                             attr("weights", "list_float", json::array({0.5}))});
+  std::vector<std::string> notes;
+  const auto c = rank_case(op, 2, notes);
+  EXPECT_EQ(c.attrs["translation_min"], json::array({0.0, 0.0, 0.0})) << c.attrs.dump();
+  // The end of a min/max pair: another pose (a unit quaternion other than the identity).
+  ASSERT_EQ(c.attrs["quaterniond_max"].size(), 4u) << c.attrs.dump();
+  double norm = 0;
+  for (const auto& q : c.attrs["quaterniond_max"]) norm += q.get<double>() * q.get<double>();
+  EXPECT_NEAR(norm, 1.0, 1e-9) << c.attrs.dump();
+  EXPECT_NE(c.attrs["quaterniond_max"], json::array({1.0, 0.0, 0.0, 0.0})) << c.attrs.dump();
+  EXPECT_EQ(c.attrs["weights"], json::array({0.5})) << c.attrs.dump();
+}
