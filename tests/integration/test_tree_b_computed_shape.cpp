@@ -4,7 +4,9 @@
 // outputs, where it writes each such output's real shape (dimension count, then dimensions, as
 // uint64, 9 words per output, the documented OP_OUTSHAPE layout). The case's output shape is
 // its upper bound; what is compared is the real size. Before: the argument was not passed, the
-// kernel read its workspace and tiling one argument off, and every probe failed.
+// kernel read its workspace and tiling one argument off, and every probe failed. Also (fixture
+// packages/tree_b/src/math/write_nothing): a baseline that writes no element of any output
+// compares nothing, which is never ok.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -40,4 +42,20 @@ TEST_F(TreeBComputedShape, AnOutputTakesTheShapeItsKernelWrote) {
       EXPECT_LT(o.value("elements", std::int64_t{0}), bound) << c.dump(1);
     }
   }
+}
+
+// An evaluation against the baseline in which the baseline wrote no element of any output
+// compares nothing, so it is never ok (issue 34: "no evaluation is ok with nothing compared").
+// Before: ok, with a warning per case that the elements were not compared.
+TEST_F(TreeBComputedShape, ABaselineThatWritesNoOutputIsNeverOk) {
+  const auto op = tree() / "src/math/write_nothing";
+  const auto out = dir_ / "write_nothing.json";
+  const auto i = aopt::testing::run_aopt({"init", op.string(), "--tree", tree().string(), "--out", out.string(), "--elements", "8192"}, 600);
+  ASSERT_EQ(i.exit_code, 0) << i.out << i.err;
+  const auto e = aopt::testing::run_aopt(
+      {"eval", op.string(), "--tree", tree().string(), "--spec", out.string(), "--json", "--cache-dir", (dir_ / "cache").string()}, 900);
+  const auto r = nlohmann::json::parse(e.out, nullptr, false);
+  ASSERT_TRUE(r.is_object()) << e.out << e.err;
+  EXPECT_EQ(r.value("status", ""), "precision_error") << r.dump(1);
+  EXPECT_NE(r.value("diagnostic", "").find("nothing was compared"), std::string::npos) << r.dump(1);
 }
