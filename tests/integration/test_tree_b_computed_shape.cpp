@@ -49,13 +49,24 @@ TEST_F(TreeBComputedShape, AnOutputTakesTheShapeItsKernelWrote) {
 // Before: ok, with a warning per case that the elements were not compared.
 TEST_F(TreeBComputedShape, ABaselineThatWritesNoOutputIsNeverOk) {
   const auto op = tree() / "src/math/write_nothing";
-  const auto out = dir_ / "write_nothing.json";
-  const auto i = aopt::testing::run_aopt({"init", op.string(), "--tree", tree().string(), "--out", out.string(), "--elements", "8192"}, 600);
-  ASSERT_EQ(i.exit_code, 0) << i.out << i.err;
+  const auto spec = dir_ / "write_nothing.json";
+  std::ofstream(spec) << R"({"kernel": "write_nothing", "reference": "baseline", "cases": [
+    {"name": "c", "timed": true, "inputs": {"x": {"shape": [1024], "dtype": "float32"}}}]})";
   const auto e = aopt::testing::run_aopt(
-      {"eval", op.string(), "--tree", tree().string(), "--spec", out.string(), "--json", "--cache-dir", (dir_ / "cache").string()}, 900);
+      {"eval", op.string(), "--tree", tree().string(), "--spec", spec.string(), "--json", "--cache-dir", (dir_ / "cache").string()}, 900);
   const auto r = nlohmann::json::parse(e.out, nullptr, false);
   ASSERT_TRUE(r.is_object()) << e.out << e.err;
   EXPECT_EQ(r.value("status", ""), "precision_error") << r.dump(1);
   EXPECT_NE(r.value("diagnostic", "").find("nothing was compared"), std::string::npos) << r.dump(1);
+}
+
+// And `aopt init` does not draft such a case: a probe whose kernel ran clean but wrote none of
+// its outputs moves on to the next shape; when none writes, no draft, saying why. Before: the
+// first shape that ran was drafted and its evaluation compared nothing.
+TEST_F(TreeBComputedShape, InitDoesNotDraftAShapeWhoseKernelWritesNothing) {
+  const auto op = tree() / "src/math/write_nothing";
+  const auto i = aopt::testing::run_aopt(
+      {"init", op.string(), "--tree", tree().string(), "--out", (dir_ / "d.json").string(), "--elements", "8192"}, 600);
+  EXPECT_EQ(i.exit_code, 1) << i.out << i.err;
+  EXPECT_NE(i.err.find("wrote no element of its outputs"), std::string::npos) << i.err;
 }
