@@ -839,6 +839,19 @@ double evaluator::cases_run::check(one_case& k, std::map<std::string, fs::path>&
                     "of its inputs on this case; an in-place operator must update its inputs (they are compared like "
                     "outputs), any other must declare its outputs";
   }
+  std::size_t compared = 0, unwritten = 0;
+  for (const auto& oc : cr.outputs) {
+    compared += oc.elements;
+    unwritten += oc.reference_unwritten;
+  }
+  if (cr.status == "ok" && compared == 0 && unwritten > 0) {
+    // Every element of every output still holds the harness's fill after the baseline: nothing
+    // was compared, so this is no pass either (a kernel that writes nothing would be accepted).
+    cr.status = "precision_error";
+    cr.diagnostic = "nothing was compared: the baseline wrote no element of any output on this case (" + std::to_string(unwritten) +
+                    " element(s) still hold the harness's fill); the operator may not handle this shape (choose another "
+                    "case) or does not write its outputs";
+  }
   cr.phases["compare"] = k.lap();
   return out_bytes;
 }

@@ -488,6 +488,67 @@ std::int64_t group_count(const nlohmann::json& attrs) {
 
 }  // namespace
 
+namespace {
+
+// The matrix-size idiom (TensorFlow's Eye, MatrixDiag...: `num_rows`, `num_columns` and a
+// `batch_shape` of leading dimensions, the tensor being batch_shape + [rows, columns]): integer
+// attributes naming the row or column count left at 0 take the main shape's last two
+// dimensions, and an empty `batch_shape` the dimensions before them. A 0 row count is no matrix
+// (eye_fp64's tiling divides by it).
+void matrix_size_attrs(const op_interface& op, const std::vector<std::int64_t>& main, nlohmann::json& attrs,
+                       std::vector<std::string>* notes) {
+  if (main.size() < 2) return;
+  bool any = false;
+  for (const auto& a : op.attrs) {
+    const std::string n = lower(a.name);
+    const bool rows = one_of(n, {"num_rows", "rows", "n_rows"});
+    const bool cols = one_of(n, {"num_columns", "num_cols", "columns", "cols", "n_cols"});
+    if (a.type != "int" || (!rows && !cols)) continue;
+    if (attrs.contains(a.name) && !(attrs[a.name].is_number_integer() && attrs[a.name].get<std::int64_t>() == 0)) continue;
+    attrs[a.name] = main[main.size() - (rows ? 2 : 1)];
+    any = true;
+  }
+  if (!any) return;
+  for (const auto& a : op.attrs) {
+    if (a.type != "list_int" || lower(a.name) != "batch_shape") continue;
+    if (attrs.contains(a.name) && !(attrs[a.name].is_array() && attrs[a.name].empty())) continue;
+    attrs[a.name] = std::vector<std::int64_t>(main.begin(), main.end() - 2);
+  }
+  const std::string note = "attributes naming a matrix's row and column counts: the main shape's last two dimensions (a "
+                           "batch_shape the dimensions before them; guessed from their names)";
+  if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+}
+
+// The rigid-motion idiom (point-cloud operators: a `translation` and a rotation `quaternion`,
+// often as a min/max pair): a float list named so and left empty takes the identity motion, 3
+// zeros for a translation and [1, 0, 0, 0] (w, x, y, z) for a quaternion, and the max (end) of a
+// min/max pair another pose; a tiling reads that many values (motion_compensation's read past
+// its empty lists: SIGSEGV on every probe).
+void rigid_motion_attrs(const op_interface& op, nlohmann::json& attrs, std::vector<std::string>* notes) {
+  for (const auto& a : op.attrs) {
+    const std::string n = lower(a.name);
+    const bool translation = has(n, "translation");
+    const bool quaternion = has(n, "quaternion");
+    if (a.type != "list_float" || (!translation && !quaternion)) continue;
+    if (attrs.contains(a.name) && !(attrs[a.name].is_array() && attrs[a.name].empty())) continue;
+    // The end of a min/max (start/end) pair is another pose: a tiling interpolating between the
+    // two refuses equal ones (motion_compensation: "sin_theta == 0").
+    const bool end = has(n, "max") || has(n, "end");
+    if (translation) {
+      attrs[a.name] = end ? nlohmann::json::array({0.5, -0.25, 1.0}) : nlohmann::json::array({0.0, 0.0, 0.0});
+    } else {
+      // 0.2 rad about z: [cos 0.1, 0, 0, sin 0.1].
+      attrs[a.name] = end ? nlohmann::json::array({0.9950041652780258, 0.0, 0.0, 0.09983341664682815}) : nlohmann::json::array({1.0, 0.0, 0.0, 0.0});
+    }
+    const std::string note = "attribute '" + a.name + "': " + attrs[a.name].dump() + " (" +
+                             (end ? std::string("a pose other than the identity, the end of a min/max pair") : std::string("the identity")) + ", " +
+                             (translation ? "a translation" : "a rotation quaternion, w x y z") + "; guessed from its name)";
+    if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+  }
+}
+
+}  // namespace
+
 case_spec probe_case(const op_interface& op, const probe& p, std::size_t column, const std::string& name, bool timed,
                      std::int64_t elements, bool tail, std::vector<std::string>* notes) {
   bool any_list = false;
@@ -619,6 +680,8 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     }
     if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
   }
+  matrix_size_attrs(op, main, c.attrs, notes);
+  rigid_motion_attrs(op, c.attrs, notes);
   return c;
 }
 

@@ -11,6 +11,7 @@
 #include "aopt/common/text.h"
 #include "aopt/evaluation/backend.h"
 #include "aopt/evaluation/candidate.h"
+#include "aopt/evaluation/checker.h"
 #include "aopt/evaluation/inputs.h"
 #include "aopt/evaluation/package.h"
 #include "aopt/evaluation/spec_draft.h"
@@ -48,6 +49,25 @@ std::string first_line(const std::string& s) {
 // Runs case `c` on a build: with `screen` its tiling only (no kernel), "ok" when InferShape and
 // the tiling accept it and no output is absurdly larger than the inputs; without, the kernel too
 // (no timing), "ok" when it runs clean.
+// A kernel run that left every element of every declared output as the harness filled it (a
+// shape the operator does not handle: it returns early): such a case compares nothing, which is
+// never ok (evaluator), so the probe moves on. Not for an operator without declared outputs
+// (in place: its written inputs are what is compared).
+bool nothing_written(const run_result& rr) {
+  bool any = false;
+  for (const auto& o : rr.outputs) {
+    if (o.written_input) continue;
+    std::error_code e;
+    if (!fs::exists(o.file, e)) return false;
+    const common::mapped_file f(o.file);
+    const std::uint8_t* b = f.data();
+    if (f.size() == 0) continue;
+    any = true;
+    if (std::any_of(b, b + f.size(), [](std::uint8_t x) { return x != harness_output_fill; })) return false;
+  }
+  return any;
+}
+
 probe_attempt run_probe(backend& be, const build_result& built, std::size_t column, const case_spec& c,
                         const fs::path& run_dir, const common::sandbox_limits& limits, bool screen) {
   probe_attempt a;
@@ -106,6 +126,11 @@ probe_attempt run_probe(backend& be, const build_result& built, std::size_t colu
         break;
       }
     }
+  }
+  if (!screen && a.status == "ok" && nothing_written(rr)) {
+    a.status = "nothing_written";
+    a.diagnostic = "the kernel ran clean but wrote no element of its outputs at this shape (they still hold the harness's "
+                   "fill): an evaluation there would compare nothing";
   }
   std::error_code e;
   fs::remove_all(run_dir, e);

@@ -189,6 +189,7 @@ class channel_secret {
 // skips part of its output fails the check. The evaluator knows it as harness_output_fill
 // (evaluation/checker.h): a baseline reference's unwritten elements are not compared.
 constexpr unsigned char output_junk = 0x7B;
+constexpr std::size_t shape_out_words = 9;  // per output: the dimension count, then 8 dimensions (OP_OUTSHAPE)
 
 // A screen runs the tiling twice, its stack and tiling buffer painted with each of these first
 // (runner::find_junk_words).
@@ -269,6 +270,11 @@ class runner {
   std::shared_ptr<void> compile_info_;
   std::vector<void*> allocations_;
   std::vector<gm_ptr> args_;
+  // An operator with OutputShapeDependOnCompute outputs takes one more GM argument after its
+  // outputs: 9 uint64 per output (its dimension count, then up to 8 dimensions), where the kernel
+  // writes each such output's real shape (the documented OP_OUTSHAPE layout).
+  std::uint64_t* shape_out_ = nullptr;
+  void apply_computed_shapes();
   std::size_t workspace_bytes_ = 0;
   std::size_t tiling_bytes_ = 0;
   json warnings_ = json::array();  // the launch's warnings (hw_error objects), e.g. truncated_copy
@@ -678,6 +684,32 @@ void runner::find_junk_words() {
   }
 }
 
+// Each OutputShapeDependOnCompute output takes the shape its kernel wrote (apply after a clean
+// run): the spec's shape was its upper bound, allocated in full; what lies past the real size is
+// not output. A shape that is not one (no dimensions, more than 8, more elements than were
+// allocated) is the kernel's error.
+void runner::apply_computed_shapes() {
+  if (shape_out_ == nullptr) return;
+  for (auto& a : outputs_) {
+    if (a.ir_index >= rec_->outputs.size() || !rec_->outputs[a.ir_index].shape_depends_on_compute || a.is_list) continue;
+    if (!a.present || a.items.empty()) continue;
+    auto& t = a.items.front();
+    const std::uint64_t* w = shape_out_ + a.ir_index * shape_out_words;
+    std::vector<std::int64_t> shape(w + 1, w + 1 + std::min<std::uint64_t>(w[0], shape_out_words - 1));
+    const bool fits = w[0] >= 1 && w[0] <= shape_out_words - 1 &&
+                      std::all_of(shape.begin(), shape.end(), [](std::int64_t d) { return d >= 0; }) && numel(shape) <= numel(t.shape);
+    if (!fits) {
+      status_ = "runtime_error";
+      message_ = "output '" + a.name + "' is OutputShapeDependOnCompute, but the shape its kernel wrote (" + std::to_string(w[0]) +
+                 " dimensions) is not one of at most 8 dimensions within the " + std::to_string(numel(t.shape)) +
+                 " elements allocated for it (the case's shape, its upper bound): write the dimension count, then the dimensions, "
+                 "as uint64, into the GM argument after the outputs";
+      return;
+    }
+    t.shape = shape;
+  }
+}
+
 void runner::allocate_gm() {
   auto place = [&](io_arg& a, bool is_input) -> gm_ptr {
     if (!a.present) return nullptr;
@@ -702,6 +734,15 @@ void runner::allocate_gm() {
   };
   for (auto& a : inputs_) args_.push_back(place(a, true));
   for (auto& a : outputs_) args_.push_back(place(a, false));
+  const bool computed = std::any_of(outputs_.begin(), outputs_.end(), [&](const io_arg& a) {
+    return a.ir_index < rec_->outputs.size() && rec_->outputs[a.ir_index].shape_depends_on_compute;
+  });
+  if (computed) {
+    const std::size_t bytes = rec_->outputs.size() * shape_out_words * sizeof(std::uint64_t);
+    shape_out_ = reinterpret_cast<std::uint64_t*>(alloc(bytes, "output shapes"));
+    std::memset(shape_out_, 0, bytes);
+    args_.push_back(reinterpret_cast<gm_ptr>(shape_out_));
+  }
   // Workspace: the system part the library API reserves (GetLibApiWorkSpaceSize; the kernel's
   // GetUserWorkspace skips it) followed by what the tiling asked for in GetWorkspaceSizes()[0].
   args_.push_back(alloc(workspace_bytes_ + aopt::sim::sys_workspace_bytes, "workspace"));
@@ -819,6 +860,8 @@ void runner::launch_kernel() {
     hw_error_ = hw_error_json(*lr.error);
     return;
   }
+  apply_computed_shapes();
+  if (status_ == "runtime_error") return;
   if (!opts.record_trace) return;
   save_trace_file(lr.cores);
 #ifdef AOPT_HARNESS_HAVE_TIMING

@@ -1,4 +1,5 @@
 // GM allocation registry, hardware-error formatting and kernel launch on emulated cores.
+#include <link.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -58,7 +59,37 @@ struct gm_entry {
 struct gm_registry {
   std::shared_mutex mu;
   std::map<std::uintptr_t, gm_entry> allocs;  // keyed by start address
+  // Data segments of the loaded kernel image found by image_segment (keyed by start address).
+  std::map<std::uintptr_t, gm_entry> image;
 };
+
+// A kernel's `__gm__` global (`static const __gm__ int16_t table[] = {...}`, a constant table
+// the kernel copies in with DataCopy) lies in GM on the chip, beside the kernel's code. Here it
+// lies in a data segment of the loaded kernel image: the non-executable PT_LOAD segment holding
+// p, as [start, end), or {0, 0} when p is in none.
+std::pair<std::uintptr_t, std::uintptr_t> image_segment(std::uintptr_t p) {
+  std::pair<std::uintptr_t, std::uintptr_t> found{0, 0};
+  struct query {
+    std::uintptr_t p;
+    std::pair<std::uintptr_t, std::uintptr_t>* found;
+  } q{p, &found};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* arg) -> int {
+        auto* q = static_cast<query*>(arg);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const auto& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) != 0 || (ph.p_flags & PF_R) == 0) continue;
+          const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+          if (q->p - start < ph.p_memsz) {
+            *q->found = {start, start + ph.p_memsz};
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &q);
+  return found;
+}
 
 gm_registry& registry() {
   static gm_registry r;
@@ -134,15 +165,27 @@ void gm_free(void* p) {
 const char* gm_find(const void* p, std::size_t bytes, const void** base) {
   auto& r = registry();
   const auto a = reinterpret_cast<std::uintptr_t>(p);
-  std::shared_lock lk(r.mu);
-  auto it = r.allocs.upper_bound(a);
-  if (it == r.allocs.begin()) return nullptr;
-  --it;
-  const std::uintptr_t start = it->first;
-  const std::uintptr_t end = start + it->second.bytes;
-  if (a < start || a > end || bytes > end - a) return nullptr;
-  if (base != nullptr) *base = reinterpret_cast<const void*>(start);
-  return it->second.name.c_str();
+  const auto in = [&](const std::map<std::uintptr_t, gm_entry>& m) -> const char* {
+    auto it = m.upper_bound(a);
+    if (it == m.begin()) return nullptr;
+    --it;
+    const std::uintptr_t start = it->first;
+    const std::uintptr_t end = start + it->second.bytes;
+    if (a < start || a > end || bytes > end - a) return nullptr;
+    if (base != nullptr) *base = reinterpret_cast<const void*>(start);
+    return it->second.name.c_str();
+  };
+  {
+    std::shared_lock lk(r.mu);
+    if (const char* name = in(r.allocs)) return name;
+    if (const char* name = in(r.image)) return name;
+  }
+  // Not a buffer the kernel was given: a `__gm__` global of the kernel image (image_segment)?
+  const auto [start, end] = image_segment(a);
+  if (start == end) return nullptr;
+  std::unique_lock lk(r.mu);
+  r.image.try_emplace(start, gm_entry{end - start, end - start, "the kernel's __gm__ globals"});
+  return in(r.image);
 }
 
 std::vector<std::pair<std::uintptr_t, std::size_t>> detail::gm_snapshot() {
@@ -158,14 +201,18 @@ std::size_t gm_mapped_bytes(const void* base) {
   auto& r = registry();
   std::shared_lock lk(r.mu);
   auto it = r.allocs.find(reinterpret_cast<std::uintptr_t>(base));
-  return it == r.allocs.end() ? 0 : it->second.mapped;
+  if (it != r.allocs.end()) return it->second.mapped;
+  it = r.image.find(reinterpret_cast<std::uintptr_t>(base));
+  return it == r.image.end() ? 0 : it->second.mapped;
 }
 
 std::size_t gm_alloc_bytes(const void* base) {
   auto& r = registry();
   std::shared_lock lk(r.mu);
   auto it = r.allocs.find(reinterpret_cast<std::uintptr_t>(base));
-  return it == r.allocs.end() ? 0 : it->second.bytes;
+  if (it != r.allocs.end()) return it->second.bytes;
+  it = r.image.find(reinterpret_cast<std::uintptr_t>(base));
+  return it == r.image.end() ? 0 : it->second.bytes;
 }
 
 // ---------------------------------------------------------------------------------------------

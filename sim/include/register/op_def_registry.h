@@ -32,6 +32,7 @@ struct param_def {
   std::vector<ge::DataType> dtypes;
   std::vector<ge::Format> formats;
   bool value_depend = false;
+  bool shape_depends_on_compute = false;  // OutputShapeDependOnCompute: the kernel writes its shape
 };
 
 struct attr_def {
@@ -167,7 +168,10 @@ class OpParamDef {
   OpParamDef& InitValue(uint64_t) { return *this; }
   OpParamDef& InitValue(const ScalarVar&) { return *this; }
   OpParamDef& InitValue(const std::vector<ScalarVar>&) { return *this; }
-  OpParamDef& OutputShapeDependOnCompute() { return *this; }
+  OpParamDef& OutputShapeDependOnCompute() {
+    d_->shape_depends_on_compute = true;
+    return *this;
+  }
   OpParamDef& DataTypeForBinQuery(std::vector<ge::DataType>) { return *this; }
   OpParamDef& FormatForBinQuery(std::vector<ge::Format>) { return *this; }
   OpParamDef& Comment(const char*) { return *this; }

@@ -1,0 +1,12 @@
+// Fixture PositiveSelect (tree_b): tiling data.
+#ifndef TREE_B_POSITIVE_SELECT_TILING_H
+#define TREE_B_POSITIVE_SELECT_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(PositiveSelectTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, totalLength);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(PositiveSelect, PositiveSelectTilingData)
+}  // namespace optiling
+#endif
