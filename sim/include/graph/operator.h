@@ -1,6 +1,6 @@
 // CANN graph header name (emulated): ge::Operator, the graph-level operator the check-supported
 // and op-select-format functions of an OpDef receive (`OpAICoreDef::SetCheckSupport`), with
-// ge::TensorDesc and ge::AscendString, by the public graph API documentation (graph/operator.h:
+// ge::TensorDesc (graph/tensor.h) and ge::AscendString, by the public graph API documentation (graph/operator.h:
 // GetInputDesc, GetInputDescByName, TryGetInputDesc, GetAttr, ...). sim never calls those
 // functions (there is no graph compiler); the classes let host code that defines them compile, and
 // behave as documented when a test builds one: an unknown input or output gives a default
@@ -22,29 +22,6 @@
 #include "graph/types.h"
 
 namespace ge {
-
-class TensorDesc {
- public:
-  TensorDesc() = default;
-  TensorDesc(Shape shape, Format format = FORMAT_ND, DataType dt = DT_FLOAT)
-      : shape_(std::move(shape)), origin_shape_(shape_), format_(format), origin_format_(format), dtype_(dt) {}
-  Shape GetShape() const { return shape_; }
-  void SetShape(const Shape& s) { shape_ = s; }
-  Shape GetOriginShape() const { return origin_shape_; }
-  void SetOriginShape(const Shape& s) { origin_shape_ = s; }
-  DataType GetDataType() const { return dtype_; }
-  void SetDataType(DataType dt) { dtype_ = dt; }
-  Format GetFormat() const { return format_; }
-  void SetFormat(Format f) { format_ = f; }
-  Format GetOriginFormat() const { return origin_format_; }
-  void SetOriginFormat(Format f) { origin_format_ = f; }
-
- private:
-  Shape shape_, origin_shape_;
-  Format format_ = FORMAT_NCHW;
-  Format origin_format_ = FORMAT_NCHW;
-  DataType dtype_ = DT_FLOAT;
-};
 
 class Operator {
  public:

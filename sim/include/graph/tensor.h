@@ -1,9 +1,12 @@
 // CANN graph header name (emulated): ge::Shape, the graph-level shape host code builds from a
-// vector of dimensions (the advanced APIs' host tiling functions take one).
+// vector of dimensions (the advanced APIs' host tiling functions take one); ge::TensorDesc and
+// ge::Tensor, a description with the bytes of one tensor (GetData, GetSize, SetData, GetTensorDesc),
+// by the public graph API documentation (host code of const-folding helpers takes a Tensor).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "graph/types.h"
@@ -43,6 +46,63 @@ class Shape {
 
  private:
   std::vector<int64_t> dims_;
+};
+
+class TensorDesc {
+ public:
+  TensorDesc() = default;
+  TensorDesc(Shape shape, Format format = FORMAT_ND, DataType dt = DT_FLOAT)
+      : shape_(std::move(shape)), origin_shape_(shape_), format_(format), origin_format_(format), dtype_(dt) {}
+  Shape GetShape() const { return shape_; }
+  void SetShape(const Shape& s) { shape_ = s; }
+  Shape GetOriginShape() const { return origin_shape_; }
+  void SetOriginShape(const Shape& s) { origin_shape_ = s; }
+  DataType GetDataType() const { return dtype_; }
+  void SetDataType(DataType dt) { dtype_ = dt; }
+  Format GetFormat() const { return format_; }
+  void SetFormat(Format f) { format_ = f; }
+  Format GetOriginFormat() const { return origin_format_; }
+  void SetOriginFormat(Format f) { origin_format_ = f; }
+
+ private:
+  Shape shape_, origin_shape_;
+  Format format_ = FORMAT_NCHW;
+  Format origin_format_ = FORMAT_NCHW;
+  DataType dtype_ = DT_FLOAT;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(const TensorDesc& desc) : desc_(desc) {}
+  Tensor(const TensorDesc& desc, const std::vector<uint8_t>& data) : desc_(desc), data_(data) {}
+  Tensor(const TensorDesc& desc, const uint8_t* data, std::size_t size) : desc_(desc) { (void)SetData(data, size); }
+  TensorDesc GetTensorDesc() const { return desc_; }
+  graphStatus SetTensorDesc(const TensorDesc& desc) {
+    desc_ = desc;
+    return GRAPH_SUCCESS;
+  }
+  const uint8_t* GetData() const { return data_.data(); }
+  uint8_t* GetData() { return data_.data(); }
+  // The size in bytes.
+  std::size_t GetSize() const { return data_.size(); }
+  graphStatus SetData(const std::vector<uint8_t>& data) {
+    data_ = data;
+    return GRAPH_SUCCESS;
+  }
+  graphStatus SetData(std::vector<uint8_t>&& data) {
+    data_ = std::move(data);
+    return GRAPH_SUCCESS;
+  }
+  graphStatus SetData(const uint8_t* data, std::size_t size) {
+    if (data == nullptr && size != 0) return GRAPH_FAILED;
+    data_.assign(data, data + size);
+    return GRAPH_SUCCESS;
+  }
+
+ private:
+  TensorDesc desc_;
+  std::vector<uint8_t> data_;
 };
 
 }  // namespace ge

@@ -177,6 +177,35 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
   aopt::sim::vec::unary_count(dst, src, count, aopt::sim::vec_class::cast, "Cast", loc,
                               aopt::sim::vec::make_cast<T, U>(round_mode));
 }
+// half -> int4b_t, the count form (Cast reference: int4b_t is a destination of half only; the kernel
+// reinterprets an int8_t tensor, as the reference's int4b_t sample does, since a host tensor of int4
+// does not exist). Two elements per byte: element 2k in the low nibble of byte k, 2k+1 in the high
+// one; the value is rounded by round_mode (CAST_NONE as CAST_RINT, as for the other integer
+// destinations) and saturated to [-8, 7]; NaN gives 0. `dst` covers (count + 1) / 2 bytes.
+template <typename U>
+inline void Cast(const LocalTensor<int4b_t>& dst, const LocalTensor<U>& src, const RoundMode& round_mode,
+                 const uint32_t count, AOPT_VEC_LOC) {
+  static_assert(std::is_same_v<U, half>, "Cast to int4b_t converts from half only (AscendC API reference)");
+  namespace v = aopt::sim::vec;
+  const v::lanes ln = v::lanes_from_count(count, 128, loc, "Cast");
+  v::check_operand(dst, (ln.count + 1) / 2, "dst", loc, "Cast");
+  v::check_operand(src, ln.count, "src", loc, "Cast");
+  auto* d = reinterpret_cast<std::uint8_t*>(dst.aopt_ptr());
+  const half* a = src.aopt_ptr();
+  const RoundMode m =
+      (round_mode == RoundMode::CAST_NONE || round_mode == RoundMode::CAST_ODD) ? RoundMode::CAST_RINT : round_mode;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const float x = static_cast<float>(a[i]);
+    double r = std::isnan(x) ? 0.0 : v::round_integral(static_cast<double>(x), m);
+    r = r < -8.0 ? -8.0 : (r > 7.0 ? 7.0 : r);
+    const auto nib = static_cast<std::uint8_t>(static_cast<int>(r) & 0xF);
+    std::uint8_t& b = d[i / 2];
+    b = (i % 2 == 0) ? static_cast<std::uint8_t>((b & 0xF0) | nib) : static_cast<std::uint8_t>((b & 0x0F) | (nib << 4));
+  }
+  if (ln.repeats == 0) return;
+  v::record_vec(aopt::sim::vec_class::cast, 2, ln.repeats, dst.aopt_addr(),
+                v::banks_of({{src.aopt_addr(), 1, 256, false}, {dst.aopt_addr(), 1, 64, true}}), loc, "Cast");
+}
 template <typename T, typename U, bool isSetMask = true>
 inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode, uint64_t mask,
                  const int32_t repeatTimes, const UnaryRepeatParams& repeatParams, AOPT_VEC_LOC) {
