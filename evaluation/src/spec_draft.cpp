@@ -450,10 +450,14 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
         for (std::size_t i = 0; i < op.inputs.size(); ++i) {
           const auto& p = op.inputs[i];
           if (p.kind == "optional" && !with_optional) continue;
-          grouped.emplace_back(p.name, i == 0 ? input_role::data : all_integer(p) ? input_role::groups : input_role::rows);
+          // An integer input is one value per group only when its name says so (group_index,
+          // group_list, indices); another (top_k's k) keeps the role its name gives.
+          const auto by_name = guess_role(op.op_type, p);
+          const bool per_group = has(lower(p.name), "group") || by_name == input_role::index;
+          grouped.emplace_back(p.name, i == 0 ? input_role::data : !all_integer(p) ? input_role::rows : per_group ? input_role::groups : by_name);
         }
         push(rank, last, "first input full, the other float inputs one row of its last dimension per group (" + std::to_string(kGroupRows) +
-                             "), the integer ones one value per group",
+                             "), the integer group or index ones one value per group",
              grouped, with_optional, attrs);
       }
     }

@@ -63,7 +63,7 @@ ev::op_interface grouped() {
   return ev::op_interface::from_signature(
       {{"op_type", "GroupedCustom"},
        {"kernel", "k"},
-       {"inputs", json::array({param("x", {"float16"}), param("scale", {"float32"}), param("group_index", {"int32"})})},
+       {"inputs", json::array({param("x", {"float16"}), param("scale", {"float32"}), param("group_index", {"int32"}), param("k", {"int32"})})},
        {"outputs", json::array({param("y", {"int8"})})},
        {"attrs", json::array()},
        {"has_infer_shape", true}});
@@ -72,8 +72,9 @@ ev::op_interface grouped() {
 }  // namespace
 
 // The grouped idiom (group quantisation): among the rank-2 probes, after the four role sets, one
-// with x [S, H], each other float input [kGroupRows, H] and each integer input [kGroupRows] whose
-// values are all S (valid cumulative group ends), with a note. Before: no probe shaped scale [E, H].
+// with x [S, H], each other float input [kGroupRows, H] and each integer input named as a group or
+// index [kGroupRows] whose values are all S (valid cumulative group ends), with a note; another
+// integer input (`k`) keeps its role by name. Before: no probe shaped scale [E, H].
 TEST(SpecDraftTree, GroupedProbeGivesOneRowAndOneValuePerGroup) {
   const auto op = grouped();
   std::vector<std::string> notes;
@@ -87,7 +88,7 @@ TEST(SpecDraftTree, GroupedProbeGivesOneRowAndOneValuePerGroup) {
   EXPECT_LT(it - probes.begin(), 8) << "the grouped family comes with the rank-2 probes, before ranks 1 and 3";
   for (bool tail : {false, true}) {
     const auto c = ev::probe_case(op, *it, 0, "perf", !tail, 1 << 21, tail, &notes);
-    ASSERT_EQ(c.inputs.size(), 3u);
+    ASSERT_EQ(c.inputs.size(), 4u);
     const auto& x = c.inputs[0].tensors.front().shape;
     ASSERT_EQ(x.size(), 2u);
     EXPECT_EQ(c.inputs[1].tensors.front().shape, (std::vector<std::int64_t>{ev::kGroupRows, x[1]}));
@@ -96,6 +97,8 @@ TEST(SpecDraftTree, GroupedProbeGivesOneRowAndOneValuePerGroup) {
     ASSERT_TRUE(range.has_value());
     EXPECT_EQ(range->first, static_cast<double>(x[0]));
     EXPECT_EQ(range->second, static_cast<double>(x[0]));
+    // An integer input named otherwise (top_k's k) keeps the role its name gives: not per group.
+    EXPECT_EQ(c.inputs[3].tensors.front().shape, x);
   }
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return n.find("cumulative group ends") != std::string::npos; }));
 }

@@ -127,7 +127,7 @@ struct probe {
 // formats (NCDHW: 5, NCHW/NHWC: 4) then 2, 1, 3, 4; per rank the roles all-data, by-name,
 // first-data-others-scalar, first-data-others-vector; then with optional inputs; then the
 // attribute variants (at rank 2 also the grouped family: the first input [S, H], the other float
-// inputs [kGroupRows, H] and the integer ones [kGroupRows], after the four role sets); last, for an operator with InferShape, the two likeliest ranks with every
+// inputs [kGroupRows, H] and the integer group/index ones [kGroupRows], after the four role sets); last, for an operator with InferShape, the two likeliest ranks with every
 // output given the main shape (probe::outputs_given).
 std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes = 48);
 
