@@ -443,6 +443,23 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
     if (with_optional && !any_optional) continue;
     for (const auto& [rank, last] : ranks) {
       for (const auto& [what, roles] : role_sets(with_optional)) push(rank, last, what, roles, with_optional, attrs);
+      if (rank == 2 && last == 0 && op.inputs.size() >= 2) {
+        // The grouped idiom (group quantisation, grouped matmul epilogues): x [S, H] with a
+        // per-group row of H in each float input and one value per group in each integer one.
+        std::vector<std::pair<std::string, input_role>> grouped;
+        for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+          const auto& p = op.inputs[i];
+          if (p.kind == "optional" && !with_optional) continue;
+          // An integer input is one value per group only when its name says so (group_index,
+          // group_list, indices); another (top_k's k) keeps the role its name gives.
+          const auto by_name = guess_role(op.op_type, p);
+          const bool per_group = has(lower(p.name), "group") || by_name == input_role::index;
+          grouped.emplace_back(p.name, i == 0 ? input_role::data : !all_integer(p) ? input_role::rows : per_group ? input_role::groups : by_name);
+        }
+        push(rank, last, "first input full, the other float inputs one row of its last dimension per group (" + std::to_string(kGroupRows) +
+                             "), the integer group or index ones one value per group",
+             grouped, with_optional, attrs);
+      }
     }
   }
   // Other values of the guessed attributes, on the likeliest shapes.
@@ -585,10 +602,20 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
       case input_role::index: ts.shape = {main.front()}; break;
       case input_role::axis: ts.shape = {1}; break;
       case input_role::paddings: ts.shape = {2 * static_cast<std::int64_t>(main.size())}; break;
+      case input_role::rows: ts.shape = {kGroupRows, main.back()}; break;
+      case input_role::groups: ts.shape = {kGroupRows}; break;
     }
     const auto position = static_cast<std::size_t>(d - op.inputs.data());
-    const auto g = guess_range(op.op_type, *d, position, role, t, index_bound);
+    auto g = guess_range(op.op_type, *d, position, role, t, index_bound);
     ts.range = g.range;
+    if (role == input_role::groups && !is_float(t)) {
+      // Cumulative group ends (a group index, group list: each group's last row + 1, non-decreasing,
+      // the last the row count) as the grouped kernels check them: every value S puts every row in
+      // group 0 (as sizes they would sum to 4 S: an operator reading sizes refuses it, noted).
+      ts.range = std::make_pair(static_cast<double>(main.front()), static_cast<double>(main.front()));
+      g.note = "input '" + d->name + "': one value per group, each the row count of the first input (cumulative group ends, every row in "
+               "group 0; guessed from the shapes the tiling accepted: give the real grouping)";
+    }
     if (notes != nullptr && !g.note.empty() && std::find(notes->begin(), notes->end(), g.note) == notes->end()) {
       notes->push_back(g.note);
     }

@@ -86,3 +86,22 @@ TEST_F(TreeBIdioms, PoolingLayoutPadsAndPrivateAttribute) {
   ASSERT_EQ(r["cases"].size(), 2u) << r.dump(2);
   for (const auto& c : r["cases"]) EXPECT_TRUE(compared(c, "y")) << c.dump(2);
 }
+
+// The grouped idiom of the tree's quantisation operators (group_quant): x [S, H], a float input of
+// one row of H per group ([E, H], `scale shape length should be 2`) and an integer one of one
+// value per group ([E], the cumulative row ends). The draft finds that family at rank 2, gives the
+// group ends the row count (every row in group 0, valid ends), with notes. Before: every probe was
+// refused ("scale shape length should be 2"), no draft.
+TEST_F(TreeBIdioms, GroupedInputsAreOneRowAndOneValuePerGroup) {
+  const auto r = init_and_eval("src/quant/group_rows_scale");
+  ASSERT_TRUE(ok_and_compared(r, "y"));
+  const auto spec = json::parse(std::ifstream(dir_ / "group_rows_scale.json"));
+  for (const auto& c : spec["cases"]) {
+    const auto& x = c["inputs"]["x"]["shape"];
+    const auto& scale = c["inputs"]["scale"]["shape"];
+    ASSERT_EQ(scale.size(), 2u) << spec.dump(1);
+    EXPECT_EQ(scale[1], x[1]) << spec.dump(1);
+    EXPECT_EQ(c["inputs"]["group_index"]["shape"], json::array({scale[0]})) << spec.dump(1);
+    EXPECT_EQ(c["inputs"]["group_index"]["range"], json::array({x[0].get<double>(), x[0].get<double>()})) << spec.dump(1);
+  }
+}

@@ -3,6 +3,8 @@
 // (`.AttrType(REQUIRED).String("reflect")`).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "aopt/evaluation/spec_draft.h"
 
 namespace ev = aopt::evaluation;
@@ -53,4 +55,50 @@ TEST(SpecDraftTree, ARequiredAttributeTakesTheValueItsOpDefWrites) {
   EXPECT_EQ(attrs["other"], "") << "no value written: guessed";
   EXPECT_NE(std::find_if(notes.begin(), notes.end(), [](const std::string& n) { return n.find("the value its OpDef writes") != std::string::npos; }),
             notes.end());
+}
+
+namespace {
+
+ev::op_interface grouped() {
+  return ev::op_interface::from_signature(
+      {{"op_type", "GroupedCustom"},
+       {"kernel", "k"},
+       {"inputs", json::array({param("x", {"float16"}), param("scale", {"float32"}), param("group_index", {"int32"}), param("k", {"int32"})})},
+       {"outputs", json::array({param("y", {"int8"})})},
+       {"attrs", json::array()},
+       {"has_infer_shape", true}});
+}
+
+}  // namespace
+
+// The grouped idiom (group quantisation): among the rank-2 probes, after the four role sets, one
+// with x [S, H], each other float input [kGroupRows, H] and each integer input named as a group or
+// index [kGroupRows] whose values are all S (valid cumulative group ends), with a note; another
+// integer input (`k`) keeps its role by name. Before: no probe shaped scale [E, H].
+TEST(SpecDraftTree, GroupedProbeGivesOneRowAndOneValuePerGroup) {
+  const auto op = grouped();
+  std::vector<std::string> notes;
+  const auto attrs = ev::draft_attrs(op, 0, notes);
+  const auto probes = ev::timed_probes(op, attrs);
+  const auto it = std::find_if(probes.begin(), probes.end(), [](const ev::probe& p) {
+    return std::any_of(p.roles.begin(), p.roles.end(), [](const auto& r) { return r.second == ev::input_role::rows; });
+  });
+  ASSERT_NE(it, probes.end());
+  EXPECT_EQ(it->rank, 2);
+  EXPECT_LT(it - probes.begin(), 8) << "the grouped family comes with the rank-2 probes, before ranks 1 and 3";
+  for (bool tail : {false, true}) {
+    const auto c = ev::probe_case(op, *it, 0, "perf", !tail, 1 << 21, tail, &notes);
+    ASSERT_EQ(c.inputs.size(), 4u);
+    const auto& x = c.inputs[0].tensors.front().shape;
+    ASSERT_EQ(x.size(), 2u);
+    EXPECT_EQ(c.inputs[1].tensors.front().shape, (std::vector<std::int64_t>{ev::kGroupRows, x[1]}));
+    EXPECT_EQ(c.inputs[2].tensors.front().shape, (std::vector<std::int64_t>{ev::kGroupRows}));
+    const auto range = c.inputs[2].tensors.front().range;
+    ASSERT_TRUE(range.has_value());
+    EXPECT_EQ(range->first, static_cast<double>(x[0]));
+    EXPECT_EQ(range->second, static_cast<double>(x[0]));
+    // An integer input named otherwise (top_k's k) keeps the role its name gives: not per group.
+    EXPECT_EQ(c.inputs[3].tensors.front().shape, x);
+  }
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return n.find("cumulative group ends") != std::string::npos; }));
 }

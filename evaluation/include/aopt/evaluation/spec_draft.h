@@ -60,7 +60,12 @@ enum class input_role {
   index,      // indices into another input: one dimension, values within bounds
   axis,       // axes given as data: one element, value -1
   paddings,   // paddings given as data: two per dimension of the main tensor, value 0 (nothing added)
+  rows,       // a group's rows of the last dimension: [kGroupRows, the main shape's last dimension] (a
+              // per-group scale of a grouped quantisation or matmul: one row per group)
+  groups,     // one value per group: [kGroupRows], indices within bounds (a group index, group sizes)
 };
+// The group count of the `rows`/`groups` probe family: small, so indices into it stay in bounds.
+inline constexpr std::int64_t kGroupRows = 4;
 input_role guess_role(const std::string& op_type, const draft_param& in);
 
 // A value range an input needs, with the note saying why (empty `note` and no range: the
@@ -121,7 +126,8 @@ struct probe {
 // then every input data); ranks from the
 // formats (NCDHW: 5, NCHW/NHWC: 4) then 2, 1, 3, 4; per rank the roles all-data, by-name,
 // first-data-others-scalar, first-data-others-vector; then with optional inputs; then the
-// attribute variants; last, for an operator with InferShape, the two likeliest ranks with every
+// attribute variants (at rank 2 also the grouped family: the first input [S, H], the other float
+// inputs [kGroupRows, H] and the integer group/index ones [kGroupRows], after the four role sets); last, for an operator with InferShape, the two likeliest ranks with every
 // output given the main shape (probe::outputs_given).
 std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes = 48);
 
