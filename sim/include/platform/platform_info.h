@@ -41,6 +41,10 @@ class PlatFormInfos {
   // (GetLibApiWorkSpaceSize). 16 MiB on Atlas A2 (910B), per the CANN PlatformAscendC docs.
   uint32_t lib_api_workspace_bytes = 16u * 1024u * 1024u;
   double clock_ghz = 1.5;
+  // Chip bandwidths in bytes per clock cycle (PlatformAscendC::GetCoreMemBw): the profile's
+  // timing.chip.{hbm,l2}_bandwidth_gbs over clock_ghz (defaults: 910b4's 800 and 2400 GB/s at 1.5 GHz).
+  uint64_t hbm_bw_bytes_per_cycle = 533;
+  uint64_t l2_bw_bytes_per_cycle = 1600;
 
   // PlatFormInfos' own query API (string-valued, as CANN's platform ini).
   bool GetPlatformRes(const std::string& label, const std::string& key, std::string& val) const {
