@@ -2,6 +2,17 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <type_traits>
+
+// The aclnn-layer and short-path CANN names conv/'s host sources include (cann-ops'
+// conv/aclnn/cube_util.h, conv3d_transpose_v2/op_host/cube_util.h): each must resolve on sim.
+#include "aclnn/aclnn_base.h"
+#include "opdev/common_types.h"
+#include "opdev/platform.h"
+#include "runtime/infer_shape_context.h"
+#include "runtime/storage_shape.h"
+#include "runtime/tiling_context.h"
+#include "types.h"
 
 #include "aopt_sim/host/host.h"
 #include "aopt_sim/profile.h"
@@ -30,6 +41,31 @@ TEST(PlatformAscendC, GetCoreMemBwAnswersL2AndHbmPerCycleFromTheProfile) {
     EXPECT_GT(hbm, 0u);
     EXPECT_EQ(ub, 0u);
   }
+}
+
+// op::GetCurrentPlatformInfo() answers from the platform the harness loaded, as PlatformAscendC
+// does; op::DataType is ge's; the short "runtime/..." names are exe_graph's.
+TEST(OpApiPlatform, CurrentPlatformInfoFollowsTheLoadedProfile) {
+  static_assert(std::is_same_v<op::DataType, ge::DataType>);
+  static_assert(std::is_same_v<op::Format, ge::Format>);
+  static_assert(std::is_same_v<aclnnStatus, int32_t>);
+  const fe::PlatFormInfos saved = *aopt::sim::host::default_platform();
+  fe::PlatFormInfos info = aopt::sim::host::platform_from_profile(aopt::sim::load_profile("910b4"));
+  aopt::sim::host::set_default_platform(info);
+  EXPECT_EQ(op::GetCurrentPlatformInfo().GetSocVersion(), op::SocVersion::ASCEND910B);
+  EXPECT_EQ(op::GetCurrentPlatformInfo().GetCubeCoreNum(), info.aic_cores);
+  EXPECT_EQ(op::GetCurrentPlatformInfo().GetVectorCoreNum(), info.aiv_cores);
+  info.soc_version = "Ascend910_9391";
+  aopt::sim::host::set_default_platform(info);
+  EXPECT_EQ(op::GetCurrentPlatformInfo().GetSocVersion(), op::SocVersion::ASCEND910_93);
+  info.soc_version = "Ascend310P3";
+  aopt::sim::host::set_default_platform(info);
+  EXPECT_EQ(op::GetCurrentPlatformInfo().GetSocVersion(), op::SocVersion::ASCEND310P);
+  aopt::sim::host::set_default_platform(saved);
+  gert::InferShapeContext* isc = nullptr;
+  gert::TilingContext* tc = nullptr;
+  EXPECT_EQ(isc, nullptr);
+  EXPECT_EQ(tc, nullptr);
 }
 
 }  // namespace
