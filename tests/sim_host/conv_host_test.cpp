@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 // The aclnn-layer and short-path CANN names conv/'s host sources include (cann-ops'
@@ -66,6 +67,35 @@ TEST(OpApiPlatform, CurrentPlatformInfoFollowsTheLoadedProfile) {
   gert::TilingContext* tc = nullptr;
   EXPECT_EQ(isc, nullptr);
   EXPECT_EQ(tc, nullptr);
+}
+
+// PlatFormInfos::GetPlatformRes("AICoreintrinsicDtypeMap", ...): dynamic_rnn's tiling (and
+// cann-ops' cube_tiling_runtime.cc, gemm_v2) take the tiling path of a 910B-class chip only when
+// Intrinsic_fix_pipe_l0c2out is present; the 310P-only paths stay absent; other chips get none.
+TEST(PlatFormInfos, AnswersTheCubeIntrinsicsOfA910BClassChip) {
+  for (const char* name : {"910b4", "a2"}) {
+    SCOPED_TRACE(name);
+    fe::PlatFormInfos info = aopt::sim::host::platform_from_profile(aopt::sim::load_profile(name));
+    std::string val;
+    EXPECT_TRUE(info.GetPlatformRes("AICoreintrinsicDtypeMap", "Intrinsic_fix_pipe_l0c2out", val));
+    EXPECT_FALSE(val.empty());
+    EXPECT_TRUE(info.GetPlatformRes("AICoreintrinsicDtypeMap", "Intrinsic_data_move_l12bt", val));
+    EXPECT_NE(val.find("bf16"), std::string::npos);
+    EXPECT_TRUE(info.GetPlatformRes("AICoreintrinsicDtypeMap", "Intrinsic_data_move_out2l1_nd2nz", val));
+    for (const char* absent : {"Intrinsic_data_move_l0c2ub", "Intrinsic_data_move_l12ub", "Intrinsic_fix_pipe_l0c2ub",
+                               "Intrinsic_matmul_ub_to_ub", "Intrinsic_conv_ub_to_ub"}) {
+      val.clear();
+      EXPECT_FALSE(info.GetPlatformRes("AICoreintrinsicDtypeMap", absent, val)) << absent;
+      EXPECT_TRUE(val.empty()) << absent;
+    }
+    EXPECT_TRUE(info.GetPlatformRes("AICoreSpec", "cube_freq", val));
+    EXPECT_EQ(val, std::to_string(static_cast<uint64_t>(info.clock_ghz * 1000.0 + 0.5)));
+  }
+  fe::PlatFormInfos other;
+  other.soc_version = "Ascend310P3";
+  other.short_soc_version = "Ascend310P";
+  std::string val;
+  EXPECT_FALSE(other.GetPlatformRes("AICoreintrinsicDtypeMap", "Intrinsic_fix_pipe_l0c2out", val));
 }
 
 }  // namespace
