@@ -16,6 +16,7 @@
 #include "types.h"
 
 #include "aopt_sim/host/host.h"
+#include "tiling/tiling_api.h"
 #include "aopt_sim/profile.h"
 #include "tiling/platform/platform_ascendc.h"
 
@@ -96,6 +97,14 @@ TEST(PlatFormInfos, AnswersTheCubeIntrinsicsOfA910BClassChip) {
   other.short_soc_version = "Ascend310P";
   std::string val;
   EXPECT_FALSE(other.GetPlatformRes("AICoreintrinsicDtypeMap", "Intrinsic_fix_pipe_l0c2out", val));
+}
+
+// AscendC::BLOCK_CUBE in host code (conv3d_backprop_filter_v2's tiling:
+// static_cast<int32_t>(AscendC::BLOCK_CUBE)) through the tiling API header, as in CANN.
+TEST(CubeConstants, BlockCubeIsVisibleToHostTilings) {
+  constexpr int32_t block = static_cast<int32_t>(AscendC::BLOCK_CUBE);
+  static_assert(block == 16);
+  EXPECT_EQ(block, 16);
 }
 
 }  // namespace
