@@ -92,6 +92,13 @@ TEST(PlatFormInfos, AnswersTheCubeIntrinsicsOfA910BClassChip) {
     EXPECT_TRUE(info.GetPlatformRes("AICoreSpec", "cube_freq", val));
     EXPECT_EQ(val, std::to_string(static_cast<uint64_t>(info.clock_ghz * 1000.0 + 0.5)));
   }
+  fe::PlatFormInfos info = aopt::sim::host::platform_from_profile(aopt::sim::load_profile("910b4"));
+  std::string cnt;
+  ASSERT_TRUE(info.GetPlatformRes("SoCInfo", "ai_core_cnt", cnt));
+  EXPECT_EQ(info.GetCoreNumByType("AiCore"), std::stoul(cnt));  // conv3dv2's tiling asks this
+  ASSERT_TRUE(info.GetPlatformRes("SoCInfo", "vector_core_cnt", cnt));
+  EXPECT_EQ(info.GetCoreNumByType("VectorCore"), std::stoul(cnt));
+  EXPECT_EQ(info.GetCoreNumByType("Cube"), 0u);
   fe::PlatFormInfos other;
   other.soc_version = "Ascend310P3";
   other.short_soc_version = "Ascend310P";

@@ -76,6 +76,13 @@ class PlatFormInfos {
     return false;
   }
   uint32_t GetCoreNum() const { return aiv_cores; }
+  // Cores of one kind, by the platform ini's names: "AiCore" (the cube cores of a 910B-class chip,
+  // as SoCInfo ai_core_cnt) and "VectorCore" (as vector_core_cnt); 0 for another name.
+  uint32_t GetCoreNumByType(const std::string& core_type) const {
+    if (core_type == "AiCore") return aic_cores;
+    if (core_type == "VectorCore") return aiv_cores;
+    return 0;
+  }
   // The size in bytes of one of the core's memories (UB: the usable UB, as GetCoreMemSize); 0 for
   // RESERVED.
   void GetLocalMemSize(const LocalMemType& mem_type, uint64_t& size) const {
