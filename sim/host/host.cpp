@@ -3,6 +3,7 @@
 #include "aopt_sim/host/host.h"
 
 #include "aopt_sim/runtime.h"
+#include "aopt_sim/timing_params.h"
 
 #include <cstdlib>
 #include <memory>
@@ -92,6 +93,12 @@ fe::PlatFormInfos platform_from_profile(const device_profile& profile) {
   info.l2_bytes = profile.l2_bytes;
   info.hbm_bytes = profile.hbm_bytes;
   info.clock_ghz = profile.clock_ghz;
+  // GetCoreMemBw: the chip bandwidths the timing model uses, per clock cycle.
+  if (profile.raw.is_object() && profile.raw.contains("timing") && profile.clock_ghz > 0) {
+    const timing_params t = parse_timing_params(profile.raw, "profile '" + profile.name + "'");
+    info.hbm_bw_bytes_per_cycle = static_cast<uint64_t>(t.hbm_gbs / profile.clock_ghz);
+    info.l2_bw_bytes_per_cycle = static_cast<uint64_t>(t.l2_gbs / profile.clock_ghz);
+  }
   // The system workspace is the runtime's (aopt::sim::sys_workspace_bytes, 16 MiB on 910B);
   // a profile may override it with {"lib_api_workspace_bytes": {"value": N, ...}}.
   info.lib_api_workspace_bytes = static_cast<uint32_t>(sys_workspace_bytes);

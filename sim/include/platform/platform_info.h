@@ -41,6 +41,10 @@ class PlatFormInfos {
   // (GetLibApiWorkSpaceSize). 16 MiB on Atlas A2 (910B), per the CANN PlatformAscendC docs.
   uint32_t lib_api_workspace_bytes = 16u * 1024u * 1024u;
   double clock_ghz = 1.5;
+  // Chip bandwidths in bytes per clock cycle (PlatformAscendC::GetCoreMemBw): the profile's
+  // timing.chip.{hbm,l2}_bandwidth_gbs over clock_ghz (defaults: 910b4's 800 and 2400 GB/s at 1.5 GHz).
+  uint64_t hbm_bw_bytes_per_cycle = 533;
+  uint64_t l2_bw_bytes_per_cycle = 1600;
 
   // PlatFormInfos' own query API (string-valued, as CANN's platform ini).
   bool GetPlatformRes(const std::string& label, const std::string& key, std::string& val) const {
@@ -52,9 +56,33 @@ class PlatFormInfos {
     if (label == "SoCInfo" && key == "l2_size") { val = std::to_string(l2_bytes); return true; }
     if (label == "version" && key == "SoC_version") { val = soc_version; return true; }
     if (label == "version" && key == "Short_SoC_version") { val = short_soc_version; return true; }
+    if (label == "AICoreSpec" && key == "cube_freq") { val = std::to_string(static_cast<uint64_t>(clock_ghz * 1000.0 + 0.5)); return true; }
+    if (label == "AICoreintrinsicDtypeMap") return intrinsic_dtypes(key, val);
+    return false;
+  }
+  // The data-path intrinsics of the chip (the platform ini's AICoreintrinsicDtypeMap: an
+  // intrinsic the chip has maps to the dtypes it takes; one it lacks is absent). Cube tilings
+  // (cann-ops' cube_tiling_runtime.cc, dynamic_rnn, gemm_v2) take presence as "the chip is
+  // 910B-class" and read "bf16" in Intrinsic_data_move_l12bt. On Atlas A2 (910B, separate AIC and
+  // AIV): Fixpipe L0C->GM, L1->BiasTable and the ND->NZ GM->L1 copy exist; L0C->UB, L1->UB and the
+  // UB-to-UB cube paths of the 310P do not (the cores are split), nor 950's Fixpipe L0C->UB.
+  // Only presence and the dtype names code compares are relied on; the lists are not the ini's.
+  bool intrinsic_dtypes(const std::string& name, std::string& val) const {
+    const bool a2 = short_soc_version == "Ascend910B" || soc_version.rfind("Ascend910_93", 0) == 0;
+    if (!a2) return false;
+    if (name == "Intrinsic_fix_pipe_l0c2out") { val = "f322f32,f322f16,f322bf16,s322s32,s322f16,s322s8"; return true; }
+    if (name == "Intrinsic_data_move_l12bt") { val = "f16,f32,s32,bf16"; return true; }
+    if (name == "Intrinsic_data_move_out2l1_nd2nz") { val = "f16,bf16,f32,s8,s32"; return true; }
     return false;
   }
   uint32_t GetCoreNum() const { return aiv_cores; }
+  // Cores of one kind, by the platform ini's names: "AiCore" (the cube cores of a 910B-class chip,
+  // as SoCInfo ai_core_cnt) and "VectorCore" (as vector_core_cnt); 0 for another name.
+  uint32_t GetCoreNumByType(const std::string& core_type) const {
+    if (core_type == "AiCore") return aic_cores;
+    if (core_type == "VectorCore") return aiv_cores;
+    return 0;
+  }
   // The size in bytes of one of the core's memories (UB: the usable UB, as GetCoreMemSize); 0 for
   // RESERVED.
   void GetLocalMemSize(const LocalMemType& mem_type, uint64_t& size) const {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 #include <cstring>
+#include "aopt_sim/cube_constants.h"
 
 #if defined(__clang__) && __clang_major__ < 15
 // clang 14 (libclang, used by search/motifs to parse kernels) has no _Float16 on x86-64: a

@@ -60,6 +60,15 @@ class PlatformAscendC {
       default: size = 0; break;
     }
   }
+  // Bandwidth of a memory in bytes per clock cycle; the docs support L2 and HBM only (0 for the
+  // others, which they mark reserved).
+  void GetCoreMemBw(const CoreMemType& mem_type, uint64_t& bw_size) const {
+    switch (mem_type) {
+      case CoreMemType::L2: bw_size = info_->l2_bw_bytes_per_cycle; break;
+      case CoreMemType::HBM: bw_size = info_->hbm_bw_bytes_per_cycle; break;
+      default: bw_size = 0; break;
+    }
+  }
   SocVersion GetSocVersion() const {
     const std::string& s = info_->soc_version;
     if (s.rfind("Ascend910_93", 0) == 0) return SocVersion::ASCEND910B;  // A3 reports the 910B family

@@ -1,0 +1,1 @@
+../../../../../examples/ops/add_custom/op_host/add_custom_tiling.h
