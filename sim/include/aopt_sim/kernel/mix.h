@@ -124,3 +124,17 @@ inline void CrossCoreWaitFlag(std::uint16_t flagId, aopt::sim::src_loc loc = aop
 }
 
 }  // namespace AscendC
+
+// The same flags by their intrinsics, as the tree's matmul kernels call them (mat_mul_v3_common.h):
+// ffts_cross_core_sync(pipe, config) sets, with config = 1 | mode << 4 | flagId << 8 (the mode in
+// bits 4-5, the flag id from bit 8); wait_flag_dev(flagId) waits (CrossCoreWaitFlag's semantics).
+inline void ffts_cross_core_sync(pipe_t pipe, std::uint64_t config,
+                                 aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::pipe p = aopt::sim::pipe::s;
+  if (!aopt::sim::kernel_detail::map_pipe(pipe, p)) p = aopt::sim::pipe::s;
+  aopt::sim::cross_core_set(static_cast<std::uint8_t>((config >> 4) & 0x3), static_cast<std::uint16_t>((config >> 8) & 0xff), p,
+                            loc, "ffts_cross_core_sync");
+}
+inline void wait_flag_dev(std::int64_t flagId, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::cross_core_wait(0, static_cast<std::uint16_t>(flagId), loc, "wait_flag_dev");
+}
