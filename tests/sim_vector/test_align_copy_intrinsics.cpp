@@ -1,7 +1,8 @@
 // The raw aligned-copy intrinsics under DataCopyPad (issue 38: cann-ops' mat_mul_v3_common.h
 // CopyGmToUbufAlign / CopyUbufToGmAlign, shared by mat_mul_v3, gemm_v2 and batch_mat_mul_v3):
 // copy_gm_to_ubuf_align_b8/b16/b32 and copy_ubuf_to_gm_align_b8/b16/b32, each checked for the
-// layout DataCopyPad gives (lenBurst and the GM gap in bytes, the UB gap in 32 B blocks).
+// layout DataCopyPad gives (lenBurst and the GM gap in bytes, the UB gap in 32 B blocks); and the
+// CTRL register's get_ctrl / set_ctrl / sbitset1 / sbitset0 (batch_mat_mul_v3).
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -77,4 +78,23 @@ TEST(AlignCopyIntrinsics, B16AndB8OneBurst) {
   aopt::sim::gm_free(in8);
   aopt::sim::gm_free(out16);
   aopt::sim::gm_free(in16);
+}
+
+// The CTRL register by its intrinsics (batch_mat_mul_v3: `set_ctrl(sbitset1(get_ctrl(), 51))`):
+// kept per core, 0 at the start of each core, bits set and cleared.
+TEST(CtrlRegisterIntrinsics, SetAndClearBitsPerCore) {
+  std::vector<std::uint64_t> first(2, 99), after(2, 0), cleared(2, 0);
+  vt::run_ok([&] {
+    first[0] = get_ctrl();
+    set_ctrl(sbitset1(get_ctrl(), 51));
+    set_ctrl(sbitset1(get_ctrl(), 3));
+    after[0] = get_ctrl();
+    set_ctrl(sbitset0(get_ctrl(), 51));
+    cleared[0] = get_ctrl();
+  });
+  vt::run_ok([&] { first[1] = get_ctrl(); });
+  EXPECT_EQ(first[0], 0u);
+  EXPECT_EQ(after[0], (std::uint64_t{1} << 51) | 8u);
+  EXPECT_EQ(cleared[0], 8u);
+  EXPECT_EQ(first[1], 0u) << "a new core starts at 0";
 }
