@@ -98,3 +98,15 @@ TEST(CtrlRegisterIntrinsics, SetAndClearBitsPerCore) {
   EXPECT_EQ(cleared[0], 8u);
   EXPECT_EQ(first[1], 0u) << "a new core starts at 0";
 }
+
+// The buffer capacities kernels compile against (mat_mul_v3_common.h: TOTAL_UB_SIZE), the same as
+// the default launch's.
+TEST(BufferCapacities, TotalSizesAreTheDefaultLaunchs) {
+  const aopt::sim::launch_options o;
+  EXPECT_EQ(TOTAL_UB_SIZE, o.ub_bytes);
+  EXPECT_EQ(TOTAL_L1_SIZE, o.l1_bytes);
+  EXPECT_EQ(TOTAL_L0A_SIZE, o.l0a_bytes);
+  EXPECT_EQ(TOTAL_L0B_SIZE, o.l0b_bytes);
+  EXPECT_EQ(TOTAL_L0C_SIZE, o.l0c_bytes);
+  EXPECT_EQ(TOTAL_LOC_SIZE, o.l0c_bytes);
+}
