@@ -9,6 +9,8 @@
 
 #include "vec_test_util.h"
 
+#include "lib/matmul_intf.h"
+
 using namespace AscendC;
 
 // Two rows of 20 floats, 2 floats apart in GM, into UB rows of 24 (the burst rounds up to 32 B
@@ -109,4 +111,18 @@ TEST(BufferCapacities, TotalSizesAreTheDefaultLaunchs) {
   EXPECT_EQ(TOTAL_L0B_SIZE, o.l0b_bytes);
   EXPECT_EQ(TOTAL_L0C_SIZE, o.l0c_bytes);
   EXPECT_EQ(TOTAL_LOC_SIZE, o.l0c_bytes);
+}
+
+// matmul::CeilDiv, which batch_mat_mul_v3 calls unqualified under `using namespace matmul`.
+namespace ceil_div_user {
+using namespace matmul;
+inline std::uint32_t tiles(std::uint32_t n, std::uint32_t per) { return CeilDiv(n, per); }
+}  // namespace ceil_div_user
+
+TEST(MatmulNamespace, CeilDivRoundsUp) {
+  EXPECT_EQ(ceil_div_user::tiles(10, 3), 4u);
+  EXPECT_EQ(ceil_div_user::tiles(9, 3), 3u);
+  EXPECT_EQ(ceil_div_user::tiles(0, 3), 0u);
+  EXPECT_EQ(ceil_div_user::tiles(5, 0), 0u) << "a zero divisor answers 0";
+  EXPECT_EQ(matmul::CeilDiv<std::uint64_t>(std::uint64_t{1} << 40, 3), ((std::uint64_t{1} << 40) + 2) / 3);
 }

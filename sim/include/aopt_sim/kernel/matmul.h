@@ -373,4 +373,11 @@ using AscendC::MatmulApiStaticTiling;
 using AscendC::GetMMConfig;
 using AscendC::GetMatmulApiTiling;
 using AscendC::MatmulType;
+// The rounding-up division matmul kernels call unqualified under `using namespace matmul`
+// (batch_mat_mul_v3: `CeilDiv(params_.mCnt, params_.mTileCnt)`); a zero divisor answers 0 rather
+// than trapping (the kernels guard against it themselves).
+template <typename T>
+inline T CeilDiv(T num, T divisor) {
+  return divisor == 0 ? T{} : static_cast<T>((num + divisor - 1) / divisor);
+}
 }  // namespace matmul
