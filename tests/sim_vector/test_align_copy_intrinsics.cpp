@@ -5,6 +5,7 @@
 // CTRL register's get_ctrl / set_ctrl / sbitset1 / sbitset0 (batch_mat_mul_v3).
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "vec_test_util.h"
@@ -125,4 +126,15 @@ TEST(MatmulNamespace, CeilDivRoundsUp) {
   EXPECT_EQ(ceil_div_user::tiles(0, 3), 0u);
   EXPECT_EQ(ceil_div_user::tiles(5, 0), 0u) << "a zero divisor answers 0";
   EXPECT_EQ(matmul::CeilDiv<std::uint64_t>(std::uint64_t{1} << 40, 3), ((std::uint64_t{1} << 40) + 2) / 3);
+}
+
+// MatmulImpl<A, B, C, BIAS, MM_CFG, MM_CB> (mat_mul_v3 / gemm_v2's mat_mul_base_kernel.h) is the
+// class Matmul names, through namespace AscendC and namespace matmul.
+TEST(MatmulNamespace, MatmulImplIsTheMatmulClass) {
+  using A = MatmulType<TPosition::GM, CubeFormat::ND, half>;
+  using C = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+  static_assert(std::is_same_v<matmul::MatmulImpl<A, A, C, C, CFG_MDL, MatmulCallBackFunc<nullptr, nullptr, nullptr>>,
+                               Matmul<A, A, C, C, CFG_MDL, MatmulCallBackFunc<nullptr, nullptr, nullptr>>>);
+  static_assert(std::is_same_v<MatmulImpl<A, A, C>, Matmul<A, A, C>>);
+  SUCCEED();
 }
