@@ -85,3 +85,23 @@ TEST(CrossCoreIntrinsics, TheFlagIdComesFromBit8OfTheConfigWord) {
   ASSERT_TRUE(r.error);
   EXPECT_NE(r.error->to_string().find("wait_flag_dev"), std::string::npos) << r.error->to_string();
 }
+
+// NotifyEvent<pipe>(flag) / WaitEvent(flag) (mat_mul_unaligned_base_kernel.h): the AIVs notify,
+// their AIC waits for both and then reads what they wrote.
+TEST(CrossCoreIntrinsics, NotifyEventFromTheAivsReleasesTheirAic) {
+  constexpr int blocks = 2;
+  std::vector<int> part(blocks * 2, 0), sum(blocks, -1);
+  const auto r = run_mix_1_2(blocks, [&] {
+    if ASCEND_IS_AIV {
+      part[static_cast<std::size_t>(GetBlockIdx())] = 5 + static_cast<int>(GetBlockIdx());
+      NotifyEvent<PIPE_MTE3>(7);
+    }
+    if ASCEND_IS_AIC {
+      WaitEvent(7);
+      const auto g = static_cast<std::size_t>(GetBlockIdx());
+      sum[g] = part[2 * g] + part[2 * g + 1];
+    }
+  });
+  ASSERT_FALSE(r.error) << r.error->to_string();
+  EXPECT_EQ(sum, (std::vector<int>{11, 15}));
+}

@@ -138,3 +138,13 @@ TEST(MatmulNamespace, MatmulImplIsTheMatmulClass) {
   static_assert(std::is_same_v<MatmulImpl<A, A, C>, Matmul<A, A, C>>);
   SUCCEED();
 }
+
+// Matmul::SetSubBlockIdx (mat_mul_base_kernel.h: `mm_.SetSubBlockIdx(0)`) is accepted and kept.
+TEST(MatmulNamespace, SetSubBlockIdxIsKept) {
+  using A = MatmulType<TPosition::GM, CubeFormat::ND, half>;
+  using C = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+  MatmulImpl<A, A, C> mm;
+  EXPECT_EQ(mm.GetSubBlockIdx(), 0);
+  mm.SetSubBlockIdx(1);
+  EXPECT_EQ(mm.GetSubBlockIdx(), 1);
+}

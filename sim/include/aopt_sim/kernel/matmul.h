@@ -328,6 +328,13 @@ class Matmul : public aopt::sim::matmul_detail::engine<A_TYPE, B_TYPE, C_TYPE, B
   }
   void WaitIterateAll() {}
   void End() { base::end(); }
+  // Which AIV of its AI Core a mixed kernel's object serves (mat_mul_base_kernel.h: 0). Sim runs
+  // the product on the calling core itself, so the index is kept and changes nothing.
+  void SetSubBlockIdx(std::uint8_t subBlockIdx) { sub_block_idx_ = subBlockIdx; }
+  std::uint8_t GetSubBlockIdx() const { return sub_block_idx_; }
+
+ private:
+  std::uint8_t sub_block_idx_ = 0;
 };
 
 // MatmulImpl: the class Matmul names, as kernels that hold the object by it spell it
