@@ -148,3 +148,11 @@ TEST(MatmulNamespace, SetSubBlockIdxIsKept) {
   mm.SetSubBlockIdx(1);
   EXPECT_EQ(mm.GetSubBlockIdx(), 1);
 }
+
+// PRELOAD(len) (mat_mul_v3's split-K kernel) is accepted in a template, as there, and does nothing.
+template <typename T>
+T preloading(T v) {
+  PRELOAD(4);
+  return v;
+}
+TEST(InstructionPreload, PreloadIsAcceptedAndDoesNothing) { EXPECT_EQ(preloading(3), 3); }

@@ -206,6 +206,11 @@ inline std::uint64_t& ctrl_register() {
   return k.value;
 }
 }  // namespace aopt::sim::cce
+// PRELOAD(len): the hint to fetch the next `len` instruction lines (mat_mul_v3's split-K kernel:
+// `PRELOAD(4); // preload commands`). Sim has no instruction cache: it evaluates the argument only.
+#ifndef PRELOAD
+#define PRELOAD(len) static_cast<void>(len)
+#endif
 inline std::uint64_t get_ctrl() { return aopt::sim::cce::ctrl_register(); }
 inline void set_ctrl(std::uint64_t value) { aopt::sim::cce::ctrl_register() = value; }
 inline std::uint64_t sbitset1(std::uint64_t value, std::uint64_t bit) { return value | (std::uint64_t{1} << (bit & 63u)); }
