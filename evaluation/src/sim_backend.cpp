@@ -613,6 +613,7 @@ nlohmann::json predict_signature(const std::vector<std::string>& texts) {
   const std::regex cls(R"(class\s+(\w+)\s*:\s*public\s+(?:ops\s*::\s*)?OpDef)");
   const std::regex io(R"(\b(Input|Output)\s*\(\s*\"(\w+)\"\s*\))");
   const std::regex dt(R"(DT_\w+)");
+  const std::regex fm(R"(FORMAT_(\w+))");
   for (const auto& text : texts) {
     std::smatch m;
     if (!std::regex_search(text, m, cls)) continue;
@@ -636,8 +637,18 @@ nlohmann::json predict_signature(const std::vector<std::string>& texts) {
         if (g == ge_names.end()) return nullptr;
         dtypes.push_back(g->second);
       }
+      // The formats as `host --signature` spells them (FORMAT_ND -> "ND"), from `.Format({...})`.
+      nlohmann::json formats = nlohmann::json::array();
+      const auto fpos = seg.find(".Format(");
+      if (fpos != std::string::npos) {
+        const auto fclose = seg.find(')', fpos);
+        const std::string fseg = seg.substr(fpos, fclose == std::string::npos ? std::string::npos : fclose - fpos);
+        for (auto it = std::sregex_iterator(fseg.begin(), fseg.end(), fm); it != std::sregex_iterator(); ++it) {
+          formats.push_back((*it)[1].str());
+        }
+      }
       const bool is_input = ios[k].second[1].str() == "Input";
-      sig[is_input ? "inputs" : "outputs"].push_back({{"name", ios[k].second[2].str()}, {"dtypes", dtypes}});
+      sig[is_input ? "inputs" : "outputs"].push_back({{"name", ios[k].second[2].str()}, {"dtypes", dtypes}, {"formats", formats}});
     }
     return sig;
   }
@@ -658,6 +669,12 @@ std::vector<std::string> kernel_defines(const nlohmann::json& sig, std::size_t c
       const std::string n = upper(t.value("name", std::string("x")));
       d.push_back("-DDTYPE_" + n + "=" + cpp_type(*type));
       d.push_back("-DORIG_DTYPE_" + n + "=" + std::string(ge_type(*type)).substr(4));  // DT_BF16: an integer in #if (dtype_macros.h)
+      // FORMAT_X1=FORMAT_FRACTAL_NZ, as the real build: an integer in #if (format_macros.h).
+      const auto& fms = t.value("formats", nlohmann::json::array());
+      if (!fms.empty() && fms[std::min(column, fms.size() - 1)].is_string()) {
+        const auto fm = fms[std::min(column, fms.size() - 1)].get<std::string>();
+        if (fm != "RESERVED") d.push_back("-DFORMAT_" + n + "=FORMAT_" + fm);
+      }
     }
   }
   return d;
@@ -1064,6 +1081,8 @@ class sim_backend final : public backend {
     // and the tiling header, whose host includes spell ge::DT_* (dtype_macros.h).
     argv.push_back("-include");
     argv.push_back(tc_.sim_include + "/aopt_sim/kernel/dtype_macros.h");
+    argv.push_back("-include");
+    argv.push_back(tc_.sim_include + "/aopt_sim/kernel/format_macros.h");
     // The kernel's own include directories (add_ops_compile_options ... OPTIONS -I...), then
     // the host libraries' ones, which the force-included tiling header's includes may need.
     for (const auto& d : kr.pkg->kernel_include_dirs) argv.push_back("-I" + (kr.src / d).string());

@@ -187,6 +187,34 @@ inline void scatter_vnchwconv_b16(ub_addr8_t dstReg, ub_addr8_t srcReg, std::uin
 }
 
 inline std::uint64_t get_max_min_cnt() { return aopt::sim::vec::state().max_min_cnt; }
+
+// The CTRL register of the core: get_ctrl() reads it, set_ctrl(v) writes it, sbitset1(v, bit) /
+// sbitset0(v, bit) answer v with one bit set / cleared (batch_mat_mul_v3's full-load kernel:
+// `set_ctrl(sbitset1(get_ctrl(), 51))`). The value is kept per core, starting at 0; no bit changes
+// what sim does (the atomic mode of CTRL[8:6] is SetAtomicAdd & co.; bit 51's effect is not public).
+namespace aopt::sim::cce {
+inline std::uint64_t& ctrl_register() {
+  struct keyed {
+    std::uint64_t serial = 0;
+    std::uint64_t value = 0;
+  };
+  static thread_local keyed k;
+  if (k.serial != core_serial()) {
+    k.serial = core_serial();
+    k.value = 0;
+  }
+  return k.value;
+}
+}  // namespace aopt::sim::cce
+// PRELOAD(len): the hint to fetch the next `len` instruction lines (mat_mul_v3's split-K kernel:
+// `PRELOAD(4); // preload commands`). Sim has no instruction cache: it evaluates the argument only.
+#ifndef PRELOAD
+#define PRELOAD(len) static_cast<void>(len)
+#endif
+inline std::uint64_t get_ctrl() { return aopt::sim::cce::ctrl_register(); }
+inline void set_ctrl(std::uint64_t value) { aopt::sim::cce::ctrl_register() = value; }
+inline std::uint64_t sbitset1(std::uint64_t value, std::uint64_t bit) { return value | (std::uint64_t{1} << (bit & 63u)); }
+inline std::uint64_t sbitset0(std::uint64_t value, std::uint64_t bit) { return value & ~(std::uint64_t{1} << (bit & 63u)); }
 // The mask register's mode, as SetMaskNorm / SetMaskCount set it (rnn/dynamic_rnnv2 calls
 // set_mask_norm() at its kernel's start).
 inline void set_mask_norm(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) { AscendC::SetMaskNorm(loc); }

@@ -71,3 +71,51 @@ inline void DataCopyPadGm2UBImpl(__ubuf__ T* dst, __gm__ T* src, const DataCopyE
 }
 
 }  // namespace AscendC
+
+// The raw aligned-copy intrinsics of NPU arch 220 under DataCopyPad (cann-ops' mat_mul_v3_common.h
+// CopyGmToUbufAlign / CopyUbufToGmAlign), by element width b8 / b16 / b32:
+//   copy_gm_to_ubuf_align_bN(dst, src, sid, nBurst, lenBurst, leftPaddingNum, rightPaddingNum, srcGap, dstGap)
+//       = DataCopyPad(GM -> UB, DataCopyExtParams{nBurst, lenBurst, srcGap, dstGap},
+//         DataCopyPadExtParams{padding when either count is non-zero, left, right, 0}): lenBurst and
+//         srcGap in bytes (GM), dstGap in 32 B blocks (UB), the paddings in elements.
+//   copy_ubuf_to_gm_align_bN(dst, src, sid, nBurst, lenBurst, leftPaddingNum, rightPaddingNum, srcGap, dstGap)
+//       = DataCopyPad(UB -> GM, DataCopyExtParams{nBurst, lenBurst, srcGap, dstGap}): srcGap in
+//         32 B blocks (UB), dstGap in bytes (GM); the paddings do not apply to this direction.
+namespace aopt::sim::kernel_detail {
+template <typename E>
+inline void copy_gm_to_ubuf_align(void* dst, void* src, std::uint16_t nBurst, std::uint32_t lenBurst, std::uint8_t left,
+                                  std::uint8_t right, std::uint32_t srcGap, std::uint32_t dstGap, const src_loc& loc,
+                                  const char* api) {
+  const AscendC::DataCopyExtParams params(nBurst, lenBurst, srcGap, dstGap, 0);
+  const AscendC::DataCopyPadExtParams<E> pad(left != 0 || right != 0, left, right, E{});
+  AscendC::DataCopyPad(aopt::sim::cce::ub_view(static_cast<E*>(dst), loc, api), gm_view(static_cast<E*>(src), loc), params,
+                       pad, loc);
+}
+template <typename E>
+inline void copy_ubuf_to_gm_align(void* dst, void* src, std::uint16_t nBurst, std::uint32_t lenBurst, std::uint32_t srcGap,
+                                  std::uint32_t dstGap, const src_loc& loc, const char* api) {
+  const AscendC::DataCopyExtParams params(nBurst, lenBurst, srcGap, dstGap, 0);
+  AscendC::DataCopyPad(gm_view(static_cast<E*>(dst), loc), aopt::sim::cce::ub_view(static_cast<E*>(src), loc, api), params,
+                       loc);
+}
+}  // namespace aopt::sim::kernel_detail
+
+#define AOPT_SIM_ALIGN_COPY(bits, E)                                                                                    \
+  inline void copy_gm_to_ubuf_align_b##bits(void* dst, void* src, std::uint8_t /*sid*/, std::uint16_t nBurst,         \
+                                            std::uint32_t lenBurst, std::uint8_t leftPaddingNum,                      \
+                                            std::uint8_t rightPaddingNum, std::uint32_t srcGap, std::uint32_t dstGap, \
+                                            aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {                 \
+    aopt::sim::kernel_detail::copy_gm_to_ubuf_align<E>(dst, src, nBurst, lenBurst, leftPaddingNum, rightPaddingNum,  \
+                                                       srcGap, dstGap, loc, "copy_gm_to_ubuf_align_b" #bits);         \
+  }                                                                                                                   \
+  inline void copy_ubuf_to_gm_align_b##bits(void* dst, void* src, std::uint8_t /*sid*/, std::uint16_t nBurst,         \
+                                            std::uint32_t lenBurst, std::uint8_t /*leftPaddingNum*/,                  \
+                                            std::uint8_t /*rightPaddingNum*/, std::uint32_t srcGap,                   \
+                                            std::uint32_t dstGap, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) { \
+    aopt::sim::kernel_detail::copy_ubuf_to_gm_align<E>(dst, src, nBurst, lenBurst, srcGap, dstGap, loc,              \
+                                                       "copy_ubuf_to_gm_align_b" #bits);                              \
+  }
+AOPT_SIM_ALIGN_COPY(8, std::uint8_t)
+AOPT_SIM_ALIGN_COPY(16, std::uint16_t)
+AOPT_SIM_ALIGN_COPY(32, std::uint32_t)
+#undef AOPT_SIM_ALIGN_COPY

@@ -328,7 +328,20 @@ class Matmul : public aopt::sim::matmul_detail::engine<A_TYPE, B_TYPE, C_TYPE, B
   }
   void WaitIterateAll() {}
   void End() { base::end(); }
+  // Which AIV of its AI Core a mixed kernel's object serves (mat_mul_base_kernel.h: 0). Sim runs
+  // the product on the calling core itself, so the index is kept and changes nothing.
+  void SetSubBlockIdx(std::uint8_t subBlockIdx) { sub_block_idx_ = subBlockIdx; }
+  std::uint8_t GetSubBlockIdx() const { return sub_block_idx_; }
+
+ private:
+  std::uint8_t sub_block_idx_ = 0;
 };
+
+// MatmulImpl: the class Matmul names, as kernels that hold the object by it spell it
+// (mat_mul_v3 / gemm_v2's mat_mul_base_kernel.h: `MatmulImpl<A, B, C, BIAS, MM_CFG, MM_CB> mm_`).
+template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto& MM_CFG = CFG_NORM,
+          class MM_CB = MatmulCallBackFunc<>, class... POLICY>
+using MatmulImpl = Matmul<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, MM_CFG, MM_CB, POLICY...>;
 
 // REGIST_MATMUL_OBJ(pipe, workspace, mm1, &tiling1 [, mm2, &tiling2 ...]): Init of each object
 // with its tiling (the workspace carries the AIV->AIC messages of mixed kernels; sim runs the
@@ -373,4 +386,12 @@ using AscendC::MatmulApiStaticTiling;
 using AscendC::GetMMConfig;
 using AscendC::GetMatmulApiTiling;
 using AscendC::MatmulType;
+using AscendC::MatmulImpl;
+// The rounding-up division matmul kernels call unqualified under `using namespace matmul`
+// (batch_mat_mul_v3: `CeilDiv(params_.mCnt, params_.mTileCnt)`); a zero divisor answers 0 rather
+// than trapping (the kernels guard against it themselves).
+template <typename T>
+inline T CeilDiv(T num, T divisor) {
+  return divisor == 0 ? T{} : static_cast<T>((num + divisor - 1) / divisor);
+}
 }  // namespace matmul

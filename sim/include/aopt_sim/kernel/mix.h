@@ -123,4 +123,31 @@ inline void CrossCoreWaitFlag(std::uint16_t flagId, aopt::sim::src_loc loc = aop
   aopt::sim::cross_core_wait(modeId, flagId, loc, "CrossCoreWaitFlag");
 }
 
+// The AIC <-> AIV notification of the matmul kernels (mat_mul_unaligned_base_kernel.h: the AIVs
+// `NotifyEvent<PIPE_MTE3>(flag)`, the AIC `WaitEvent(flag)`): a mode-2 flag between an AI Core's
+// AIC and its AIVs, CrossCoreSetFlag<2, pipe> / CrossCoreWaitFlag.
+template <pipe_t pipe>
+inline void NotifyEvent(std::uint16_t flagId, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::pipe p = aopt::sim::pipe::s;
+  if (!aopt::sim::kernel_detail::map_pipe(pipe, p)) p = aopt::sim::pipe::s;
+  aopt::sim::cross_core_set(2, flagId, p, loc, "NotifyEvent");
+}
+inline void WaitEvent(std::uint16_t flagId, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::cross_core_wait(2, flagId, loc, "WaitEvent");
+}
+
 }  // namespace AscendC
+
+// The same flags by their intrinsics, as the tree's matmul kernels call them (mat_mul_v3_common.h):
+// ffts_cross_core_sync(pipe, config) sets, with config = 1 | mode << 4 | flagId << 8 (the mode in
+// bits 4-5, the flag id from bit 8); wait_flag_dev(flagId) waits (CrossCoreWaitFlag's semantics).
+inline void ffts_cross_core_sync(pipe_t pipe, std::uint64_t config,
+                                 aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::pipe p = aopt::sim::pipe::s;
+  if (!aopt::sim::kernel_detail::map_pipe(pipe, p)) p = aopt::sim::pipe::s;
+  aopt::sim::cross_core_set(static_cast<std::uint8_t>((config >> 4) & 0x3), static_cast<std::uint16_t>((config >> 8) & 0xff), p,
+                            loc, "ffts_cross_core_sync");
+}
+inline void wait_flag_dev(std::int64_t flagId, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::cross_core_wait(0, static_cast<std::uint16_t>(flagId), loc, "wait_flag_dev");
+}

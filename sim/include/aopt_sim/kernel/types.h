@@ -128,6 +128,15 @@ struct IsSameType<T, T> {
 constexpr std::int32_t ONE_BLK_SIZE = 32;              // bytes of one UB data block
 constexpr std::uint16_t DEFAULT_DATA_COPY_NBURST = 1;  // DataCopyParams::blockCount default
 constexpr std::uint16_t DEFAULT_DATA_COPY_STRIDE = 0;  // DataCopyParams gap default
+// The buffer capacities of the arch kernels are compiled for (Atlas A2, dav_c220), in bytes, as
+// kernels read them (`pipe_->InitBuffer(ubBuf_, TOTAL_UB_SIZE)`, mat_mul_v3 and the conv family);
+// the same as sim's default launch (launch_options).
+constexpr std::uint32_t TOTAL_UB_SIZE = 192 * 1024;
+constexpr std::uint32_t TOTAL_L1_SIZE = 512 * 1024;
+constexpr std::uint32_t TOTAL_L0A_SIZE = 64 * 1024;
+constexpr std::uint32_t TOTAL_L0B_SIZE = 64 * 1024;
+constexpr std::uint32_t TOTAL_L0C_SIZE = 128 * 1024;
+constexpr std::uint32_t TOTAL_LOC_SIZE = TOTAL_L0C_SIZE;
 }  // namespace AscendC
 using AscendC::ToFloat;
 
