@@ -2,7 +2,7 @@
 # The paper's benchmark on our real-operator bench (issue 39): AscendOptimizer against Best-of-N at
 # 5 and 40 samples, the OpenEvolve-style baseline and random search, at budget 40, three seeds, then
 # the budget sweep (10, 20, 40, 80) of AscendOptimizer. Night-sized: about 12 hours on 2 idle cores
-# for the 118 operators of examples/real-ops. Every step resumes from OUT (aopt bench keeps each
+# for the 115 operators of examples/real-ops. Every step resumes from OUT (aopt bench keeps each
 # operator-method-seed result), so a stopped run continues where it was; the steps are ordered so
 # the most useful table exists first (AscendOptimizer at seed 1, then the baselines at seed 1, then
 # seeds 2 and 3, then the sweep).

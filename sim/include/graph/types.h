@@ -47,6 +47,107 @@ enum DataType : int32_t {
   DT_MAX
 };
 
+// The kernel build defines FORMAT_<PARAMETER> for every OpDef parameter, as the real build does
+// (docs/harness-protocol.md); a parameter named like a format (`max` of histogram_v2: FORMAT_MAX)
+// must not rename these enumerators, so each name is saved, undefined here and restored after.
+#pragma push_macro("FORMAT_NCHW")
+#undef FORMAT_NCHW
+#pragma push_macro("FORMAT_NHWC")
+#undef FORMAT_NHWC
+#pragma push_macro("FORMAT_ND")
+#undef FORMAT_ND
+#pragma push_macro("FORMAT_NC1HWC0")
+#undef FORMAT_NC1HWC0
+#pragma push_macro("FORMAT_FRACTAL_Z")
+#undef FORMAT_FRACTAL_Z
+#pragma push_macro("FORMAT_NC1C0HWPAD")
+#undef FORMAT_NC1C0HWPAD
+#pragma push_macro("FORMAT_NHWC1C0")
+#undef FORMAT_NHWC1C0
+#pragma push_macro("FORMAT_FSR_NCHW")
+#undef FORMAT_FSR_NCHW
+#pragma push_macro("FORMAT_FRACTAL_DECONV")
+#undef FORMAT_FRACTAL_DECONV
+#pragma push_macro("FORMAT_C1HWNC0")
+#undef FORMAT_C1HWNC0
+#pragma push_macro("FORMAT_FRACTAL_DECONV_TRANSPOSE")
+#undef FORMAT_FRACTAL_DECONV_TRANSPOSE
+#pragma push_macro("FORMAT_FRACTAL_DECONV_SP_STRIDE_TRANS")
+#undef FORMAT_FRACTAL_DECONV_SP_STRIDE_TRANS
+#pragma push_macro("FORMAT_NC1HWC0_C04")
+#undef FORMAT_NC1HWC0_C04
+#pragma push_macro("FORMAT_FRACTAL_Z_C04")
+#undef FORMAT_FRACTAL_Z_C04
+#pragma push_macro("FORMAT_CHWN")
+#undef FORMAT_CHWN
+#pragma push_macro("FORMAT_FRACTAL_DECONV_SP_STRIDE8_TRANS")
+#undef FORMAT_FRACTAL_DECONV_SP_STRIDE8_TRANS
+#pragma push_macro("FORMAT_HWCN")
+#undef FORMAT_HWCN
+#pragma push_macro("FORMAT_NC1KHKWHWC0")
+#undef FORMAT_NC1KHKWHWC0
+#pragma push_macro("FORMAT_BN_WEIGHT")
+#undef FORMAT_BN_WEIGHT
+#pragma push_macro("FORMAT_FILTER_HWCK")
+#undef FORMAT_FILTER_HWCK
+#pragma push_macro("FORMAT_HASHTABLE_LOOKUP_LOOKUPS")
+#undef FORMAT_HASHTABLE_LOOKUP_LOOKUPS
+#pragma push_macro("FORMAT_HASHTABLE_LOOKUP_KEYS")
+#undef FORMAT_HASHTABLE_LOOKUP_KEYS
+#pragma push_macro("FORMAT_HASHTABLE_LOOKUP_VALUE")
+#undef FORMAT_HASHTABLE_LOOKUP_VALUE
+#pragma push_macro("FORMAT_HASHTABLE_LOOKUP_OUTPUT")
+#undef FORMAT_HASHTABLE_LOOKUP_OUTPUT
+#pragma push_macro("FORMAT_HASHTABLE_LOOKUP_HITS")
+#undef FORMAT_HASHTABLE_LOOKUP_HITS
+#pragma push_macro("FORMAT_C1HWNCoC0")
+#undef FORMAT_C1HWNCoC0
+#pragma push_macro("FORMAT_MD")
+#undef FORMAT_MD
+#pragma push_macro("FORMAT_NDHWC")
+#undef FORMAT_NDHWC
+#pragma push_macro("FORMAT_FRACTAL_ZZ")
+#undef FORMAT_FRACTAL_ZZ
+#pragma push_macro("FORMAT_FRACTAL_NZ")
+#undef FORMAT_FRACTAL_NZ
+#pragma push_macro("FORMAT_NCDHW")
+#undef FORMAT_NCDHW
+#pragma push_macro("FORMAT_DHWCN")
+#undef FORMAT_DHWCN
+#pragma push_macro("FORMAT_NDC1HWC0")
+#undef FORMAT_NDC1HWC0
+#pragma push_macro("FORMAT_FRACTAL_Z_3D")
+#undef FORMAT_FRACTAL_Z_3D
+#pragma push_macro("FORMAT_CN")
+#undef FORMAT_CN
+#pragma push_macro("FORMAT_NC")
+#undef FORMAT_NC
+#pragma push_macro("FORMAT_DHWNC")
+#undef FORMAT_DHWNC
+#pragma push_macro("FORMAT_FRACTAL_Z_3D_TRANSPOSE")
+#undef FORMAT_FRACTAL_Z_3D_TRANSPOSE
+#pragma push_macro("FORMAT_FRACTAL_ZN_LSTM")
+#undef FORMAT_FRACTAL_ZN_LSTM
+#pragma push_macro("FORMAT_FRACTAL_Z_G")
+#undef FORMAT_FRACTAL_Z_G
+#pragma push_macro("FORMAT_RESERVED")
+#undef FORMAT_RESERVED
+#pragma push_macro("FORMAT_ALL")
+#undef FORMAT_ALL
+#pragma push_macro("FORMAT_NULL")
+#undef FORMAT_NULL
+#pragma push_macro("FORMAT_ND_RNN_BIAS")
+#undef FORMAT_ND_RNN_BIAS
+#pragma push_macro("FORMAT_FRACTAL_ZN_RNN")
+#undef FORMAT_FRACTAL_ZN_RNN
+#pragma push_macro("FORMAT_NYUV")
+#undef FORMAT_NYUV
+#pragma push_macro("FORMAT_NYUV_A")
+#undef FORMAT_NYUV_A
+#pragma push_macro("FORMAT_NCL")
+#undef FORMAT_NCL
+#pragma push_macro("FORMAT_MAX")
+#undef FORMAT_MAX
 enum Format : int32_t {
   FORMAT_NCHW = 0,
   FORMAT_NHWC = 1,
@@ -98,6 +199,56 @@ enum Format : int32_t {
   FORMAT_NCL = 47,
   FORMAT_MAX = 0xff
 };
+#pragma pop_macro("FORMAT_NCHW")
+#pragma pop_macro("FORMAT_NHWC")
+#pragma pop_macro("FORMAT_ND")
+#pragma pop_macro("FORMAT_NC1HWC0")
+#pragma pop_macro("FORMAT_FRACTAL_Z")
+#pragma pop_macro("FORMAT_NC1C0HWPAD")
+#pragma pop_macro("FORMAT_NHWC1C0")
+#pragma pop_macro("FORMAT_FSR_NCHW")
+#pragma pop_macro("FORMAT_FRACTAL_DECONV")
+#pragma pop_macro("FORMAT_C1HWNC0")
+#pragma pop_macro("FORMAT_FRACTAL_DECONV_TRANSPOSE")
+#pragma pop_macro("FORMAT_FRACTAL_DECONV_SP_STRIDE_TRANS")
+#pragma pop_macro("FORMAT_NC1HWC0_C04")
+#pragma pop_macro("FORMAT_FRACTAL_Z_C04")
+#pragma pop_macro("FORMAT_CHWN")
+#pragma pop_macro("FORMAT_FRACTAL_DECONV_SP_STRIDE8_TRANS")
+#pragma pop_macro("FORMAT_HWCN")
+#pragma pop_macro("FORMAT_NC1KHKWHWC0")
+#pragma pop_macro("FORMAT_BN_WEIGHT")
+#pragma pop_macro("FORMAT_FILTER_HWCK")
+#pragma pop_macro("FORMAT_HASHTABLE_LOOKUP_LOOKUPS")
+#pragma pop_macro("FORMAT_HASHTABLE_LOOKUP_KEYS")
+#pragma pop_macro("FORMAT_HASHTABLE_LOOKUP_VALUE")
+#pragma pop_macro("FORMAT_HASHTABLE_LOOKUP_OUTPUT")
+#pragma pop_macro("FORMAT_HASHTABLE_LOOKUP_HITS")
+#pragma pop_macro("FORMAT_C1HWNCoC0")
+#pragma pop_macro("FORMAT_MD")
+#pragma pop_macro("FORMAT_NDHWC")
+#pragma pop_macro("FORMAT_FRACTAL_ZZ")
+#pragma pop_macro("FORMAT_FRACTAL_NZ")
+#pragma pop_macro("FORMAT_NCDHW")
+#pragma pop_macro("FORMAT_DHWCN")
+#pragma pop_macro("FORMAT_NDC1HWC0")
+#pragma pop_macro("FORMAT_FRACTAL_Z_3D")
+#pragma pop_macro("FORMAT_CN")
+#pragma pop_macro("FORMAT_NC")
+#pragma pop_macro("FORMAT_DHWNC")
+#pragma pop_macro("FORMAT_FRACTAL_Z_3D_TRANSPOSE")
+#pragma pop_macro("FORMAT_FRACTAL_ZN_LSTM")
+#pragma pop_macro("FORMAT_FRACTAL_Z_G")
+#pragma pop_macro("FORMAT_RESERVED")
+#pragma pop_macro("FORMAT_ALL")
+#pragma pop_macro("FORMAT_NULL")
+#pragma pop_macro("FORMAT_ND_RNN_BIAS")
+#pragma pop_macro("FORMAT_FRACTAL_ZN_RNN")
+#pragma pop_macro("FORMAT_NYUV")
+#pragma pop_macro("FORMAT_NYUV_A")
+#pragma pop_macro("FORMAT_NCL")
+#pragma pop_macro("FORMAT_MAX")
+
 
 // Byte size of one element (0 for types without a fixed byte size; sub-byte types report 1).
 inline int GetSizeByDataType(DataType dt) {
