@@ -626,7 +626,8 @@ nlohmann::json predict_signature(const std::vector<std::string>& texts) {
     for (std::size_t k = 0; k < ios.size(); ++k) {
       const std::size_t from = ios[k].first;
       const std::size_t to = k + 1 < ios.size() ? ios[k + 1].first : body.size();
-      std::string seg = body.substr(from, to - from);
+      const std::string whole = body.substr(from, to - from);  // this parameter's chain of calls
+      std::string seg = whole;
       const auto dpos = seg.find("DataType(");
       if (dpos == std::string::npos) return nullptr;
       const auto close = seg.find(')', dpos);
@@ -639,10 +640,10 @@ nlohmann::json predict_signature(const std::vector<std::string>& texts) {
       }
       // The formats as `host --signature` spells them (FORMAT_ND -> "ND"), from `.Format({...})`.
       nlohmann::json formats = nlohmann::json::array();
-      const auto fpos = seg.find(".Format(");
+      const auto fpos = whole.find(".Format(");
       if (fpos != std::string::npos) {
-        const auto fclose = seg.find(')', fpos);
-        const std::string fseg = seg.substr(fpos, fclose == std::string::npos ? std::string::npos : fclose - fpos);
+        const auto fclose = whole.find(')', fpos);
+        const std::string fseg = whole.substr(fpos, fclose == std::string::npos ? std::string::npos : fclose - fpos);
         for (auto it = std::sregex_iterator(fseg.begin(), fseg.end(), fm); it != std::sregex_iterator(); ++it) {
           formats.push_back((*it)[1].str());
         }
