@@ -345,41 +345,56 @@ bool transparent_callee(std::string_view n) {
          n == "int64_t" || n == "int32_t" || n == "size_t" || is_sink_callee(n);
 }
 
-// True when token j sits inside a call that consumes it opaquely (GetDim(1), GetInputShape(0)),
-// or inside a subscript, within [b, j).
-bool opaque_context(const tokens& t, std::size_t b, std::size_t j) {
+// The innermost `(` or `[` left open before token j, within [b, j); npos when none.
+std::size_t enclosing_open(const tokens& t, std::size_t b, std::size_t j) {
   int depth = 0;
   for (std::size_t i = j; i-- > b;) {
     if (t[i].is(")") || t[i].is("]")) {
       ++depth;
+    } else if (t[i].is("(") || t[i].is("[")) {
+      if (depth == 0) return i;
+      --depth;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// The name called by the `(` at `open` (skipping template arguments: static_cast<T>(, GetAttrPointer<float>(),
+// within [b, open); npos when the parenthesis follows no name (a grouping one).
+std::size_t callee_of(const tokens& t, std::size_t b, std::size_t open) {
+  if (open <= b) return std::string_view::npos;
+  std::size_t q = open - 1;
+  if (t[q].is(">")) {
+    int ad = 0;
+    while (q > b) {
+      if (t[q].is(">")) ++ad;
+      else if (t[q].is("<") && --ad == 0) break;
+      --q;
+    }
+    if (q == b) return std::string_view::npos;
+    --q;
+  }
+  return t[q].is_ident() ? q : std::string_view::npos;
+}
+
+// True when token j sits inside a call that consumes it opaquely (GetDim(1), GetInputShape(0)),
+// or inside a subscript, within [b, j).
+bool opaque_context(const tokens& t, std::size_t b, std::size_t j) {
+  for (std::size_t i = enclosing_open(t, b, j); i != std::string_view::npos; i = enclosing_open(t, b, i)) {
+    if (t[i].is("[")) return true;
+    if (i == b) return false;
+    const token& p = t[i - 1];
+    if (p.is_ident()) {
+      if (p.is("if") || p.is("while") || p.is("return") || p.is("sizeof")) continue;
+      if (!transparent_callee(p.text)) return true;
       continue;
     }
-    if (t[i].is("(") || t[i].is("[")) {
-      if (depth > 0) {
-        --depth;
-        continue;
-      }
-      if (t[i].is("[")) return true;
-      if (i == b) return false;
-      const token& p = t[i - 1];
-      if (p.is_ident()) {
-        if (p.is("if") || p.is("while") || p.is("return") || p.is("sizeof")) continue;
-        if (!transparent_callee(p.text)) return true;
-        continue;
-      }
-      if (p.is(">")) {  // static_cast<T>( ... ), std::min<T>( ... )
-        std::size_t q = i - 1;
-        int ad = 0;
-        while (q > b) {
-          if (t[q].is(">")) ++ad;
-          else if (t[q].is("<") && --ad == 0) break;
-          --q;
-        }
-        if (q > b && t[q - 1].is_ident() && transparent_callee(t[q - 1].text)) continue;
-        return true;
-      }
-      continue;  // a grouping parenthesis
+    if (p.is(">")) {  // static_cast<T>( ... ), std::min<T>( ... )
+      const std::size_t c = callee_of(t, b, i);
+      if (c != std::string_view::npos && transparent_callee(t[c].text)) continue;
+      return true;
     }
+    // a grouping parenthesis
   }
   return false;
 }
@@ -388,38 +403,17 @@ bool opaque_context(const tokens& t, std::size_t b, std::size_t j) {
 // attrs->GetAttrPointer<float>(EPS_IDX), shape.GetDim(DIM0)): it names which input, output,
 // attribute or dimension is read, never a tiling choice.
 bool index_argument(const tokens& t, std::size_t b, std::size_t j) {
-  int depth = 0;
-  for (std::size_t i = j; i-- > b;) {
-    if (t[i].is(")") || t[i].is("]")) {
-      ++depth;
-    } else if (t[i].is("(") || t[i].is("[")) {
-      if (depth > 0) {
-        --depth;
-        continue;
-      }
-      if (!t[i].is("(") || i == b) return false;
-      std::size_t q = i - 1;
-      if (t[q].is(">")) {  // GetAttrPointer<float>(...)
-        int ad = 0;
-        while (q > b) {
-          if (t[q].is(">")) ++ad;
-          else if (t[q].is("<") && --ad == 0) break;
-          --q;
-        }
-        if (q == b) return false;
-        --q;
-      }
-      const std::string_view n = t[q].text;
-      static const std::set<std::string_view> getters{
-          "GetInputShape", "GetInputDesc", "GetInputTensor", "GetOptionalInputShape", "GetOptionalInputDesc",
-          "GetOptionalInputTensor", "GetRequiredInputShape", "GetRequiredInputDesc", "GetRequiredInputTensor",
-          "GetDynamicInputShape", "GetDynamicInputDesc", "GetDynamicInputTensor", "GetOutputShape", "GetOutputDesc",
-          "GetInputInstanceInfo", "GetOutputInstanceInfo", "GetAttrPointer", "GetInt", "GetFloat", "GetBool",
-          "GetStr", "GetListInt", "GetListFloat", "GetDim", "GetInputDataType", "GetOutputDataType"};
-      return getters.count(n) > 0;
-    }
-  }
-  return false;
+  const std::size_t open = enclosing_open(t, b, j);
+  if (open == std::string_view::npos || !t[open].is("(")) return false;
+  const std::size_t c = callee_of(t, b, open);
+  if (c == std::string_view::npos) return false;
+  static const std::set<std::string_view> getters{
+      "GetInputShape", "GetInputDesc", "GetInputTensor", "GetOptionalInputShape", "GetOptionalInputDesc",
+      "GetOptionalInputTensor", "GetRequiredInputShape", "GetRequiredInputDesc", "GetRequiredInputTensor",
+      "GetDynamicInputShape", "GetDynamicInputDesc", "GetDynamicInputTensor", "GetOutputShape", "GetOutputDesc",
+      "GetInputInstanceInfo", "GetOutputInstanceInfo", "GetAttrPointer", "GetInt", "GetFloat", "GetBool",
+      "GetStr", "GetListInt", "GetListFloat", "GetDim", "GetInputDataType", "GetOutputDataType"};
+  return getters.count(t[c].text) > 0;
 }
 
 bool core_member_name(std::string_view n) {
@@ -565,24 +559,31 @@ struct definition {
   std::size_t body_b = 0, body_e = 0;
 };
 
-// 2. Its definition: NAME ( ... ) {  not preceded by a member access or argument list.
+// A definition whose name is token i: NAME ( ... ) [const|noexcept|override]* { ... }.
+std::optional<definition> definition_at(const tokens& t, std::size_t file, std::size_t i) {
+  if (i + 1 >= t.size() || !t[i + 1].is("(")) return std::nullopt;
+  std::size_t j = match_forward(t, i + 1) + 1;
+  while (j < t.size() && (t[j].is("const") || t[j].is("noexcept") || t[j].is("override"))) ++j;
+  if (j >= t.size() || !t[j].is("{")) return std::nullopt;
+  const std::size_t body_e = match_forward(t, j);
+  if (body_e >= t.size()) return std::nullopt;
+  return definition{file, i, j, body_e};
+}
+
+// A name token preceded by a member access, an argument list or an assignment is a use.
+bool used_not_defined(const tokens& t, std::size_t i) {
+  return i > 0 && (t[i - 1].is(".") || t[i - 1].is("->") || t[i - 1].is("(") || t[i - 1].is(",") ||
+                   t[i - 1].is("=") || t[i - 1].is("return"));
+}
+
+// 2. Its definition: NAME ( ... ) {  not preceded by a member access or argument list (nor `::`:
+// the tiling function is a free function).
 std::optional<definition> find_definition(const std::vector<tokens>& host_toks, const std::string& func_name) {
   for (std::size_t fi = 0; fi < host_toks.size(); ++fi) {
     const tokens& t = host_toks[fi];
     for (std::size_t i = 0; i + 1 < t.size(); ++i) {
-      if (!t[i].is(func_name) || !t[i + 1].is("(")) continue;
-      if (i > 0 && (t[i - 1].is(".") || t[i - 1].is("->") || t[i - 1].is("(") ||
-                    t[i - 1].is(",") || t[i - 1].is("=") || t[i - 1].is("::"))) {
-        continue;
-      }
-      const std::size_t close = match_forward(t, i + 1);
-      std::size_t j = close + 1;
-      while (j < t.size() && (t[j].is("const") || t[j].is("noexcept"))) ++j;
-      if (j < t.size() && t[j].is("{")) {
-        const std::size_t body_e = match_forward(t, j);
-        if (body_e >= t.size()) return std::nullopt;
-        return definition{fi, i, j, body_e};
-      }
+      if (!t[i].is(func_name) || used_not_defined(t, i) || (i > 0 && t[i - 1].is("::"))) continue;
+      if (auto d = definition_at(t, fi, i)) return d;
     }
   }
   return std::nullopt;
@@ -601,21 +602,11 @@ bool control_keyword(const token& k) {
 }
 
 std::vector<definition> callee_definitions(const tokens& t, const definition& root) {
-  // Every definition in the file: NAME ( ... ) [const|noexcept|override]* {
+  // Every definition in the file, by name.
   std::multimap<std::string_view, definition> defs;
   for (std::size_t i = 0; i + 1 < t.size(); ++i) {
-    if (!t[i].is_ident() || control_keyword(t[i]) || !t[i + 1].is("(")) continue;
-    if (i > 0 && (t[i - 1].is(".") || t[i - 1].is("->") || t[i - 1].is("(") || t[i - 1].is(",") ||
-                  t[i - 1].is("=") || t[i - 1].is("return"))) {
-      continue;
-    }
-    const std::size_t close = match_forward(t, i + 1);
-    std::size_t j = close + 1;
-    while (j < t.size() && (t[j].is("const") || t[j].is("noexcept") || t[j].is("override"))) ++j;
-    if (j >= t.size() || !t[j].is("{")) continue;
-    const std::size_t body_e = match_forward(t, j);
-    if (body_e >= t.size()) continue;
-    defs.emplace(t[i].text, definition{root.host, i, j, body_e});
+    if (!t[i].is_ident() || control_keyword(t[i]) || used_not_defined(t, i)) continue;
+    if (auto d = definition_at(t, root.host, i)) defs.emplace(t[i].text, *d);
   }
   std::vector<definition> out;
   std::set<std::size_t> seen{root.body_b};
