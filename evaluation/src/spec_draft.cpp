@@ -13,6 +13,11 @@ namespace aopt::evaluation {
 
 namespace {
 
+// Adds a draft note once (the same guess made for several inputs or probes is said once).
+void note_once(std::vector<std::string>* notes, const std::string& note) {
+  if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+}
+
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -533,7 +538,7 @@ void matrix_size_attrs(const op_interface& op, const std::vector<std::int64_t>& 
   }
   const std::string note = "attributes naming a matrix's row and column counts: the main shape's last two dimensions (a "
                            "batch_shape the dimensions before them; guessed from their names)";
-  if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+  note_once(notes, note);
 }
 
 // The rigid-motion idiom (point-cloud operators: a `translation` and a rotation `quaternion`,
@@ -560,7 +565,7 @@ void rigid_motion_attrs(const op_interface& op, nlohmann::json& attrs, std::vect
     const std::string note = "attribute '" + a.name + "': " + attrs[a.name].dump() + " (" +
                              (end ? std::string("a pose other than the identity, the end of a min/max pair") : std::string("the identity")) + ", " +
                              (translation ? "a translation" : "a rotation quaternion, w x y z") + "; guessed from its name)";
-    if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+    note_once(notes, note);
   }
 }
 
@@ -616,9 +621,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
       g.note = "input '" + d->name + "': one value per group, each the row count of the first input (cumulative group ends, every row in "
                "group 0; guessed from the shapes the tiling accepted: give the real grouping)";
     }
-    if (notes != nullptr && !g.note.empty() && std::find(notes->begin(), notes->end(), g.note) == notes->end()) {
-      notes->push_back(g.note);
-    }
+    if (!g.note.empty()) note_once(notes, g.note);
     input_spec is;
     is.name = in;
     is.is_list = d->kind == "dynamic";
@@ -636,7 +639,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     }
     const std::string note = "outputs: each given the main input's shape, so InferShape is not run (no probe it shaped ran; "
                              "an aclnn caller gives the outputs itself): check them";
-    if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+    note_once(notes, note);
   }
   // BLAS convention (isamax, sasum, sscal, ...: `n` elements of the vector x): an integer
   // attribute `n` left at 0 takes the element count of the main shape, which kernels size their
@@ -648,7 +651,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     for (auto d : main) count *= d;
     c.attrs[a.name] = count;
     const std::string note = "attribute '" + a.name + "': the element count of the main input (BLAS convention; guessed from its name)";
-    if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+    note_once(notes, note);
   }
   // An integer-list attribute naming an output shape (`shape`, `size`, ...: expand, reshape,
   // broadcast_to) left empty takes the main shape: the identity, which every such operator accepts.
@@ -657,7 +660,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     if (c.attrs.contains(a.name) && !(c.attrs[a.name].is_array() && c.attrs[a.name].empty())) continue;
     c.attrs[a.name] = main;
     const std::string note = "attribute '" + a.name + "': the main input's shape (an output shape left empty; guessed from its name)";
-    if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+    note_once(notes, note);
   }
   // The resize idiom (PyTorch's upsample_* and interpolate, which the image operators follow):
   // `output_size` lists the output's spatial sizes (the dimensions after N and C), and a backward
@@ -672,7 +675,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     const std::string note = "attribute '" + a.name + "': " +
                              (spatial ? std::string("the main shape's sizes after N and C") : std::string("the main input's shape")) +
                              " (the identity resampling; guessed from its name)";
-    if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+    note_once(notes, note);
   }
   // The pooling/convolution idiom: an integer list `pads` (`padding`, `paddings`) the OpDef gives
   // no default is two values per spatial dimension (the dimensions after N and C; every dimension
@@ -683,7 +686,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     const std::size_t spatial = main.size() > 2 ? main.size() - 2 : main.size();
     c.attrs[a.name] = std::vector<std::int64_t>(2 * spatial, 0);
     const std::string note = "attribute '" + a.name + "': 0 before and after each spatial dimension (no padding; guessed from its name)";
-    if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+    note_once(notes, note);
   }
   // In that idiom `scales` (one factor per spatial dimension) is the alternative to output_size, a
   // factor of 0 meaning "not given" (the 3D backward operators' InferShape: "only one of
@@ -705,7 +708,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
       c.attrs[o.name] = nlohmann::json::array();
       note += "; '" + o.name + "' left empty (its OpDef default of zeros: unset)";
     }
-    if (notes != nullptr && std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
+    note_once(notes, note);
   }
   matrix_size_attrs(op, main, c.attrs, notes);
   rigid_motion_attrs(op, c.attrs, notes);
