@@ -400,11 +400,12 @@ bool opaque_context(const tokens& t, std::size_t b, std::size_t j) {
 }
 
 // True when token j is an argument of a context getter that takes an index (GetInputShape(X_IDX),
-// attrs->GetAttrPointer<float>(EPS_IDX), shape.GetDim(DIM0)): it names which input, output,
-// attribute or dimension is read, never a tiling choice.
+// attrs->GetAttrPointer<float>(EPS_IDX), shape.GetDim(DIM0)) or a subscript (outputSize[DIM0]): it
+// names which input, output, attribute, dimension or element is read, never a tiling choice.
 bool index_argument(const tokens& t, std::size_t b, std::size_t j) {
   const std::size_t open = enclosing_open(t, b, j);
-  if (open == std::string_view::npos || !t[open].is("(")) return false;
+  if (open == std::string_view::npos) return false;
+  if (t[open].is("[")) return true;  // a subscript (`outputSize[DIM0]`): which element, not a choice
   const std::size_t c = callee_of(t, b, open);
   if (c == std::string_view::npos) return false;
   static const std::set<std::string_view> getters{
@@ -536,20 +537,25 @@ std::pair<tunable_kind, domain> classify_constant(const std::string& name, std::
 
 namespace {
 
-// 1. The tiling function's name: the argument of SetTiling(...) or of .Tiling(...) in any host
-// source; TilingFunc when none names it.
-std::string tiling_function_name(const std::vector<tokens>& host_toks) {
+// 1. The tiling function's name: the argument of a member call `.SetTiling(...)` /
+// `->SetTiling(...)` (OpDef's AICore().SetTiling) or `.Tiling(...)` (IMPL_OP_OPTILING(...).Tiling)
+// in any host source, in order of appearance; a free function of the operator's own that happens
+// to be called SetTiling (`SetTiling(params, tiling)`) names nothing. TilingFunc when none does.
+std::vector<std::string> tiling_function_names(const std::vector<tokens>& host_toks) {
+  std::vector<std::string> names;
   for (const tokens& t : host_toks) {
-    for (std::size_t i = 0; i + 2 < t.size(); ++i) {
-      const bool set_tiling = t[i].is("SetTiling");
-      const bool dot_tiling = t[i].is("Tiling") && i > 0 && t[i - 1].is(".");
-      if ((set_tiling || dot_tiling) && t[i + 1].is("(")) {
-        const std::size_t close = match_forward(t, i + 1);
-        if (close < t.size() && close > i + 2 && t[close - 1].is_ident()) return std::string(t[close - 1].text);
+    for (std::size_t i = 1; i + 2 < t.size(); ++i) {
+      const bool member = t[i - 1].is(".") || t[i - 1].is("->");
+      if (!member || !(t[i].is("SetTiling") || t[i].is("Tiling")) || !t[i + 1].is("(")) continue;
+      const std::size_t close = match_forward(t, i + 1);
+      if (close < t.size() && close > i + 2 && t[close - 1].is_ident()) {
+        std::string name(t[close - 1].text);
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
       }
     }
   }
-  return "TilingFunc";
+  if (names.empty()) names.emplace_back("TilingFunc");
+  return names;
 }
 
 // Where the tiling function is defined: its host file, its name token, its body's braces.
@@ -1167,14 +1173,23 @@ synthesis_result synthesize(const synthesis_input& input) {
   // 1. Lex every host source and find the tiling function's name.
   std::vector<tokens> host_toks;
   for (const auto& f : input.host_files) host_toks.push_back(lex(f.content));
-  const std::string func_name = tiling_function_name(host_toks);
-  // 2. Find its definition.
-  const auto def = find_definition(host_toks, func_name);
+  // 2. Find its definition: the first registered name the host sources define.
+  const std::vector<std::string> names = tiling_function_names(host_toks);
+  std::string func_name = names.front();
+  std::optional<definition> def;
+  for (const auto& n : names) {
+    if ((def = find_definition(host_toks, n))) {
+      func_name = n;
+      break;
+    }
+  }
   if (!def) {
+    std::string tried;
+    for (const auto& n : names) tried += (tried.empty() ? "" : "' or '") + n;
     std::string files;
     for (const auto& f : input.host_files) files += (files.empty() ? "" : ", ") + f.path;
     result.error = synthesis_error{
-        "no definition of the tiling function '" + func_name + "' found in the host sources [" +
+        "no definition of the tiling function '" + tried + "' found in the host sources [" +
         files + "]: pass the op_host file that defines the function given to "
         "AICore().SetTiling(...) or IMPL_OP_OPTILING(...).Tiling(...)"};
     return result;
