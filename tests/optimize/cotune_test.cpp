@@ -174,5 +174,39 @@ TEST(Widen, ASearchOutOfIdeasRewritesOtherCandidatesBeforeItStops) {
   }
 }
 
+// A rewrite that failed to compile on one candidate is not proposed again on the others when the
+// search widens: here the barrier removal never compiles; it is tried once, on the best, and
+// widening spends nothing more on it (before, once more per elite).
+TEST(Widen, ARewriteThatFailedToCompileIsNotRetriedOnOtherCandidates) {
+  const std::uint64_t seed = 1;
+  std::cout << "seed " << seed << "\n";
+  offline_engine_config ec;
+  ec.seed = seed;
+  offline_engine eng(ec);
+  const evaluate_fn no_build_without_barriers = [](const eval_request& r) {
+    if (full_barriers(r.files) == 0) {
+      eval_report out;
+      out.backend = "sim";
+      out.status = aopt::vocab::eval_status::compile_error;
+      out.diagnostic = "k.cpp:1: error: the rewritten kernel does not compile";
+      return out;
+    }
+    return swish_like(r);
+  };
+  std::vector<evaluate_fn> slots = {no_build_without_barriers, no_build_without_barriers};
+  local_services svc(eng, {barrier_removal()}, slots, [](const search::experience&) {});
+  optimizer_config cfg;
+  cfg.budget = 60;
+  cfg.cotune = false;
+  cfg.widen = true;
+  const auto r = run_optimizer(two_buffer_operator(kBufferOnlyHost), svc, cfg);
+  std::size_t failed_builds = 0;
+  for (const auto& p : r.trajectory) {
+    if (p.status == "compile_error" && !p.memo) ++failed_builds;
+  }
+  EXPECT_EQ(failed_builds, 1u) << r.stop_reason;
+  EXPECT_GT(full_barriers(r.best_files), 0u);
+}
+
 }  // namespace
 }  // namespace aopt::optimize
