@@ -13,6 +13,7 @@
 
 #include "aopt/optimize/offline_engine.h"
 #include "aopt/optimize/optimizer.h"
+#include "aopt/optimize/report.h"
 
 namespace aopt::optimize {
 namespace {
@@ -206,6 +207,20 @@ TEST(Widen, ARewriteThatFailedToCompileIsNotRetriedOnOtherCandidates) {
   }
   EXPECT_EQ(failed_builds, 1u) << r.stop_reason;
   EXPECT_GT(full_barriers(r.best_files), 0u);
+  // Why it failed is kept with the point and shown in the report (a reader need not rerun it).
+  bool kept = false;
+  for (const auto& p : r.trajectory) {
+    if (p.status == "compile_error") kept = p.diagnostic == "k.cpp:1: error: the rewritten kernel does not compile";
+    if (p.status == "ok") {
+      EXPECT_TRUE(p.diagnostic.empty());
+    }
+  }
+  EXPECT_TRUE(kept);
+  report_context ctx;
+  const std::string md = report_markdown(r, ctx);
+  EXPECT_NE(md.find("## Why candidates failed"), std::string::npos);
+  EXPECT_NE(md.find("compile_error: k.cpp:1: error: the rewritten kernel does not compile"), std::string::npos) << md;
+  EXPECT_EQ(to_json(r.trajectory.front()).count("diagnostic"), 1u);
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ json to_json(const trajectory_point& p) {
           {"accepted", p.accepted},
           {"memo", p.memo},
           {"cached", p.cached},
-          {"suspect", p.suspect}};
+          {"suspect", p.suspect},
+          {"diagnostic", p.diagnostic}};
 }
 
 void from_json(const json& j, trajectory_point& p) {
@@ -52,6 +53,7 @@ void from_json(const json& j, trajectory_point& p) {
   p.memo = j.at("memo").get<bool>();
   p.cached = j.at("cached").get<bool>();
   p.suspect = j.at("suspect").get<bool>();
+  p.diagnostic = j.value("diagnostic", "");  // records written before it existed
 }
 
 json to_json(const progress_event& e) {

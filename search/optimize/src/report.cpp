@@ -228,6 +228,21 @@ std::string report_markdown(const optimize_result& r, const report_context& ctx)
       << " | " << (p.latency_us ? fmt_us(*p.latency_us) : "-") << " | " << fmt_us(p.best_us) << " | " << note << " | "
       << prop << " |\n";
   }
+  // Why each failed candidate failed (the evaluator's first line), so a reader need not rerun it.
+  std::size_t failed = 0;
+  for (const auto& p : r.trajectory) {
+    if (p.diagnostic.empty() || p.memo) continue;
+    if (failed++ == 0) o << "\n## Why candidates failed\n\n";
+    if (failed > 60) {
+      o << "- ... (the rest in report.json, `result.trajectory[].diagnostic`)\n";
+      break;
+    }
+    std::string why = p.diagnostic;
+    for (auto& ch : why) {
+      if (ch == '\n') ch = ' ';
+    }
+    o << "- #" << p.index << " " << p.status << ": " << why << "\n";
+  }
   return o.str();
 }
 

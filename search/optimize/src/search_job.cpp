@@ -128,6 +128,10 @@ void search_job::point(const entry& e, const eval_request& req, bool memo) {
   p.memo = memo;
   p.cached = !memo && e.report.cached;
   p.suspect = e.report.suspect;
+  if (!e.report.ok) {
+    p.diagnostic = e.report.diagnostic.substr(0, e.report.diagnostic.find('\n'));
+    if (p.diagnostic.size() > 300) p.diagnostic = p.diagnostic.substr(0, 300) + "...";
+  }
   res_.trajectory.push_back(std::move(p));
 }
 

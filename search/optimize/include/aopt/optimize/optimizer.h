@@ -79,6 +79,7 @@ struct trajectory_point {
   bool memo = false;            // answered from the job's memory (no budget)
   bool cached = false;          // answered from the evaluator's persistent cache (budget spent)
   bool suspect = false;
+  std::string diagnostic;       // a failure's reason: the first line of the evaluator's diagnostic, bounded
 };
 
 // One accepted change: the diff from the previous best and its measured effect.
