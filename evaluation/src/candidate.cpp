@@ -1,5 +1,6 @@
 #include "aopt/evaluation/candidate.h"
 
+#include <algorithm>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -21,9 +22,16 @@ void candidate::replace(const std::string& rel_path, std::string content) {
   const fs::path p(rel_path);
   const auto norm = p.lexically_normal().generic_string();
   const bool inside = norm.rfind("op_host/", 0) == 0 || norm.rfind("op_kernel/", 0) == 0;
-  if (p.is_absolute() || norm.find("..") != std::string::npos || !inside) {
+  // A shared file the package's build reads (aopt_shared/<path under the tree root>): the
+  // candidate's own copy of it is built instead of the tree's (the tree is never written).
+  const std::string shared = shared_prefix;
+  const bool shared_read = norm.rfind(shared, 0) == 0 &&
+                           std::find(base_->shared_files.begin(), base_->shared_files.end(), norm.substr(shared.size())) !=
+                               base_->shared_files.end();
+  if (p.is_absolute() || norm.find("..") != std::string::npos || !(inside || shared_read)) {
     throw error(ec::invalid_argument, "candidate: cannot replace '" + rel_path +
-                                          "': only files under op_host/ or op_kernel/ of the package, as relative paths");
+                                          "': only files under op_host/ or op_kernel/ of the package, or a shared file its "
+                                          "build reads (aopt_shared/<path>), as relative paths");
   }
   replaced_[norm] = std::move(content);
 }
@@ -128,6 +136,7 @@ void candidate::materialize(const fs::path& dir) const {
     if (d.rfind(shared_prefix, 0) == 0) fs::create_directories(dir / d);
   }
   for (const auto& f : base_->shared_files) {
+    if (written.count(shared_prefix + f)) continue;  // the candidate's own copy
     const fs::path to = dir / (shared_prefix + f);
     fs::create_directories(to.parent_path());
     fs::copy_file(base_->tree_root / f, to, fs::copy_options::overwrite_existing);

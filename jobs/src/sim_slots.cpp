@@ -4,12 +4,16 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <vector>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "aopt/common/error.h"
+#include "aopt/common/fs.h"
+#include "aopt/evaluation/package_build.h"
 #include "aopt/optimize/search_job.h"
 #include "aopt/stage1/search_form.h"
 #include "aopt_sim/profile.h"
@@ -18,6 +22,61 @@ namespace aopt::jobs {
 
 namespace ev = aopt::evaluation;
 namespace fs = std::filesystem;
+
+namespace {
+
+// The quoted includes of a source text, in order ("foreach_triangle.h").
+std::vector<std::string> quoted_includes(const std::string& text) {
+  std::vector<std::string> out;
+  for (auto at = text.find("#include"); at != std::string::npos; at = text.find("#include", at + 8)) {
+    const auto open = text.find_first_not_of(" \t", at + 8);
+    if (open == std::string::npos || text[open] != '"') continue;
+    const auto close = text.find('"', open + 1);
+    if (close == std::string::npos) break;
+    out.push_back(text.substr(open + 1, close - open - 1));
+  }
+  return out;
+}
+
+// The shared files the search may change (shared_search_files below), relative to the tree root.
+constexpr std::size_t max_shared_search_files = 24;
+
+}  // namespace
+
+std::vector<std::string> shared_search_files(const ev::op_package& pkg, const optimize::file_map& package_files) {
+  std::vector<std::string> out;
+  if (pkg.shared_files.empty()) return out;
+  const std::string prefix = ev::shared_prefix;
+  const std::set<std::string> shared(pkg.shared_files.begin(), pkg.shared_files.end());
+  auto add = [&](const std::string& rel) {
+    if (out.size() < max_shared_search_files && std::find(out.begin(), out.end(), rel) == out.end()) out.push_back(rel);
+  };
+  // The shared sources the package's host libraries compile (a tiling function shared by a family).
+  for (const auto& h : pkg.host_sources) {
+    if (h.rfind(prefix, 0) == 0 && shared.count(h.substr(prefix.size()))) add(h.substr(prefix.size()));
+  }
+  // The shared kernel headers the kernel includes from its shared include directories, and theirs.
+  std::vector<std::string> dirs;
+  for (const auto& d : pkg.kernel_include_dirs) {
+    if (d.rfind(prefix, 0) == 0) dirs.push_back(d.substr(prefix.size()));
+  }
+  std::vector<std::string> texts;
+  for (const auto& [path, text] : package_files) {
+    if (path.rfind("op_kernel/", 0) == 0) texts.push_back(text);
+  }
+  for (std::size_t i = 0; i < texts.size() && out.size() < max_shared_search_files; ++i) {
+    for (const auto& inc : quoted_includes(texts[i])) {
+      for (const auto& d : dirs) {
+        const std::string rel = (fs::path(d) / inc).lexically_normal().generic_string();
+        if (!shared.count(rel) || std::find(out.begin(), out.end(), rel) != out.end()) continue;
+        add(rel);
+        texts.push_back(common::read_text_file(pkg.tree_root / rel));
+        break;
+      }
+    }
+  }
+  return out;
+}
 
 optimize::file_map load_files(const ev::op_package& pkg) {
   optimize::file_map files;
@@ -29,6 +88,11 @@ optimize::file_map load_files(const ev::op_package& pkg) {
     std::stringstream ss;
     ss << in.rdbuf();
     files[rel] = ss.str();
+  }
+  // A family's shared tiling source and kernel headers: the search may change the package's own
+  // copy of them (candidate.h), as it does the package's files.
+  for (const auto& rel : shared_search_files(pkg, files)) {
+    files[ev::shared_prefix + rel] = common::read_text_file(pkg.tree_root / rel);
   }
   return files;
 }
@@ -170,7 +234,23 @@ void write_package(const ev::op_package& pkg, const optimize::file_map& best, co
       }
     }
   }
+  // A changed shared file (aopt_shared/...): the package then carries every shared file and its
+  // place in the tree (package_build.h, carried_tree_file), so that it builds as measured without
+  // the tree; unchanged shared files are not written (the tree has them).
+  const std::string shared = ev::shared_prefix;
+  const bool carried = fs::exists(pkg.dir / ev::carried_tree_file);
+  bool shared_changed = false;
   for (const auto& [rel, text] : best) {
+    if (rel.rfind(shared, 0) == 0 && !carried && text != common::read_text_file(pkg.tree_root / rel.substr(shared.size()))) {
+      shared_changed = true;
+    }
+  }
+  if (shared_changed) {
+    for (const auto& [rel, text] : ev::carried_shared_files(pkg.dir, pkg.tree_root)) common::write_text_file(out / rel, text);
+  }
+  for (const auto& [rel, text] : best) {
+    if (rel.rfind(shared, 0) == 0 && !carried && !shared_changed) continue;
+    if (rel.rfind(shared, 0) == 0) fs::create_directories((out / rel).parent_path());
     std::ofstream o(out / rel, std::ios::binary | std::ios::trunc);
     o << text;
     if (!o) throw error(ec::io_error, fmt::format("{}: cannot write the optimized file", (out / rel).string()));

@@ -116,3 +116,18 @@ TEST_F(AoptBuild, TheCorpusReadsSharedDirectoriesInsideItsRoot) {
   ASSERT_EQ(j["operators"].size(), 2u) << j.dump(2);
   for (const auto& op : j["operators"]) EXPECT_EQ(op["status"], "ok") << j.dump(2);
 }
+
+// A family's tiling function in a shared source of the tree (cann-ops' foreach operators): the
+// search loads the package's own copy of it (aopt_shared/...) and Stage I tunes it; before, Stage I
+// found no tiling function in op_host/ and a quarter of the real-operator bench ran one evaluation.
+// Nothing is accepted here, so the optimized package carries no shared file.
+TEST_F(AoptBuild, StageITunesATilingFunctionInASharedSourceOfTheTree) {
+  const fs::path out = tmp_ / "shared-opt";
+  const auto o = aopt({"optimize", (packages / "shared_tree/src/fixture/shared_scale").string(), "--tree",
+                       (packages / "shared_tree").string(), "--budget", "4", "--out", out.string(), "--cache-dir",
+                       (tmp_ / "cache").string()});
+  ASSERT_EQ(o.exit_code, 0) << o.out << "\n" << o.err;
+  EXPECT_NE(o.out.find("Stage I (tiling, 1 tunables in SharedScaleTilingFunc)"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("no definition of the tiling function"), std::string::npos) << o.out;
+  EXPECT_FALSE(fs::exists(out / "aopt_shared")) << "an unchanged shared file is not written";
+}

@@ -679,16 +679,14 @@ void stage2_round(job& j, const services& svc, const optimizer_config& cfg, std:
 // nothing to propose.
 constexpr std::size_t widen_elites = 4;
 
-bool is_kernel_path(const std::string& p) { return p.rfind("op_kernel/", 0) == 0; }
-
 // `into` with its op_kernel/ files replaced by those of `from` (kernel = true), or every other
 // file (kernel = false).
 file_map take_part(file_map into, const file_map& from, bool kernel) {
   for (auto it = into.begin(); it != into.end();) {
-    it = is_kernel_path(it->first) == kernel ? into.erase(it) : std::next(it);
+    it = is_kernel_file(it->first) == kernel ? into.erase(it) : std::next(it);
   }
   for (const auto& [p, c] : from) {
-    if (is_kernel_path(p) == kernel) into[p] = c;
+    if (is_kernel_file(p) == kernel) into[p] = c;
   }
   return into;
 }

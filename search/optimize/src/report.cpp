@@ -178,6 +178,22 @@ std::string report_markdown(const optimize_result& r, const report_context& ctx)
     o << "\n```diff\n" << c.diff << (c.diff.empty() || c.diff.back() == '\n' ? "" : "\n") << "```\n\n";
   }
 
+  // A change to a file the package shares with others in its tree (aopt_shared/...).
+  std::vector<std::string> shared_changed;
+  for (const auto& [p, c] : r.best_files) {
+    auto it = r.base_files.find(p);
+    if (p.starts_with("aopt_shared/") && (it == r.base_files.end() || it->second != c)) shared_changed.push_back(p);
+  }
+  if (!shared_changed.empty()) {
+    o << "**Shared files changed.** These are files of the tree the package's build reads, which other "
+         "operators may share:";
+    for (const auto& p : shared_changed) o << " `" << p.substr(std::string("aopt_shared/").size()) << "`";
+    o << ". The optimized package carries its own copy of every shared file (under aopt_shared/, with "
+         "aopt_shared/package_path), so `aopt eval` on it builds what was measured without the tree. To "
+         "install it in a tree, copy the changed file into the package and point its CMakeLists.txt at the "
+         "copy, or review the change for the operators that share the file.\n\n";
+  }
+
   o << "## Profile before and after (timed case)\n\n| field | base | best |\n|---|---|---|\n";
   const nlohmann::json empty = nlohmann::json::object();
   const auto& before = r.base.profile;

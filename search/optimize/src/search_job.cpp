@@ -20,12 +20,12 @@ file_map merged(const file_map& base, const std::map<std::string, std::string>& 
 
 bool changes_kernel(const file_map& before, const file_map& after) {
   for (const auto& [path, content] : after) {
-    if (!path.starts_with("op_kernel/")) continue;
+    if (!is_kernel_file(path)) continue;
     auto it = before.find(path);
     if (it == before.end() || it->second != content) return true;
   }
   for (const auto& [path, content] : before) {
-    if (path.starts_with("op_kernel/") && !after.count(path)) return true;
+    if (is_kernel_file(path) && !after.count(path)) return true;
   }
   return false;
 }

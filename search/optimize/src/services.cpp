@@ -11,11 +11,17 @@
 
 namespace aopt::optimize {
 
+bool is_kernel_file(const std::string& path) {
+  if (path.starts_with("op_kernel/")) return true;
+  if (!path.starts_with("aopt_shared/")) return false;
+  return path.ends_with(".h") || path.ends_with(".hpp");
+}
+
 stage1::synthesis_input synthesis_input_of(const file_map& files) {
   stage1::synthesis_input in;
   for (const auto& [path, content] : files) {
-    if (path.starts_with("op_host/")) in.host_files.push_back({path, content});
-    else if (path.starts_with("op_kernel/")) in.kernel_files.push_back({path, content});
+    if (is_kernel_file(path)) in.kernel_files.push_back({path, content});
+    else if (path.starts_with("op_host/") || path.starts_with("aopt_shared/")) in.host_files.push_back({path, content});
   }
   return in;
 }

@@ -22,7 +22,8 @@ class candidate {
  public:
   explicit candidate(std::shared_ptr<const op_package> base);
 
-  // Replaces (or adds) `rel_path` (relative to the package dir, inside op_host/ or op_kernel/).
+  // Replaces (or adds) `rel_path` (relative to the package dir, inside op_host/ or op_kernel/), or
+  // replaces a shared file the package's build reads (aopt_shared/<path>, one of shared_files).
   // Throws aopt::error(invalid_argument) for absolute paths, "..", or other directories.
   void replace(const std::string& rel_path, std::string content);
 

@@ -122,6 +122,11 @@ class local_services {
 // Helpers shared by every implementation.
 // The synthesis input of a file set: op_host/ sources as host files, op_kernel/ as kernel files.
 stage1::synthesis_input synthesis_input_of(const file_map& files);
+
+// Whether a file of a candidate is kernel source: op_kernel/..., or a shared kernel header the
+// loader took (aopt_shared/...h: jobs::shared_search_files); the rest is host (op_host/, a shared
+// tiling source aopt_shared/...cpp).
+bool is_kernel_file(const std::string& path);
 // A stable hash of a file set (paths and contents), the job-level identity of a candidate.
 std::string files_key(const file_map& files);
 
