@@ -243,3 +243,44 @@ TEST(Motifs, ParserReusesAParseOfTheSameFileAndItsIncludesOnly) {
 
 }  // namespace
 }  // namespace aopt::motifs
+
+namespace aopt::motifs {
+namespace {
+
+// A kernel that includes a sibling source (`#include "impl_f32.cpp"`, trunc's layout): the
+// nodes of the parse are the main file's only. Every file of the set is an unsaved file of
+// libclang, and those compare equal by their (absent) inode, so the included file's statements
+// came back with their own offsets, past the end of the main file's text (trunc's internal
+// error `basic_string_view::substr: __pos (which is 3003) > __size (which is 1756)`).
+TEST(Motifs, ParserKeepsOnlyTheMainFilesNodesWhenTheKernelIncludesASiblingSource) {
+  file_set files;
+  std::string impl = "// a sibling source, longer than the entry\n";
+  for (int i = 0; i < 40; ++i) impl += "// padding line " + std::to_string(i) + " of the implementation file\n";
+  impl +=
+      "template <typename T> __aicore__ inline void Compute(AscendC::LocalTensor<T>& y, AscendC::LocalTensor<T>& x,\n"
+      "                                                     AscendC::LocalTensor<float>& t, uint32_t n) {\n"
+      "  if constexpr (!std::is_same_v<T, float>) {\n"
+      "    AscendC::Cast(t, x, AscendC::RoundMode::CAST_NONE, n);\n"
+      "    AscendC::Cast(y, t, AscendC::RoundMode::CAST_RINT, n);\n"
+      "  } else {\n"
+      "    AscendC::Abs(y, x, n);\n"
+      "  }\n"
+      "}\n";
+  files["op_kernel/impl_f32.cpp"] = impl;
+  files["op_kernel/entry.cpp"] =
+      "#include \"kernel_operator.h\"\n#include \"impl_f32.cpp\"\n"
+      "extern \"C\" __global__ __aicore__ void entry(GM_ADDR x, GM_ADDR y) {\n"
+      "  if constexpr (std::is_same_v<DTYPE_X, float>) {\n  } else {\n  }\n}\n";
+  source_set src(files, shared_parser());
+  auto entry = src.get("op_kernel/entry.cpp");
+  const std::size_t size = files["op_kernel/entry.cpp"].size();
+  ASSERT_LT(size, impl.size());
+  for (const node& n : entry->nodes()) EXPECT_LE(n.r.end, size) << "a node of clang kind " << n.clang_kind;
+  EXPECT_EQ(entry->find(node_kind::if_stmt).size(), 1u);
+  // The sibling's own parse sees its branch, and every motif matches the set without throwing.
+  EXPECT_EQ(src.get("op_kernel/impl_f32.cpp")->find(node_kind::if_stmt).size(), 1u);
+  for (const auto& m : all_motifs()) EXPECT_NO_THROW(m->match(src)) << m->id();
+}
+
+}  // namespace
+}  // namespace aopt::motifs

@@ -85,8 +85,17 @@ bool wants_type(node_kind k) {
 
 struct builder {
   CXFile main_file = nullptr;
+  std::string main_name;
   std::string_view text;
   std::vector<node> nodes;
+
+  // Every file of the set is an unsaved file of libclang, and unsaved files compare equal by
+  // their (absent) inode under clang_File_isEqual: a kernel that includes a sibling source
+  // (`#include "trunc_f32.cpp"`) got that file's statements with that file's offsets. The name
+  // tells them apart.
+  bool in_main_file(CXFile f) const {
+    return f && clang_File_isEqual(f, main_file) && take(clang_getFileName(f)) == main_name;
+  }
 
   bool offsets(CXCursor c, range& out) const {
     const CXSourceRange ext = clang_getCursorExtent(c);
@@ -95,9 +104,9 @@ struct builder {
     unsigned b = 0;
     unsigned e = 0;
     clang_getExpansionLocation(clang_getRangeStart(ext), &f1, nullptr, nullptr, &b);
-    if (!f1 || !clang_File_isEqual(f1, main_file)) return false;
+    if (!in_main_file(f1) || b > text.size()) return false;
     clang_getExpansionLocation(clang_getRangeEnd(ext), &f2, nullptr, nullptr, &e);
-    if (!f2 || !clang_File_isEqual(f2, main_file)) e = b;
+    if (!in_main_file(f2)) e = b;
     if (e < b) e = b;
     if (e > text.size()) e = static_cast<unsigned>(text.size());
     // A range ending on a macro name stops at its start: extend over the identifier.
@@ -720,6 +729,7 @@ std::shared_ptr<const source_file> parser::parse_uncached(const file_set& files,
   }
   builder b;
   b.main_file = clang_getFile(tu, main_name.c_str());
+  b.main_name = b.main_file ? take(clang_getFileName(b.main_file)) : main_name;
   b.text = text;
   // The translation unit itself spans the whole file.
   node root;
