@@ -43,13 +43,15 @@ constexpr std::size_t max_shared_search_files = 24;
 
 }  // namespace
 
-std::vector<std::string> shared_search_files(const ev::op_package& pkg, const optimize::file_map& package_files) {
-  std::vector<std::string> out;
+optimize::file_map shared_search_files(const ev::op_package& pkg, const optimize::file_map& package_files) {
+  optimize::file_map out;
   if (pkg.shared_files.empty()) return out;
   const std::string prefix = ev::shared_prefix;
   const std::set<std::string> shared(pkg.shared_files.begin(), pkg.shared_files.end());
-  auto add = [&](const std::string& rel) {
-    if (out.size() < max_shared_search_files && std::find(out.begin(), out.end(), rel) == out.end()) out.push_back(rel);
+  // Adds a shared file once (at most max_shared_search_files); its text, or null when not added.
+  auto add = [&](const std::string& rel) -> const std::string* {
+    if (out.size() >= max_shared_search_files || out.count(rel)) return nullptr;
+    return &(out[rel] = common::read_text_file(pkg.tree_root / rel));
   };
   // The shared sources the package's host libraries compile (a tiling function shared by a family).
   for (const auto& h : pkg.host_sources) {
@@ -68,9 +70,8 @@ std::vector<std::string> shared_search_files(const ev::op_package& pkg, const op
     for (const auto& inc : quoted_includes(texts[i])) {
       for (const auto& d : dirs) {
         const std::string rel = (fs::path(d) / inc).lexically_normal().generic_string();
-        if (!shared.count(rel) || std::find(out.begin(), out.end(), rel) != out.end()) continue;
-        add(rel);
-        texts.push_back(common::read_text_file(pkg.tree_root / rel));
+        if (!shared.count(rel) || out.count(rel)) continue;
+        if (const std::string* text = add(rel)) texts.push_back(*text);
         break;
       }
     }
@@ -91,9 +92,7 @@ optimize::file_map load_files(const ev::op_package& pkg) {
   }
   // A family's shared tiling source and kernel headers: the search may change the package's own
   // copy of them (candidate.h), as it does the package's files.
-  for (const auto& rel : shared_search_files(pkg, files)) {
-    files[ev::shared_prefix + rel] = common::read_text_file(pkg.tree_root / rel);
-  }
+  for (auto& [rel, text] : shared_search_files(pkg, files)) files[ev::shared_prefix + rel] = std::move(text);
   return files;
 }
 

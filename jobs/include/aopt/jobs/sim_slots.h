@@ -27,8 +27,9 @@ optimize::file_map load_files(const evaluation::op_package& pkg);
 // The shared files (relative to the tree root) a search may change besides the package's own: the
 // shared sources its host libraries compile (a family's tiling function, e.g. cann-ops' foreach
 // operators) and the shared kernel headers its kernel includes from its shared include
-// directories, transitively; at most 24. `package_files`: the package's own (op_kernel/ read).
-std::vector<std::string> shared_search_files(const evaluation::op_package& pkg, const optimize::file_map& package_files);
+// directories, transitively; at most 24, each with its text as read (one read per file).
+// `package_files`: the package's own (op_kernel/ read).
+optimize::file_map shared_search_files(const evaluation::op_package& pkg, const optimize::file_map& package_files);
 
 struct slot_options {
   std::string backend = "sim";          // "sim" or "cann"
