@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "register/tilingdata_base.h"
@@ -247,7 +248,9 @@ TEST(MatmulTiling, GetTilingThroughTheBaseClassIsTheObjectsOwn) {
 
 // The AscendC constants host tilings name (weight_quant_batch_matmul_v2: `using AscendC::ONE_BLK_SIZE;`).
 TEST(MatmulTiling, HostSeesTheAscendCBlockConstants) {
-  EXPECT_EQ(AscendC::ONE_BLK_SIZE, 32);
+  EXPECT_EQ(AscendC::ONE_BLK_SIZE, 32u);
+  static_assert(std::is_same_v<std::remove_const_t<decltype(AscendC::ONE_BLK_SIZE)>, std::uint32_t>,
+                "one type with a uint32_t count in CeilDiv(T, T) / CeilAlign(T, T)");
   EXPECT_EQ(AscendC::BLOCK_CUBE, 16);
 }
 

@@ -185,7 +185,18 @@ TEST(MatmulNamespace, SetLocalWorkspaceTakesAUbByteTensor) {
   constexpr bool has = requires(Matmul<A, A, C> mm, const LocalTensor<std::uint8_t>& ws) {
     { mm.SetLocalWorkspace(ws) } -> std::same_as<void>;
   };
+  // SetUserDefInfo(uint64_t) (batch_mat_mul_v3: the tiling data's address for its copy callbacks).
+  Matmul<A, A, C> mm;
+  mm.SetUserDefInfo(reinterpret_cast<std::uint64_t>(&mm));
   static_assert(has);
+  SUCCEED();
+}
+
+// TBuf<> is TBuf<TPosition::VECCALC> (LCM names VECCALC): mat_mul_v3's split-K kernel passes a
+// TBuf<> to a function taking TBuf<TPosition::VECCALC>&.
+TEST(MatmulNamespace, DefaultTBufIsVecCalc) {
+  static_assert(std::is_same_v<TBuf<>, TBuf<TPosition::VECCALC>>);
+  static_assert(TPosition::LCM == TPosition::VECCALC);
   SUCCEED();
 }
 

@@ -10,6 +10,9 @@ namespace AscendC {
 // int8), the unit of the Nz layout and of base M/N/K.
 constexpr std::int32_t BLOCK_CUBE = 16;
 // Bytes of one data block (UB / L1 copies move whole 32-byte blocks); host tilings align with it
-// (weight_quant_batch_matmul_v2's `using AscendC::ONE_BLK_SIZE;`).
-constexpr std::int32_t ONE_BLK_SIZE = 32;
+// (weight_quant_batch_matmul_v2's `using AscendC::ONE_BLK_SIZE;`). Unsigned 32-bit, as the tilings
+// need: `ops::CeilDiv(static_cast<uint32_t>(n), ONE_BLK_SIZE)` and `ops::CeilAlign(uint32_t,
+// ONE_BLK_SIZE)` deduce one type from both arguments (quant_batch_matmul_v3,
+// weight_quant_batch_matmul_v2; the former notes it as "uint32_t 32").
+constexpr std::uint32_t ONE_BLK_SIZE = 32;
 }  // namespace AscendC

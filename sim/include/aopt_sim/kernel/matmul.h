@@ -336,9 +336,13 @@ class Matmul : public aopt::sim::matmul_detail::engine<A_TYPE, B_TYPE, C_TYPE, B
   // into UB; matmul_leakyrelu passes baseM * baseN * sizeof(C) bytes). Sim's product needs no
   // staging: the buffer is accepted and left untouched.
   void SetLocalWorkspace(const LocalTensor<std::uint8_t>& tmpBuffer) { static_cast<void>(tmpBuffer); }
+  // The user data the real API hands to the MM_CB copy callbacks (batch_mat_mul_v3: its tiling
+  // data's address). Sim calls no callback (MatmulCallBackFunc): the value is kept, nothing reads it.
+  void SetUserDefInfo(const std::uint64_t tilingPtr) { user_def_info_ = tilingPtr; }
 
  private:
   std::uint8_t sub_block_idx_ = 0;
+  std::uint64_t user_def_info_ = 0;
 };
 
 // MatmulImpl: the class Matmul names, as kernels that hold the object by it spell it
