@@ -64,4 +64,23 @@ TEST(GmGlobals, HostStackArrayIsStillNotGm) {
   EXPECT_NE(r.error->message.find("not inside any GM buffer"), std::string::npos) << r.error->to_string();
 }
 
+// A per-core global (`__BLOCK_LOCAL__ __inline__ CallBackContext ctx;`, mat_mul_v3's callback
+// context): each core has its own copy, so cores writing it at once do not see each other's value.
+struct block_context {
+  std::uint32_t owner;
+};
+__BLOCK_LOCAL__ __inline__ block_context block_ctx;
+
+TEST(GmGlobals, BlockLocalVariableIsPerCore) {
+  constexpr std::uint32_t blocks = 4;
+  gm_buffer out(blocks * sizeof(std::int32_t), "seen");
+  auto r = run(blocks, [&] {
+    block_ctx.owner = GetBlockIdx();
+    SyncAll();  // every core has written its copy before any reads it back
+    reinterpret_cast<std::int32_t*>(out.get())[GetBlockIdx()] = static_cast<std::int32_t>(block_ctx.owner);
+  });
+  ASSERT_FALSE(r.error.has_value()) << r.error->to_string();
+  for (std::uint32_t i = 0; i < blocks; ++i) EXPECT_EQ(out.as<std::int32_t>()[i], static_cast<std::int32_t>(i)) << i;
+}
+
 }  // namespace

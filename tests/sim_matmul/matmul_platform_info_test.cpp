@@ -24,7 +24,7 @@ matmul_tiling::PlatformInfo info_of(const platform_ascendc::PlatformAscendC& p) 
   return info;
 }
 
-optiling::TCubeTiling tile(matmul_tiling::MatmulApiTiling& t, std::int32_t m, std::int32_t n, std::int32_t k) {
+optiling::TCubeTiling tile(matmul_tiling::MatmulApiTilingBase& t, std::int32_t m, std::int32_t n, std::int32_t k) {
   t.SetAType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
   t.SetBType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
   t.SetCType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "register/tilingdata_base.h"
@@ -39,7 +40,7 @@ caps platform_caps() {
   return c;
 }
 
-void set_types(matmul_tiling::MatmulApiTiling& t, DataType in, DataType out, bool trans_a = false, bool trans_b = false) {
+void set_types(matmul_tiling::MatmulApiTilingBase& t, DataType in, DataType out, bool trans_a = false, bool trans_b = false) {
   t.SetAType(TPosition::GM, CubeFormat::ND, in, trans_a);
   t.SetBType(TPosition::GM, CubeFormat::ND, in, trans_b);
   t.SetCType(TPosition::GM, CubeFormat::ND, out);
@@ -221,6 +222,45 @@ TEST(MatmulTiling, MultiCoreSplitsMAndNOverSetDimCores) {
   ASSERT_EQ(fixed.GetTiling(t), 0);
   EXPECT_EQ(t.usedCoreNum, 8);
   EXPECT_EQ(t.singleCoreM, 512);
+}
+
+// MatmulApiTilingBase is the documented base of both tiling classes; tiling code that fills either
+// through a base reference (quant_batch_matmul_v3's InitTilingData) gets the object's own GetTiling:
+// the multi-core split for a MultiCoreMatmulTiling, one core for a MatmulApiTiling.
+std::int64_t tile_through_base(matmul_tiling::MatmulApiTilingBase& mm, optiling::TCubeTiling& t) {
+  set_types(mm, DataType::DT_FLOAT16, DataType::DT_FLOAT);
+  mm.SetShape(1024, 1024, 512);
+  mm.SetOrgShape(1024, 1024, 512);
+  return mm.GetTiling(t);
+}
+
+TEST(MatmulTiling, GetTilingThroughTheBaseClassIsTheObjectsOwn) {
+  matmul_tiling::MultiCoreMatmulTiling multi;
+  multi.SetDim(16);
+  matmul_tiling::MatmulApiTiling single;
+  optiling::TCubeTiling tm, ts;
+  ASSERT_EQ(tile_through_base(multi, tm), 0);
+  ASSERT_EQ(tile_through_base(single, ts), 0);
+  EXPECT_EQ(tm.usedCoreNum, 16);
+  EXPECT_EQ(tm.singleCoreM, 256);
+  EXPECT_EQ(ts.singleCoreM, 1024) << "one core takes the whole shape";
+}
+
+// The AscendC constants host tilings name (weight_quant_batch_matmul_v2: `using AscendC::ONE_BLK_SIZE;`).
+TEST(MatmulTiling, HostSeesTheAscendCBlockConstants) {
+  EXPECT_EQ(AscendC::ONE_BLK_SIZE, 32u);
+  static_assert(std::is_same_v<std::remove_const_t<decltype(AscendC::ONE_BLK_SIZE)>, std::uint32_t>,
+                "one type with a uint32_t count in CeilDiv(T, T) / CeilAlign(T, T)");
+  EXPECT_EQ(AscendC::BLOCK_CUBE, 16);
+}
+
+TEST(MatmulTiling, UndefinedDataTypeIsInfeasible) {
+  matmul_tiling::MatmulApiTiling mm;
+  set_types(mm, DataType::DT_FLOAT16, DataType::DT_FLOAT);
+  mm.SetAType(TPosition::GM, CubeFormat::ND, DataType::DT_UNDEFINED);
+  mm.SetShape(64, 64, 64);
+  optiling::TCubeTiling t;
+  EXPECT_EQ(mm.GetTiling(t), -1);
 }
 
 TEST(MatmulTiling, RandomShapesAlwaysGiveValidTilings) {

@@ -3,6 +3,7 @@
 // copy_gm_to_ubuf_align_b8/b16/b32 and copy_ubuf_to_gm_align_b8/b16/b32, each checked for the
 // layout DataCopyPad gives (lenBurst and the GM gap in bytes, the UB gap in 32 B blocks); and the
 // CTRL register's get_ctrl / set_ctrl / sbitset1 / sbitset0 (batch_mat_mul_v3).
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -128,6 +129,33 @@ TEST(MatmulNamespace, CeilDivRoundsUp) {
   EXPECT_EQ(matmul::CeilDiv<std::uint64_t>(std::uint64_t{1} << 40, 3), ((std::uint64_t{1} << 40) + 2) / 3);
 }
 
+// namespace matmul is CANN's alias of AscendC: `using namespace matmul;` alone names the whole
+// kernel API (matmul_leakyrelu's unqualified DataCopyParams), and a kernel's own one-parameter
+// CeilDiv beside `using namespace AscendC;` (norm/rms_norm) is not ambiguous with the API's.
+namespace alias_user {
+using namespace matmul;
+inline std::uint16_t block_count() {
+  DataCopyParams p{4, 2, 0, 0};
+  return p.blockCount;
+}
+}  // namespace alias_user
+namespace own_ceil_div_user {
+using namespace AscendC;
+template <typename T>
+inline T CeilDiv(T x, T y) {
+  return y == 0 ? T{} : (x + y - 1) / y + 100;  // + 100: shows which one was called
+}
+inline std::uint32_t tiles(std::uint32_t n, std::uint32_t per) { return CeilDiv(n, per); }
+}  // namespace own_ceil_div_user
+
+TEST(MatmulNamespace, MatmulIsAnAliasOfAscendC) {
+  EXPECT_EQ(alias_user::block_count(), 4u);
+  EXPECT_EQ(own_ceil_div_user::tiles(10, 3), 104u) << "the kernel's own CeilDiv is the one called";
+  static_assert(std::is_same_v<matmul::DataCopyParams, AscendC::DataCopyParams>);
+  // matmul_leakyrelu's copy out: `baseN * sizeof(cType) / DEFAULT_C0_SIZE` blocks of 32 bytes.
+  EXPECT_EQ(matmul::DEFAULT_C0_SIZE, 32);
+}
+
 // MatmulImpl<A, B, C, BIAS, MM_CFG, MM_CB> (mat_mul_v3 / gemm_v2's mat_mul_base_kernel.h) is the
 // class Matmul names, through namespace AscendC and namespace matmul.
 TEST(MatmulNamespace, MatmulImplIsTheMatmulClass) {
@@ -147,6 +175,29 @@ TEST(MatmulNamespace, SetSubBlockIdxIsKept) {
   EXPECT_EQ(mm.GetSubBlockIdx(), 0);
   mm.SetSubBlockIdx(1);
   EXPECT_EQ(mm.GetSubBlockIdx(), 1);
+}
+
+// Matmul::SetLocalWorkspace(LocalTensor<uint8_t>) (matmul_leakyrelu: the UB staging it offers
+// the API when C goes to UB) is declared with the documented signature.
+TEST(MatmulNamespace, SetLocalWorkspaceTakesAUbByteTensor) {
+  using A = MatmulType<TPosition::GM, CubeFormat::ND, half>;
+  using C = MatmulType<TPosition::VECIN, CubeFormat::ND, float>;
+  constexpr bool has = requires(Matmul<A, A, C> mm, const LocalTensor<std::uint8_t>& ws) {
+    { mm.SetLocalWorkspace(ws) } -> std::same_as<void>;
+  };
+  // SetUserDefInfo(uint64_t) (batch_mat_mul_v3: the tiling data's address for its copy callbacks).
+  Matmul<A, A, C> mm;
+  mm.SetUserDefInfo(reinterpret_cast<std::uint64_t>(&mm));
+  static_assert(has);
+  SUCCEED();
+}
+
+// TBuf<> is TBuf<TPosition::VECCALC> (LCM names VECCALC): mat_mul_v3's split-K kernel passes a
+// TBuf<> to a function taking TBuf<TPosition::VECCALC>&.
+TEST(MatmulNamespace, DefaultTBufIsVecCalc) {
+  static_assert(std::is_same_v<TBuf<>, TBuf<TPosition::VECCALC>>);
+  static_assert(TPosition::LCM == TPosition::VECCALC);
+  SUCCEED();
 }
 
 // PRELOAD(len) (mat_mul_v3's split-K kernel) is accepted in a template, as there, and does nothing.

@@ -42,7 +42,7 @@ enum class CubeFormat : std::int32_t { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR,
 enum class DataType : std::int32_t {
   DT_FLOAT = 0, DT_FLOAT16 = 1, DT_INT8 = 2, DT_INT32 = 3, DT_UINT8 = 4, DT_INT16 = 6, DT_UINT16 = 7,
   DT_UINT32 = 8, DT_INT64 = 9, DT_UINT64 = 10, DT_DOUBLE = 11, DT_BOOL = 12, DT_BF16 = 27, DT_INT4 = 29,
-  DT_BFLOAT16 = DT_BF16, DT_HALF = DT_FLOAT16
+  DT_UNDEFINED = 28, DT_BFLOAT16 = DT_BF16, DT_HALF = DT_FLOAT16
 };
 enum class MatrixTraverse : std::int32_t { NOSET = 0, FIRSTM = 1, FIRSTN = 2 };
 enum class MatrixMadType : std::int32_t { NORMAL = 0, HF32 = 1 };
@@ -71,6 +71,7 @@ inline std::int32_t dtype_bits(DataType t) {
     case DataType::DT_INT8: case DataType::DT_UINT8: case DataType::DT_BOOL: return 8;
     case DataType::DT_INT4: return 4;
     case DataType::DT_INT64: case DataType::DT_UINT64: case DataType::DT_DOUBLE: return 64;
+    case DataType::DT_UNDEFINED: break;  // refused by GetTiling before any size is asked
   }
   return 16;
 }
@@ -91,19 +92,22 @@ struct PlatformInfo {
   std::uint64_t l0BSize = 0;
 };
 
-class MatmulApiTiling {
+// The base of MatmulApiTiling (one core), MultiCoreMatmulTiling and the tiling code's own classes
+// (quant_batch_matmul_v3 fills either through a `MatmulApiTilingBase&`): the setters and the rule,
+// GetTiling virtual as documented.
+class MatmulApiTilingBase {
  public:
-  MatmulApiTiling() : MatmulApiTiling(platform_ascendc::PlatformAscendC()) {}
+  MatmulApiTilingBase() : MatmulApiTilingBase(platform_ascendc::PlatformAscendC()) {}
   // The sizes come from `platform`; PlatformInfo carries no core count, so the platform's AIC count
   // stands (MultiCoreMatmulTiling's SetDim sets the cores used).
-  explicit MatmulApiTiling(const PlatformInfo& platform) : MatmulApiTiling() {
+  explicit MatmulApiTilingBase(const PlatformInfo& platform) : MatmulApiTilingBase() {
     l1_ = static_cast<std::int64_t>(platform.l1Size);
     l0a_ = static_cast<std::int64_t>(platform.l0ASize);
     l0b_ = static_cast<std::int64_t>(platform.l0BSize);
     l0c_ = static_cast<std::int64_t>(platform.l0CSize);
     ub_ = static_cast<std::int64_t>(platform.ubSize);
   }
-  explicit MatmulApiTiling(const platform_ascendc::PlatformAscendC& ascendcPlatform) {
+  explicit MatmulApiTilingBase(const platform_ascendc::PlatformAscendC& ascendcPlatform) {
     std::uint64_t v = 0;
     ascendcPlatform.GetCoreMemSize(platform_ascendc::CoreMemType::L1, v);
     l1_ = static_cast<std::int64_t>(v);
@@ -118,7 +122,7 @@ class MatmulApiTiling {
     cores_ = static_cast<std::int32_t>(ascendcPlatform.GetCoreNumAic());
     if (cores_ <= 0) cores_ = 1;
   }
-  virtual ~MatmulApiTiling() = default;
+  virtual ~MatmulApiTilingBase() = default;
 
   std::int32_t SetAType(TPosition pos, CubeFormat type, DataType dataType, bool isTrans = false) {
     a_ = MatTilingType{pos, type, dataType, isTrans, true};
@@ -209,7 +213,7 @@ class MatmulApiTiling {
   }
 
   // Fills `tiling` (see the rule at the top of this file); 0 on success, -1 when infeasible.
-  std::int64_t GetTiling(optiling::TCubeTiling& tiling) { return compute(tiling, false); }
+  virtual std::int64_t GetTiling(optiling::TCubeTiling& tiling) = 0;
 
   std::int32_t GetBaseM() const { return base_m_; }
   std::int32_t GetBaseN() const { return base_n_; }
@@ -246,6 +250,9 @@ class MatmulApiTiling {
   // Step 1: the whole shape and the input dtype; false (said why) when something is missing.
   bool resolve_shape(plan& p) const {
     if (!a_.set || !b_.set || !c_.set) return refuse("SetAType, SetBType and SetCType must all be called before GetTiling");
+    for (const MatTilingType* t : {&a_, &b_, &c_}) {
+      if (t->dataType == DataType::DT_UNDEFINED) return refuse("a matrix type is DT_UNDEFINED: give SetAType/SetBType/SetCType a data type");
+    }
     p.M = org_m_ > 0 ? org_m_ : m_;
     p.N = org_n_ > 0 ? org_n_ : n_;
     p.Ka = org_ka_ > 0 ? org_ka_ : k_;
@@ -441,12 +448,21 @@ class MatmulApiTiling {
   MatrixTraverse traverse_ = MatrixTraverse::NOSET;
 };
 
-class MultiCoreMatmulTiling : public MatmulApiTiling {
+class MatmulApiTiling : public MatmulApiTilingBase {
+ public:
+  MatmulApiTiling() = default;
+  explicit MatmulApiTiling(const platform_ascendc::PlatformAscendC& ascendcPlatform)
+      : MatmulApiTilingBase(ascendcPlatform) {}
+  explicit MatmulApiTiling(const PlatformInfo& platform) : MatmulApiTilingBase(platform) {}
+  std::int64_t GetTiling(optiling::TCubeTiling& tiling) override { return compute(tiling, false); }
+};
+
+class MultiCoreMatmulTiling : public MatmulApiTilingBase {
  public:
   MultiCoreMatmulTiling() = default;
   explicit MultiCoreMatmulTiling(const platform_ascendc::PlatformAscendC& ascendcPlatform)
-      : MatmulApiTiling(ascendcPlatform) {}
-  explicit MultiCoreMatmulTiling(const PlatformInfo& platform) : MatmulApiTiling(platform) {}
+      : MatmulApiTilingBase(ascendcPlatform) {}
+  explicit MultiCoreMatmulTiling(const PlatformInfo& platform) : MatmulApiTilingBase(platform) {}
 
   // The cores the split may use (the AIC count of the platform by default).
   std::int32_t SetDim(std::int32_t dim) {
@@ -476,7 +492,7 @@ class MultiCoreMatmulTiling : public MatmulApiTiling {
     return 0;
   }
   void EnableMultiCoreSplitK(bool flag) { static_cast<void>(flag); }
-  std::int64_t GetTiling(optiling::TCubeTiling& tiling) {
+  std::int64_t GetTiling(optiling::TCubeTiling& tiling) override {
     const std::int64_t r = compute(tiling, true);
     if (r == 0) {
       single_m_out_ = tiling.singleCoreM;

@@ -332,9 +332,17 @@ class Matmul : public aopt::sim::matmul_detail::engine<A_TYPE, B_TYPE, C_TYPE, B
   // the product on the calling core itself, so the index is kept and changes nothing.
   void SetSubBlockIdx(std::uint8_t subBlockIdx) { sub_block_idx_ = subBlockIdx; }
   std::uint8_t GetSubBlockIdx() const { return sub_block_idx_; }
+  // The UB space the real API takes for its own staging (the ND <-> Nz conversions of a GetTensorC
+  // into UB; matmul_leakyrelu passes baseM * baseN * sizeof(C) bytes). Sim's product needs no
+  // staging: the buffer is accepted and left untouched.
+  void SetLocalWorkspace(const LocalTensor<std::uint8_t>& tmpBuffer) { static_cast<void>(tmpBuffer); }
+  // The user data the real API hands to the MM_CB copy callbacks (batch_mat_mul_v3: its tiling
+  // data's address). Sim calls no callback (MatmulCallBackFunc): the value is kept, nothing reads it.
+  void SetUserDefInfo(const std::uint64_t tilingPtr) { user_def_info_ = tilingPtr; }
 
  private:
   std::uint8_t sub_block_idx_ = 0;
+  std::uint64_t user_def_info_ = 0;
 };
 
 // MatmulImpl: the class Matmul names, as kernels that hold the object by it spell it
@@ -370,28 +378,18 @@ inline void regist(TPipe* pipe, MM& mm, std::nullptr_t, Rest&&... rest) {
     ::AscendC::aopt_mm_reg::regist(tpipe, __VA_ARGS__);       \
   } while (0)
 
-// Older kernels name the API through namespace matmul.
-namespace matmul {
-using AscendC::CFG_MDL;
-using AscendC::CFG_NORM;
-using AscendC::CubeFormat;
-using AscendC::GetMDLConfig;
-using AscendC::GetNormalConfig;
-using AscendC::LayoutMode;
-using AscendC::Matmul;
-using AscendC::MatmulConfig;
-using AscendC::MatmulConfigMode;
-using AscendC::MatmulShapeParams;
-using AscendC::MatmulApiStaticTiling;
-using AscendC::GetMMConfig;
-using AscendC::GetMatmulApiTiling;
-using AscendC::MatmulType;
-using AscendC::MatmulImpl;
+// Older kernels name the API through namespace matmul: as in CANN, an alias of AscendC, so
+// `using namespace matmul;` brings in the whole kernel API (matmul_leakyrelu's unqualified
+// DataCopyParams / DataCopy).
+namespace AscendC {
 // The rounding-up division matmul kernels call unqualified under `using namespace matmul`
 // (batch_mat_mul_v3: `CeilDiv(params_.mCnt, params_.mTileCnt)`); a zero divisor answers 0 rather
 // than trapping (the kernels guard against it themselves).
-template <typename T>
-inline T CeilDiv(T num, T divisor) {
+// Two template parameters, so that a kernel's own `template <typename T> T CeilDiv(T, T)` beside
+// `using namespace AscendC;` (norm/rms_norm) stays the more specialised one, not ambiguous.
+template <typename T, typename U>
+inline T CeilDiv(T num, U divisor) {
   return divisor == 0 ? T{} : static_cast<T>((num + divisor - 1) / divisor);
 }
-}  // namespace matmul
+}  // namespace AscendC
+namespace matmul = AscendC;

@@ -12,7 +12,8 @@
 
 namespace AscendC {
 
-enum class TPosition : std::uint8_t { GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM, SPM, SHM, TSCM, MAX };
+// LCM is another name of VECCALC (as in the host tiling's enum): TBuf<> is TBuf<TPosition::VECCALC>.
+enum class TPosition : std::uint8_t { GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC, SPM, SHM, TSCM, MAX };
 using QuePosition = TPosition;
 
 template <typename T>

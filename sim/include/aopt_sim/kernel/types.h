@@ -125,8 +125,9 @@ struct IsSameType<T, T> {
 };
 
 // Constants of the AscendC headers that the data-movement API is specified in.
-constexpr std::int32_t ONE_BLK_SIZE = 32;              // bytes of one UB data block
+// (ONE_BLK_SIZE, shared with the host tilings: aopt_sim/cube_constants.h)
 constexpr std::uint16_t DEFAULT_DATA_COPY_NBURST = 1;  // DataCopyParams::blockCount default
+constexpr std::int32_t DEFAULT_C0_SIZE = 32;           // bytes of one fractal row (C0) / data block
 constexpr std::uint16_t DEFAULT_DATA_COPY_STRIDE = 0;  // DataCopyParams gap default
 // The buffer capacities of the arch kernels are compiled for (Atlas A2, dav_c220), in bytes, as
 // kernels read them (`pipe_->InitBuffer(ubBuf_, TOTAL_UB_SIZE)`, mat_mul_v3 and the conv family);
@@ -160,5 +161,10 @@ struct int4b_t {
 #endif
 #ifndef __inline__
 #define __inline__ inline
+#endif
+// Per-core storage of a namespace-scope variable (mat_mul_v3's `__BLOCK_LOCAL__ __inline__
+// CallBackContext ctx;`): each emulated core runs on a thread of its own while it runs.
+#ifndef __BLOCK_LOCAL__
+#define __BLOCK_LOCAL__ thread_local
 #endif
 using GM_ADDR = std::uint8_t*;
