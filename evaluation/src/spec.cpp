@@ -209,7 +209,7 @@ class spec_reader {
   tensor_spec read_tensor(const ojson& v, const std::string& ptr, const std::string& field,
                           std::vector<std::string>& warnings) const {
     need_object(v, ptr, field);
-    warn_unknown(v, ptr, field, {"shape", "dtype", "range"}, warnings);
+    warn_unknown(v, ptr, field, {"shape", "dtype", "range", "value"}, warnings);
     tensor_spec t;
     if (!v.contains("shape")) fail(ptr, field + ".shape", "missing", "add \"shape\": [d0, d1, ...]");
     if (!v.contains("dtype")) fail(ptr, field + ".dtype", "missing", "add \"dtype\": \"float16\" (or another dtype)");
@@ -229,7 +229,41 @@ class spec_reader {
       }
       t.range = std::make_pair(lo, hi);
     }
+    if (v.contains("value")) t.values = read_value(v["value"], t, ptr + "/value", field + ".value");
     return t;
+  }
+
+  // An input's exact data ("value", as msOpST's case files): a flat list of numbers, one per
+  // element in row-major order, or one number given to every element.
+  std::vector<double> read_value(const ojson& v, const tensor_spec& t, const std::string& ptr, const std::string& field) const {
+    const auto n = t.numel();
+    if (v.is_number() || v.is_boolean()) {
+      const double x = v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : need_number(v, ptr, field);
+      return std::vector<double>(static_cast<std::size_t>(n), x);
+    }
+    if (!v.is_array()) {
+      fail(ptr, field, "expected a number or a flat list of numbers, found " + v.dump(),
+           "write one number for every element, or a list of " + std::to_string(n) + " numbers (row-major)");
+    }
+    if (static_cast<std::int64_t>(v.size()) != n) {
+      fail(ptr, field, "the list has " + std::to_string(v.size()) + " numbers but the shape has " + std::to_string(n) + " elements",
+           "give one number per element in row-major order, or one number for all");
+    }
+    std::vector<double> out;
+    out.reserve(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const auto& e = v[i];
+      if (e.is_boolean()) {
+        out.push_back(e.get<bool>() ? 1.0 : 0.0);
+        continue;
+      }
+      if (!e.is_number()) {
+        fail(ptr + "/" + std::to_string(i), field, "element " + std::to_string(i) + " is not a number: " + e.dump(),
+             "write a flat list of numbers (no nested lists)");
+      }
+      out.push_back(e.get<double>());
+    }
+    return out;
   }
 
   op_spec read() {

@@ -35,6 +35,7 @@
 #include "aopt_sim/host/host.h"
 #include "aopt_sim/host/list_tensor_desc.h"
 #include "aopt_sim/kernel/core.h"
+#include "aopt_sim/kernel/types.h"
 #include "aopt_sim/profile.h"
 #include "aopt_sim/runtime.h"
 #include "aopt_sim/trace_io.h"
@@ -236,6 +237,8 @@ class runner {
   void set_attrs();
   void apply_data_format();
   void infer_outputs();
+  const double* init_value(const io_arg& a, const tensor_item& t) const;
+  static void fill_with(tensor_item& t, double v);
   void run_tiling();
   void call_tiling(unsigned char paint);  // paint 0: the stack and tiling buffer as they are
   void find_junk_words();
@@ -710,6 +713,47 @@ void runner::apply_computed_shapes() {
   }
 }
 
+// The OpDef's InitValue for output `a` (docs/harness-protocol.md "Output fill"), or null: the one
+// value, or the entry of the OpDef column the run's tensors match.
+const double* runner::init_value(const io_arg& a, const tensor_item& t) const {
+  if (!rec_->defined || a.ir_index >= rec_->outputs.size()) return nullptr;
+  const auto& p = rec_->outputs[a.ir_index];
+  if (p.init_values.empty()) return nullptr;
+  if (p.init_values.size() == 1) return &p.init_values.front();
+  std::size_t col = matching_column(*rec_, inputs_, outputs_);
+  if (col >= p.init_values.size()) {  // no column matches all tensors: the first of this output's dtype
+    const auto it = std::find(p.dtypes.begin(), p.dtypes.end(), t.dtype);
+    col = it == p.dtypes.end() ? 0 : static_cast<std::size_t>(it - p.dtypes.begin());
+  }
+  return &p.init_values[std::min(col, p.init_values.size() - 1)];
+}
+
+// Writes `v` into every element of output `t`, in its dtype.
+void runner::fill_with(tensor_item& t, double v) {
+  const auto n = static_cast<std::size_t>(numel(t.shape));
+  auto fill = [&](auto x) {
+    auto* d = reinterpret_cast<decltype(x)*>(t.gm);
+    for (std::size_t i = 0; i < n; ++i) d[i] = x;
+  };
+  switch (t.dtype) {
+    case ge::DT_FLOAT: return fill(static_cast<float>(v));
+    case ge::DT_FLOAT16: return fill(static_cast<half>(static_cast<float>(v)));
+    case ge::DT_BF16: return fill(bfloat16_t(static_cast<float>(v)));
+    case ge::DT_DOUBLE: return fill(v);
+    case ge::DT_INT8: return fill(static_cast<std::int8_t>(v));
+    case ge::DT_UINT8: return fill(static_cast<std::uint8_t>(v));
+    case ge::DT_BOOL: return fill(static_cast<std::uint8_t>(v != 0));
+    case ge::DT_INT16: return fill(static_cast<std::int16_t>(v));
+    case ge::DT_UINT16: return fill(static_cast<std::uint16_t>(v));
+    case ge::DT_INT32: return fill(static_cast<std::int32_t>(v));
+    case ge::DT_UINT32: return fill(static_cast<std::uint32_t>(v));
+    case ge::DT_INT64: return fill(static_cast<std::int64_t>(v));
+    case ge::DT_UINT64: return fill(static_cast<std::uint64_t>(v));
+    default:
+      if (v == 0) std::memset(t.gm, 0, n * elem_bytes(t.dtype));  // any other dtype: zero is all-zero bytes
+  }
+}
+
 void runner::allocate_gm() {
   auto place = [&](io_arg& a, bool is_input) -> gm_ptr {
     if (!a.present) return nullptr;
@@ -719,6 +763,7 @@ void runner::allocate_gm() {
       const std::size_t bytes = static_cast<std::size_t>(numel(t.shape)) * elem_bytes(t.dtype);
       t.gm = alloc(bytes, "output " + a.name + (a.is_list ? "[" + std::to_string(r) + "]" : ""));
       std::memset(t.gm, output_junk, bytes);
+      if (const double* v = init_value(a, t)) fill_with(t, *v);
     }
     if (!a.is_list) return a.items.front().gm;
     std::vector<std::vector<std::int64_t>> shapes;

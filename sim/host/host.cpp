@@ -71,8 +71,9 @@ nlohmann::json params_json(const std::vector<param_def>& params) {
     const char* type = p.type == param_type::dynamic    ? "dynamic"
                        : p.type == param_type::optional ? "optional"
                                                         : "required";
-    a.push_back({{"name", p.name}, {"param_type", type}, {"dtypes", d}, {"formats", f},
-                 {"value_depend", p.value_depend}});
+    nlohmann::json e = {{"name", p.name}, {"param_type", type}, {"dtypes", d}, {"formats", f}, {"value_depend", p.value_depend}};
+    if (!p.init_values.empty()) e["init_value"] = p.init_values;  // OpParamDef::InitValue
+    a.push_back(std::move(e));
   }
   return a;
 }

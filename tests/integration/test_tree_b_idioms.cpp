@@ -105,3 +105,13 @@ TEST_F(TreeBIdioms, GroupedInputsAreOneRowAndOneValuePerGroup) {
     EXPECT_EQ(c["inputs"]["group_index"]["range"], json::array({x[0].get<double>(), x[0].get<double>()})) << spec.dump(1);
   }
 }
+
+// An output the kernel accumulates into with atomic adds (the tree's histogram_v2,
+// embedding_dense_grad_v2) is declared with OpParamDef::InitValue(0): the runtime writes the
+// initial value into it before the kernel runs. Fixture src/math/atomic_init (two cores each add
+// x into y). Before: the harness left y holding its fill (fp32 ~1.3e36), the adds vanished in it,
+// and init found no shape whose kernel wrote its output.
+TEST_F(TreeBIdioms, InitValueClearsAnOutputBeforeTheKernelAccumulatesIntoIt) {
+  const auto r = init_and_eval("src/math/atomic_init");
+  ASSERT_TRUE(ok_and_compared(r, "y"));
+}

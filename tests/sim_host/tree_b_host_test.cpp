@@ -57,6 +57,23 @@ TEST(TreeBHost, InitValueTakesTypedScalars) {
   EXPECT_EQ(v.scalar_num.value_f32, 1.5f);
 }
 
+// The initial values are recorded, one per DataType entry for the list form, in the signature as
+// "init_value"; an integer given for a FLOAT32 scalar is kept as a float. Before: not recorded.
+TEST(TreeBHost, InitValueIsRecordedPerOutput) {
+  std::string why;
+  const auto* rec = aopt::sim::host::main_op("TreeBInitValueOp", &why);
+  ASSERT_NE(rec, nullptr) << why;
+  EXPECT_EQ(rec->outputs[0].init_values, (std::vector<double>{0, 0}));
+  EXPECT_EQ(rec->outputs[1].init_values, (std::vector<double>{0}));
+  EXPECT_FALSE(rec->inputs[0].init_values.size());
+  const nlohmann::json j = aopt::sim::host::signature_json(*rec);
+  EXPECT_EQ(j["outputs"][1]["init_value"], nlohmann::json({0.0}));
+  const ops::ScalarVar f(ops::ScalarType::FLOAT32, 3);
+  EXPECT_EQ(f.scalar_num.value_f32, 3.0f);
+  const ops::ScalarVar u(ops::ScalarType::UINT32, 7);
+  EXPECT_EQ(u.scalar_num.value_u64, 7u);
+}
+
 TEST(TreeBHost, Complex64IsNamedInTheSignature) {
   std::string why;
   const auto* rec = aopt::sim::host::main_op("TreeBComplexOp", &why);

@@ -90,6 +90,26 @@ TEST(Spec, RangeReversed) {
   expect_error(spec_text(R"({"shape": [4], "dtype": "float16", "range": [1, -1]})"), 5, "cases[0].inputs.x.range", "range reversed");
 }
 
+// An input's exact data ("value", as msOpST's case files): a flat list, one number per element,
+// or one number for all (index inputs the draft cannot guess). Before: an unknown key, ignored.
+TEST(Spec, ValueGivesAnInputsData) {
+  const auto s = ev::parse_op_spec(spec_text(R"({"shape": [2, 2], "dtype": "int32", "value": [0, 3, 1, 2]})"), "pkg/aopt.json");
+  EXPECT_EQ(s.cases[0].inputs[0].tensors[0].values, (std::vector<double>{0, 3, 1, 2}));
+  EXPECT_TRUE(s.warnings.empty());
+  const auto b = ev::parse_op_spec(spec_text(R"({"shape": [3], "dtype": "float32", "value": 7})"), "pkg/aopt.json");
+  EXPECT_EQ(b.cases[0].inputs[0].tensors[0].values, (std::vector<double>{7, 7, 7}));
+}
+
+TEST(Spec, ValueOfTheWrongSize) {
+  expect_error(spec_text(R"({"shape": [4], "dtype": "int32", "value": [0, 1, 2]})"), 5, "cases[0].inputs.x.value",
+               "the list has 3 numbers but the shape has 4 elements");
+}
+
+TEST(Spec, ValueNotNumbers) {
+  expect_error(spec_text(R"({"shape": [2], "dtype": "int32", "value": [[0], [1]]})"), 5, "cases[0].inputs.x.value", "element 0 is not a number");
+  expect_error(spec_text(R"({"shape": [2], "dtype": "int32", "value": "0 1"})"), 5, "cases[0].inputs.x.value", "expected a number or a flat list");
+}
+
 TEST(Spec, RangeNotAPair) {
   expect_error(spec_text(R"({"shape": [4], "dtype": "float16", "range": [1]})"), 5, "cases[0].inputs.x.range", "two numbers");
 }

@@ -33,6 +33,10 @@ struct param_def {
   std::vector<ge::Format> formats;
   bool value_depend = false;
   bool shape_depends_on_compute = false;  // OutputShapeDependOnCompute: the kernel writes its shape
+  // OpParamDef::InitValue: the value the runtime writes into this output before the kernel runs
+  // (a kernel that accumulates into it with atomic adds). Empty: none. One entry: every dtype;
+  // more: one per entry of `dtypes`, in order.
+  std::vector<double> init_values;
 };
 
 struct attr_def {
@@ -102,8 +106,8 @@ enum class FollowType : uint32_t { ALL = 0, DTYPE = 1, FORMAT = 2, SHAPE = 3, IN
 enum class ItemFindStatus { ITEM_FIND = 0, ITEM_NOEXIST = 1 };
 
 // An output's initial value (OpParamDef::InitValue): its type and number, as the public OpDef
-// documentation describes them. sim records no initial value (outputs start filled, see
-// docs/harness-protocol.md); the types exist so that OpDefs naming them compile.
+// documentation describes them. sim records the value (param_def::init_values) and the harness
+// writes it into the output before the kernel runs (docs/harness-protocol.md).
 enum class ScalarType : uint32_t {
   UINT64 = 0, INT64 = 1, UINT32 = 2, INT32 = 3, UINT16 = 4, INT16 = 5, UINT8 = 6, INT8 = 7, FLOAT32 = 8, FLOAT16 = 9,
   INVALID_DTYPE = static_cast<uint32_t>(-1),
@@ -121,12 +125,22 @@ struct ScalarVar {
   ScalarType scalar_type = ScalarType::INVALID_DTYPE;
   ScalarNum scalar_num{};
   ScalarVar() = default;
-  ScalarVar(ScalarType t, uint64_t n) : scalar_type(t), scalar_num(n) {}
-  ScalarVar(ScalarType t, int64_t n) : scalar_type(t), scalar_num(n) {}
-  ScalarVar(ScalarType t, int n) : scalar_type(t), scalar_num(static_cast<int64_t>(n)) {}
-  ScalarVar(ScalarType t, unsigned int n) : scalar_type(t), scalar_num(static_cast<uint64_t>(n)) {}
-  ScalarVar(ScalarType t, float n) : scalar_type(t), scalar_num(n) {}
-  ScalarVar(ScalarType t, double n) : scalar_type(t), scalar_num(static_cast<float>(n)) {}
+  // The number is kept in the union member `t` names ({ScalarType::FLOAT32, 1} holds 1.0f).
+  ScalarVar(ScalarType t, uint64_t n) : scalar_type(t), scalar_num(num_(t, n)) {}
+  ScalarVar(ScalarType t, int64_t n) : scalar_type(t), scalar_num(num_(t, n)) {}
+  ScalarVar(ScalarType t, int n) : scalar_type(t), scalar_num(num_(t, n)) {}
+  ScalarVar(ScalarType t, unsigned int n) : scalar_type(t), scalar_num(num_(t, n)) {}
+  ScalarVar(ScalarType t, float n) : scalar_type(t), scalar_num(num_(t, n)) {}
+  ScalarVar(ScalarType t, double n) : scalar_type(t), scalar_num(num_(t, n)) {}
+
+ private:
+  template <class N>
+  static ScalarNum num_(ScalarType t, N n) {
+    if (t == ScalarType::FLOAT32 || t == ScalarType::FLOAT16) return ScalarNum(static_cast<float>(n));
+    if (t == ScalarType::UINT64 || t == ScalarType::UINT32 || t == ScalarType::UINT16 || t == ScalarType::UINT8)
+      return ScalarNum(static_cast<uint64_t>(n));
+    return ScalarNum(static_cast<int64_t>(n));
+  }
 };
 
 class OpParamDef {
@@ -165,9 +179,19 @@ class OpParamDef {
   OpParamDef& To(const char*) { return *this; }
   OpParamDef& Follow(const char*) { return *this; }
   OpParamDef& Follow(const char*, FollowType) { return *this; }
-  OpParamDef& InitValue(uint64_t) { return *this; }
-  OpParamDef& InitValue(const ScalarVar&) { return *this; }
-  OpParamDef& InitValue(const std::vector<ScalarVar>&) { return *this; }
+  OpParamDef& InitValue(uint64_t v) {
+    d_->init_values = {static_cast<double>(v)};
+    return *this;
+  }
+  OpParamDef& InitValue(const ScalarVar& v) {
+    d_->init_values = {number_(v)};
+    return *this;
+  }
+  OpParamDef& InitValue(const std::vector<ScalarVar>& vs) {
+    d_->init_values.clear();
+    for (const auto& v : vs) d_->init_values.push_back(number_(v));
+    return *this;
+  }
   OpParamDef& OutputShapeDependOnCompute() {
     d_->shape_depends_on_compute = true;
     return *this;
@@ -177,6 +201,18 @@ class OpParamDef {
   OpParamDef& Comment(const char*) { return *this; }
 
  private:
+  // A ScalarVar's number: the union member its scalar_type names.
+  static double number_(const ScalarVar& v) {
+    switch (v.scalar_type) {
+      case ScalarType::FLOAT32:
+      case ScalarType::FLOAT16: return static_cast<double>(v.scalar_num.value_f32);
+      case ScalarType::UINT64:
+      case ScalarType::UINT32:
+      case ScalarType::UINT16:
+      case ScalarType::UINT8: return static_cast<double>(v.scalar_num.value_u64);
+      default: return static_cast<double>(v.scalar_num.value_i64);
+    }
+  }
   aopt::sim::host::param_def* d_;
 };
 
