@@ -371,6 +371,77 @@ bool matrix_product_op(const std::string& op_type) {
   return has(n, "matmul") || has(n, "gemm") || has(n, "bmm");
 }
 
+bool convolution_op(const op_interface& op) {
+  bool strides = false, pads = false, filter = false;
+  for (const auto& a : op.attrs) {
+    strides = strides || (a.type == "list_int" && lower(a.name) == "strides");
+    pads = pads || (a.type == "list_int" && lower(a.name) == "pads");
+  }
+  for (const auto& p : op.inputs) filter = filter || one_of(lower(p.name), {"filter", "filter_size"});
+  return strides && pads && filter;
+}
+
+conv_geometry conv_shapes(int rank, bool input_size_given, bool filter_size_given, bool tail) {
+  const std::int64_t eight = tail ? 7 : 8;
+  std::int64_t n = 2, c = 16, s = eight, cout = 16, k = 3;
+  if (filter_size_given) cout = c = k = 4;
+  if (input_size_given) n = c = s = eight;
+  if (input_size_given && filter_size_given) n = c = s = cout = k = eight;
+  const std::size_t spatial = static_cast<std::size_t>(std::clamp(rank, 3, 5) - 2);
+  conv_geometry g;
+  g.input = {n, c};
+  g.filter = {cout, c};
+  g.output = {n, cout};
+  for (std::size_t i = 0; i < spatial; ++i) {
+    g.input.push_back(s);
+    g.filter.push_back(k);
+    g.output.push_back(s - k + 1);
+  }
+  return g;
+}
+
+namespace {
+
+// The convolution idiom's rank: the length of the OpDef's default `dilations` or `strides` (one
+// value per dimension of NCHW / NCDHW), else 5 for a format naming D, else 4.
+int conv_rank(const op_interface& op) {
+  for (const char* name : {"dilations", "strides"}) {
+    for (const auto& a : op.attrs) {
+      if (lower(a.name) == name && a.default_value.is_array() && (a.default_value.size() == 4 || a.default_value.size() == 5)) {
+        return static_cast<int>(a.default_value.size());
+      }
+    }
+  }
+  for (const auto& p : op.inputs) {
+    for (const auto& f : p.formats) {
+      if (has(f, "NCDHW") || has(f, "NDHWC") || has(f, "NDC1HWC0")) return 5;
+    }
+  }
+  return 4;
+}
+
+// A shape given as data in the convolution idiom: an input the tiling reads or one named *_size.
+bool conv_size_input(const draft_param& p) {
+  const std::string n = lower(p.name);
+  return n == "input_size" || n == "filter_size";
+}
+
+// The attributes of the convolution idiom's probe: stride 1, no padding, dilation 1, one group,
+// the channel-first layout its shapes use.
+nlohmann::json conv_attrs(const op_interface& op, int rank, nlohmann::json attrs) {
+  const std::size_t r = static_cast<std::size_t>(rank);
+  for (const auto& a : op.attrs) {
+    const std::string n = lower(a.name);
+    if (a.type == "list_int" && (n == "strides" || n == "dilations")) attrs[a.name] = std::vector<std::int64_t>(r, 1);
+    if (a.type == "list_int" && n == "pads") attrs[a.name] = std::vector<std::int64_t>(2 * (r - 2), 0);
+    if (a.type == "int" && n == "groups") attrs[a.name] = 1;
+    if (a.type == "string" && n == "data_format") attrs[a.name] = rank == 5 ? "NCDHW" : "NCHW";
+  }
+  return attrs;
+}
+
+}  // namespace
+
 std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes) {
   // Ranks (with the last dimension) in the order to try; the formats say NCHW or NCDHW first.
   std::vector<std::pair<int, std::int64_t>> ranks;
@@ -421,6 +492,17 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
              (with_optional ? ", with the optional inputs" : "") + (probe_attrs == attrs ? "" : ", attrs " + probe_attrs.dump());
     out.push_back(std::move(p));
   };
+  // The convolution idiom first: one geometry, each required input shaped by its name.
+  if (convolution_op(op)) {
+    const int rank = conv_rank(op);
+    std::vector<std::pair<std::string, input_role>> roles;
+    for (const auto& p : op.inputs) {
+      if (p.kind != "optional") roles.emplace_back(p.name, input_role::data);
+    }
+    push(rank, 0, "one convolution (stride 1, no padding, dilation 1; each input shaped by its name)", roles, false,
+         conv_attrs(op, rank, attrs));
+    if (!out.empty()) out.back().conv = true;
+  }
   // A matrix product: square operands first, the first two inputs data and the others by name (a
   // bias or scale takes the last dimension), then every input data.
   bool any_optional = false;
@@ -571,6 +653,53 @@ void rigid_motion_attrs(const op_interface& op, nlohmann::json& attrs, std::vect
 
 }  // namespace
 
+namespace {
+
+// probe_case of the convolution idiom (probe::conv): x (fmap, input) the input, or the output
+// gradient for an operator given the input's size (a transpose convolution); filter (weight) the
+// filter; out_backprop (dy, y_grad) the output; bias one value per output channel; input_size and
+// filter_size those shapes as data.
+case_spec conv_case(const op_interface& op, const probe& p, std::size_t column, bool tail, case_spec c, std::vector<std::string>* notes) {
+  bool input_size = false, filter_size = false;
+  for (const auto& [in, role] : p.roles) {
+    input_size = input_size || lower(in) == "input_size";
+    filter_size = filter_size || lower(in) == "filter_size";
+  }
+  const auto g = conv_shapes(p.rank, input_size, filter_size, tail);
+  for (const auto& [in, role] : p.roles) {
+    const auto* d = find_input(op, in);
+    if (d == nullptr) continue;
+    const std::string n = lower(in);
+    tensor_spec ts;
+    ts.type = dtype_at(*d, column).value_or(dtype::float32);
+    if (conv_size_input(*d)) {
+      const auto& shape = n == "input_size" ? g.input : g.filter;
+      ts.shape = {static_cast<std::int64_t>(shape.size())};
+      ts.range = std::make_pair(static_cast<double>(shape.front()), static_cast<double>(shape.front()));
+      note_once(notes, "input '" + d->name + "': the shape " + nlohmann::json(shape).dump() +
+                           " as data (the convolution idiom: every dimension equal, as a range of one value gives it; give the real shape)");
+    } else if (one_of(n, {"filter", "weight", "w"})) {
+      ts.shape = g.filter;
+    } else if (one_of(n, {"out_backprop", "dy", "y_grad", "grad_output"}) || (input_size && one_of(n, {"x", "fmap", "input"}))) {
+      ts.shape = g.output;
+    } else if (one_of(n, {"bias", "b"})) {
+      ts.shape = {g.filter.front()};
+    } else {
+      ts.shape = g.input;
+    }
+    input_spec is;
+    is.name = in;
+    is.is_list = d->kind == "dynamic";
+    is.tensors.push_back(ts);
+    c.inputs.push_back(std::move(is));
+  }
+  note_once(notes, "shapes: one convolution, channel first, stride 1, no padding, dilation 1 (the convolution idiom; guessed from the "
+                   "attributes strides/pads and the filter input): check them");
+  return c;
+}
+
+}  // namespace
+
 case_spec probe_case(const op_interface& op, const probe& p, std::size_t column, const std::string& name, bool timed,
                      std::int64_t elements, bool tail, std::vector<std::string>* notes) {
   bool any_list = false;
@@ -584,6 +713,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
   c.name = name;
   c.timed = timed;
   c.attrs = p.attrs.is_object() ? p.attrs : nlohmann::json::object();
+  if (p.conv) return conv_case(op, p, column, tail, std::move(c), notes);
   for (const auto& [in, role] : p.roles) {
     const auto* d = find_input(op, in);
     if (d == nullptr) continue;

@@ -104,6 +104,21 @@ std::vector<std::int64_t> square_shape(std::int64_t elements, bool tail, std::in
 // in the name, case and underscores ignored): its probes start with square ones.
 bool matrix_product_op(const std::string& op_type);
 
+// Whether the operator follows the convolution idiom (Conv2D/Conv3D and their backprop and
+// transpose forms): integer-list attributes `strides` and `pads` and an input named `filter` or
+// `filter_size`. Its probes start with one convolution geometry (conv_shapes).
+bool convolution_op(const op_interface& op);
+
+// One convolution's shapes, channel first (NCHW / NCDHW) at `rank` (4 or 5), stride 1, no padding,
+// dilation 1, one group: the input x [N, C, S...], the filter [Cout, C, K...] and the output
+// [N, Cout, S-K+1...]. A shape given as data (`input_size`, `filter_size`: one value per dimension)
+// is drafted as a range of one value, so that shape has every dimension equal: N = C = S when the
+// input's is, Cout = C = K when the filter's is. A tail case takes S = 7 (odd) for 8.
+struct conv_geometry {
+  std::vector<std::int64_t> input, filter, output;
+};
+conv_geometry conv_shapes(int rank, bool input_size_given, bool filter_size_given, bool tail = false);
+
 // One try: every present input's shape (in OpDef order) and the attributes, and what it is.
 struct probe {
   std::string what;                    // "rank 2, same shape", ...
@@ -119,6 +134,9 @@ struct probe {
   // gives the outputs itself, and some operators' InferShape fails where their tiling and kernel
   // work (it reads an attribute its OpDef never declares).
   bool outputs_given = false;
+  // The convolution idiom (convolution_op): each input shaped by its name from conv_shapes, a size
+  // input given as one value per dimension.
+  bool conv = false;
 };
 
 // The probes for the timed case, most likely first, at most `max_probes`: for a matrix product
