@@ -121,6 +121,8 @@ probe_attempt run_probe(backend& be, const build_result& built, std::size_t colu
       for (const auto& d : o.value("shape", nlohmann::json::array())) n *= std::max<std::int64_t>(d.get<std::int64_t>(), 1);
       if (n > 8 * largest_input) {
         a.status = "too_big";
+        a.input_elements = largest_input;
+        a.output_elements = n;
         a.diagnostic = "InferShape makes output '" + o.value("name", std::string()) + "' " +
                        shape_text(o.value("shape", std::vector<std::int64_t>{})) + ", more than 8 times the largest input";
         break;
@@ -189,6 +191,7 @@ struct timed_choice {
   const probe* chosen = nullptr;
   std::int64_t elements = 0;
   bool kernel_failed = false;  // some probe the tiling accepted failed when its kernel ran
+  bool output_sized = false;   // the size is the one whose output fits (size_for_output)
 };
 
 // Phase 3: the timed case's probe, at o.elements, then (only those the kernel failed on) at 1/16
@@ -213,6 +216,18 @@ timed_choice choose_timed(prober& pr, const op_interface& op, const std::vector<
         break;
       }
       if (pr.d.attempts.size() - before == 2) tiled.push_back(p);
+      // An output growing faster than the input (InferShape squares a vector into its diagonal
+      // matrix): the same probe again at the size whose output holds about as many elements.
+      const auto& last = pr.d.attempts.back();
+      if (last.status == "too_big") {
+        const auto fit = size_for_output(size, last.input_elements, last.output_elements);
+        if (fit > 0 && fit < size && pr.accepted(probe_case(op, *p, pr.column, "perf", true, fit, false), p->what + ", sized so the output fits")) {
+          t.chosen = p;
+          t.elements = fit;
+          t.output_sized = true;
+          break;
+        }
+      }
     }
   }
   t.kernel_failed = !tiled.empty();
@@ -332,7 +347,10 @@ spec_draft draft_spec(const fs::path& op_dir, const draft_options& o) {
     d.failure = probe_failure(d, op, t.kernel_failed);
     return d;
   }
-  if (t.elements != o.elements) {
+  if (t.output_sized) {
+    notes.push_back("the timed case holds about " + std::to_string(t.elements) + " elements: the output grows faster than the input "
+                    "(InferShape), and at " + std::to_string(o.elements) + " it would hold more than 8 times the input");
+  } else if (t.elements != o.elements) {
     notes.push_back("the timed case holds about " + std::to_string(t.elements) + " elements: at " + std::to_string(o.elements) +
                     " every shape the tiling accepted failed when the kernel ran");
   }
