@@ -616,6 +616,24 @@ void rigid_motion_attrs(const op_interface& op, nlohmann::json& attrs, std::vect
   }
 }
 
+// The sequence idiom (TensorFlow's reverse_sequence: x holds sequences along `seq_dim`, one per
+// entry of `batch_dim`, seq_lengths one per batch entry): the two dimensions differ, so a
+// `seq_dim` equal to `batch_dim` (both left at 0) takes the dimension after it.
+void sequence_dims_attrs(const op_interface& op, nlohmann::json& attrs, std::vector<std::string>* notes) {
+  const draft_attr* seq = nullptr;
+  const draft_attr* batch = nullptr;
+  for (const auto& a : op.attrs) {
+    if (a.type == "int" && lower(a.name) == "seq_dim") seq = &a;
+    if (a.type == "int" && lower(a.name) == "batch_dim") batch = &a;
+  }
+  if (seq == nullptr || batch == nullptr) return;
+  const auto b = attrs.value(batch->name, nlohmann::json(0));
+  if (!b.is_number_integer() || attrs.value(seq->name, nlohmann::json(0)) != b) return;
+  attrs[seq->name] = b.get<std::int64_t>() + 1;
+  note_once(notes, "attribute '" + seq->name + "': " + attrs[seq->name].dump() + ", the dimension after '" + batch->name +
+                       "' (a sequence dimension differs from the batch dimension; guessed from their names)");
+}
+
 // The GLU idiom (GLU, GeGLU, SwiGLU: the input x split into two halves along `dim`, one gating the
 // other, the output one half's size): for an operator the name says is one, the split dimension
 // of a main shape of `rank` dimensions (the probe's `dim`, else -1, the last).
@@ -801,6 +819,18 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     }
     note_once(notes, note);
   }
+  // Without InferShape the harness shapes an output like the first input (the output's gradient,
+  // half x): a GLU backward operator's outputs are x's gradients, x's shape.
+  if (glu_backward && !op.has_infer_shape && !p.outputs_given) {
+    for (const auto& o : op.outputs) {
+      if (o.kind == "dynamic") continue;
+      output_spec os;
+      os.name = o.name;
+      os.shape = main;
+      c.outputs.push_back(std::move(os));
+    }
+    note_once(notes, "outputs: x's shape (a GLU backward operator's outputs are x's gradients; it has no InferShape)");
+  }
   if (glu_backward) {
     const std::string note = "inputs other than 'x': x halved in dimension " + std::to_string(*split) +
                              " (the GLU idiom: x splits in two halves along 'dim', the output and its gradient are one half's size; "
@@ -808,6 +838,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     note_once(notes, note);
   }
   matrix_size_attrs(op, main, c.attrs, notes);
+  sequence_dims_attrs(op, c.attrs, notes);
   rigid_motion_attrs(op, c.attrs, notes);
   return c;
 }

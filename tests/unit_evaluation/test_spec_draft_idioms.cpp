@@ -59,6 +59,10 @@ TEST(SpecDraftGlu, BackwardInputsOtherThanXAreXHalvedAlongDim) {
   half.back() /= 2;
   EXPECT_EQ(shape_of(c, "dy"), half);
   EXPECT_EQ(shape_of(c, "act"), half);
+  // No InferShape: the harness would shape dx like dy; it is given x's shape.
+  ASSERT_EQ(c.outputs.size(), 1u);
+  EXPECT_EQ(c.outputs[0].name, "dx");
+  EXPECT_EQ(*c.outputs[0].shape, x);
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return n.find("GLU idiom") != std::string::npos; }));
   // `dim` 0 halves the first dimension; the unaligned tail's odd last dimension is doubled in x so
   // the halves keep it.
@@ -107,13 +111,16 @@ TEST(SpecDraftSequence, SequenceLengthsAreOnePerBatchEntry) {
   lengths.formats = {"ND"};
   op.inputs = {fp16("x"), lengths};
   op.outputs = {fp16("y")};
-  op.attrs = {attr("seq_dim", "int", json()), attr("batch_dim", "int", 0)};
+  op.attrs = {attr("seq_dim", "int", 0), attr("batch_dim", "int", 0)};
   EXPECT_EQ(ev::guess_role(op.op_type, lengths), ev::input_role::index);
   std::vector<std::string> notes;
   const auto c = spec_draft_test::rank_case(op, 3, notes);
   const auto& x = shape_of(c, "x");
   ASSERT_EQ(x.size(), 3u);
   EXPECT_EQ(shape_of(c, "seq_lengths"), std::vector<std::int64_t>{x.front()});
+  // seq_dim left at 0, batch_dim 0: the sequence dimension is the one after the batch dimension.
+  EXPECT_EQ(c.attrs["seq_dim"], 1) << c.attrs.dump();
+  EXPECT_EQ(c.attrs["batch_dim"], 0) << c.attrs.dump();
 }
 
 TEST(SpecDraftResize, AnNdOperatorAlsoReadsOutputSizeChannelLast) {
