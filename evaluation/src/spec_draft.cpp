@@ -735,12 +735,37 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     if (is.is_list) is.tensors.push_back(ts);
     c.inputs.push_back(std::move(is));
   }
+  // The GLU idiom's output shapes: a backward operator's outputs are x's gradients, x's shape (its
+  // first input is the output's gradient, half x); a forward one's outputs are x halved, and a
+  // quantising one's `scale` one value per row (x without its last dimension: dequant_swiglu_quant's
+  // dynamic quantisation scale). Given when the operator has no InferShape (the harness would
+  // shape them like the first input) and when a probe bypasses it.
+  const bool quant = has(op_key(op.op_type), "quant");
+  auto glu_output = [&](const draft_param& o) {
+    if (glu_backward) return main;
+    if (quant && one_of(lower(o.name), {"scale", "scales", "y_scale", "out_scale"}) && main.size() >= 2) {
+      return std::vector<std::int64_t>(main.begin(), main.end() - 1);
+    }
+    return half;
+  };
+  if (split && !op.has_infer_shape && !p.outputs_given) {
+    for (const auto& o : op.outputs) {
+      if (o.kind == "dynamic") continue;
+      output_spec os;
+      os.name = o.name;
+      os.shape = glu_output(o);
+      c.outputs.push_back(std::move(os));
+    }
+    note_once(notes, glu_backward ? "outputs: x's shape (a GLU backward operator's outputs are x's gradients; it has no InferShape)"
+                                  : "outputs: x halved in dimension " + std::to_string(*split) + (quant ? ", a quantisation scale one per row" : "") +
+                                        " (the GLU idiom; the operator has no InferShape)");
+  }
   if (p.outputs_given) {
     for (const auto& o : op.outputs) {
       if (o.kind == "dynamic") continue;
       output_spec os;
       os.name = o.name;
-      os.shape = main;
+      os.shape = split ? glu_output(o) : main;
       c.outputs.push_back(std::move(os));
     }
     const std::string note = "outputs: each given the main input's shape, so InferShape is not run (no probe it shaped ran; "
@@ -818,18 +843,6 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
       note += "; '" + o.name + "' left empty (its OpDef default of zeros: unset)";
     }
     note_once(notes, note);
-  }
-  // Without InferShape the harness shapes an output like the first input (the output's gradient,
-  // half x): a GLU backward operator's outputs are x's gradients, x's shape.
-  if (glu_backward && !op.has_infer_shape && !p.outputs_given) {
-    for (const auto& o : op.outputs) {
-      if (o.kind == "dynamic") continue;
-      output_spec os;
-      os.name = o.name;
-      os.shape = main;
-      c.outputs.push_back(std::move(os));
-    }
-    note_once(notes, "outputs: x's shape (a GLU backward operator's outputs are x's gradients; it has no InferShape)");
   }
   if (glu_backward) {
     const std::string note = "inputs other than 'x': x halved in dimension " + std::to_string(*split) +

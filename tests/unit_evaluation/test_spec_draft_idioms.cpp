@@ -79,6 +79,35 @@ TEST(SpecDraftGlu, BackwardInputsOtherThanXAreXHalvedAlongDim) {
   EXPECT_EQ(shape_of(tail, "dy").back() % 2, 1);
 }
 
+TEST(SpecDraftGlu, AForwardOperatorWithoutInferShapeGetsHalfOutputs) {
+  ev::op_interface op;
+  op.op_type = "DequantSwiGluQuantV9";
+  op.kernel = "dsq";
+  op.inputs = {fp16("x")};
+  op.outputs = {fp16("y"), fp16("scale")};
+  std::vector<std::string> notes;
+  const auto c = spec_draft_test::rank_case(op, 2, notes);
+  const auto& x = shape_of(c, "x");
+  ASSERT_EQ(c.outputs.size(), 2u);
+  EXPECT_EQ(*c.outputs[0].shape, (std::vector<std::int64_t>{x[0], x[1] / 2}));
+  EXPECT_EQ(*c.outputs[1].shape, (std::vector<std::int64_t>{x[0]}));
+  op.has_infer_shape = true;  // InferShape decides
+  EXPECT_TRUE(spec_draft_test::rank_case(op, 2, notes).outputs.empty());
+  // unless a probe bypasses it (dequant_swiglu_quant's InferShape returns before it halves y).
+  const auto attrs = ev::draft_attrs(op, 0, notes);
+  bool given = false;
+  for (const auto& p : ev::timed_probes(op, attrs, 100)) {
+    if (!p.outputs_given || p.rank != 2) continue;
+    const auto d = ev::probe_case(op, p, 0, "perf", true, 1 << 21, false);
+    const auto& xd = shape_of(d, "x");
+    ASSERT_EQ(d.outputs.size(), 2u);
+    EXPECT_EQ(*d.outputs[0].shape, (std::vector<std::int64_t>{xd[0], xd[1] / 2}));
+    EXPECT_EQ(*d.outputs[1].shape, (std::vector<std::int64_t>{xd[0]}));
+    given = true;
+  }
+  EXPECT_TRUE(given);
+}
+
 TEST(SpecDraftGlu, OnlyGluBackwardOperatorsAreHalved) {
   std::vector<std::string> notes;
   for (const char* type : {"AddGrad", "GeGluV9"}) {
