@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -157,11 +158,17 @@ input_role guess_role(const std::string& op_type, const draft_param& in) {
   const bool ints = all_integer(in);
   if (ints && (one_of(n, {"axis", "axes", "dim", "dims", "reduce_axis", "reduce_axes"}))) return input_role::axis;
   if (ints && one_of(n, {"paddings", "padding", "pads", "pad"})) return input_role::paddings;
+  // Sequence lengths (TensorFlow's reverse_sequence, CTC losses: one length per batch entry, at
+  // most the sequence dimension) are shaped and bounded as indices are.
+  // A top-k count (k): one element.
+  if (ints && one_of(n, {"k", "topk", "top_k"})) return input_role::scalar;
+  if (ints && one_of(n, {"seq_lengths", "seq_length", "seq_len", "seq_lens", "lengths", "input_lengths", "target_lengths"})) return input_role::index;
   if (ints && (has(n, "indice") || has(n, "index") || one_of(n, {"idx", "ids", "input_ids", "label", "labels", "target", "position", "positions"}) ||
                (n.size() > 4 && (n.compare(n.size() - 4, 4, "_idx") == 0 || n.compare(n.size() - 4, 4, "_ids") == 0)))) {
     return input_role::index;
   }
   const std::string op = op_key(op_type);
+  if (!ints && n == "grid" && has(op, "grid")) return input_role::grid;
   if (one_of(n, {"gamma", "beta", "bias", "scale", "scales", "smooth_scale", "smooth_scales", "smooth_scale1", "smooth_scale2",
                  "running_mean", "running_var"}) ||
       (n == "weight" && !has(op, "embedding"))) {
@@ -191,6 +198,11 @@ range_guess guess_range(const std::string& op_type, const draft_param& in, std::
     } else if (role == input_role::axis) {
       g.range = std::make_pair(-1.0, -1.0);
       g.note = "input '" + in.name + "': axis -1 (the last dimension; guessed from its name)";
+    } else if (role == input_role::scalar && one_of(n, {"k", "topk", "top_k"})) {
+      const double k = static_cast<double>(std::clamp<std::int64_t>(index_bound, 1, 8));
+      g.range = std::make_pair(k, k);
+      g.note = "input '" + in.name + "': k = " + std::to_string(static_cast<int>(k)) + " (a top-k count, at most the smallest data dimension; "
+               "guessed from its name)";
     } else if (role == input_role::paddings) {
       g.range = std::make_pair(0.0, 0.0);
       g.note = "input '" + in.name + "': paddings 0, two per dimension (guessed from its name; the output keeps the input's shape: "
@@ -363,6 +375,13 @@ std::vector<std::int64_t> square_shape(std::int64_t elements, bool tail, std::in
   return {s, s};
 }
 
+std::int64_t size_for_output(std::int64_t elements, std::int64_t in, std::int64_t out) {
+  if (elements < 1 || in < 2 || out <= in) return 0;
+  const double k = std::log(static_cast<double>(out)) / std::log(static_cast<double>(in));
+  if (k <= 1.0) return 0;
+  return std::max<std::int64_t>(1, std::llround(std::pow(static_cast<double>(elements), 1.0 / k)));
+}
+
 bool matrix_product_op(const std::string& op_type) {
   std::string n;
   for (char ch : lower(op_type)) {
@@ -440,6 +459,7 @@ nlohmann::json conv_attrs(const op_interface& op, int rank, nlohmann::json attrs
   return attrs;
 }
 
+bool channel_first(const op_interface& op, std::size_t column, const nlohmann::json& attrs);
 }  // namespace
 
 std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes) {
@@ -480,7 +500,7 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
   std::vector<probe> out;
   auto push = [&](int rank, std::int64_t last, const std::string& what, const std::vector<std::pair<std::string, input_role>>& roles,
                   bool with_optional, const nlohmann::json& probe_attrs, bool outputs_given = false) {
-    if (out.size() >= max_probes) return;
+    if (out.size() >= max_probes) return false;
     probe p;
     p.outputs_given = outputs_given;
     p.rank = rank;
@@ -491,6 +511,7 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
     p.what = "rank " + std::to_string(rank) + (last ? " (last dimension " + std::to_string(last) + ")" : "") + ", " + what +
              (with_optional ? ", with the optional inputs" : "") + (probe_attrs == attrs ? "" : ", attrs " + probe_attrs.dump());
     out.push_back(std::move(p));
+    return true;
   };
   // The convolution idiom first: one geometry, each required input shaped by its name.
   if (convolution_op(op)) {
@@ -555,9 +576,32 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
       for (const auto& [what, roles] : role_sets(false)) push(rank, last, what, roles, false, variant);
     }
   }
+  // The resize idiom's output_size read channel-last, when no format says channel-first (NCHW,
+  // NCDHW, NCL): an ND input's layout is what its tiling makes of it.
+  bool unset_output_size = false;
+  for (const auto& a : op.attrs) {
+    unset_output_size = unset_output_size || (a.type == "list_int" && lower(a.name) == "output_size" && !attrs.contains(a.name));
+  }
+  if (unset_output_size && !channel_first(op, 0, attrs)) {
+    for (int rank : {4, 3, 5}) {
+      for (const auto& [what, roles] : role_sets(false)) {
+        if (push(rank, 0, what + ", output_size read channel-last (N, spatial..., C)", roles, false, attrs)) out.back().channels_last = true;
+      }
+    }
+  }
   // InferShape bypassed: the outputs given (the main shape), as an aclnn caller gives them.
+  // The resize idiom's spatial ranks too (an InferShape reading an attribute its OpDef does not
+  // declare refuses every shape; the tiling reads output_size of a 3-5 dimensional input).
   if (op.has_infer_shape) {
-    for (const auto& [rank, last] : std::vector<std::pair<int, std::int64_t>>{ranks[0], ranks[1]}) {
+    std::vector<std::pair<int, std::int64_t>> given = {ranks[0], ranks[1]};
+    bool resize = false;
+    for (const auto& a : op.attrs) resize = resize || (a.type == "list_int" && lower(a.name) == "output_size");
+    if (resize) {
+      for (int rank : {5, 4, 3}) {
+        if (std::find(given.begin(), given.end(), std::make_pair(rank, std::int64_t{0})) == given.end()) given.emplace_back(rank, 0);
+      }
+    }
+    for (const auto& [rank, last] : given) {
       for (const auto& [what, roles] : role_sets(false)) {
         push(rank, last, what + ", every output the main shape (InferShape not run)", roles, false, attrs, true);
       }
@@ -651,6 +695,36 @@ void rigid_motion_attrs(const op_interface& op, nlohmann::json& attrs, std::vect
   }
 }
 
+// The sequence idiom (TensorFlow's reverse_sequence: x holds sequences along `seq_dim`, one per
+// entry of `batch_dim`, seq_lengths one per batch entry): the two dimensions differ, so a
+// `seq_dim` equal to `batch_dim` (both left at 0) takes the dimension after it.
+void sequence_dims_attrs(const op_interface& op, nlohmann::json& attrs, std::vector<std::string>* notes) {
+  const draft_attr* seq = nullptr;
+  const draft_attr* batch = nullptr;
+  for (const auto& a : op.attrs) {
+    if (a.type == "int" && lower(a.name) == "seq_dim") seq = &a;
+    if (a.type == "int" && lower(a.name) == "batch_dim") batch = &a;
+  }
+  if (seq == nullptr || batch == nullptr) return;
+  const auto b = attrs.value(batch->name, nlohmann::json(0));
+  if (!b.is_number_integer() || attrs.value(seq->name, nlohmann::json(0)) != b) return;
+  attrs[seq->name] = b.get<std::int64_t>() + 1;
+  note_once(notes, "attribute '" + seq->name + "': " + attrs[seq->name].dump() + ", the dimension after '" + batch->name +
+                       "' (a sequence dimension differs from the batch dimension; guessed from their names)");
+}
+
+// The GLU idiom (GLU, GeGLU, SwiGLU: the input x split into two halves along `dim`, one gating the
+// other, the output one half's size): for an operator the name says is one, the split dimension
+// of a main shape of `rank` dimensions (the probe's `dim`, else -1, the last).
+std::optional<std::size_t> glu_split(const op_interface& op, const nlohmann::json& attrs, std::size_t rank) {
+  if (!has(op_key(op.op_type), "glu") || rank == 0) return std::nullopt;
+  std::int64_t dim = -1;
+  if (attrs.is_object() && attrs.contains("dim") && attrs["dim"].is_number_integer()) dim = attrs["dim"].get<std::int64_t>();
+  if (dim < 0) dim += static_cast<std::int64_t>(rank);
+  if (dim < 0 || dim >= static_cast<std::int64_t>(rank)) return std::nullopt;
+  return static_cast<std::size_t>(dim);
+}
+
 }  // namespace
 
 namespace {
@@ -707,7 +781,18 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     const auto* d = find_input(op, in);
     any_list = any_list || (d != nullptr && d->kind == "dynamic");
   }
-  const auto main = p.square ? square_shape(elements, tail, p.last) : main_shape(p.rank, any_list ? elements / 2 : elements, tail, p.last);
+  auto main = p.square ? square_shape(elements, tail, p.last) : main_shape(p.rank, any_list ? elements / 2 : elements, tail, p.last);
+  // A GLU backward operator's data inputs other than x (the gradient of the output and the saved
+  // activation: dy, y_grad, gelu) are x halved along the split dimension, which is even (an odd one
+  // is doubled, so the halves keep it: the unaligned tail stays unaligned).
+  const auto split = glu_split(op, p.attrs, main.size());
+  std::vector<std::int64_t> half;
+  if (split) {
+    if (main[*split] % 2 != 0) main[*split] *= 2;
+    half = main;
+    half[*split] /= 2;
+  }
+  const bool glu_backward = split && has(op_key(op.op_type), "grad");
   const std::int64_t index_bound = *std::min_element(main.begin(), main.end());
   case_spec c;
   c.name = name;
@@ -721,7 +806,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     tensor_spec ts;
     ts.type = t;
     switch (role) {
-      case input_role::data: ts.shape = main; break;
+      case input_role::data: ts.shape = glu_backward && lower(in) != "x" ? half : main; break;
       case input_role::vector:
         ts.shape = {channel_first(op, column, c.attrs) && main.size() >= 2 ? main[1] : main.back()};
         break;
@@ -739,10 +824,28 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
       case input_role::paddings: ts.shape = {2 * static_cast<std::int64_t>(main.size())}; break;
       case input_role::rows: ts.shape = {kGroupRows, main.back()}; break;
       case input_role::groups: ts.shape = {kGroupRows}; break;
+      case input_role::grid: {
+        // x [N, C, spatial...] (or [N, spatial..., C] with channel_last): the grid samples every
+        // output position of the same spatial sizes, one coordinate per spatial dimension.
+        if (main.size() < 3) {
+          ts.shape = main;
+          break;
+        }
+        const bool last = c.attrs.value("channel_last", false);
+        ts.shape = {main.front()};
+        ts.shape.insert(ts.shape.end(), main.begin() + (last ? 1 : 2), main.end() - (last ? 1 : 0));
+        ts.shape.push_back(static_cast<std::int64_t>(main.size()) - 2);
+        break;
+      }
     }
     const auto position = static_cast<std::size_t>(d - op.inputs.data());
     auto g = guess_range(op.op_type, *d, position, role, t, index_bound);
     ts.range = g.range;
+    if (role == input_role::grid) {
+      ts.range = std::make_pair(-1.0, 1.0);
+      g.note = "input '" + d->name + "': a sampling grid [N, the spatial sizes of the output, their count], normalised coordinates in "
+               "[-1, 1] (the grid_sample idiom; guessed from its name)";
+    }
     if (role == input_role::groups && !is_float(t)) {
       // Cumulative group ends (a group index, group list: each group's last row + 1, non-decreasing,
       // the last the row count) as the grouped kernels check them: every value S puts every row in
@@ -759,12 +862,37 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     if (is.is_list) is.tensors.push_back(ts);
     c.inputs.push_back(std::move(is));
   }
+  // The GLU idiom's output shapes: a backward operator's outputs are x's gradients, x's shape (its
+  // first input is the output's gradient, half x); a forward one's outputs are x halved, and a
+  // quantising one's `scale` one value per row (x without its last dimension: dequant_swiglu_quant's
+  // dynamic quantisation scale). Given when the operator has no InferShape (the harness would
+  // shape them like the first input) and when a probe bypasses it.
+  const bool quant = has(op_key(op.op_type), "quant");
+  auto glu_output = [&](const draft_param& o) {
+    if (glu_backward) return main;
+    if (quant && one_of(lower(o.name), {"scale", "scales", "y_scale", "out_scale"}) && main.size() >= 2) {
+      return std::vector<std::int64_t>(main.begin(), main.end() - 1);
+    }
+    return half;
+  };
+  if (split && !op.has_infer_shape && !p.outputs_given) {
+    for (const auto& o : op.outputs) {
+      if (o.kind == "dynamic") continue;
+      output_spec os;
+      os.name = o.name;
+      os.shape = glu_output(o);
+      c.outputs.push_back(std::move(os));
+    }
+    note_once(notes, glu_backward ? "outputs: x's shape (a GLU backward operator's outputs are x's gradients; it has no InferShape)"
+                                  : "outputs: x halved in dimension " + std::to_string(*split) + (quant ? ", a quantisation scale one per row" : "") +
+                                        " (the GLU idiom; the operator has no InferShape)");
+  }
   if (p.outputs_given) {
     for (const auto& o : op.outputs) {
       if (o.kind == "dynamic") continue;
       output_spec os;
       os.name = o.name;
-      os.shape = main;
+      os.shape = split ? glu_output(o) : main;
       c.outputs.push_back(std::move(os));
     }
     const std::string note = "outputs: each given the main input's shape, so InferShape is not run (no probe it shaped ran; "
@@ -801,9 +929,12 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     if (a.type != "list_int" || !one_of(n, {"input_size", "output_size"})) continue;
     if (c.attrs.contains(a.name) && !(c.attrs[a.name].is_array() && c.attrs[a.name].empty())) continue;
     const bool spatial = n == "output_size" && main.size() > 2;
-    c.attrs[a.name] = spatial ? std::vector<std::int64_t>(main.begin() + 2, main.end()) : main;
+    const bool last = spatial && p.channels_last;
+    c.attrs[a.name] = last ? std::vector<std::int64_t>(main.begin() + 1, main.end() - 1)
+                      : spatial ? std::vector<std::int64_t>(main.begin() + 2, main.end()) : main;
     const std::string note = "attribute '" + a.name + "': " +
-                             (spatial ? std::string("the main shape's sizes after N and C") : std::string("the main input's shape")) +
+                             (last ? std::string("the main shape's sizes between N and C, the last dimension (channel-last)")
+                              : spatial ? std::string("the main shape's sizes after N and C") : std::string("the main input's shape")) +
                              " (the identity resampling; guessed from its name)";
     note_once(notes, note);
   }
@@ -840,7 +971,14 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     }
     note_once(notes, note);
   }
+  if (glu_backward) {
+    const std::string note = "inputs other than 'x': x halved in dimension " + std::to_string(*split) +
+                             " (the GLU idiom: x splits in two halves along 'dim', the output and its gradient are one half's size; "
+                             "guessed from the operator's name)";
+    note_once(notes, note);
+  }
   matrix_size_attrs(op, main, c.attrs, notes);
+  sequence_dims_attrs(op, c.attrs, notes);
   rigid_motion_attrs(op, c.attrs, notes);
   return c;
 }

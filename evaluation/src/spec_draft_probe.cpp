@@ -69,7 +69,7 @@ bool nothing_written(const run_result& rr) {
 }
 
 probe_attempt run_probe(backend& be, const build_result& built, std::size_t column, const case_spec& c,
-                        const fs::path& run_dir, const common::sandbox_limits& limits, bool screen) {
+                        const fs::path& run_dir, const common::sandbox_limits& limits, bool screen, std::int64_t output_cap = 0) {
   probe_attempt a;
   a.case_name = c.name;
   a.shapes = describe_case(c);
@@ -119,8 +119,10 @@ probe_attempt run_probe(backend& be, const build_result& built, std::size_t colu
     for (const auto& o : rr.harness["output_shapes"]) {
       std::int64_t n = 1;
       for (const auto& d : o.value("shape", nlohmann::json::array())) n *= std::max<std::int64_t>(d.get<std::int64_t>(), 1);
-      if (n > 8 * largest_input) {
+      if (n > std::max(8 * largest_input, output_cap)) {
         a.status = "too_big";
+        a.input_elements = largest_input;
+        a.output_elements = n;
         a.diagnostic = "InferShape makes output '" + o.value("name", std::string()) + "' " +
                        shape_text(o.value("shape", std::vector<std::int64_t>{})) + ", more than 8 times the largest input";
         break;
@@ -163,8 +165,10 @@ struct prober {
   std::string kernel_problem{};
   std::size_t n = 0;
 
-  bool accepted(const case_spec& c, const std::string& what) {
-    auto a = run_probe(be, built, column, c, work / "probe" / std::to_string(n++), o.eval.limits, true);
+  // output_cap: the output size a probe sized by size_for_output may reach (else 8 times its
+  // largest input).
+  bool accepted(const case_spec& c, const std::string& what, std::int64_t output_cap = 0) {
+    auto a = run_probe(be, built, column, c, work / "probe" / std::to_string(n++), o.eval.limits, true, output_cap);
     a.what = what;
     d.attempts.push_back(a);
     if (a.status != "ok" || !o.run_kernel) return a.status == "ok";
@@ -178,7 +182,7 @@ struct prober {
       }
     }
     if (!full) return true;  // the kernel does not build on sim: the shapes are only screened
-    auto r = run_probe(be, *full, column, c, work / "probe" / std::to_string(n++), o.eval.limits, false);
+    auto r = run_probe(be, *full, column, c, work / "probe" / std::to_string(n++), o.eval.limits, false, output_cap);
     r.what = what + ", kernel run";
     d.attempts.push_back(r);
     return r.status == "ok";
@@ -189,6 +193,7 @@ struct timed_choice {
   const probe* chosen = nullptr;
   std::int64_t elements = 0;
   bool kernel_failed = false;  // some probe the tiling accepted failed when its kernel ran
+  bool output_sized = false;   // the size is the one whose output fits (size_for_output)
 };
 
 // Phase 3: the timed case's probe, at o.elements, then (only those the kernel failed on) at 1/16
@@ -213,6 +218,19 @@ timed_choice choose_timed(prober& pr, const op_interface& op, const std::vector<
         break;
       }
       if (pr.d.attempts.size() - before == 2) tiled.push_back(p);
+      // An output growing faster than the input (InferShape squares a vector into its diagonal
+      // matrix): the same probe again at the size whose output holds about as many elements.
+      const auto& last = pr.d.attempts.back();
+      if (last.status == "too_big") {
+        const auto fit = size_for_output(size, last.input_elements, last.output_elements);
+        if (fit > 0 && fit < size && pr.accepted(probe_case(op, *p, pr.column, "perf", true, fit, false), p->what + ", sized so the output fits",
+                                                 2 * size)) {
+          t.chosen = p;
+          t.elements = fit;
+          t.output_sized = true;
+          break;
+        }
+      }
     }
   }
   t.kernel_failed = !tiled.empty();
@@ -332,7 +350,11 @@ spec_draft draft_spec(const fs::path& op_dir, const draft_options& o) {
     d.failure = probe_failure(d, op, t.kernel_failed);
     return d;
   }
-  if (t.elements != o.elements) {
+  if (t.output_sized) {
+    notes.push_back("the timed case's input is sized for an output of about " + std::to_string(o.elements) + " elements: the output "
+                    "grows faster than the input (InferShape), and an input of " + std::to_string(o.elements) +
+                    " would make one more than 8 times as large");
+  } else if (t.elements != o.elements) {
     notes.push_back("the timed case holds about " + std::to_string(t.elements) + " elements: at " + std::to_string(o.elements) +
                     " every shape the tiling accepted failed when the kernel ran");
   }

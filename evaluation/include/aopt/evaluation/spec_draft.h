@@ -62,6 +62,8 @@ enum class input_role {
   paddings,   // paddings given as data: two per dimension of the main tensor, value 0 (nothing added)
   rows,       // a group's rows of the last dimension: [kGroupRows, the main shape's last dimension] (a
               // per-group scale of a grouped quantisation or matmul: one row per group)
+  grid,       // a sampling grid (grid_sample): [N, the main shape's spatial sizes..., their count], values in
+              // [-1, 1] (normalised coordinates); spatial after N and C, or between N and C with channel_last
   groups,     // one value per group: [kGroupRows], indices within bounds (a group index, group sizes)
 };
 // The group count of the `rows`/`groups` probe family: small, so indices into it stay in bounds.
@@ -137,6 +139,11 @@ struct probe {
   // The convolution idiom (convolution_op): each input shaped by its name from conv_shapes, a size
   // input given as one value per dimension.
   bool conv = false;
+  // The resize idiom read channel-last (NHWC, NDHWC, NLC: the spatial sizes between N and C, the
+  // last dimension): an `output_size` left unset takes the main shape's dimensions 1 to rank - 2.
+  // For an ND operator, which a tiling may read either way (upsample_nearest: NCHW when the
+  // format says so, NHWC otherwise).
+  bool channels_last = false;
 };
 
 // The probes for the timed case, most likely first, at most `max_probes`: for a matrix product
@@ -146,8 +153,16 @@ struct probe {
 // first-data-others-scalar, first-data-others-vector; then with optional inputs; then the
 // attribute variants (at rank 2 also the grouped family: the first input [S, H], the other float
 // inputs [kGroupRows, H] and the integer group/index ones [kGroupRows], after the four role sets); last, for an operator with InferShape, the two likeliest ranks with every
-// output given the main shape (probe::outputs_given).
+// output given the main shape (probe::outputs_given); for an operator of the resize idiom whose
+// first input is not channel-first, the two likeliest ranks with output_size read channel-last
+// (probe::channels_last).
 std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes = 48);
+
+// The size to draft an operator at whose InferShape made an output of `out` elements from inputs of
+// at most `in` (more than the probe accepts: a vector's diagonal matrix, an outer product): the
+// output taken to grow as the input to a power k (out = in^k), the input size whose output holds
+// about `elements`, elements^(1/k). 0 when the output does not grow faster than the input (k <= 1).
+std::int64_t size_for_output(std::int64_t elements, std::int64_t in, std::int64_t out);
 
 // The case a probe makes in `column`: tensors shaped by role (a list input holds two tensors),
 // ranges by guess_range (notes appended to `notes` once per input), the probe's attributes.

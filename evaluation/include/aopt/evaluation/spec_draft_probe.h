@@ -33,6 +33,9 @@ struct probe_attempt {
   std::string shapes;      // "x [2048, 1024] float16, y [1] float16; attrs {...}"
   std::string status;      // ok, tiling_error, too_big, ...
   std::string diagnostic;  // what the tiling (or InferShape) said
+  // too_big: the largest input's and that output's element counts (size_for_output).
+  std::int64_t input_elements = 0;
+  std::int64_t output_elements = 0;
 };
 
 struct spec_draft {

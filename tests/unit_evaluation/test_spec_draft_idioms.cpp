@@ -1,0 +1,233 @@
+// `aopt init`'s shape idioms of issue 34 (session 27): the GLU halves (a GLU backward operator's
+// inputs other than x are x halved along `dim`), the output-sized timed probe (an InferShape whose
+// output grows as a power of the input: the input sized so the output holds about the elements
+// wanted), sequence lengths (one per batch entry) and the resize idiom read channel-last for an
+// ND operator. Fixtures are op_interfaces written here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "aopt/evaluation/spec_draft.h"
+#include "spec_draft_test_util.h"
+
+namespace ev = aopt::evaluation;
+using nlohmann::json;
+using spec_draft_test::attr;
+
+namespace {
+
+ev::draft_param fp16(const std::string& name) {
+  ev::draft_param p;
+  p.name = name;
+  p.dtypes = {"float16"};
+  p.formats = {"ND"};
+  return p;
+}
+
+// A GLU-family backward operator: dy (the output's gradient) and a saved activation, and x.
+ev::op_interface glu_grad_op(const std::string& op_type, std::vector<ev::draft_attr> attrs) {
+  ev::op_interface op;
+  op.op_type = op_type;
+  op.kernel = "glu_grad";
+  op.inputs = {fp16("dy"), fp16("x"), fp16("act")};
+  op.outputs = {fp16("dx")};
+  op.attrs = std::move(attrs);
+  return op;
+}
+
+const std::vector<std::int64_t>& shape_of(const ev::case_spec& c, const std::string& name) {
+  for (const auto& i : c.inputs) {
+    if (i.name == name) return i.tensors.at(0).shape;
+  }
+  static const std::vector<std::int64_t> none;
+  ADD_FAILURE() << "no input " << name;
+  return none;
+}
+
+}  // namespace
+
+TEST(SpecDraftGlu, BackwardInputsOtherThanXAreXHalvedAlongDim) {
+  const auto op = glu_grad_op("SwiGluGradV9", {attr("dim", "int", -1)});
+  std::vector<std::string> notes;
+  const auto attrs = ev::draft_attrs(op, 0, notes);
+  const auto probes = ev::timed_probes(op, attrs, 100);
+  ASSERT_FALSE(probes.empty());
+  const auto c = ev::probe_case(op, probes.front(), 0, "perf", true, 1 << 21, false, &notes);
+  const auto& x = shape_of(c, "x");
+  auto half = x;
+  half.back() /= 2;
+  EXPECT_EQ(shape_of(c, "dy"), half);
+  EXPECT_EQ(shape_of(c, "act"), half);
+  // No InferShape: the harness would shape dx like dy; it is given x's shape.
+  ASSERT_EQ(c.outputs.size(), 1u);
+  EXPECT_EQ(c.outputs[0].name, "dx");
+  EXPECT_EQ(*c.outputs[0].shape, x);
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return n.find("GLU idiom") != std::string::npos; }));
+  // `dim` 0 halves the first dimension; the unaligned tail's odd last dimension is doubled in x so
+  // the halves keep it.
+  for (const auto& p : probes) {
+    if (p.attrs.value("dim", -1) != 0) continue;
+    const auto d = ev::probe_case(op, p, 0, "perf", true, 1 << 21, false);
+    auto h0 = shape_of(d, "x");
+    h0.front() /= 2;
+    EXPECT_EQ(shape_of(d, "dy"), h0) << p.what;
+    break;
+  }
+  const auto tail = ev::probe_case(op, ev::tail_probes(probes.front()).front(), 0, "tail", false, 1 << 21, true);
+  EXPECT_EQ(shape_of(tail, "x").back() % 2, 0);
+  EXPECT_EQ(shape_of(tail, "dy").back() % 2, 1);
+}
+
+TEST(SpecDraftGlu, AForwardOperatorWithoutInferShapeGetsHalfOutputs) {
+  ev::op_interface op;
+  op.op_type = "DequantSwiGluQuantV9";
+  op.kernel = "dsq";
+  op.inputs = {fp16("x")};
+  op.outputs = {fp16("y"), fp16("scale")};
+  std::vector<std::string> notes;
+  const auto c = spec_draft_test::rank_case(op, 2, notes);
+  const auto& x = shape_of(c, "x");
+  ASSERT_EQ(c.outputs.size(), 2u);
+  EXPECT_EQ(*c.outputs[0].shape, (std::vector<std::int64_t>{x[0], x[1] / 2}));
+  EXPECT_EQ(*c.outputs[1].shape, (std::vector<std::int64_t>{x[0]}));
+  op.has_infer_shape = true;  // InferShape decides
+  EXPECT_TRUE(spec_draft_test::rank_case(op, 2, notes).outputs.empty());
+  // unless a probe bypasses it (dequant_swiglu_quant's InferShape returns before it halves y).
+  const auto attrs = ev::draft_attrs(op, 0, notes);
+  bool given = false;
+  for (const auto& p : ev::timed_probes(op, attrs, 100)) {
+    if (!p.outputs_given || p.rank != 2) continue;
+    const auto d = ev::probe_case(op, p, 0, "perf", true, 1 << 21, false);
+    const auto& xd = shape_of(d, "x");
+    ASSERT_EQ(d.outputs.size(), 2u);
+    EXPECT_EQ(*d.outputs[0].shape, (std::vector<std::int64_t>{xd[0], xd[1] / 2}));
+    EXPECT_EQ(*d.outputs[1].shape, (std::vector<std::int64_t>{xd[0]}));
+    given = true;
+  }
+  EXPECT_TRUE(given);
+}
+
+TEST(SpecDraftGlu, OnlyGluBackwardOperatorsAreHalved) {
+  std::vector<std::string> notes;
+  for (const char* type : {"AddGrad", "GeGluV9"}) {
+    const auto op = glu_grad_op(type, {attr("dim", "int", -1)});
+    const auto attrs = ev::draft_attrs(op, 0, notes);
+    const auto c = ev::probe_case(op, ev::timed_probes(op, attrs, 100).front(), 0, "perf", true, 1 << 21, false);
+    EXPECT_EQ(shape_of(c, "dy"), shape_of(c, "x")) << type;
+  }
+}
+
+TEST(SpecDraftOutputSize, AnOutputGrowingAsASquareSizesTheInputToItsRoot) {
+  // A vector of n makes an n x n matrix: 2^21 elements wanted, an input of about 1448.
+  EXPECT_EQ(ev::size_for_output(1 << 21, 1 << 21, std::int64_t{1} << 42), 1448);
+  EXPECT_EQ(ev::size_for_output(1 << 21, 1000, 1000 * 1000), 1448);
+  // A cube: the cube root.
+  EXPECT_EQ(ev::size_for_output(1 << 21, 100, 1000000), 128);
+  // Not faster than the input: nothing to resize.
+  EXPECT_EQ(ev::size_for_output(1 << 21, 1000, 1000), 0);
+  EXPECT_EQ(ev::size_for_output(1 << 21, 1000, 500), 0);
+  EXPECT_EQ(ev::size_for_output(1 << 21, 1, 100), 0);
+}
+
+TEST(SpecDraftSequence, SequenceLengthsAreOnePerBatchEntry) {
+  ev::op_interface op;
+  op.op_type = "ReverseSeq";
+  op.kernel = "reverse_seq";
+  ev::draft_param lengths;
+  lengths.name = "seq_lengths";
+  lengths.dtypes = {"int32"};
+  lengths.formats = {"ND"};
+  op.inputs = {fp16("x"), lengths};
+  op.outputs = {fp16("y")};
+  op.attrs = {attr("seq_dim", "int", 0), attr("batch_dim", "int", 0)};
+  EXPECT_EQ(ev::guess_role(op.op_type, lengths), ev::input_role::index);
+  std::vector<std::string> notes;
+  const auto c = spec_draft_test::rank_case(op, 3, notes);
+  const auto& x = shape_of(c, "x");
+  ASSERT_EQ(x.size(), 3u);
+  EXPECT_EQ(shape_of(c, "seq_lengths"), std::vector<std::int64_t>{x.front()});
+  // seq_dim left at 0, batch_dim 0: the sequence dimension is the one after the batch dimension.
+  EXPECT_EQ(c.attrs["seq_dim"], 1) << c.attrs.dump();
+  EXPECT_EQ(c.attrs["batch_dim"], 0) << c.attrs.dump();
+}
+
+TEST(SpecDraftResize, AnNdOperatorAlsoReadsOutputSizeChannelLast) {
+  auto op = spec_draft_test::unary_op("UpsampleNd", "upsample_nd", "x", {attr("output_size", "list_int", json())});
+  std::vector<std::string> notes;
+  const auto attrs = ev::draft_attrs(op, 0, notes);
+  bool seen = false;
+  for (const auto& p : ev::timed_probes(op, attrs, 100)) {
+    if (!p.channels_last) continue;
+    const auto c = ev::probe_case(op, p, 0, "perf", true, 1 << 21, false);
+    const auto& x = shape_of(c, "x");
+    EXPECT_EQ(c.attrs["output_size"].get<std::vector<std::int64_t>>(), std::vector<std::int64_t>(x.begin() + 1, x.end() - 1)) << p.what;
+    seen = true;
+  }
+  EXPECT_TRUE(seen);
+  // A channel-first format has no such probe.
+  op.inputs.front().formats = {"NCHW"};
+  for (const auto& p : ev::timed_probes(op, attrs, 100)) EXPECT_FALSE(p.channels_last) << p.what;
+}
+
+TEST(SpecDraftGrid, AGridSamplesTheMainShapesSpatialSizes) {
+  ev::op_interface op;
+  op.op_type = "GridSampleNd";
+  op.kernel = "grid_sample_nd";
+  op.inputs = {fp16("x"), fp16("grid")};
+  op.outputs = {fp16("y")};
+  op.attrs = {attr("align_corners", "bool", false), attr("channel_last", "bool", false)};
+  EXPECT_EQ(ev::guess_role(op.op_type, op.inputs[1]), ev::input_role::grid);
+  EXPECT_EQ(ev::guess_role("Add", op.inputs[1]), ev::input_role::data) << "only a grid operator's";
+  std::vector<std::string> notes;
+  const auto c = spec_draft_test::rank_case(op, 4, notes);
+  const auto& x = shape_of(c, "x");
+  ASSERT_EQ(x.size(), 4u);
+  EXPECT_EQ(shape_of(c, "grid"), (std::vector<std::int64_t>{x[0], x[2], x[3], 2}));
+  const auto& grid = c.inputs.at(1).tensors.at(0);
+  ASSERT_TRUE(grid.range.has_value());
+  EXPECT_EQ(grid.range->first, -1.0);
+  EXPECT_EQ(grid.range->second, 1.0);
+  const auto five = spec_draft_test::rank_case(op, 5, notes);
+  const auto& x5 = shape_of(five, "x");
+  EXPECT_EQ(shape_of(five, "grid"), (std::vector<std::int64_t>{x5[0], x5[2], x5[3], x5[4], 3}));
+  // channel_last: the spatial sizes are between N and C.
+  op.attrs.back() = attr("channel_last", "bool", true);
+  const auto last = spec_draft_test::rank_case(op, 4, notes);
+  const auto& xl = shape_of(last, "x");
+  EXPECT_EQ(shape_of(last, "grid"), (std::vector<std::int64_t>{xl[0], xl[1], xl[2], 2}));
+}
+
+TEST(SpecDraftTopK, AnIntegerKIsOneSmallCount) {
+  ev::draft_param k;
+  k.name = "k";
+  k.dtypes = {"int32"};
+  EXPECT_EQ(ev::guess_role("TopKV9", k), ev::input_role::scalar);
+  const auto g = ev::guess_range("TopKV9", k, 1, ev::input_role::scalar, aopt::evaluation::dtype::int32, 1024);
+  ASSERT_TRUE(g.range.has_value());
+  EXPECT_EQ(g.range->first, 8.0);
+  EXPECT_EQ(g.range->second, 8.0);
+  // A float k (a rate, a constant) is not a count.
+  ev::draft_param kf = k;
+  kf.dtypes = {"float16"};
+  EXPECT_NE(ev::guess_role("TopKV9", kf), ev::input_role::scalar);
+}
+
+TEST(SpecDraftResize, OutputsGivenProbesIncludeTheSpatialRanks) {
+  auto op = spec_draft_test::unary_op("Upsample3dNd", "upsample_3d_nd", "x",
+                                      {attr("output_size", "list_int", json()), attr("scale_d", "float", json())});
+  op.has_infer_shape = true;
+  std::vector<std::string> notes;
+  const auto attrs = ev::draft_attrs(op, 0, notes);
+  bool five = false;
+  for (const auto& p : ev::timed_probes(op, attrs, 100)) {
+    if (!p.outputs_given || p.rank != 5) continue;
+    const auto c = ev::probe_case(op, p, 0, "perf", true, 1 << 21, false);
+    const auto& x = shape_of(c, "x");
+    EXPECT_EQ(c.attrs["output_size"].get<std::vector<std::int64_t>>(), std::vector<std::int64_t>(x.begin() + 2, x.end()));
+    ASSERT_EQ(c.outputs.size(), 1u);
+    EXPECT_EQ(*c.outputs[0].shape, x);
+    five = true;
+  }
+  EXPECT_TRUE(five);
+}
