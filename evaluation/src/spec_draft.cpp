@@ -774,6 +774,88 @@ case_spec conv_case(const op_interface& op, const probe& p, std::size_t column, 
 
 }  // namespace
 
+namespace {
+
+// The attribute idioms of a probe's case, from its main shape: the BLAS `n`, an output shape left
+// empty, the resize idiom's sizes, the pooling/convolution `pads` and the resize `scales`.
+void idiom_attrs(const op_interface& op, const std::vector<std::int64_t>& main, bool channels_last, nlohmann::json& attrs,
+                 std::vector<std::string>* notes) {
+  // BLAS convention (isamax, sasum, sscal, ...: `n` elements of the vector x): an integer
+  // attribute `n` left at 0 takes the element count of the main shape, which kernels size their
+  // buffers by.
+  for (const auto& a : op.attrs) {
+    if (a.type != "int" || lower(a.name) != "n") continue;
+    if (attrs.contains(a.name) && !(attrs[a.name].is_number_integer() && attrs[a.name].get<std::int64_t>() == 0)) continue;
+    std::int64_t count = 1;
+    for (auto d : main) count *= d;
+    attrs[a.name] = count;
+    const std::string note = "attribute '" + a.name + "': the element count of the main input (BLAS convention; guessed from its name)";
+    note_once(notes, note);
+  }
+  // An integer-list attribute naming an output shape (`shape`, `size`, ...: expand, reshape,
+  // broadcast_to) left empty takes the main shape: the identity, which every such operator accepts.
+  for (const auto& a : op.attrs) {
+    if (a.type != "list_int" || !one_of(lower(a.name), {"shape", "shapes", "size", "sizes", "out_shape", "output_shape"})) continue;
+    if (attrs.contains(a.name) && !(attrs[a.name].is_array() && attrs[a.name].empty())) continue;
+    attrs[a.name] = main;
+    const std::string note = "attribute '" + a.name + "': the main input's shape (an output shape left empty; guessed from its name)";
+    note_once(notes, note);
+  }
+  // The resize idiom (PyTorch's upsample_* and interpolate, which the image operators follow):
+  // `output_size` lists the output's spatial sizes (the dimensions after N and C), and a backward
+  // operator's `input_size` the forward input's whole shape. Left unset they take the identity
+  // resampling of the main shape, which every such operator accepts (scale 1).
+  for (const auto& a : op.attrs) {
+    const std::string n = lower(a.name);
+    if (a.type != "list_int" || !one_of(n, {"input_size", "output_size"})) continue;
+    if (attrs.contains(a.name) && !(attrs[a.name].is_array() && attrs[a.name].empty())) continue;
+    const bool spatial = n == "output_size" && main.size() > 2;
+    const bool last = spatial && channels_last;
+    attrs[a.name] = last ? std::vector<std::int64_t>(main.begin() + 1, main.end() - 1)
+                      : spatial ? std::vector<std::int64_t>(main.begin() + 2, main.end()) : main;
+    const std::string note = "attribute '" + a.name + "': " +
+                             (last ? std::string("the main shape's sizes between N and C, the last dimension (channel-last)")
+                              : spatial ? std::string("the main shape's sizes after N and C") : std::string("the main input's shape")) +
+                             " (the identity resampling; guessed from its name)";
+    note_once(notes, note);
+  }
+  // The pooling/convolution idiom: an integer list `pads` (`padding`, `paddings`) the OpDef gives
+  // no default is two values per spatial dimension (the dimensions after N and C; every dimension
+  // of a rank-1 or rank-2 shape), 0 each: nothing added, which every such operator accepts
+  // (avg_pool3_d's InferShape wants six for a rank-5 input and refuses the guessed [1]).
+  for (const auto& a : op.attrs) {
+    if (a.type != "list_int" || !a.default_value.is_null() || !one_of(lower(a.name), {"pads", "padding", "paddings"})) continue;
+    const std::size_t spatial = main.size() > 2 ? main.size() - 2 : main.size();
+    attrs[a.name] = std::vector<std::int64_t>(2 * spatial, 0);
+    const std::string note = "attribute '" + a.name + "': 0 before and after each spatial dimension (no padding; guessed from its name)";
+    note_once(notes, note);
+  }
+  // In that idiom `scales` (one factor per spatial dimension) is the alternative to output_size, a
+  // factor of 0 meaning "not given" (the 3D backward operators' InferShape: "only one of
+  // output_size or scales should be non-empty"; the 2D tilings read one factor per dimension). A
+  // float list `scales` left empty or all zero takes the identity, 1.0 per spatial dimension; an
+  // output_size the OpDef only defaults to zeros is then left unset (empty).
+  auto all_zero = [](const nlohmann::json& v) {
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const nlohmann::json& x) { return x.is_number() && x.get<double>() == 0.0; });
+  };
+  for (const auto& a : op.attrs) {
+    if (a.type != "list_float" || lower(a.name) != "scales") continue;
+    if (attrs.contains(a.name) && !all_zero(attrs[a.name])) continue;
+    const std::size_t spatial = main.size() > 2 ? main.size() - 2 : 1;
+    attrs[a.name] = std::vector<double>(spatial, 1.0);
+    std::string note = "attribute '" + a.name + "': 1.0 per spatial dimension (the identity resampling; guessed from its name)";
+    for (const auto& o : op.attrs) {
+      if (o.type != "list_int" || lower(o.name) != "output_size" || o.default_value.empty() || !all_zero(o.default_value)) continue;
+      if (attrs.contains(o.name) && !all_zero(attrs[o.name])) continue;
+      attrs[o.name] = nlohmann::json::array();
+      note += "; '" + o.name + "' left empty (its OpDef default of zeros: unset)";
+    }
+    note_once(notes, note);
+  }
+}
+
+}  // namespace
+
 case_spec probe_case(const op_interface& op, const probe& p, std::size_t column, const std::string& name, bool timed,
                      std::int64_t elements, bool tail, std::vector<std::string>* notes) {
   bool any_list = false;
@@ -899,78 +981,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
                              "an aclnn caller gives the outputs itself): check them";
     note_once(notes, note);
   }
-  // BLAS convention (isamax, sasum, sscal, ...: `n` elements of the vector x): an integer
-  // attribute `n` left at 0 takes the element count of the main shape, which kernels size their
-  // buffers by.
-  for (const auto& a : op.attrs) {
-    if (a.type != "int" || lower(a.name) != "n") continue;
-    if (c.attrs.contains(a.name) && !(c.attrs[a.name].is_number_integer() && c.attrs[a.name].get<std::int64_t>() == 0)) continue;
-    std::int64_t count = 1;
-    for (auto d : main) count *= d;
-    c.attrs[a.name] = count;
-    const std::string note = "attribute '" + a.name + "': the element count of the main input (BLAS convention; guessed from its name)";
-    note_once(notes, note);
-  }
-  // An integer-list attribute naming an output shape (`shape`, `size`, ...: expand, reshape,
-  // broadcast_to) left empty takes the main shape: the identity, which every such operator accepts.
-  for (const auto& a : op.attrs) {
-    if (a.type != "list_int" || !one_of(lower(a.name), {"shape", "shapes", "size", "sizes", "out_shape", "output_shape"})) continue;
-    if (c.attrs.contains(a.name) && !(c.attrs[a.name].is_array() && c.attrs[a.name].empty())) continue;
-    c.attrs[a.name] = main;
-    const std::string note = "attribute '" + a.name + "': the main input's shape (an output shape left empty; guessed from its name)";
-    note_once(notes, note);
-  }
-  // The resize idiom (PyTorch's upsample_* and interpolate, which the image operators follow):
-  // `output_size` lists the output's spatial sizes (the dimensions after N and C), and a backward
-  // operator's `input_size` the forward input's whole shape. Left unset they take the identity
-  // resampling of the main shape, which every such operator accepts (scale 1).
-  for (const auto& a : op.attrs) {
-    const std::string n = lower(a.name);
-    if (a.type != "list_int" || !one_of(n, {"input_size", "output_size"})) continue;
-    if (c.attrs.contains(a.name) && !(c.attrs[a.name].is_array() && c.attrs[a.name].empty())) continue;
-    const bool spatial = n == "output_size" && main.size() > 2;
-    const bool last = spatial && p.channels_last;
-    c.attrs[a.name] = last ? std::vector<std::int64_t>(main.begin() + 1, main.end() - 1)
-                      : spatial ? std::vector<std::int64_t>(main.begin() + 2, main.end()) : main;
-    const std::string note = "attribute '" + a.name + "': " +
-                             (last ? std::string("the main shape's sizes between N and C, the last dimension (channel-last)")
-                              : spatial ? std::string("the main shape's sizes after N and C") : std::string("the main input's shape")) +
-                             " (the identity resampling; guessed from its name)";
-    note_once(notes, note);
-  }
-  // The pooling/convolution idiom: an integer list `pads` (`padding`, `paddings`) the OpDef gives
-  // no default is two values per spatial dimension (the dimensions after N and C; every dimension
-  // of a rank-1 or rank-2 shape), 0 each: nothing added, which every such operator accepts
-  // (avg_pool3_d's InferShape wants six for a rank-5 input and refuses the guessed [1]).
-  for (const auto& a : op.attrs) {
-    if (a.type != "list_int" || !a.default_value.is_null() || !one_of(lower(a.name), {"pads", "padding", "paddings"})) continue;
-    const std::size_t spatial = main.size() > 2 ? main.size() - 2 : main.size();
-    c.attrs[a.name] = std::vector<std::int64_t>(2 * spatial, 0);
-    const std::string note = "attribute '" + a.name + "': 0 before and after each spatial dimension (no padding; guessed from its name)";
-    note_once(notes, note);
-  }
-  // In that idiom `scales` (one factor per spatial dimension) is the alternative to output_size, a
-  // factor of 0 meaning "not given" (the 3D backward operators' InferShape: "only one of
-  // output_size or scales should be non-empty"; the 2D tilings read one factor per dimension). A
-  // float list `scales` left empty or all zero takes the identity, 1.0 per spatial dimension; an
-  // output_size the OpDef only defaults to zeros is then left unset (empty).
-  auto all_zero = [](const nlohmann::json& v) {
-    return v.is_array() && std::all_of(v.begin(), v.end(), [](const nlohmann::json& x) { return x.is_number() && x.get<double>() == 0.0; });
-  };
-  for (const auto& a : op.attrs) {
-    if (a.type != "list_float" || lower(a.name) != "scales") continue;
-    if (c.attrs.contains(a.name) && !all_zero(c.attrs[a.name])) continue;
-    const std::size_t spatial = main.size() > 2 ? main.size() - 2 : 1;
-    c.attrs[a.name] = std::vector<double>(spatial, 1.0);
-    std::string note = "attribute '" + a.name + "': 1.0 per spatial dimension (the identity resampling; guessed from its name)";
-    for (const auto& o : op.attrs) {
-      if (o.type != "list_int" || lower(o.name) != "output_size" || o.default_value.empty() || !all_zero(o.default_value)) continue;
-      if (c.attrs.contains(o.name) && !all_zero(c.attrs[o.name])) continue;
-      c.attrs[o.name] = nlohmann::json::array();
-      note += "; '" + o.name + "' left empty (its OpDef default of zeros: unset)";
-    }
-    note_once(notes, note);
-  }
+  idiom_attrs(op, main, p.channels_last, c.attrs, notes);
   if (glu_backward) {
     const std::string note = "inputs other than 'x': x halved in dimension " + std::to_string(*split) +
                              " (the GLU idiom: x splits in two halves along 'dim', the output and its gradient are one half's size; "
