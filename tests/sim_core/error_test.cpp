@@ -320,6 +320,29 @@ TEST(HwErrors, SyncAllMissingCore) {
   expect_error(r, hw_error_kind::sync_all_missing_core, line.load(), "already returned");
 }
 
+// The basic API's scalar Ceil(uint32_t, uint32_t) (group_quant, grid_sample call it unqualified on
+// int64_t and int32_t counts): ceil of the quotient, beside the vector Ceil of the advanced API.
+TEST(KernelHeaders, ScalarCeilOfTwoCounts) {
+  const std::int64_t rows = 1000, per = 64;
+  const std::int32_t c = 37;
+  EXPECT_EQ(Ceil(rows, per), 16u);
+  EXPECT_EQ(Ceil(c, std::int64_t{8}), 5u);
+  EXPECT_EQ(Ceil(64u, 64u), 1u);
+}
+
+// AscendC::Trap() (debug API) stops the kernel: a hardware error at its line, the kernel's later
+// statements not run.
+TEST(HwErrors, TrapStopsTheKernel) {
+  bool after = false;
+  unsigned line = 0;
+  auto r = run(1, [&] {
+    line = __LINE__; Trap();
+    after = true;
+  });
+  expect_error(r, hw_error_kind::invalid_use, line, "Trap()");
+  EXPECT_FALSE(after);
+}
+
 TEST(HwErrors, SyncAllNeedsResidentBlocks) {
   std::atomic<unsigned> line{0};
   auto r = run(12, [&] { line = __LINE__; SyncAll(); }, 8);

@@ -138,6 +138,14 @@ template <typename... Args>
 inline void PRINTF(const char* fmt, Args&&... args) {
   aopt::sim::kernel_detail::kernel_printf(fmt, args...);
 }
+// Trap of the kernel debug API (`__aicore__ inline void Trap()`): on the chip it stops the AI
+// Core's run, in CPU mode it is an assert. Here: a hardware error at the call's line.
+inline void Trap(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                  "the kernel called Trap(): it stopped its own run (a check of its inputs or state failed; read "
+                  "the kernel at this line for the condition it guards)",
+                  loc, "Trap");
+}
 }  // namespace AscendC
 
 // The kernel's assert (utils/debug/asc_assert.h): assert(expr) and assert(expr, fmt, args...);

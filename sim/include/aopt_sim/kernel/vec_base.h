@@ -53,6 +53,10 @@ constexpr std::common_type_t<T, U> DivCeil(T a, U b) {
   using R = std::common_type_t<T, U>;
   return b == 0 ? R(0) : static_cast<R>((static_cast<R>(a) + static_cast<R>(b) - 1) / static_cast<R>(b));
 }
+// Ceil(a, b): ceil(a / b) of two 32-bit unsigned values, the basic API's scalar helper beside
+// DivCeil (kernels call it unqualified for tile and loop counts). Not a template: wider or signed
+// arguments convert to uint32_t, as they do on the chip; 0 when b is 0 (undefined there).
+inline std::uint32_t Ceil(std::uint32_t a, std::uint32_t b) { return b == 0 ? 0u : (a + b - 1u) / b; }
 inline constexpr std::uint64_t MASK_PLACEHOLDER = 0;
 inline constexpr std::uint64_t MASK_PLACEHOLDER_LIST[2] = {0, 0};
 
