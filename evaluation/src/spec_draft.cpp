@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <set>
+#include <string_view>
 
 #include "aopt/common/error.h"
 
@@ -328,6 +329,17 @@ nlohmann::json draft_attrs(const op_interface& op, std::size_t column, std::vect
   return attrs;
 }
 
+namespace {
+// The rank a layout name gives (NCHW 4, NDHWC 5, NCL 3), 0 for a string that is none.
+int layout_rank(const std::string& layout) {
+  if (layout.size() < 3 || layout.size() > 5 || layout.front() != 'N' || layout.find('C') == std::string::npos) return 0;
+  for (char ch : layout) {
+    if (std::string_view("NCDHWL").find(ch) == std::string_view::npos) return 0;
+  }
+  return static_cast<int>(layout.size());
+}
+}  // namespace
+
 std::vector<nlohmann::json> attr_variants(const op_interface& op, const nlohmann::json& base) {
   std::vector<nlohmann::json> out;
   for (const auto& a : op.attrs) {
@@ -337,6 +349,9 @@ std::vector<nlohmann::json> attr_variants(const op_interface& op, const nlohmann
     if (axis && a.type == "int") values = {0, 1, -2};
     if (axis && a.type == "list_int") values = {nlohmann::json::array({0}), nlohmann::json::array({1}), nlohmann::json::array({-2})};
     if (a.type == "bool" && has(n, "keep")) values = {!base.value(a.name, false)};
+    // A layout attribute (data_format): the other layouts an N-dimensional tensor may be read in,
+    // channel-first first; a probe of such a variant takes the rank its layout names (layout_rank).
+    if (a.type == "string" && one_of(n, {"data_format", "format"})) values = {"NCHW", "NCDHW", "NHWC", "NDHWC"};
     for (const auto& v : values) {
       if (base.contains(a.name) && base[a.name] == v) continue;
       nlohmann::json x = base;
@@ -572,7 +587,17 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
   }
   // Other values of the guessed attributes, on the likeliest shapes.
   for (const auto& variant : attr_variants(op, attrs)) {
-    for (const auto& [rank, last] : std::vector<std::pair<int, std::int64_t>>{ranks[0], ranks[1], {3, 0}}) {
+    // A variant that changes a layout attribute: the rank that layout names (an NCHW tiling
+    // reads four dimensions), else the likeliest ranks.
+    int layout = 0;
+    for (const char* k : {"data_format", "format"}) {
+      if (variant.contains(k) && variant[k].is_string() && (!attrs.contains(k) || attrs[k] != variant[k])) {
+        layout = layout_rank(variant[k].get<std::string>());
+      }
+    }
+    const auto variant_ranks = layout > 0 ? std::vector<std::pair<int, std::int64_t>>{{layout, 0}}
+                                          : std::vector<std::pair<int, std::int64_t>>{ranks[0], ranks[1], {3, 0}};
+    for (const auto& [rank, last] : variant_ranks) {
       for (const auto& [what, roles] : role_sets(false)) push(rank, last, what, roles, false, variant);
     }
   }
@@ -632,6 +657,23 @@ std::int64_t group_count(const nlohmann::json& attrs) {
     if (attrs.contains(k) && attrs[k].is_number_integer() && attrs[k].get<std::int64_t>() > 0) return attrs[k].get<std::int64_t>();
   }
   return 0;
+}
+
+// A norm's statistic (mean, rstd, variance: input_role::stat) for the main shape: [N, G] for a
+// group norm (a group count attribute: the channels after N split in G groups), [N, C, 1...] for
+// another channel-first norm (an instance norm's statistics: each sample's channel over its
+// spatial dimensions, the dimensions kept), else the main shape with its last (normalised)
+// dimension 1.
+std::vector<std::int64_t> stat_shape(const op_interface& op, std::size_t column, const nlohmann::json& attrs,
+                                     const std::vector<std::int64_t>& main) {
+  if (group_count(attrs) > 0) return {main.front(), group_count(attrs)};
+  std::vector<std::int64_t> s = main;
+  if (channel_first(op, column, attrs) && s.size() >= 3) {
+    std::fill(s.begin() + 2, s.end(), 1);
+  } else {
+    s.back() = 1;
+  }
+  return s;
 }
 
 }  // namespace
@@ -892,14 +934,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
       case input_role::vector:
         ts.shape = {channel_first(op, column, c.attrs) && main.size() >= 2 ? main[1] : main.back()};
         break;
-      case input_role::stat:
-        if (channel_first(op, column, c.attrs) && group_count(c.attrs) > 0) {
-          ts.shape = {main.front(), group_count(c.attrs)};
-        } else {
-          ts.shape = main;
-          ts.shape.back() = 1;
-        }
-        break;
+      case input_role::stat: ts.shape = stat_shape(op, column, c.attrs, main); break;
       case input_role::scalar: ts.shape = {1}; break;
       case input_role::index: ts.shape = {main.front()}; break;
       case input_role::axis: ts.shape = {1}; break;
@@ -980,6 +1015,24 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     const std::string note = "outputs: each given the main input's shape, so InferShape is not run (no probe it shaped ran; "
                              "an aclnn caller gives the outputs itself): check them";
     note_once(notes, note);
+  }
+  // A norm's statistics outputs when it has no InferShape (the harness would shape them like the
+  // first input, which a kernel writing one value per group leaves mostly unwritten): a
+  // statistics input's shape (stat_shape).
+  if (!op.has_infer_shape && !p.outputs_given && !split) {
+    bool any = false;
+    for (const auto& o : op.outputs) {
+      if (o.kind == "dynamic" || guess_role(op.op_type, o) != input_role::stat) continue;
+      output_spec os;
+      os.name = o.name;
+      os.shape = stat_shape(op, column, c.attrs, main);
+      c.outputs.push_back(std::move(os));
+      any = true;
+    }
+    if (any) {
+      note_once(notes, "outputs named as a norm's statistics (mean, rstd, variance): one value per normalised group, the dimensions "
+                       "kept (the operator has no InferShape; guessed from their names): check them");
+    }
   }
   idiom_attrs(op, main, p.channels_last, c.attrs, notes);
   if (glu_backward) {

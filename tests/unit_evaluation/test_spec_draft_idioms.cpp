@@ -231,3 +231,69 @@ TEST(SpecDraftResize, OutputsGivenProbesIncludeTheSpatialRanks) {
   }
   EXPECT_TRUE(five);
 }
+
+// Session 28 (instance_norm_v3's idiom): a layout attribute's other values are tried at the rank
+// each names (an OpDef default of NDHWC whose tiling reads NCHW only), and a norm without
+// InferShape gets its statistics outputs one value per normalised group, dimensions kept.
+TEST(SpecDraftLayout, ALayoutVariantIsProbedAtTheRankItNames) {
+  ev::op_interface op;
+  op.op_type = "InstanceNormV9";
+  op.kernel = "inorm";
+  op.inputs = {fp16("x"), fp16("gamma"), fp16("beta")};
+  op.outputs = {fp16("y"), fp16("mean"), fp16("variance")};
+  op.attrs = {attr("data_format", "string", "NDHWC"), attr("epsilon", "float", 1e-6)};
+  std::vector<std::string> notes;
+  const auto attrs = ev::draft_attrs(op, 0, notes);
+  ASSERT_EQ(attrs.value("data_format", ""), "NDHWC");
+  bool nchw = false;
+  for (const auto& p : ev::timed_probes(op, attrs, 200)) {
+    if (p.attrs.value("data_format", "") != "NCHW") continue;
+    EXPECT_EQ(p.rank, 4) << p.what;
+    if (p.what.find("roles by name") == std::string::npos) continue;
+    const auto c = ev::probe_case(op, p, 0, "perf", true, 1 << 21, false);
+    const auto& x = shape_of(c, "x");
+    ASSERT_EQ(x.size(), 4u);
+    EXPECT_EQ(shape_of(c, "gamma"), (std::vector<std::int64_t>{x[1]}));  // per channel, NCHW
+    ASSERT_EQ(c.outputs.size(), 2u);  // y is left to the harness (x's shape)
+    for (const auto& o : c.outputs) {
+      EXPECT_TRUE(o.name == "mean" || o.name == "variance") << o.name;
+      EXPECT_EQ(*o.shape, (std::vector<std::int64_t>{x[0], x[1], 1, 1})) << o.name;
+    }
+    nchw = true;
+  }
+  EXPECT_TRUE(nchw);
+}
+
+TEST(SpecDraftLayout, StatisticsOutputsOfANormWithoutInferShape) {
+  ev::op_interface op;
+  op.op_type = "LayerNormV9";
+  op.kernel = "lnorm";
+  op.inputs = {fp16("x"), fp16("gamma"), fp16("beta")};
+  op.outputs = {fp16("y"), fp16("mean"), fp16("rstd")};
+  std::vector<std::string> notes;
+  auto c = spec_draft_test::rank_case(op, 2, notes);
+  const auto& x = shape_of(c, "x");
+  ASSERT_EQ(c.outputs.size(), 2u);
+  EXPECT_EQ(*c.outputs[0].shape, (std::vector<std::int64_t>{x[0], 1}));
+  EXPECT_EQ(*c.outputs[1].shape, (std::vector<std::int64_t>{x[0], 1}));
+  op.has_infer_shape = true;  // InferShape decides
+  EXPECT_TRUE(spec_draft_test::rank_case(op, 2, notes).outputs.empty());
+  op.has_infer_shape = false;  // an operator that is no norm keeps the harness's shapes
+  op.op_type = "AddV9";
+  EXPECT_TRUE(spec_draft_test::rank_case(op, 2, notes).outputs.empty());
+}
+
+TEST(SpecDraftLayout, AGroupNormsStatisticsOutputsAreOnePerSampleAndGroup) {
+  ev::op_interface op;
+  op.op_type = "GroupNormV9";
+  op.kernel = "gnorm";
+  op.inputs = {fp16("x"), fp16("gamma"), fp16("beta")};
+  op.outputs = {fp16("y"), fp16("mean"), fp16("rstd")};
+  op.attrs = {attr("num_groups", "int", 4)};
+  std::vector<std::string> notes;
+  const auto c = spec_draft_test::rank_case(op, 2, notes);
+  const auto& x = shape_of(c, "x");
+  ASSERT_EQ(c.outputs.size(), 2u);
+  EXPECT_EQ(*c.outputs[0].shape, (std::vector<std::int64_t>{x[0], 4}));
+  EXPECT_EQ(*c.outputs[1].shape, (std::vector<std::int64_t>{x[0], 4}));
+}
