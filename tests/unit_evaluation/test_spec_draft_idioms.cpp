@@ -235,13 +235,35 @@ TEST(SpecDraftResize, OutputsGivenProbesIncludeTheSpatialRanks) {
 // Session 28 (instance_norm_v3's idiom): a layout attribute's other values are tried at the rank
 // each names (an OpDef default of NDHWC whose tiling reads NCHW only), and a norm without
 // InferShape gets its statistics outputs one value per normalised group, dimensions kept.
-TEST(SpecDraftLayout, ALayoutVariantIsProbedAtTheRankItNames) {
+namespace {
+
+// A norm of x, gamma, beta with outputs y and the two statistics named, no InferShape.
+ev::op_interface norm_op(const std::string& op_type, const std::string& stat1, const std::string& stat2,
+                         std::vector<ev::draft_attr> attrs) {
   ev::op_interface op;
-  op.op_type = "InstanceNormV9";
-  op.kernel = "inorm";
+  op.op_type = op_type;
+  op.kernel = "norm";
   op.inputs = {fp16("x"), fp16("gamma"), fp16("beta")};
-  op.outputs = {fp16("y"), fp16("mean"), fp16("variance")};
-  op.attrs = {attr("data_format", "string", "NDHWC"), attr("epsilon", "float", 1e-6)};
+  op.outputs = {fp16("y"), fp16(stat1), fp16(stat2)};
+  op.attrs = std::move(attrs);
+  return op;
+}
+
+// Both statistics outputs of the rank-2 timed case have `shape` (x's first dimension for -1).
+void expect_stats(const ev::op_interface& op, std::vector<std::int64_t> shape) {
+  std::vector<std::string> notes;
+  const auto c = spec_draft_test::rank_case(op, 2, notes);
+  shape[0] = shape_of(c, "x")[0];
+  ASSERT_EQ(c.outputs.size(), 2u);  // y is left to the harness (x's shape)
+  EXPECT_EQ(*c.outputs[0].shape, shape);
+  EXPECT_EQ(*c.outputs[1].shape, shape);
+}
+
+}  // namespace
+
+TEST(SpecDraftLayout, ALayoutVariantIsProbedAtTheRankItNames) {
+  const auto op = norm_op("InstanceNormV9", "mean", "variance",
+                          {attr("data_format", "string", "NDHWC"), attr("epsilon", "float", 1e-6)});
   std::vector<std::string> notes;
   const auto attrs = ev::draft_attrs(op, 0, notes);
   ASSERT_EQ(attrs.value("data_format", ""), "NDHWC");
@@ -254,28 +276,17 @@ TEST(SpecDraftLayout, ALayoutVariantIsProbedAtTheRankItNames) {
     const auto& x = shape_of(c, "x");
     ASSERT_EQ(x.size(), 4u);
     EXPECT_EQ(shape_of(c, "gamma"), (std::vector<std::int64_t>{x[1]}));  // per channel, NCHW
-    ASSERT_EQ(c.outputs.size(), 2u);  // y is left to the harness (x's shape)
-    for (const auto& o : c.outputs) {
-      EXPECT_TRUE(o.name == "mean" || o.name == "variance") << o.name;
-      EXPECT_EQ(*o.shape, (std::vector<std::int64_t>{x[0], x[1], 1, 1})) << o.name;
-    }
+    ASSERT_EQ(c.outputs.size(), 2u);
+    for (const auto& o : c.outputs) EXPECT_EQ(*o.shape, (std::vector<std::int64_t>{x[0], x[1], 1, 1})) << o.name;
     nchw = true;
   }
   EXPECT_TRUE(nchw);
 }
 
 TEST(SpecDraftLayout, StatisticsOutputsOfANormWithoutInferShape) {
-  ev::op_interface op;
-  op.op_type = "LayerNormV9";
-  op.kernel = "lnorm";
-  op.inputs = {fp16("x"), fp16("gamma"), fp16("beta")};
-  op.outputs = {fp16("y"), fp16("mean"), fp16("rstd")};
+  auto op = norm_op("LayerNormV9", "mean", "rstd", {});
+  expect_stats(op, {-1, 1});
   std::vector<std::string> notes;
-  auto c = spec_draft_test::rank_case(op, 2, notes);
-  const auto& x = shape_of(c, "x");
-  ASSERT_EQ(c.outputs.size(), 2u);
-  EXPECT_EQ(*c.outputs[0].shape, (std::vector<std::int64_t>{x[0], 1}));
-  EXPECT_EQ(*c.outputs[1].shape, (std::vector<std::int64_t>{x[0], 1}));
   op.has_infer_shape = true;  // InferShape decides
   EXPECT_TRUE(spec_draft_test::rank_case(op, 2, notes).outputs.empty());
   op.has_infer_shape = false;  // an operator that is no norm keeps the harness's shapes
@@ -284,16 +295,5 @@ TEST(SpecDraftLayout, StatisticsOutputsOfANormWithoutInferShape) {
 }
 
 TEST(SpecDraftLayout, AGroupNormsStatisticsOutputsAreOnePerSampleAndGroup) {
-  ev::op_interface op;
-  op.op_type = "GroupNormV9";
-  op.kernel = "gnorm";
-  op.inputs = {fp16("x"), fp16("gamma"), fp16("beta")};
-  op.outputs = {fp16("y"), fp16("mean"), fp16("rstd")};
-  op.attrs = {attr("num_groups", "int", 4)};
-  std::vector<std::string> notes;
-  const auto c = spec_draft_test::rank_case(op, 2, notes);
-  const auto& x = shape_of(c, "x");
-  ASSERT_EQ(c.outputs.size(), 2u);
-  EXPECT_EQ(*c.outputs[0].shape, (std::vector<std::int64_t>{x[0], 4}));
-  EXPECT_EQ(*c.outputs[1].shape, (std::vector<std::int64_t>{x[0], 4}));
+  expect_stats(norm_op("GroupNormV9", "mean", "rstd", {attr("num_groups", "int", 4)}), {-1, 4});
 }
