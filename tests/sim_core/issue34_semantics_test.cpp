@@ -157,3 +157,52 @@ TEST(Issue34Queue, HandleFormsAllocEnQueDeQueFree) {
 }
 
 }  // namespace
+
+// Session 28 (rms_norm_grad's idiom): a tensor of one VECOUT queue EnQue'd into another goes
+// through that queue (the EnQue documentation sets no limit; on the chip the buffer's state
+// travels with its handle): its DeQue returns the same buffer, its FreeTensor there ends it.
+TEST(Issue34Queue, ATensorOfAnotherQueueGoesThroughThisOne) {
+  gm_buffer x(n * 4, "x"), y(n * 4, "y");
+  const auto in = ramp();
+  for (std::uint32_t i = 0; i < n; ++i) x.as<float>()[i] = in[i];
+  auto r = run(1, [&] {
+    TPipe pipe;
+    TQue<TPosition::VECIN, 1> qin;
+    TQue<TPosition::VECOUT, 1> middle, out;
+    pipe.InitBuffer(qin, 1, n * 4);
+    pipe.InitBuffer(middle, 1, n * 4);
+    pipe.InitBuffer(out, 1, n * 4);
+    GlobalTensor<float> gx, gy;
+    gx.SetGlobalBuffer(x.as<float>(), n);
+    gy.SetGlobalBuffer(y.as<float>(), n);
+    LocalTensor<float> a = qin.AllocTensor<float>();
+    DataCopy(a, gx, n);
+    qin.EnQue(a);
+    a = qin.DeQue<float>();
+    LocalTensor<float> m = middle.AllocTensor<float>();
+    Muls(m, a, 3.0f, n);
+    qin.FreeTensor(a);
+    out.EnQue(m);  // middle's buffer, through `out`
+    LocalTensor<float> o = out.DeQue<float>();
+    if (o.GetPhyAddr() != m.GetPhyAddr() || o.GetSize() != n) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use, "another buffer", aopt::sim::src_loc::current(), "t");
+    }
+    DataCopy(gy, o, n);
+    out.FreeTensor(o);
+  });
+  ASSERT_FALSE(r.error.has_value()) << r.error->to_string();
+  for (std::uint32_t i = 0; i < n; ++i) EXPECT_EQ(y.as<float>()[i], in[i] * 3.0f) << i;
+}
+
+TEST(Issue34Queue, FreeingAnotherQueuesTensorThatNeverWentThroughIsAnError) {
+  auto r = run(1, [] {
+    TPipe pipe;
+    TQue<TPosition::VECOUT, 1> a, b;
+    pipe.InitBuffer(a, 1, 256);
+    pipe.InitBuffer(b, 1, 256);
+    LocalTensor<float> t = a.AllocTensor<float>();
+    b.FreeTensor(t);
+  });
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_NE(r.error->message.find("does not belong to this queue"), std::string::npos) << r.error->to_string();
+}

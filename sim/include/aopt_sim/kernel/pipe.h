@@ -125,9 +125,27 @@ class que_state {
   // EnQue of an allocated buffer, or of one DeQue'd again (the documented VECIN/VECOUT reuse of a
   // TQueBind: EnQue<GM, VECIN>, DeQue, compute, EnQue<VECOUT, GM>, DeQue, copy out). The flag
   // runs between the queue's own pipes, or those of the positions given (pipes_of_positions).
-  void enque(std::uint32_t addr, const aopt::sim::src_loc& loc) { enque(addr, producer_, consumer_, loc); }
-  void enque(std::uint32_t addr, aopt::sim::pipe from, aopt::sim::pipe to, const aopt::sim::src_loc& loc) {
+  // A tensor of another queue (its address outside this queue's buffers: rms_norm_grad EnQue's a
+  // buffer of one VECOUT queue into another) goes through this queue with this queue's flags: the
+  // EnQue documentation sets no limit, and on the chip a buffer's state travels with its handle.
+  // Its FreeTensor here ends it; the owning queue's own bookkeeping does not see that [ASSUMED].
+  void enque(std::uint32_t addr, std::uint32_t bytes, const aopt::sim::src_loc& loc) {
+    enque(addr, bytes, producer_, consumer_, loc);
+  }
+  void enque(std::uint32_t addr, std::uint32_t bytes, aopt::sim::pipe from, aopt::sim::pipe to,
+             const aopt::sim::src_loc& loc) {
     require_init(loc, "EnQue");
+    if (!owns(addr)) {
+      for (std::size_t k = fifo_head_; k < fifo_.size(); ++k) {
+        if (fifo_[k].slot == foreign_slot && fifo_[k].addr == addr) {
+          aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                          "EnQue of a buffer that is already in the queue: DeQue it before EnQue'ing it again", loc, "EnQue");
+        }
+      }
+      fifo_.push_back(entry{foreign_slot, from, to, addr, bytes});
+      if (from != to) record_flag(true, from, to, event_for(foreign_key(addr), from, to), loc, "EnQue");
+      return;
+    }
     const std::uint32_t i = slot_of(addr, loc, "EnQue");
     if (state_[i] != slot_allocated && state_[i] != slot_dequeued) {
       aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
@@ -136,11 +154,15 @@ class que_state {
                       loc, "EnQue");
     }
     state_[i] = slot_enqueued;
-    fifo_.push_back(entry{static_cast<std::uint8_t>(i), from, to});
+    fifo_.push_back(entry{static_cast<std::uint8_t>(i), from, to, slot_addr(i), slot_bytes_});
     if (from != to) record_flag(true, from, to, event_for(i, from, to), loc, "EnQue");
   }
 
-  std::uint32_t deque(const aopt::sim::src_loc& loc) {
+  // The buffer DeQue hands out: its UB address and size in bytes.
+  struct buffer {
+    std::uint32_t addr, bytes;
+  };
+  buffer deque(const aopt::sim::src_loc& loc) {
     require_init(loc, "DeQue");
     if (fifo_head_ >= fifo_.size()) {
       aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
@@ -153,13 +175,23 @@ class que_state {
       fifo_.clear();
       fifo_head_ = 0;
     }
+    if (e.slot == foreign_slot) {
+      if (e.from != e.to) record_flag(false, e.from, e.to, event_for(foreign_key(e.addr), e.from, e.to), loc, "DeQue");
+      foreign_out_.push_back(e.addr);
+      return buffer{e.addr, e.bytes};
+    }
     state_[e.slot] = slot_dequeued;
     if (e.from != e.to) record_flag(false, e.from, e.to, event_for(e.slot, e.from, e.to), loc, "DeQue");
-    return e.slot;
+    return buffer{e.addr, e.bytes};
   }
 
   void free(std::uint32_t addr, const aopt::sim::src_loc& loc) {
     require_init(loc, "FreeTensor");
+    const auto out = std::find(foreign_out_.begin(), foreign_out_.end(), addr);
+    if (!owns(addr) && out != foreign_out_.end()) {  // another queue's buffer, DeQue'd from this one
+      foreign_out_.erase(out);
+      return;
+    }
     const std::uint32_t i = slot_of(addr, loc, "FreeTensor");
     if (state_[i] == slot_free) {
       aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
@@ -191,6 +223,10 @@ class que_state {
 
  private:
   enum : std::uint8_t { slot_free, slot_allocated, slot_enqueued, slot_dequeued };
+  static constexpr std::uint8_t foreign_slot = 0xFF;  // a FIFO entry holding another queue's buffer
+  bool owns(std::uint32_t addr) const { return addr >= base_ && addr < base_ + num() * slot_bytes_; }
+  // The key of another queue's buffer among this queue's flag events (past every slot index).
+  static std::uint32_t foreign_key(std::uint32_t addr) { return 0x10000u + addr; }
   static const char* state_name(std::uint8_t s) {
     switch (s) {
       case slot_free: return "free (not allocated)";
@@ -245,8 +281,10 @@ class que_state {
   struct entry {
     std::uint8_t slot;
     aopt::sim::pipe from, to;
+    std::uint32_t addr, bytes;
   };
   std::vector<entry> fifo_;
+  std::vector<std::uint32_t> foreign_out_;  // other queues' buffers DeQue'd and not yet freed
   std::size_t fifo_head_ = 0;
 };
 
@@ -296,14 +334,13 @@ class TQueBind {
   }
   template <typename T>
   bool EnQue(const LocalTensor<T>& tensor, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
-    q_.enque(tensor.aopt_addr(), loc);
+    q_.enque(tensor.aopt_addr(), bytes_of(tensor), loc);
     return true;
   }
   template <typename T>
   LocalTensor<T> DeQue(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
-    const std::uint32_t i = q_.deque(loc);
-    return LocalTensor<T>(q_.slot_addr(i), q_.slot_bytes() / static_cast<std::uint32_t>(sizeof(T)),
-                          q_.pos());
+    const auto b = q_.deque(loc);
+    return LocalTensor<T>(b.addr, b.bytes / static_cast<std::uint32_t>(sizeof(T)), q_.pos());
   }
   template <typename T>
   void DeQue(LocalTensor<T>& tensor, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
@@ -314,7 +351,7 @@ class TQueBind {
   // EnQue set, whichever form dequeues it.
   template <TPosition srcUserPos, TPosition dstUserPos, typename T>
   bool EnQue(const LocalTensor<T>& tensor, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
-    q_.enque(tensor.aopt_addr(), aopt::sim::kernel_detail::pos_producer(srcUserPos),
+    q_.enque(tensor.aopt_addr(), bytes_of(tensor), aopt::sim::kernel_detail::pos_producer(srcUserPos),
              aopt::sim::kernel_detail::pos_consumer(dstUserPos), loc);
     return true;
   }
@@ -327,11 +364,11 @@ class TQueBind {
     return handle_of(q_.slot_addr(q_.alloc(loc)));
   }
   bool EnQue(TBufHandle buf, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
-    q_.enque(addr_of(buf), loc);
+    q_.enque(addr_of(buf), q_.slot_bytes(), loc);
     return true;
   }
   TBufHandle DeQue(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
-    return handle_of(q_.slot_addr(q_.deque(loc)));
+    return handle_of(q_.deque(loc).addr);
   }
   void FreeBuffer(TBufHandle buf, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
     q_.free(addr_of(buf), loc);
@@ -347,6 +384,10 @@ class TQueBind {
   const aopt::sim::kernel_detail::que_state& aopt_state() const { return q_; }
 
  private:
+  template <typename T>
+  static std::uint32_t bytes_of(const LocalTensor<T>& t) {
+    return t.GetSize() * static_cast<std::uint32_t>(sizeof(T));
+  }
   static TBufHandle handle_of(std::uint32_t addr) { return reinterpret_cast<TBufHandle>(aopt::sim::ub_base() + addr); }
   static std::uint32_t addr_of(TBufHandle h) {
     return static_cast<std::uint32_t>(reinterpret_cast<std::byte*>(h) - aopt::sim::ub_base());
