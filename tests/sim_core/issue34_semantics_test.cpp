@@ -192,6 +192,15 @@ TEST(Issue34Queue, ATensorOfAnotherQueueGoesThroughThisOne) {
   });
   ASSERT_FALSE(r.error.has_value()) << r.error->to_string();
   for (std::uint32_t i = 0; i < n; ++i) EXPECT_EQ(y.as<float>()[i], in[i] * 3.0f) << i;
+  // The buffer's trip through `out` is one V -> MTE3 set and its wait, on an event of its own.
+  std::uint32_t sets = 0, waits = 0;
+  for (const auto& rec : r.cores[0].recs) {
+    if (rec.src != spipe::v || rec.dst != spipe::mte3) continue;
+    sets += rec.kind == rec_kind::set_flag;
+    waits += rec.kind == rec_kind::wait_flag;
+  }
+  EXPECT_EQ(sets, waits);
+  EXPECT_GE(sets, 1u);
 }
 
 TEST(Issue34Queue, FreeingAnotherQueuesTensorThatNeverWentThroughIsAnError) {

@@ -237,9 +237,10 @@ class que_state {
   }
   bool has_flags() const { return producer_ != consumer_; }
   // The slot's event id for the pipe pair (from, to): its own for the queue's pipes, a fresh one
-  // (taken on first use) for the other pairs of the position forms.
+  // (taken on first use) for the other pairs of the position forms and for another queue's
+  // buffer (foreign_key).
   std::uint16_t event_for(std::uint32_t slot, aopt::sim::pipe from, aopt::sim::pipe to) {
-    if (from == producer_ && to == consumer_) return events_[slot];
+    if (slot < events_.size() && from == producer_ && to == consumer_) return events_[slot];
     for (const auto& a : alt_events_) {
       if (a.slot == slot && a.from == from && a.to == to) return a.id;
     }
