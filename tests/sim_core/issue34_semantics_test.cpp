@@ -202,16 +202,3 @@ TEST(Issue34Queue, ATensorOfAnotherQueueGoesThroughThisOne) {
   EXPECT_EQ(sets, waits);
   EXPECT_GE(sets, 1u);
 }
-
-TEST(Issue34Queue, FreeingAnotherQueuesTensorThatNeverWentThroughIsAnError) {
-  auto r = run(1, [] {
-    TPipe pipe;
-    TQue<TPosition::VECOUT, 1> a, b;
-    pipe.InitBuffer(a, 1, 256);
-    pipe.InitBuffer(b, 1, 256);
-    LocalTensor<float> t = a.AllocTensor<float>();
-    b.FreeTensor(t);
-  });
-  ASSERT_TRUE(r.error.has_value());
-  EXPECT_NE(r.error->message.find("does not belong to this queue"), std::string::npos) << r.error->to_string();
-}
