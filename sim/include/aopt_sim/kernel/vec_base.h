@@ -53,6 +53,12 @@ constexpr std::common_type_t<T, U> DivCeil(T a, U b) {
   using R = std::common_type_t<T, U>;
   return b == 0 ? R(0) : static_cast<R>((static_cast<R>(a) + static_cast<R>(b) - 1) / static_cast<R>(b));
 }
+// The scalar rounding-up division kernel_operator.h declares in namespace AscendC: one plain
+// (uint32_t, uint32_t) function, not a template, so mixed integer arguments convert to it
+// (grid_sample's `Ceil(int32_t, int64_t)`, adaptive_max_pool3d's `Ceil(long, int64_t)`) and a
+// kernel's own `template <typename T> T Ceil(T, T)` stays the exact match for its own types.
+// A zero divisor answers 0 (the chip's result is undefined), as DivCeil above.
+inline std::uint32_t Ceil(std::uint32_t a, std::uint32_t b) { return b == 0 ? 0u : (a + b - 1) / b; }
 inline constexpr std::uint64_t MASK_PLACEHOLDER = 0;
 inline constexpr std::uint64_t MASK_PLACEHOLDER_LIST[2] = {0, 0};
 
