@@ -158,6 +158,23 @@ struct GatherMaskParams {
   std::uint8_t src1RepeatStride = DEFAULT_REPEAT_STRIDE;
 };
 
+// Gatherb's repeat parameters: dstBlkStride (0 counts as 1) and dstRepStride, in 32 B blocks;
+// the other fields are documented as reserved and unused.
+struct GatherRepeatParams {
+  GatherRepeatParams() {}
+  GatherRepeatParams(const std::uint8_t dstBlkStrideIn, const std::uint8_t dstRepStrideIn)
+      : dstRepStride(dstRepStrideIn), dstBlkStride(dstBlkStrideIn) {}
+  std::uint32_t blockNumber = DEFAULT_BLK_NUM;
+  std::uint16_t dstRepStride = DEFAULT_REPEAT_STRIDE;
+  std::uint8_t dstBlkStride = DEFAULT_BLK_STRIDE;
+  std::uint8_t src0BlkStride = DEFAULT_BLK_STRIDE;
+  std::uint8_t src1BlkStride = DEFAULT_BLK_STRIDE;
+  std::uint8_t src0RepStride = DEFAULT_REPEAT_STRIDE;
+  std::uint8_t src1RepStride = DEFAULT_REPEAT_STRIDE;
+  bool repeatStrideMode = false;
+  bool strideSizeMode = false;
+};
+
 struct BrcbRepeatParams {
   BrcbRepeatParams() {}
   BrcbRepeatParams(const std::uint16_t dstBlkStrideIn, const std::uint16_t dstRepStrideIn)
