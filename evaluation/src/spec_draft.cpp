@@ -823,11 +823,26 @@ void idiom_attrs(const op_interface& op, const std::vector<std::int64_t>& main, 
   // no default is two values per spatial dimension (the dimensions after N and C; every dimension
   // of a rank-1 or rank-2 shape), 0 each: nothing added, which every such operator accepts
   // (avg_pool3_d's InferShape wants six for a rank-5 input and refuses the guessed [1]).
+  // PyTorch's convention (max_pool3d, its backward: `padding` one value per spatial dimension, the
+  // same before and after) instead when the OpDef's `dilation` (`dilations`) default lists one
+  // value per spatial dimension, as PyTorch's does (a convolution's lists one per dimension, N and C
+  // included): max_pool3d_grad_with_argmax's tiling wants 3 (or 1) pads for its rank-5 input.
+  const std::size_t spatial = main.size() > 2 ? main.size() - 2 : main.size();
+  bool per_dimension_pads = false;
+  for (const auto& a : op.attrs) {
+    if (a.type == "list_int" && one_of(lower(a.name), {"dilation", "dilations"}) && a.default_value.is_array() &&
+        a.default_value.size() == spatial && spatial != main.size()) {
+      per_dimension_pads = true;
+    }
+  }
   for (const auto& a : op.attrs) {
     if (a.type != "list_int" || !a.default_value.is_null() || !one_of(lower(a.name), {"pads", "padding", "paddings"})) continue;
-    const std::size_t spatial = main.size() > 2 ? main.size() - 2 : main.size();
-    attrs[a.name] = std::vector<std::int64_t>(2 * spatial, 0);
-    const std::string note = "attribute '" + a.name + "': 0 before and after each spatial dimension (no padding; guessed from its name)";
+    attrs[a.name] = std::vector<std::int64_t>(per_dimension_pads ? spatial : 2 * spatial, 0);
+    const std::string note =
+        "attribute '" + a.name + "': " +
+        (per_dimension_pads ? std::string("0 for each spatial dimension (no padding, one value a dimension as the OpDef's dilation default "
+                                          "lists; guessed from their names)")
+                            : std::string("0 before and after each spatial dimension (no padding; guessed from its name)"));
     note_once(notes, note);
   }
   // In that idiom `scales` (one factor per spatial dimension) is the alternative to output_size, a
