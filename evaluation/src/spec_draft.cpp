@@ -845,6 +845,18 @@ void idiom_attrs(const op_interface& op, const std::vector<std::int64_t>& main, 
                             : std::string("0 before and after each spatial dimension (no padding; guessed from its name)"));
     note_once(notes, note);
   }
+  // In that convention the window and its step are one value per spatial dimension too (PyTorch's
+  // kernel_size, stride): a required `ksize` (`kernel_size`) or `strides` the OpDef gives no default
+  // is 1 for each (max_pool3_d_with_argmax_v2's tiling reads three ksize values unchecked).
+  for (const auto& a : op.attrs) {
+    if (!per_dimension_pads || a.type != "list_int" || !a.default_value.is_null() ||
+        !one_of(lower(a.name), {"ksize", "kernel_size", "strides", "stride"})) {
+      continue;
+    }
+    attrs[a.name] = std::vector<std::int64_t>(spatial, 1);
+    note_once(notes, "attribute '" + a.name + "': 1 for each spatial dimension (one value a dimension as the OpDef's dilation default lists; "
+                     "guessed from their names)");
+  }
   // In that idiom `scales` (one factor per spatial dimension) is the alternative to output_size, a
   // factor of 0 meaning "not given" (the 3D backward operators' InferShape: "only one of
   // output_size or scales should be non-empty"; the 2D tilings read one factor per dimension). A

@@ -54,6 +54,8 @@ TEST(SpecDraftPooling, PadsAreOneZeroPerSpatialDimensionBesideAPerDimensionDilat
   const auto c5 = rank_case(op, 5, notes);
   ASSERT_EQ(c5.inputs.at(0).tensors.at(0).shape.size(), 5u);
   EXPECT_EQ(c5.attrs["pads"], json::array({0, 0, 0})) << c5.attrs.dump();
+  EXPECT_EQ(c5.attrs["ksize"], json::array({1, 1, 1})) << c5.attrs.dump();
+  EXPECT_EQ(c5.attrs["strides"], json::array({1, 1, 1})) << c5.attrs.dump();
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return n.find("dilation default") != std::string::npos; }));
   // A convolution's dilations list every dimension (N and C included): two zeros per spatial one.
   const auto conv = pool_op({attr("pads", "list_int", json()), attr("dilations", "list_int", json::array({1, 1, 1, 1, 1}))});
