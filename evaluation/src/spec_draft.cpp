@@ -963,6 +963,22 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
       g.note = "input '" + d->name + "': one value per group, each the row count of the first input (cumulative group ends, every row in "
                "group 0; guessed from the shapes the tiling accepted: give the real grouping)";
     }
+    // The slice idiom (ONNX Slice, PyTorch's x[b:e:s]; strided_slice and its assign form): integer
+    // inputs begin, end, strides (steps) and axes whose values the tiling reads are one value per
+    // dimension of the main input, given as the whole slice: begin 0, end the dimension's size,
+    // stride 1, axes 0 .. rank - 1 (the sliced part is the main shape, which data inputs have).
+    const std::string ln = lower(d->name);
+    if (d->value_depend && !is_float(t) && find_input(op, "begin") != nullptr && find_input(op, "end") != nullptr &&
+        one_of(ln, {"begin", "end", "strides", "steps", "axes"})) {
+      ts.shape = {static_cast<std::int64_t>(main.size())};
+      ts.range.reset();
+      ts.values.clear();
+      for (std::size_t k = 0; k < main.size(); ++k) {
+        ts.values.push_back(ln == "begin" ? 0.0 : ln == "end" ? static_cast<double>(main[k]) : ln == "axes" ? static_cast<double>(k) : 1.0);
+      }
+      g.note = "inputs begin/end/strides/axes: the whole main shape as one slice (begin 0, end each dimension's size, stride 1, every "
+               "axis; the slice idiom, guessed from their names): give the slice wanted";
+    }
     if (!g.note.empty()) note_once(notes, g.note);
     input_spec is;
     is.name = in;
