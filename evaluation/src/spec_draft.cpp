@@ -865,12 +865,39 @@ void idiom_attrs(const op_interface& op, const std::vector<std::int64_t>& main, 
   // no default is two values per spatial dimension (the dimensions after N and C; every dimension
   // of a rank-1 or rank-2 shape), 0 each: nothing added, which every such operator accepts
   // (avg_pool3_d's InferShape wants six for a rank-5 input and refuses the guessed [1]).
+  // PyTorch's convention (max_pool3d, its backward: `padding` one value per spatial dimension, the
+  // same before and after) instead when the OpDef's `dilation` (`dilations`) default lists one
+  // value per spatial dimension, as PyTorch's does (a convolution's lists one per dimension, N and C
+  // included): max_pool3d_grad_with_argmax's tiling wants 3 (or 1) pads for its rank-5 input.
+  const std::size_t spatial = main.size() > 2 ? main.size() - 2 : main.size();
+  bool per_dimension_pads = false;
+  for (const auto& a : op.attrs) {
+    if (a.type == "list_int" && one_of(lower(a.name), {"dilation", "dilations"}) && a.default_value.is_array() &&
+        a.default_value.size() == spatial && spatial != main.size()) {
+      per_dimension_pads = true;
+    }
+  }
   for (const auto& a : op.attrs) {
     if (a.type != "list_int" || !a.default_value.is_null() || !one_of(lower(a.name), {"pads", "padding", "paddings"})) continue;
-    const std::size_t spatial = main.size() > 2 ? main.size() - 2 : main.size();
-    attrs[a.name] = std::vector<std::int64_t>(2 * spatial, 0);
-    const std::string note = "attribute '" + a.name + "': 0 before and after each spatial dimension (no padding; guessed from its name)";
+    attrs[a.name] = std::vector<std::int64_t>(per_dimension_pads ? spatial : 2 * spatial, 0);
+    const std::string note =
+        "attribute '" + a.name + "': " +
+        (per_dimension_pads ? std::string("0 for each spatial dimension (no padding, one value a dimension as the OpDef's dilation default "
+                                          "lists; guessed from their names)")
+                            : std::string("0 before and after each spatial dimension (no padding; guessed from its name)"));
     note_once(notes, note);
+  }
+  // In that convention the window and its step are one value per spatial dimension too (PyTorch's
+  // kernel_size, stride): a required `ksize` (`kernel_size`) or `strides` the OpDef gives no default
+  // is 1 for each (max_pool3_d_with_argmax_v2's tiling reads three ksize values unchecked).
+  for (const auto& a : op.attrs) {
+    if (!per_dimension_pads || a.type != "list_int" || !a.default_value.is_null() ||
+        !one_of(lower(a.name), {"ksize", "kernel_size", "strides", "stride"})) {
+      continue;
+    }
+    attrs[a.name] = std::vector<std::int64_t>(spatial, 1);
+    note_once(notes, "attribute '" + a.name + "': 1 for each spatial dimension (one value a dimension as the OpDef's dilation default lists; "
+                     "guessed from their names)");
   }
   // In that idiom `scales` (one factor per spatial dimension) is the alternative to output_size, a
   // factor of 0 meaning "not given" (the 3D backward operators' InferShape: "only one of
@@ -970,6 +997,22 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
       ts.range = std::make_pair(static_cast<double>(main.front()), static_cast<double>(main.front()));
       g.note = "input '" + d->name + "': one value per group, each the row count of the first input (cumulative group ends, every row in "
                "group 0; guessed from the shapes the tiling accepted: give the real grouping)";
+    }
+    // The slice idiom (ONNX Slice, PyTorch's x[b:e:s]; strided_slice and its assign form): integer
+    // inputs begin, end, strides (steps) and axes whose values the tiling reads are one value per
+    // dimension of the main input, given as the whole slice: begin 0, end the dimension's size,
+    // stride 1, axes 0 .. rank - 1 (the sliced part is the main shape, which data inputs have).
+    const std::string ln = lower(d->name);
+    if (d->value_depend && !is_float(t) && find_input(op, "begin") != nullptr && find_input(op, "end") != nullptr &&
+        one_of(ln, {"begin", "end", "strides", "steps", "axes"})) {
+      ts.shape = {static_cast<std::int64_t>(main.size())};
+      ts.range.reset();
+      ts.values.clear();
+      for (std::size_t k = 0; k < main.size(); ++k) {
+        ts.values.push_back(ln == "begin" ? 0.0 : ln == "end" ? static_cast<double>(main[k]) : ln == "axes" ? static_cast<double>(k) : 1.0);
+      }
+      g.note = "inputs begin/end/strides/axes: the whole main shape as one slice (begin 0, end each dimension's size, stride 1, every "
+               "axis; the slice idiom, guessed from their names): give the slice wanted";
     }
     if (!g.note.empty()) note_once(notes, g.note);
     input_spec is;

@@ -3,10 +3,12 @@
 // Arange/ArithProgression, get_block_idx, the kernel assert and ASSERT_MSG, TQueSync,
 // CrossCoreSetFlag/CrossCoreWaitFlag (mode 0), ToBfloat16, IsSameType, int4b_t,
 // GetDataBlockSizeInBytes, PopStackBuffer, DuplicateImpl, DataCopyUB2GMImpl,
-// DataCopyPadGm2UBImpl, Tan/Sinh/Cosh/Erfc, and the header names kernels include.
+// DataCopyPadGm2UBImpl, Tan/Sinh/Cosh/Erfc, the scalar Ceil(uint32_t, uint32_t), and the header
+// names kernels include.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 // The kernel assert is compiled out under NDEBUG (release test builds define it): this file
@@ -357,5 +359,33 @@ TEST(Issue34Api, SoftMaxRowsWithSumAndMaxAndTheHostTiling) {
   }
 }
 
+// The scalar Ceil of kernel_operator.h: one (uint32_t, uint32_t) function, so mixed integer
+// arguments convert (grid_sample: `Ceil(calCElems, B32_ALIGN_FACTOR)`, an int32_t and an int64_t
+// constant; adaptive_max_pool3d: `Ceil(long, int64_t)`).
+TEST(ScalarCeil, MixedIntegerArgumentsConvertToUint32) {
+  const std::int32_t elems = 17;
+  const std::int64_t factor = 8;
+  EXPECT_EQ(Ceil(elems, factor) * factor, 24);
+  const long span = 10;
+  EXPECT_EQ(Ceil(span, std::int64_t{5}), 2u);
+  EXPECT_EQ(Ceil(0, 4), 0u);
+  EXPECT_EQ(Ceil(7u, 0u), 0u) << "a zero divisor answers 0";
+  static_assert(std::is_same_v<decltype(Ceil(elems, factor)), std::uint32_t>);
+}
+
 }  // namespace
 
+// A kernel's own one-type template Ceil beside `using namespace AscendC;` stays the one called for
+// its own argument types (not ambiguous with the API's).
+namespace own_ceil_user {
+using namespace AscendC;
+template <typename T>
+inline T Ceil(T a, T b) {
+  return (a + b - 1) / b + 100;  // + 100: shows which one was called
+}
+inline std::int64_t tiles(std::int64_t n, std::int64_t per) { return Ceil(n, per); }
+}  // namespace own_ceil_user
+
+TEST(ScalarCeil, KernelsOwnTemplateCeilStaysTheExactMatch) {
+  EXPECT_EQ(own_ceil_user::tiles(10, 3), 104);
+}

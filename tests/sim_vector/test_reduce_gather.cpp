@@ -133,6 +133,40 @@ TEST(Gather, ByteOffsets) {
   for (int i = 0; i < 40; ++i) EXPECT_EQ(out[i], static_cast<float>(63 - i) * 10) << i;
 }
 
+// Gatherb (the documented example): 8 blocks of 32 B gathered by byte offsets, the last block first.
+TEST(Gather, GatherbCollectsWholeBlocksByByteOffsets) {
+  std::vector<uint16_t> out;
+  vt::run_ok([&] {
+    auto s = vt::ub<uint16_t>(0, 128), d = vt::ub<uint16_t>(1024, 256);
+    auto off = vt::ub<uint32_t>(2048, 8);
+    std::vector<uint16_t> v(128);
+    for (int i = 0; i < 128; ++i) v[i] = static_cast<uint16_t>(i);
+    vt::fill(s, v);
+    vt::fill(off, std::vector<uint32_t>{224, 192, 160, 128, 96, 64, 32, 0});
+    vt::fill(d, std::vector<uint16_t>(256, 0xffff));
+    Gatherb(d, s, off, 1, GatherRepeatParams{2, 8});  // every other 32 B block of dst
+    out = vt::get(d, 256);
+  });
+  for (int j = 0; j < 8; ++j) {
+    for (int e = 0; e < 16; ++e) {
+      EXPECT_EQ(out[j * 32 + e], (7 - j) * 16 + e) << j << " " << e;
+      EXPECT_EQ(out[j * 32 + 16 + e], 0xffff) << "the skipped block " << j;
+    }
+  }
+}
+
+TEST(Gather, GatherbRefusesAnOffsetThatIsNotABlock) {
+  auto r = vt::run([&] {
+    auto s = vt::ub<uint32_t>(0, 64), d = vt::ub<uint32_t>(1024, 64);
+    auto off = vt::ub<uint32_t>(2048, 8);
+    vt::fill(off, std::vector<uint32_t>{0, 32, 64, 96, 16, 0, 0, 0});
+    Gatherb(d, s, off, 1, GatherRepeatParams{1, 8});
+  });
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_EQ(r.error->kind, aopt::sim::hw_error_kind::ub_out_of_bounds) << r.error->to_string();
+  EXPECT_NE(r.error->message.find("offset[4] = 16 B"), std::string::npos) << r.error->message;
+}
+
 TEST(Gather, GatherMaskBuiltinAndUserPattern) {
   std::vector<uint16_t> even, odd, fourth;
   std::vector<uint32_t> user;

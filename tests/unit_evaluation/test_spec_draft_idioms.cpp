@@ -296,4 +296,39 @@ TEST(SpecDraftLayout, StatisticsOutputsOfANormWithoutInferShape) {
 
 TEST(SpecDraftLayout, AGroupNormsStatisticsOutputsAreOnePerSampleAndGroup) {
   expect_stats(norm_op("GroupNormV9", "mean", "rstd", {attr("num_groups", "int", 4)}), {-1, 4});
+
+// The slice idiom (session 28): integer begin/end/strides/axes inputs the tiling reads are one value
+// per dimension of the main input, the whole slice (strided_slice_assign_v2 crashed on begin/end/
+// strides shaped like var with random values).
+TEST(SpecDraftSlice, BeginEndStridesAxesAreTheWholeSlice) {
+  ev::op_interface op;
+  op.op_type = "StridedSliceAssignFixture";
+  op.kernel = "strided_slice_assign_fixture";
+  op.inputs = {fp16("var"), fp16("input_value")};
+  for (const char* n : {"begin", "end", "strides", "axes"}) {
+    ev::draft_param p;
+    p.name = n;
+    p.dtypes = {"int64"};
+    p.formats = {"ND"};
+    p.value_depend = true;
+    op.inputs.push_back(p);
+  }
+  op.outputs = {fp16("var_out")};
+  std::vector<std::string> notes;
+  const auto c = spec_draft_test::rank_case(op, 2, notes);
+  const auto& var = shape_of(c, "var");
+  ASSERT_EQ(var.size(), 2u);
+  EXPECT_EQ(shape_of(c, "input_value"), var);
+  auto values_of = [&](const std::string& name) {
+    for (const auto& i : c.inputs) {
+      if (i.name == name) return i.tensors.at(0).values;
+    }
+    return std::vector<double>{};
+  };
+  EXPECT_EQ(shape_of(c, "begin"), (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(values_of("begin"), (std::vector<double>{0, 0}));
+  EXPECT_EQ(values_of("end"), (std::vector<double>{static_cast<double>(var[0]), static_cast<double>(var[1])}));
+  EXPECT_EQ(values_of("strides"), (std::vector<double>{1, 1}));
+  EXPECT_EQ(values_of("axes"), (std::vector<double>{0, 1}));
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return n.find("slice idiom") != std::string::npos; }));
 }

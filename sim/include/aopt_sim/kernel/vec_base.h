@@ -53,10 +53,12 @@ constexpr std::common_type_t<T, U> DivCeil(T a, U b) {
   using R = std::common_type_t<T, U>;
   return b == 0 ? R(0) : static_cast<R>((static_cast<R>(a) + static_cast<R>(b) - 1) / static_cast<R>(b));
 }
-// Ceil(a, b): ceil(a / b) of two 32-bit unsigned values, the basic API's scalar helper beside
-// DivCeil (kernels call it unqualified for tile and loop counts). Not a template: wider or signed
-// arguments convert to uint32_t, as they do on the chip; 0 when b is 0 (undefined there).
-inline std::uint32_t Ceil(std::uint32_t a, std::uint32_t b) { return b == 0 ? 0u : (a + b - 1u) / b; }
+// The scalar rounding-up division kernel_operator.h declares in namespace AscendC: one plain
+// (uint32_t, uint32_t) function, not a template, so mixed integer arguments convert to it
+// (grid_sample's `Ceil(int32_t, int64_t)`, adaptive_max_pool3d's `Ceil(long, int64_t)`) and a
+// kernel's own `template <typename T> T Ceil(T, T)` stays the exact match for its own types.
+// A zero divisor answers 0 (the chip's result is undefined), as DivCeil above.
+inline std::uint32_t Ceil(std::uint32_t a, std::uint32_t b) { return b == 0 ? 0u : (a + b - 1) / b; }
 inline constexpr std::uint64_t MASK_PLACEHOLDER = 0;
 inline constexpr std::uint64_t MASK_PLACEHOLDER_LIST[2] = {0, 0};
 
@@ -154,6 +156,23 @@ struct GatherMaskParams {
   std::uint16_t repeatTimes = 0;
   std::uint16_t src0RepeatStride = DEFAULT_REPEAT_STRIDE;
   std::uint8_t src1RepeatStride = DEFAULT_REPEAT_STRIDE;
+};
+
+// Gatherb's repeat parameters: dstBlkStride (0 counts as 1) and dstRepStride, in 32 B blocks;
+// the other fields are documented as reserved and unused.
+struct GatherRepeatParams {
+  GatherRepeatParams() {}
+  GatherRepeatParams(const std::uint8_t dstBlkStrideIn, const std::uint8_t dstRepStrideIn)
+      : dstRepStride(dstRepStrideIn), dstBlkStride(dstBlkStrideIn) {}
+  std::uint32_t blockNumber = DEFAULT_BLK_NUM;
+  std::uint16_t dstRepStride = DEFAULT_REPEAT_STRIDE;
+  std::uint8_t dstBlkStride = DEFAULT_BLK_STRIDE;
+  std::uint8_t src0BlkStride = DEFAULT_BLK_STRIDE;
+  std::uint8_t src1BlkStride = DEFAULT_BLK_STRIDE;
+  std::uint8_t src0RepStride = DEFAULT_REPEAT_STRIDE;
+  std::uint8_t src1RepStride = DEFAULT_REPEAT_STRIDE;
+  bool repeatStrideMode = false;
+  bool strideSizeMode = false;
 };
 
 struct BrcbRepeatParams {

@@ -1,4 +1,4 @@
-// Gather (by byte offsets) and GatherMask (built-in patterns 1..7 or a user bit pattern,
+// Gather (by byte offsets), Gatherb (whole 32 B blocks by byte offsets) and GatherMask (built-in patterns 1..7 or a user bit pattern,
 // normal or counter mode, compacting the selected elements into dst; rsvdCnt = how many).
 #pragma once
 
@@ -51,6 +51,38 @@ inline bool builtin_pattern_bit(std::uint8_t pattern, std::uint32_t i) {
     case 7: return true;
     default: return false;
   }
+}
+
+// Gatherb: each repeat collects 8 data blocks of 32 B, block j of repeat r from src at byte
+// offset[r * 8 + j] (a multiple of 32, inside src) into dst block r * dstRepStride + j * dstBlkStride.
+template <typename T>
+inline void gatherb_run(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<std::uint32_t>& off,
+                        std::uint8_t repeats, const AscendC::GatherRepeatParams& p, const src_loc& loc) {
+  const char* api = "Gatherb";
+  constexpr std::uint64_t block = 32;
+  const std::uint64_t blk = p.dstBlkStride == 0 ? 1 : p.dstBlkStride;
+  if (repeats == 0) return;
+  const std::uint64_t dst_blocks = (static_cast<std::uint64_t>(repeats) - 1) * p.dstRepStride + 7 * blk + 1;
+  check_operand(dst, dst_blocks * block / sizeof(T), "dst", loc, api);
+  check_operand(off, static_cast<std::uint64_t>(repeats) * 8, "offset", loc, api);
+  check_aligned(src, "src", loc, api);
+  const std::uint64_t src_bytes = static_cast<std::uint64_t>(src.aopt_capacity()) * sizeof(T);
+  unsigned char* d = reinterpret_cast<unsigned char*>(dst.aopt_ptr());
+  const unsigned char* s = reinterpret_cast<const unsigned char*>(src.aopt_ptr());
+  const std::uint32_t* o = off.aopt_ptr();
+  for (std::uint64_t r = 0; r < repeats; ++r) {
+    for (std::uint64_t j = 0; j < 8; ++j) {
+      const std::uint64_t byte = o[r * 8 + j];
+      if (byte % block != 0 || byte + block > src_bytes) {
+        fail(hw_error_kind::ub_out_of_bounds,
+             "offset[" + num(r * 8 + j) + "] = " + num(byte) + " B is not a multiple of 32 or its block ends outside src (" +
+                 num(src_bytes) + " B); offsets are in bytes, one per 32 B block",
+             loc, api);
+      }
+      std::memcpy(d + (r * p.dstRepStride + j * blk) * block, s + byte, block);
+    }
+  }
+  record_vec(vec_class::gather, sizeof(T), repeats, dst.aopt_addr(), 0, loc, api);
 }
 
 // pattern_bit(r, i) says whether lane i of repeat r is kept.
@@ -125,6 +157,12 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
   const auto ln =
       aopt::sim::vec::lanes_from_bits(true, mask, repeatTimes, aopt::sim::vec::epr_v<T>, loc, "Gather");
   aopt::sim::vec::gather_lanes(dst, src, srcOffsetLocal, srcBaseAddr, ln, dstRepStride, loc);
+}
+
+template <typename T>
+inline void Gatherb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& offset,
+                    const uint8_t repeatTime, const GatherRepeatParams& repeatParams, AOPT_VEC_LOC) {
+  aopt::sim::vec::gatherb_run(dst, src, offset, repeatTime, repeatParams, loc);
 }
 
 template <typename T, typename U, GatherMaskMode mode = defaultGatherMaskMode>
