@@ -101,7 +101,62 @@ bool have_f16c() {
   return yes;
 }
 
+// Element i of n of a sorted tensor (tensor_spec::sorted), before rounding to its dtype: evenly
+// spread over the range from its low end, non-decreasing.
+double sorted_value(const tensor_spec& t, std::uint64_t i, std::uint64_t n) {
+  if (is_float(t.type)) {
+    const double lo = t.range ? t.range->first : -1.0;
+    const double hi = t.range ? t.range->second : 1.0;
+    return lo + (hi - lo) * static_cast<double>(i) / static_cast<double>(n);
+  }
+  const auto r = int_range_of(t);
+  // i * r.n / n without overflow: r.n and n both fit in 64 bits, their product may not.
+  const auto step = static_cast<std::uint64_t>((static_cast<unsigned __int128>(i) * r.n) / n);
+  return r.lo + static_cast<double>(step);
+}
+
+template <class I>
+void fill_sorted_int(std::uint8_t* out, const tensor_spec& t, std::uint64_t from, std::uint64_t to, std::uint64_t n) {
+  for (std::uint64_t i = from; i < to; ++i) {
+    const I x = encode_int<I>(round_to(t.type, sorted_value(t, i, n)));
+    std::memcpy(out + i * sizeof(I), &x, sizeof(I));
+  }
+}
+
+void fill_sorted(const tensor_spec& t, std::uint64_t from, std::uint64_t to, std::uint8_t* out) {
+  const auto n = static_cast<std::uint64_t>(t.numel());
+  switch (t.type) {
+    case dtype::float16:
+    case dtype::bfloat16:
+      for (std::uint64_t i = from; i < to; ++i) {
+        const auto f = static_cast<float>(sorted_value(t, i, n));
+        const std::uint16_t b = t.type == dtype::float16 ? float_to_half_bits(f) : float_to_bf16_bits(f);
+        std::memcpy(out + i * 2, &b, 2);
+      }
+      return;
+    case dtype::float32:
+      for (std::uint64_t i = from; i < to; ++i) {
+        const auto f = static_cast<float>(sorted_value(t, i, n));
+        std::memcpy(out + i * 4, &f, 4);
+      }
+      return;
+    case dtype::int8: fill_sorted_int<std::int8_t>(out, t, from, to, n); return;
+    case dtype::uint8: fill_sorted_int<std::uint8_t>(out, t, from, to, n); return;
+    case dtype::int16: fill_sorted_int<std::int16_t>(out, t, from, to, n); return;
+    case dtype::uint16: fill_sorted_int<std::uint16_t>(out, t, from, to, n); return;
+    case dtype::int32: fill_sorted_int<std::int32_t>(out, t, from, to, n); return;
+    case dtype::uint32: fill_sorted_int<std::uint32_t>(out, t, from, to, n); return;
+    case dtype::int64: fill_sorted_int<std::int64_t>(out, t, from, to, n); return;
+    case dtype::uint64: fill_sorted_int<std::uint64_t>(out, t, from, to, n); return;
+    default: return;  // bool is never sorted (fill_range); complex comes as its float components
+  }
+}
+
 void fill_range(const tensor_spec& t, std::uint64_t s, std::uint64_t from, std::uint64_t to, std::uint8_t* out) {
+  if (t.sorted && t.type != dtype::bool_) {
+    fill_sorted(t, from, to, out);
+    return;
+  }
   if (t.type == dtype::bool_) {
     for (std::uint64_t i = from; i < to; ++i) out[i] = static_cast<std::uint8_t>(nth(s, i) >> 63);
     return;
@@ -170,6 +225,10 @@ std::vector<double> generate_values(const tensor_spec& t, std::uint64_t seed, co
   splitmix64 rng{stream_seed(seed, case_name, input_name, index)};
   const auto n = static_cast<std::size_t>(t.numel());
   std::vector<double> v(n);
+  if (t.sorted && t.type != dtype::bool_) {
+    for (std::size_t i = 0; i < n; ++i) v[i] = round_to(t.type, sorted_value(t, i, n));
+    return v;
+  }
   if (t.type == dtype::bool_) {
     for (auto& x : v) x = static_cast<double>(rng.next() >> 63);
     return v;
@@ -239,6 +298,7 @@ std::string input_key(const tensor_spec& t, std::uint64_t seed, const std::strin
   } else {
     h.field("default-range");
   }
+  if (t.sorted) h.field("sorted");
   if (!t.values.empty()) {
     std::string given = "values:";
     for (double v : t.values) {

@@ -92,6 +92,7 @@ nlohmann::json tensor_json(const tensor_spec& t) {
   nlohmann::json j = {{"shape", t.shape}, {"dtype", dtype_name(t.type)}};
   if (t.range) j["range"] = {t.range->first, t.range->second};
   if (!t.values.empty()) j["values"] = t.values;
+  if (t.sorted) j["sorted"] = true;
   return j;
 }
 
@@ -209,7 +210,7 @@ class spec_reader {
   tensor_spec read_tensor(const ojson& v, const std::string& ptr, const std::string& field,
                           std::vector<std::string>& warnings) const {
     need_object(v, ptr, field);
-    warn_unknown(v, ptr, field, {"shape", "dtype", "range", "value"}, warnings);
+    warn_unknown(v, ptr, field, {"shape", "dtype", "range", "value", "sorted"}, warnings);
     tensor_spec t;
     if (!v.contains("shape")) fail(ptr, field + ".shape", "missing", "add \"shape\": [d0, d1, ...]");
     if (!v.contains("dtype")) fail(ptr, field + ".dtype", "missing", "add \"dtype\": \"float16\" (or another dtype)");
@@ -230,6 +231,17 @@ class spec_reader {
       t.range = std::make_pair(lo, hi);
     }
     if (v.contains("value")) t.values = read_value(v["value"], t, ptr + "/value", field + ".value");
+    if (v.contains("sorted")) {
+      if (!v["sorted"].is_boolean()) {
+        fail(ptr + "/sorted", field + ".sorted", "expected true or false, found " + v["sorted"].dump(),
+             "write \"sorted\": true for values generated non-decreasing");
+      }
+      t.sorted = v["sorted"].get<bool>();
+      if (t.sorted && !t.values.empty()) {
+        fail(ptr + "/sorted", field + ".sorted", "\"sorted\" applies to generated values, but the input gives its \"value\"",
+             "drop \"sorted\" (give the values in the order wanted) or drop \"value\"");
+      }
+    }
     return t;
   }
 

@@ -164,7 +164,10 @@ input_role guess_role(const std::string& op_type, const draft_param& in) {
   // A top-k count (k): one element.
   if (ints && one_of(n, {"k", "topk", "top_k"})) return input_role::scalar;
   if (ints && one_of(n, {"seq_lengths", "seq_length", "seq_len", "seq_lens", "lengths", "input_lengths", "target_lengths"})) return input_role::index;
-  if (ints && (has(n, "indice") || has(n, "index") || one_of(n, {"idx", "ids", "input_ids", "label", "labels", "target", "position", "positions"}) ||
+  // Offsets of bags or segments into another input (embedding_bag's offsets, a CSR row pointer):
+  // indices too, generated sorted (probe_case).
+  if (ints && (has(n, "indice") || has(n, "index") ||
+               one_of(n, {"idx", "ids", "input_ids", "label", "labels", "target", "position", "positions", "pos", "offsets", "offset"}) ||
                (n.size() > 4 && (n.compare(n.size() - 4, 4, "_idx") == 0 || n.compare(n.size() - 4, 4, "_ids") == 0)))) {
     return input_role::index;
   }
@@ -183,6 +186,11 @@ input_role guess_role(const std::string& op_type, const draft_param& in) {
     return input_role::scalar;
   }
   return input_role::data;
+}
+
+bool sorted_input(const draft_param& in) {
+  const std::string n = lower(in.name);
+  return has(n, "sorted") || one_of(n, {"offsets", "offset"});
 }
 
 range_guess guess_range(const std::string& op_type, const draft_param& in, std::size_t position, input_role role,
@@ -983,8 +991,17 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
       }
     }
     const auto position = static_cast<std::size_t>(d - op.inputs.data());
-    auto g = guess_range(op.op_type, *d, position, role, t, index_bound);
+    // An input named as indices is bounded as indices in every probe, also where the probe shapes it
+    // as data or one element: out of bounds, the kernel reads or writes outside its tensors.
+    const bool named_index = guess_role(op.op_type, *d) == input_role::index;
+    auto g = guess_range(op.op_type, *d, position, named_index && role != input_role::groups ? input_role::index : role, t,
+                         index_bound);
     ts.range = g.range;
+    if (named_index && ts.range && sorted_input(*d)) {
+      ts.sorted = true;
+      g.note += "; generated sorted, non-decreasing from " + std::to_string(static_cast<std::int64_t>(ts.range->first)) +
+                " (its name says the kernel needs them sorted: sorted indices, offsets of bags)";
+    }
     if (role == input_role::grid) {
       ts.range = std::make_pair(-1.0, 1.0);
       g.note = "input '" + d->name + "': a sampling grid [N, the spatial sizes of the output, their count], normalised coordinates in "
@@ -1118,6 +1135,7 @@ nlohmann::ordered_json draft_json(const std::string& kernel, const std::vector<c
       tj["shape"] = t.shape;
       tj["dtype"] = dtype_name(t.type);
       if (t.range) tj["range"] = {t.range->first, t.range->second};
+      if (t.sorted) tj["sorted"] = true;
       if (is_float(t.type)) floats.insert(t.type);
       return tj;
     };

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -126,6 +127,35 @@ TEST(Inputs, ParallelChunksGiveTheSameBytesAsOneThread) {
   }
 }
 
+// tensor_spec::sorted: non-decreasing, from the range's low end, spread over it, the same bytes
+// generated directly (in parallel chunks) as through generate_values.
+TEST(Inputs, SortedValuesAreNonDecreasingFromTheLowEnd) {
+  for (auto t : {ev::dtype::int32, ev::dtype::int64, ev::dtype::float16, ev::dtype::float32}) {
+    for (std::int64_t n : {1, 7, 100, (1 << 20) + 37}) {
+      ev::tensor_spec s{{n}, t, std::make_pair(0.0, 99.0)};
+      s.sorted = true;
+      const auto v = ev::generate_values(s, 5, "perf", "offsets", 0);
+      ASSERT_EQ(v.size(), static_cast<std::size_t>(n));
+      EXPECT_EQ(v.front(), 0.0) << ev::dtype_name(t) << " n=" << n;
+      EXPECT_TRUE(std::is_sorted(v.begin(), v.end())) << ev::dtype_name(t) << " n=" << n;
+      EXPECT_LE(v.back(), 99.0) << ev::dtype_name(t) << " n=" << n;
+      if (n >= 100) {
+        EXPECT_GE(v.back(), 98.0) << "spread over the range: " << ev::dtype_name(t) << " n=" << n;
+      }
+      const std::size_t bytes = static_cast<std::size_t>(n) * ev::dtype_size(t);
+      std::vector<std::uint8_t> many(bytes);
+      ev::generate_tensor_into(s, 5, "perf", "offsets", 0, many.data(), 3);
+      ASSERT_EQ(many, ev::encode(t, v)) << ev::dtype_name(t) << " n=" << n;
+    }
+  }
+  // Without a range, integers from the default [-10, 10].
+  ev::tensor_spec d{{21}, ev::dtype::int32, std::nullopt};
+  d.sorted = true;
+  const auto v = ev::generate_values(d, 1, "c", "x", 0);
+  EXPECT_EQ(v.front(), -10.0);
+  EXPECT_EQ(v.back(), 10.0);
+}
+
 TEST(Inputs, InputKeyNamesEveryIngredient) {
   ev::tensor_spec a{{8, 16}, ev::dtype::float16, std::nullopt};
   const auto k = ev::input_key(a, 1, "perf", "x", 0);
@@ -142,6 +172,9 @@ TEST(Inputs, InputKeyNamesEveryIngredient) {
   EXPECT_NE(k, ev::input_key(b, 1, "perf", "x", 0));
   b = a;
   b.range = std::make_pair(-1.0, 1.0);
+  EXPECT_NE(k, ev::input_key(b, 1, "perf", "x", 0));
+  b = a;
+  b.sorted = true;
   EXPECT_NE(k, ev::input_key(b, 1, "perf", "x", 0));
 }
 

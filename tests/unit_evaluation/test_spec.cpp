@@ -110,6 +110,16 @@ TEST(Spec, ValueNotNumbers) {
   expect_error(spec_text(R"({"shape": [2], "dtype": "int32", "value": "0 1"})"), 5, "cases[0].inputs.x.value", "expected a number or a flat list");
 }
 
+// "sorted": generated non-decreasing (sorted indices, offsets of bags). Before: an unknown key, ignored.
+TEST(Spec, SortedMarksAnInputGeneratedInOrder) {
+  const auto s = ev::parse_op_spec(spec_text(R"({"shape": [64], "dtype": "int32", "range": [0, 9], "sorted": true})"), "pkg/aopt.json");
+  EXPECT_TRUE(s.cases[0].inputs[0].tensors[0].sorted);
+  EXPECT_TRUE(s.warnings.empty());
+  expect_error(spec_text(R"({"shape": [4], "dtype": "int32", "sorted": "yes"})"), 5, "cases[0].inputs.x.sorted", "expected true or false");
+  expect_error(spec_text(R"({"shape": [2], "dtype": "int32", "value": [1, 0], "sorted": true})"), 5, "cases[0].inputs.x.sorted",
+               "applies to generated values");
+}
+
 TEST(Spec, RangeNotAPair) {
   expect_error(spec_text(R"({"shape": [4], "dtype": "float16", "range": [1]})"), 5, "cases[0].inputs.x.range", "two numbers");
 }

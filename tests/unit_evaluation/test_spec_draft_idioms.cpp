@@ -332,3 +332,84 @@ TEST(SpecDraftSlice, BeginEndStridesAxesAreTheWholeSlice) {
   EXPECT_EQ(values_of("axes"), (std::vector<double>{0, 1}));
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return n.find("slice idiom") != std::string::npos; }));
 }
+
+// Session 28: index values in every probe. An index_add with sorted indices (var, value,
+// sorted_indices, pos: positions into value) and an embedding bag (indices, offsets of the bags).
+namespace {
+
+ev::draft_param i32(const std::string& name) {
+  ev::draft_param p;
+  p.name = name;
+  p.dtypes = {"int32"};
+  p.formats = {"ND"};
+  return p;
+}
+
+const ev::tensor_spec& tensor_of(const ev::case_spec& c, const std::string& name) {
+  for (const auto& i : c.inputs) {
+    if (i.name == name) return i.tensors.at(0);
+  }
+  static const ev::tensor_spec none;
+  ADD_FAILURE() << "no input " << name;
+  return none;
+}
+
+}  // namespace
+
+TEST(SpecDraftIndex, IndicesAreBoundedInEveryProbeEvenShapedAsData) {
+  ev::op_interface op;
+  op.op_type = "IndexAddSortedNd";
+  op.kernel = "index_add_sorted_nd";
+  op.inputs = {fp16("var"), fp16("value"), i32("sorted_indices"), i32("pos")};
+  op.outputs = {fp16("var")};
+  op.attrs = {attr("axis", "int", 0)};
+  EXPECT_EQ(ev::guess_role(op.op_type, op.inputs[3]), ev::input_role::index) << "pos: positions";
+  EXPECT_TRUE(ev::sorted_input(op.inputs[2]));
+  EXPECT_FALSE(ev::sorted_input(op.inputs[3]));
+  std::vector<std::string> notes;
+  const auto attrs = ev::draft_attrs(op, 0, notes);
+  int probes = 0;
+  for (const auto& p : ev::timed_probes(op, attrs, 200)) {
+    for (bool tail : {false, true}) {
+      const auto c = ev::probe_case(op, p, 0, "perf", true, 1 << 21, tail, &notes);
+      const auto& var = tensor_of(c, "var").shape;
+      const auto bound = *std::min_element(var.begin(), var.end());
+      for (const char* name : {"sorted_indices", "pos"}) {
+        // The grouped family's group ends (input_role::groups) are its own idiom: every row in group 0.
+        const bool grouped = std::any_of(p.roles.begin(), p.roles.end(), [&](const auto& r) {
+          return r.first == name && r.second == ev::input_role::groups;
+        });
+        if (grouped) continue;
+        const auto& t = tensor_of(c, name);
+        ASSERT_TRUE(t.range.has_value()) << p.what << ": " << name;
+        EXPECT_GE(t.range->first, 0.0) << p.what << ": " << name;
+        EXPECT_LE(t.range->second, static_cast<double>(bound - 1)) << p.what << ": " << name;
+        EXPECT_EQ(t.sorted, std::string(name) == "sorted_indices") << p.what << ": " << name;
+      }
+      ++probes;
+    }
+  }
+  EXPECT_GT(probes, 8);
+  const auto sorted_note = std::find_if(notes.begin(), notes.end(), [](const std::string& n) {
+    return n.find("'sorted_indices'") != std::string::npos && n.find("sorted, non-decreasing from 0") != std::string::npos;
+  });
+  EXPECT_NE(sorted_note, notes.end()) << "the draft says what was guessed";
+}
+
+TEST(SpecDraftIndex, BagOffsetsAreSortedFromZeroAndWrittenInTheDraft) {
+  ev::op_interface op;
+  op.op_type = "EmbeddingBagNd";
+  op.kernel = "embedding_bag_nd";
+  op.inputs = {fp16("weight"), i32("indices"), i32("offsets")};
+  op.outputs = {fp16("y")};
+  EXPECT_EQ(ev::guess_role(op.op_type, op.inputs[2]), ev::input_role::index);
+  std::vector<std::string> notes;
+  const auto c = spec_draft_test::rank_case(op, 2, notes);
+  const auto& offsets = tensor_of(c, "offsets");
+  ASSERT_TRUE(offsets.range.has_value());
+  EXPECT_EQ(offsets.range->first, 0.0);
+  EXPECT_TRUE(offsets.sorted);
+  const auto draft = ev::draft_json(op.kernel, {c}, notes);
+  EXPECT_EQ(draft["cases"][0]["inputs"]["offsets"].value("sorted", false), true) << draft.dump();
+  EXPECT_FALSE(draft["cases"][0]["inputs"]["indices"].contains("sorted")) << draft.dump();
+}

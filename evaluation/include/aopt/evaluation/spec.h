@@ -30,6 +30,10 @@ struct tensor_spec {
   dtype type = dtype::float16;
   std::optional<std::pair<double, double>> range;  // inclusive [lo, hi]
   std::vector<double> values{};          // given data (msOpST "value"), row-major; empty = generated
+  // Generated non-decreasing ("sorted": true): element i of n is lo + (hi - lo + 1) i / n floored for
+  // integers, lo + (hi - lo) i / n for floats: spread evenly over the range from its low end (the first
+  // element is lo). For inputs a kernel requires sorted (sorted indices, offsets of bags or segments).
+  bool sorted = false;
   // Elements; saturates at INT64_MAX instead of overflowing (a validated spec stays below
   // max_tensor_elements).
   std::int64_t numel() const;

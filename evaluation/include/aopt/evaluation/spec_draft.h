@@ -69,6 +69,9 @@ enum class input_role {
 // The group count of the `rows`/`groups` probe family: small, so indices into it stay in bounds.
 inline constexpr std::int64_t kGroupRows = 4;
 input_role guess_role(const std::string& op_type, const draft_param& in);
+// Whether an input the kernel reads as indices must be sorted, from its name: "sorted" in it
+// (sorted_indices) or offsets of bags (offsets). probe_case generates it sorted (tensor_spec::sorted).
+bool sorted_input(const draft_param& in);
 
 // A value range an input needs, with the note saying why (empty `note` and no range: the
 // generator's default, [-1, 1] for floats, small integers). `index_bound` is the smallest
