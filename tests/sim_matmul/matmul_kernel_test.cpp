@@ -105,6 +105,17 @@ std::vector<double> fill(In* dst, std::size_t n, std::uint32_t salt, double lo, 
   return v;
 }
 
+// The kernel arguments of GM buffers a, b, c (and the bias when given) under tiling t.
+mm_args args_of(const gm_buf& a, const gm_buf& b, const gm_buf* bias, const gm_buf& c, const optiling::TCubeTiling& t) {
+  mm_args x;
+  x.a = a.u8();
+  x.b = b.u8();
+  x.bias = bias != nullptr ? bias->u8() : nullptr;
+  x.c = c.u8();
+  x.tiling = &t;
+  return x;
+}
+
 struct float_case {
   int M, N, K, dim;
   bool ta, tb, bias;
@@ -123,12 +134,7 @@ void check_float_case(const float_case& fc, void (*kernel)(const mm_args&), Data
   std::vector<double> prior(static_cast<std::size_t>(M) * N, 0.0);
   if (fc.out == mm_out::iterate_all_atomic_add) prior = fill(c.as<float>(), prior.size(), 4, -1.0, 1.0);
   const auto t = tiling_for(M, N, K, in_dt, DataType::DT_FLOAT, fc.bias, fc.dim, fc.ta, fc.tb);
-  mm_args x;
-  x.a = a.u8();
-  x.b = b.u8();
-  x.bias = fc.bias ? bias.u8() : nullptr;
-  x.c = c.u8();
-  x.tiling = &t;
+  mm_args x = args_of(a, b, fc.bias ? &bias : nullptr, c, t);
   x.trans_a = fc.ta;
   x.trans_b = fc.tb;
   x.out = fc.out;
@@ -336,12 +342,7 @@ struct batch_case {
 
 aopt::sim::launch_result run_batch(const batch_case& bc, gm_buf& a, gm_buf& b, gm_buf& bias, gm_buf& c,
                                    const optiling::TCubeTiling& t) {
-  mm_args x;
-  x.a = a.u8();
-  x.b = b.u8();
-  x.bias = bc.bias ? bias.u8() : nullptr;
-  x.c = c.u8();
-  x.tiling = &t;
+  mm_args x = args_of(a, b, bc.bias ? &bias : nullptr, c, t);
   x.trans_b = bc.tb;
   aopt::sim::test::mm_batch_args bx;
   bx.batch_a = bc.batch_a;
