@@ -5,12 +5,14 @@
 // API (MultiCoreMatmulTiling).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "aopt_sim/runtime.h"
@@ -103,6 +105,17 @@ std::vector<double> fill(In* dst, std::size_t n, std::uint32_t salt, double lo, 
   return v;
 }
 
+// The kernel arguments of GM buffers a, b, c (and the bias when given) under tiling t.
+mm_args args_of(const gm_buf& a, const gm_buf& b, const gm_buf* bias, const gm_buf& c, const optiling::TCubeTiling& t) {
+  mm_args x;
+  x.a = a.u8();
+  x.b = b.u8();
+  x.bias = bias != nullptr ? bias->u8() : nullptr;
+  x.c = c.u8();
+  x.tiling = &t;
+  return x;
+}
+
 struct float_case {
   int M, N, K, dim;
   bool ta, tb, bias;
@@ -121,12 +134,7 @@ void check_float_case(const float_case& fc, void (*kernel)(const mm_args&), Data
   std::vector<double> prior(static_cast<std::size_t>(M) * N, 0.0);
   if (fc.out == mm_out::iterate_all_atomic_add) prior = fill(c.as<float>(), prior.size(), 4, -1.0, 1.0);
   const auto t = tiling_for(M, N, K, in_dt, DataType::DT_FLOAT, fc.bias, fc.dim, fc.ta, fc.tb);
-  mm_args x;
-  x.a = a.u8();
-  x.b = b.u8();
-  x.bias = fc.bias ? bias.u8() : nullptr;
-  x.c = c.u8();
-  x.tiling = &t;
+  mm_args x = args_of(a, b, fc.bias ? &bias : nullptr, c, t);
   x.trans_a = fc.ta;
   x.trans_b = fc.tb;
   x.out = fc.out;
@@ -319,6 +327,88 @@ struct workspace_probe {
 };
 TEST(MatmulKernel, GetSysWorkSpacePtrIsFoundUnqualifiedInATemplate) {
   run_blocks(1, [&] { EXPECT_EQ(workspace_probe<int>::get(), AscendC::GetSysWorkSpacePtr()); });
+}
+
+// ---- Batch matmul (issue 38, session 28): SetBatchNum / IterateBatch, LayoutMode::NORMAL ----
+// On main neither existed (cann-ops' batch_mat_mul_v3: "'class Matmul<...>' has no member named
+// 'SetBatchNum'"). Each product is checked against the plain matmul of its own matrices.
+namespace batch {
+
+struct batch_case {
+  int M, N, K, batch_a, batch_b;
+  bool tb, bias, by_set_batch_num;
+  std::uint32_t pad_a, pad_b;  // elements between consecutive matrices (explicit strides)
+};
+
+aopt::sim::launch_result run_batch(const batch_case& bc, gm_buf& a, gm_buf& b, gm_buf& bias, gm_buf& c,
+                                   const optiling::TCubeTiling& t) {
+  mm_args x = args_of(a, b, bc.bias ? &bias : nullptr, c, t);
+  x.trans_b = bc.tb;
+  aopt::sim::test::mm_batch_args bx;
+  bx.batch_a = bc.batch_a;
+  bx.batch_b = bc.batch_b;
+  bx.by_set_batch_num = bc.by_set_batch_num;
+  if (bc.pad_a != 0) bx.stride_a = static_cast<std::uint32_t>(bc.M * bc.K) + bc.pad_a;
+  if (bc.pad_b != 0) bx.stride_b = static_cast<std::uint32_t>(bc.K * bc.N) + bc.pad_b;
+  aopt::sim::launch_options o;
+  o.block_dim = 1;
+  return aopt::sim::launch(o, [&] { aopt::sim::test::mm17_f16_f32_batch(x, bx); });
+}
+
+void check(const batch_case& bc) {
+  SCOPED_TRACE(::testing::Message() << bc.M << "x" << bc.N << "x" << bc.K << " batch " << bc.batch_a << "/"
+                                    << bc.batch_b << " tb " << bc.tb << " bias " << bc.bias);
+  const int M = bc.M, N = bc.N, K = bc.K, B = std::max(bc.batch_a, bc.batch_b);
+  const std::size_t sa = static_cast<std::size_t>(M) * K + bc.pad_a, sb = static_cast<std::size_t>(K) * N + bc.pad_b;
+  gm_buf a(sizeof(half) * sa * bc.batch_a, "a"), b(sizeof(half) * sb * bc.batch_b, "b"),
+      bias(sizeof(float) * N * B, "bias"), c(sizeof(float) * M * N * B, "c");
+  const auto av = fill(a.as<half>(), sa * bc.batch_a, 11, -1.0, 1.0);
+  const auto bv = fill(b.as<half>(), sb * bc.batch_b, 12, -1.0, 1.0);
+  const auto biasv = fill(bias.as<float>(), static_cast<std::size_t>(N) * B, 13, -2.0, 2.0);
+  const auto t = tiling_for(M, N, K, DataType::DT_FLOAT16, DataType::DT_FLOAT, bc.bias, 1, false, bc.tb);
+  ASSERT_EQ(t.singleCoreM, M);
+  ASSERT_EQ(t.singleCoreN, N);
+  const auto r = run_batch(bc, a, b, bias, c, t);
+  ASSERT_FALSE(r.error) << r.error->to_string();
+  for (int i = 0; i < B; ++i) {
+    const int ia = i / (B / bc.batch_a), ib = i / (B / bc.batch_b);
+    const std::vector<double> ai(av.begin() + ia * sa, av.begin() + ia * sa + static_cast<std::size_t>(M) * K);
+    const std::vector<double> bi(bv.begin() + ib * sb, bv.begin() + ib * sb + static_cast<std::size_t>(K) * N);
+    const std::vector<double> biasi(biasv.begin() + static_cast<std::size_t>(i) * N,
+                                    biasv.begin() + static_cast<std::size_t>(i + 1) * N);
+    const auto want = reference(ai, bi, bc.bias ? &biasi : nullptr, M, N, K, false, bc.tb);
+    int bad = 0;
+    for (std::size_t e = 0; e < want.size() && bad < 5; ++e) {
+      const double got = c.as<float>()[static_cast<std::size_t>(i) * M * N + e];
+      if (std::fabs(got - want[e]) > 1e-4 * K + 1e-5 * std::fabs(want[e])) {
+        ++bad;
+        ADD_FAILURE() << "C" << i << "[" << e / N << "][" << e % N << "] = " << got << ", want " << want[e];
+      }
+    }
+  }
+}
+
+}  // namespace batch
+
+TEST(MatmulKernel, SetBatchNumThenIterateBatchWithMatrixStrides) {
+  // batch_mat_mul_v3's form: SetBatchNum(n, n), IterateBatch(gm, 0, 0, 0, strideA, strideB).
+  batch::check({40, 48, 72, 3, 3, false, true, true, 32, 16});
+  batch::check({64, 32, 48, 2, 2, true, false, true, 0, 0});
+}
+
+TEST(MatmulKernel, IterateBatchBroadcastsTheSmallerBatch) {
+  batch::check({32, 48, 40, 1, 4, false, false, false, 0, 0});  // one A for four Bs
+  batch::check({48, 32, 40, 4, 2, true, true, false, 0, 0});    // B i / 2 for product i
+}
+
+TEST(MatmulKernel, IterateBatchRefusesBatchesThatAreNotMultiples) {
+  gm_buf a(sizeof(half) * 16 * 16 * 2, "a"), b(sizeof(half) * 16 * 16 * 3, "b"), bias(64, "bias"),
+      c(sizeof(float) * 16 * 16 * 3, "c");
+  const auto t = tiling_for(16, 16, 16, DataType::DT_FLOAT16, DataType::DT_FLOAT, false, 1);
+  const auto r = batch::run_batch({16, 16, 16, 2, 3, false, false, true, 0, 0}, a, b, bias, c, t);
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->to_string().find("IterateBatch"), std::string::npos) << r.error->to_string();
+  EXPECT_NE(r.error->to_string().find("multiple"), std::string::npos) << r.error->to_string();
 }
 
 }  // namespace

@@ -139,4 +139,31 @@ void mm17_two_objects(const mm_args& x, std::uint8_t* b2, std::uint8_t* c2, cons
   mm2.End();
 }
 
+void mm17_f16_f32_batch(const mm_args& x, const mm_batch_args& bx) {
+  TPipe pipe;
+  GlobalTensor<half> aG, bG;
+  GlobalTensor<float> cG, biasG;
+  aG.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(x.a));
+  bG.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(x.b));
+  cG.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x.c));
+  using A_T = MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::NORMAL>;
+  using C_T = MatmulType<TPosition::GM, CubeFormat::ND, float, false, LayoutMode::NORMAL>;
+  using BIAS_T = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+  Matmul<A_T, A_T, C_T, BIAS_T> mm;
+  REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, x.tiling);
+  mm.SetTensorA(aG, x.trans_a);
+  mm.SetTensorB(bG, x.trans_b);
+  if (x.bias != nullptr) {
+    biasG.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x.bias));
+    mm.SetBias(biasG);
+  }
+  if (bx.by_set_batch_num) {
+    mm.SetBatchNum(bx.batch_a, bx.batch_b);
+    mm.IterateBatch(cG, 0, 0, 0, bx.stride_a, bx.stride_b);  // the literals of batch_mat_mul_v3's call
+  } else {
+    mm.IterateBatch(cG, static_cast<std::uint32_t>(bx.batch_a), static_cast<std::uint32_t>(bx.batch_b), false);
+  }
+  mm.End();
+}
+
 }  // namespace aopt::sim::test

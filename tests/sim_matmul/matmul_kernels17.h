@@ -36,4 +36,16 @@ void mm17_f16_f32_static(const mm_args& x);
 // Two Matmul objects registered with one REGIST_MATMUL_OBJ: c = a x b and c2 = a x b2.
 void mm17_two_objects(const mm_args& x, std::uint8_t* b2, std::uint8_t* c2, const optiling::TCubeTiling* tiling2);
 
+// Batch matmul (LayoutMode::NORMAL) on one core: `batch` products c[i] = a[i] x b[i] (+ bias[i]),
+// the whole tiling's M x N x K each. by_set_batch_num: SetBatchNum(batch, batch) then
+// IterateBatch(gm, false, 0, false, strideA, strideB) with explicit strides (as cann-ops'
+// batch_mat_mul_v3); otherwise IterateBatch(gm, batch_a, batch_b, false) with the default strides,
+// the smaller batch broadcast.
+struct mm_batch_args {
+  int batch_a = 1, batch_b = 1;
+  bool by_set_batch_num = false;
+  std::uint32_t stride_a = 0, stride_b = 0;
+};
+void mm17_f16_f32_batch(const mm_args& x, const mm_batch_args& bx);
+
 }  // namespace aopt::sim::test

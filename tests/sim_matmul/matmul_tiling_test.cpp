@@ -251,7 +251,23 @@ TEST(MatmulTiling, HostSeesTheAscendCBlockConstants) {
   EXPECT_EQ(AscendC::ONE_BLK_SIZE, 32u);
   static_assert(std::is_same_v<std::remove_const_t<decltype(AscendC::ONE_BLK_SIZE)>, std::uint32_t>,
                 "one type with a uint32_t count in CeilDiv(T, T) / CeilAlign(T, T)");
-  EXPECT_EQ(AscendC::BLOCK_CUBE, 16);
+  EXPECT_EQ(AscendC::BLOCK_CUBE, 16u);
+}
+
+// On the host BLOCK_CUBE is unsigned, so a one-type template takes it beside a uint32_t
+// (weight_quant_batch_matmul_v2: `ops::CeilAlign(static_cast<uint32_t>(n), BLOCK_CUBE)`), and
+// float32_t names float (quant_batch_matmul_v3: `sizeof(float32_t)`). Both failed to build on main
+// (BLOCK_CUBE was int32_t on both sides; float32_t only on the kernel side).
+template <typename T>
+constexpr T ceil_align_one_type(T x, T align) {
+  return (x + align - 1) / align * align;
+}
+TEST(MatmulTiling, HostBlockCubeIsUnsignedAndFloat32TIsFloat) {
+  static_assert(std::is_same_v<std::remove_const_t<decltype(AscendC::BLOCK_CUBE)>, std::uint32_t>,
+                "host tilings see BLOCK_CUBE as uint32_t");
+  EXPECT_EQ(ceil_align_one_type(static_cast<std::uint32_t>(37), AscendC::BLOCK_CUBE), 48u);
+  static_assert(std::is_same_v<float32_t, float>, "float32_t is float on the host");
+  EXPECT_EQ(sizeof(float32_t), 4u);
 }
 
 TEST(MatmulTiling, UndefinedDataTypeIsInfeasible) {

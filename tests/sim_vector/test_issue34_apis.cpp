@@ -90,8 +90,8 @@ TEST(Issue34Api, TransDataTo5HDInt8HalvesAndImplForm) {
     __ubuf__ std::uint8_t* d[16];
     __ubuf__ std::uint8_t* s[16];
     for (int i = 0; i < 16; ++i) {
-      d[i] = dst.GetPhyAddr() + 32 * i;
-      s[i] = src.GetPhyAddr() + 32 * i;
+      d[i] = reinterpret_cast<__ubuf__ std::uint8_t*>(dst.GetPhyAddr(32 * i));
+      s[i] = reinterpret_cast<__ubuf__ std::uint8_t*>(src.GetPhyAddr(32 * i));
     }
     TransDataTo5HDParams p;
     p.srcHighHalf = true;  // elements 16..31 of every source block

@@ -113,12 +113,13 @@ TEST(CceIntrinsics, VtransposeAndScatterVnchwconvTranspose16x16) {
     vt::fill(s, a);
     vtranspose((__ubuf__ uint16_t*)d.GetPhyAddr(), (__ubuf__ uint16_t*)s.GetPhyAddr());
     t = vt::get(d, 256);
-    // Source rows: 16 rows of 32 B, row j at s + 16 j; destination rows likewise at d + 16 i.
-    // Two repeats: the second one 16 blocks (512 B) further on both sides.
+    // Source rows: 16 rows of 32 B, row j at byte s + 32 j; destination rows likewise at d + 32 i
+    // (GetPhyAddr is a byte address, as on the chip). Two repeats: the second one 16 blocks (512 B)
+    // further on both sides.
     uint64_t dst_rows[16], src_rows[16];
     for (int i = 0; i < 16; ++i) {
-      dst_rows[i] = reinterpret_cast<uint64_t>(d.GetPhyAddr() + 16 * i);
-      src_rows[i] = reinterpret_cast<uint64_t>(s.GetPhyAddr() + 16 * i);
+      dst_rows[i] = d.GetPhyAddr() + 32 * i;
+      src_rows[i] = s.GetPhyAddr() + 32 * i;
     }
     set_va_reg_sb(VA0, dst_rows);
     set_va_reg_sb(VA1, dst_rows + 8);

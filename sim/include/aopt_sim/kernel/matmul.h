@@ -327,6 +327,29 @@ class Matmul : public aopt::sim::matmul_detail::engine<A_TYPE, B_TYPE, C_TYPE, B
     while (base::iterate(false)) base::get_c_whole_local(ubCmatrix.aopt_ptr(), enAtomic);
   }
   void WaitIterateAll() {}
+  // Batch matmul (LayoutMode NORMAL, BMNK): SetBatchNum sets the A and B matrices of the next
+  // IterateBatch without a new tiling; IterateBatch computes max(batchA, batchB) whole products
+  // into GM (aopt_sim/kernel/matmul_impl.h, iterate_batch_gm, for strides and broadcast).
+  // enSequentialWrite must be false for GM (the reference); the UB form is not emulated.
+  void SetBatchNum(std::int32_t batchA, std::int32_t batchB) { base::batch_num(batchA, batchB); }
+  template <bool sync = true, bool waitIterateBatch = false>
+  void IterateBatch(const GlobalTensor<DstT>& gm, std::uint32_t batchA, std::uint32_t batchB, bool enSequentialWrite,
+                    const std::uint32_t matrixStrideA = 0, const std::uint32_t matrixStrideB = 0,
+                    const std::uint32_t matrixStrideC = 0, const bool enPartialSum = false, const std::uint8_t enAtomic = 0,
+                    aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    static_cast<void>(enSequentialWrite);
+    static_cast<void>(matrixStrideC);
+    base::batch_num(static_cast<int>(batchA), static_cast<int>(batchB));
+    base::iterate_batch_gm(gm.GetPhyAddr(), enPartialSum, enAtomic, matrixStrideA, matrixStrideB, loc);
+  }
+  void IterateBatch(const GlobalTensor<DstT>& gm, bool enPartialSum, std::uint8_t enAtomic, bool enSequentialWrite,
+                    const std::uint32_t matrixStrideA = 0, const std::uint32_t matrixStrideB = 0,
+                    const std::uint32_t matrixStrideC = 0, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    static_cast<void>(enSequentialWrite);
+    static_cast<void>(matrixStrideC);
+    base::iterate_batch_gm(gm.GetPhyAddr(), enPartialSum, enAtomic, matrixStrideA, matrixStrideB, loc);
+  }
+  void WaitIterateBatch() {}
   void End() { base::end(); }
   // Which AIV of its AI Core a mixed kernel's object serves (mat_mul_base_kernel.h: 0). Sim runs
   // the product on the calling core itself, so the index is kept and changes nothing.

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -255,6 +256,47 @@ class engine {
         *dst = atomic != 0 ? combine<DstT>(atomic, *dst, v) : v;
       }
     }
+  }
+  // SetBatchNum: the A and B matrices one IterateBatch computes with.
+  void batch_num(int batch_a, int batch_b) {
+    batch_a_ = batch_a;
+    batch_b_ = batch_b;
+  }
+  // IterateBatch to GM (LayoutMode NORMAL, BMNK): batch_c = max(batchA, batchB) products, each the
+  // whole single shape (every block, as IterateAll). Product i reads A's matrix i / (batch_c /
+  // batchA) (the larger batch broadcasts the smaller; [ASSUMED] whole groups, as the G-axis
+  // broadcast of the reference), stride_a elements apart (0: one M x Ka matrix), B's likewise
+  // (0: Kb x N), the bias N apart when the config's isBiasBatch, and writes C's matrix i, M x N
+  // apart (matrixStrideC is reserved in the reference). Afterwards A, B and the bias are where
+  // SetTensorA/B/SetBias put them.
+  void iterate_batch_gm(DstT* c, bool partial_sum, std::uint8_t atomic, std::uint32_t stride_a,
+                        std::uint32_t stride_b, const aopt::sim::src_loc& loc) {
+    const int ba = batch_a_, bb = batch_b_;
+    if (ba <= 0 || bb <= 0 || (ba > bb ? ba % bb : bb % ba) != 0) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                      "Matmul::IterateBatch: batchA " + std::to_string(ba) + " and batchB " + std::to_string(bb) +
+                          " must be positive and one a multiple of the other (set them with SetBatchNum or "
+                          "IterateBatch's batchA/batchB)",
+                      loc, "IterateBatch");
+    }
+    const int bc = std::max(ba, bb);
+    const std::int64_t sa = stride_a != 0 ? stride_a : static_cast<std::int64_t>(M_) * Ka_;
+    const std::int64_t sb = stride_b != 0 ? stride_b : static_cast<std::int64_t>(Kb_) * N_;
+    const std::int64_t sc = static_cast<std::int64_t>(M_) * N_;
+    const SrcAT* a0 = a_;
+    const SrcBT* b0 = b_;
+    const BiasT* bias0 = bias_;
+    for (int i = 0; i < bc; ++i) {
+      a_ = a0 + (i / (bc / ba)) * sa;
+      b_ = b0 + (i / (bc / bb)) * sb;
+      if (bias0 != nullptr && CFG.isBiasBatch) bias_ = bias0 + static_cast<std::int64_t>(i) * N_;
+      started_ = false;
+      while (iterate(partial_sum)) get_c_gm(c + i * sc, atomic, false);
+    }
+    a_ = a0;
+    b_ = b0;
+    bias_ = bias0;
+    started_ = false;
   }
   void end() {
     started_ = false;
@@ -526,6 +568,7 @@ class engine {
   std::uint64_t quant_ = 0;
   int M_ = 0, N_ = 0, Ka_ = 0, Kb_ = 0, sm_ = 0, sn_ = 0, sk_ = 0;
   int cur_ = 0, mi_ = 0, ni_ = 0, m0_ = 0, n0_ = 0, rows_ = 0, cols_ = 0;
+  int batch_a_ = 1, batch_b_ = 1;
   float deq_scale_ = 1.0f;
   std::vector<AccT> acc_;
 };

@@ -68,8 +68,13 @@ class LocalTensor {
   }
   std::uint32_t GetLength() const { return size_ * static_cast<std::uint32_t>(sizeof(T)); }
   TPosition GetPosition() const { return pos_; }
-  T* GetPhyAddr() const { return aopt_ptr(); }
-  T* GetPhyAddr(std::uint32_t offset) const { return aopt_ptr() + offset; }
+  // The documented (NPU) form: the tensor's address as an integer, in bytes, so kernels add byte
+  // offsets to it (`i * 32 + t.GetPhyAddr()`, mat_mul_v3) and cast it to a pointer
+  // (`(__ubuf__ T*)t.GetPhyAddr()`). In sim that address is the host address of the UB bytes (the
+  // CPU-debug library's T* as an integer), so the pointer casts still reach the data; offset counts
+  // elements.
+  std::uint64_t GetPhyAddr() const { return reinterpret_cast<std::uintptr_t>(aopt_ptr()); }
+  std::uint64_t GetPhyAddr(std::uint32_t offset) const { return reinterpret_cast<std::uintptr_t>(aopt_ptr() + offset); }
 
   // --- emulator-only accessors (not AscendC API) ---
   std::uint32_t aopt_addr() const { return addr_; }  // UB byte address

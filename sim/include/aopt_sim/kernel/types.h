@@ -8,6 +8,10 @@
 #include <type_traits>
 #include <cstring>
 #include "aopt_sim/cube_constants.h"
+#ifndef AOPT_SIM_BLOCK_CUBE_DECLARED
+#define AOPT_SIM_BLOCK_CUBE_DECLARED
+AOPT_SIM_DECLARE_BLOCK_CUBE(std::int32_t)  // kernel side: signed (aopt_sim/cube_constants.h)
+#endif
 
 #if defined(__clang__) && __clang_major__ < 15
 // clang 14 (libclang, used by search/motifs to parse kernels) has no _Float16 on x86-64: a
