@@ -76,6 +76,35 @@ optimize::file_map shared_search_files(const ev::op_package& pkg, const optimize
       }
     }
   }
+  // The shared headers the package's host code includes (from the including file's directory or
+  // a host include directory), and theirs: a shared tiling class written in its header (the
+  // methods that write the tiling data) is part of what Stage I's synthesis slices. Last, so the
+  // kernel headers the rewrites change come first under the cap.
+  std::vector<std::string> host_dirs;
+  for (const auto& d : pkg.host_include_dirs) {
+    if (d.rfind(prefix, 0) == 0) host_dirs.push_back(d.substr(prefix.size()));
+  }
+  std::vector<std::pair<std::string, std::string>> host_texts;  // (directory under the tree root, text)
+  for (const auto& [rel, text] : std::map<std::string, std::string>(out.begin(), out.end())) {
+    if (rel.ends_with(".cpp") || rel.ends_with(".cc")) host_texts.emplace_back(fs::path(rel).parent_path().generic_string(), text);
+  }
+  for (const auto& [path, text] : package_files) {
+    if (path.rfind("op_host/", 0) == 0) host_texts.emplace_back("", text);
+  }
+  for (std::size_t i = 0; i < host_texts.size() && out.size() < max_shared_search_files; ++i) {
+    const auto [dir, text] = host_texts[i];
+    for (const auto& inc : quoted_includes(text)) {
+      std::vector<std::string> candidates;
+      if (!dir.empty()) candidates.push_back(dir);
+      candidates.insert(candidates.end(), host_dirs.begin(), host_dirs.end());
+      for (const auto& d : candidates) {
+        const std::string rel = (fs::path(d) / inc).lexically_normal().generic_string();
+        if (!shared.count(rel) || out.count(rel)) continue;
+        if (const std::string* t = add(rel)) host_texts.emplace_back(fs::path(rel).parent_path().generic_string(), *t);
+        break;
+      }
+    }
+  }
   return out;
 }
 

@@ -208,5 +208,78 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
   EXPECT_NE(out.find("BUF_BYTES = 16384;"), std::string::npos) << out;
 }
 
+// A tiling class whose method writing the tiling data is defined in its header (the shared
+// tiling of a family of operators: the .cpp computes the members, the header's FillTilingData
+// writes them with set_<field>): the header's method is sliced too, so what the .cpp computes is
+// tunable; nothing of the header is rewritten, and a kernel class's same-named method is not
+// followed.
+TEST(Stage1ClassTiling, AHeaderMethodWritingTheTilingDataCarriesTheSlice) {
+  const std::string header = R"(#pragma once
+namespace optiling {
+class ListTiling {
+public:
+    explicit ListTiling(gert::TilingContext* c) : ctx(c) {}
+    ge::graphStatus Run();
+private:
+    void Divide(uint64_t ub);
+    void FillTilingData() {
+        data.set_tileBytes(tileBytes);
+        data.SaveToBuffer(ctx->GetRawTilingData()->GetData(), ctx->GetRawTilingData()->GetCapacity());
+    }
+    gert::TilingContext* ctx;
+    ListTilingData data;
+    uint32_t tileBytes = 0;
+};
+}
+)";
+  const std::string host = R"(#include "list_tiling.h"
+namespace optiling {
+void ListTiling::Divide(uint64_t ub) {
+    uint32_t usable = ub / 3;
+    tileBytes = usable / 32 * 32;
+}
+ge::graphStatus ListTiling::Run() {
+    uint64_t ub = 0;
+    platform_ascendc::PlatformAscendC(ctx->GetPlatformInfo()).GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);
+    uint32_t extra = 4096;
+    Divide(ub);
+    FillTilingData();
+    ctx->SetBlockDim(8);
+    return ge::GRAPH_SUCCESS;
+}
+static ge::graphStatus TilingFunc(gert::TilingContext* context) {
+    ListTiling t(context);
+    return t.Run();
+}
+}
+)";
+  // A kernel class with a method of the same name: followed, it would make `extra` reach the
+  // tiling data.
+  const std::string kernel = R"(class KernelList {
+public:
+    __aicore__ inline void FillTilingData() { data.set_tileBytes(extra); }
+};
+)";
+  synthesis_input in;
+  in.host_files.push_back({"op_host/list_tiling.cpp", host});
+  in.host_files.push_back({"op_host/list_tiling.h", header});
+  in.kernel_files.push_back({"op_kernel/list.cpp", kernel});
+  const auto r = synthesize(in);
+  ASSERT_TRUE(r.tmpl) << r.error->reason;
+  const tunable* third = nullptr;
+  std::string names;
+  for (const auto& tu : r.tmpl->tunables) {
+    names += tu.name + "=" + std::to_string(tu.value) + " ";
+    if (tu.kind == tunable_kind::count && tu.value == 3) third = &tu;
+    for (const auto& oc : tu.occurrences) EXPECT_EQ(r.tmpl->files[oc.file].path, "op_host/list_tiling.cpp") << tu.name;
+  }
+  ASSERT_NE(third, nullptr) << "the UB share in Divide reaches the tiling data through the header's FillTilingData: " << names;
+  EXPECT_EQ(names.find("=4096"), std::string::npos) << "the kernel's FillTilingData was followed: " << names;
+  bool noted = false;
+  for (const auto& n : r.tmpl->notes) noted |= n.find("FillTilingData") != std::string::npos && n.find("other sources") != std::string::npos;
+  EXPECT_TRUE(noted);
+  EXPECT_EQ(r.tmpl->instantiate(r.tmpl->base()).at("op_host/list_tiling.cpp"), host);
+}
+
 }  // namespace
 }  // namespace aopt::stage1

@@ -607,13 +607,27 @@ bool control_keyword(const token& k) {
          k.is("dynamic_cast") || k.is("decltype") || k.is("alignof") || k.is("static_assert");
 }
 
-std::vector<definition> callee_definitions(const tokens& t, const definition& root) {
-  // Every definition in the file, by name.
+// Every definition of a file, by name (file: the index the definitions carry).
+std::multimap<std::string_view, definition> definitions_of(const tokens& t, std::size_t file) {
   std::multimap<std::string_view, definition> defs;
   for (std::size_t i = 0; i + 1 < t.size(); ++i) {
     if (!t[i].is_ident() || control_keyword(t[i]) || used_not_defined(t, i)) continue;
-    if (auto d = definition_at(t, root.host, i)) defs.emplace(t[i].text, *d);
+    if (auto d = definition_at(t, file, i)) defs.emplace(t[i].text, *d);
   }
+  return defs;
+}
+
+// The names a body calls: NAME ( inside its braces.
+std::set<std::string_view> called_names(const tokens& t, const definition& d) {
+  std::set<std::string_view> out;
+  for (std::size_t i = d.body_b + 1; i + 1 < d.body_e; ++i) {
+    if (t[i].is_ident() && !control_keyword(t[i]) && t[i + 1].is("(")) out.insert(t[i].text);
+  }
+  return out;
+}
+
+std::vector<definition> callee_definitions(const tokens& t, const definition& root) {
+  const auto defs = definitions_of(t, root.host);
   std::vector<definition> out;
   std::set<std::size_t> seen{root.body_b};
   std::vector<definition> todo{root};
@@ -731,24 +745,80 @@ class synthesizer {
                            " function(s) its file defines (" + names + "): their statements are sliced with it");
     }
     for (const auto& s : stmts_) infos_.push_back(s.kind == stmt_kind::simple ? analyse(t_, s) : stmt_info{});
-    for (const auto& in : infos_) {
-      if (in.r == stmt_info::role::sink_call || in.r == stmt_info::role::member_write) {
-        for (std::size_t i = in.rhs_b; i < in.rhs_e; ++i) {
-          if (t_[i].is_ident()) {
-            tainted_.insert(std::string(t_[i].text));
-            if (in.target == "SetTilingKey") key_vars_.insert(std::string(t_[i].text));
+    // Every analysed statement with its tokens: the file's own, then the other files' callees'.
+    std::vector<std::pair<const tokens*, const stmt_info*>> all;
+    for (const auto& in : infos_) all.emplace_back(&t_, &in);
+    foreign_slice();
+    for (const auto& [tok, in] : foreign_infos_) all.emplace_back(tok, &in);
+    for (const auto& [tok, in] : all) {
+      if (in->r == stmt_info::role::sink_call || in->r == stmt_info::role::member_write) {
+        for (std::size_t i = in->rhs_b; i < in->rhs_e; ++i) {
+          if ((*tok)[i].is_ident()) {
+            tainted_.insert(std::string((*tok)[i].text));
+            if (in->target == "SetTilingKey") key_vars_.insert(std::string((*tok)[i].text));
           }
         }
       }
     }
     for (bool changed = true; changed;) {
       changed = false;
-      for (const auto& in : infos_) {
-        if (in.r != stmt_info::role::assign || !tainted_.count(in.target)) continue;
-        for (std::size_t i = in.rhs_b; i < in.rhs_e; ++i) {
-          if (t_[i].is_ident() && tainted_.insert(std::string(t_[i].text)).second) changed = true;
+      for (const auto& [tok, in] : all) {
+        if (in->r != stmt_info::role::assign || !tainted_.count(in->target)) continue;
+        for (std::size_t i = in->rhs_b; i < in->rhs_e; ++i) {
+          if ((*tok)[i].is_ident() && tainted_.insert(std::string((*tok)[i].text)).second) changed = true;
         }
       }
+    }
+  }
+
+  // The functions of the package's other sources that the tiling function and its callees call,
+  // transitively (a tiling class's methods defined in its header: `FillTilingData()` writing every
+  // `set_<field>(member)`), matched by name. Their statements carry what reaches the tiling data
+  // into the slice (a member a method of this file computes and the header's method writes); no
+  // tunable is taken from them. Kernel sources (op_kernel/, kernel/) are not searched: their
+  // same-named methods (a kernel class's Init) write no tiling data. At most 32 bodies.
+  void foreign_slice() {
+    std::vector<std::pair<const tokens*, std::multimap<std::string_view, definition>>> files;
+    for (std::size_t fi = 0; fi < host_toks_.size(); ++fi) {
+      if (fi != def_.host) files.emplace_back(&host_toks_[fi], definitions_of(host_toks_[fi], fi));
+    }
+    for (std::size_t k = 0; k < kernel_toks_.size(); ++k) {
+      const std::string& path = input_.kernel_files[k].path;
+      if (path.find("op_kernel/") != std::string::npos || path.find("/kernel/") != std::string::npos) continue;
+      files.emplace_back(&kernel_toks_[k], definitions_of(kernel_toks_[k], host_toks_.size() + k));
+    }
+    std::set<std::string_view> names = called_names(t_, def_);
+    for (const definition& c : callees_) {
+      const auto more = called_names(t_, c);
+      names.insert(more.begin(), more.end());
+    }
+    std::vector<std::string_view> todo(names.begin(), names.end());
+    std::set<std::pair<std::size_t, std::size_t>> seen;
+    std::vector<std::string> found;
+    while (!todo.empty() && found.size() < 32) {
+      const std::string_view name = todo.back();
+      todo.pop_back();
+      for (const auto& [tok, defs] : files) {
+        const auto [lo, hi] = defs.equal_range(name);
+        for (auto it = lo; it != hi && found.size() < 32; ++it) {
+          const definition& d = it->second;
+          if (!seen.insert({d.host, d.body_b}).second) continue;
+          found.push_back(std::string(name));
+          for (const auto& s : split_statements(*tok, d.body_b + 1, d.body_e)) {
+            if (s.kind == stmt_kind::simple) foreign_infos_.emplace_back(tok, analyse(*tok, s));
+          }
+          for (std::string_view n : called_names(*tok, d)) {
+            if (names.insert(n).second) todo.push_back(n);
+          }
+        }
+      }
+    }
+    if (!found.empty()) {
+      std::string list;
+      for (const auto& n : found) list += (list.empty() ? "" : ", ") + n;
+      bld_.notes.push_back("the tiling function's code calls " + std::to_string(found.size()) +
+                           " function(s) of other sources (" + list +
+                           "): sliced for what reaches the tiling data; no tunable is taken from them");
     }
   }
 
@@ -1156,6 +1226,7 @@ class synthesizer {
   bool typed_by_key_ = false;
   std::vector<statement> stmts_;
   std::vector<stmt_info> infos_;
+  std::vector<std::pair<const tokens*, stmt_info>> foreign_infos_;  // other sources' callees (foreign_slice)
   std::set<std::string> tainted_, key_vars_;
   std::set<std::size_t> consumed_;  // token indexes already part of a tunable
   std::vector<std::pair<std::string, const constant_def*>> used_constants_;  // in order of use

@@ -26,8 +26,10 @@ optimize::file_map load_files(const evaluation::op_package& pkg);
 
 // The shared files (relative to the tree root) a search may change besides the package's own: the
 // shared sources its host libraries compile (a family's tiling function, e.g. cann-ops' foreach
-// operators) and the shared kernel headers its kernel includes from its shared include
-// directories, transitively; at most 24, each with its text as read (one read per file).
+// operators), the shared kernel headers its kernel includes from its shared include directories,
+// transitively, and last the shared headers its host code includes (a tiling class's methods
+// written in its header, which Stage I's synthesis slices); at most 24, each with its text as
+// read (one read per file).
 // `package_files`: the package's own (op_kernel/ read).
 optimize::file_map shared_search_files(const evaluation::op_package& pkg, const optimize::file_map& package_files);
 
