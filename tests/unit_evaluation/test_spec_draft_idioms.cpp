@@ -296,6 +296,7 @@ TEST(SpecDraftLayout, StatisticsOutputsOfANormWithoutInferShape) {
 
 TEST(SpecDraftLayout, AGroupNormsStatisticsOutputsAreOnePerSampleAndGroup) {
   expect_stats(norm_op("GroupNormV9", "mean", "rstd", {attr("num_groups", "int", 4)}), {-1, 4});
+}
 
 // The slice idiom (session 28): integer begin/end/strides/axes inputs the tiling reads are one value
 // per dimension of the main input, the whole slice (strided_slice_assign_v2 crashed on begin/end/
