@@ -339,10 +339,8 @@ TEST(SpecDraftSlice, BeginEndStridesAxesAreTheWholeSlice) {
 namespace {
 
 ev::draft_param i32(const std::string& name) {
-  ev::draft_param p;
-  p.name = name;
+  ev::draft_param p = fp16(name);
   p.dtypes = {"int32"};
-  p.formats = {"ND"};
   return p;
 }
 
