@@ -485,8 +485,10 @@ nlohmann::json conv_attrs(const op_interface& op, int rank, nlohmann::json attrs
 bool channel_first(const op_interface& op, std::size_t column, const nlohmann::json& attrs);
 }  // namespace
 
-std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes) {
-  // Ranks (with the last dimension) in the order to try; the formats say NCHW or NCDHW first.
+namespace {
+
+// Ranks (with the last dimension) in the order to try; the formats say NCHW or NCDHW first.
+std::vector<std::pair<int, std::int64_t>> probe_ranks(const op_interface& op) {
   std::vector<std::pair<int, std::int64_t>> ranks;
   bool five = false, four = false;
   for (const auto& p : op.inputs) {
@@ -500,6 +502,13 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
   for (auto r : std::vector<std::pair<int, std::int64_t>>{{2, 0}, {1, 0}, {2, 2048}, {3, 0}, {4, 0}, {5, 0}}) {
     if (std::find(ranks.begin(), ranks.end(), r) == ranks.end()) ranks.push_back(r);
   }
+  return ranks;
+}
+
+}  // namespace
+
+std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes) {
+  const std::vector<std::pair<int, std::int64_t>> ranks = probe_ranks(op);
   auto role_sets = [&](bool with_optional) {
     std::vector<const draft_param*> present;
     for (const auto& p : op.inputs) {
@@ -931,6 +940,55 @@ void idiom_attrs(const op_interface& op, const std::vector<std::int64_t>& main, 
   }
 }
 
+// The value rules of one input of a probe's case: indices bounded (and sorted where the name says
+// so), a sampling grid in [-1, 1], cumulative group ends, the slice idiom's begin/end/strides/axes;
+// each with its note.
+void value_idioms(const op_interface& op, const draft_param& d, input_role role, dtype t, const std::vector<std::int64_t>& main,
+                  std::int64_t index_bound, tensor_spec& ts, std::vector<std::string>* notes) {
+  const auto position = static_cast<std::size_t>(&d - op.inputs.data());
+  // An input named as indices is bounded as indices in every probe, also where the probe shapes it
+  // as data or one element: out of bounds, the kernel reads or writes outside its tensors.
+  const bool named_index = guess_role(op.op_type, d) == input_role::index;
+  auto g = guess_range(op.op_type, d, position, named_index && role != input_role::groups ? input_role::index : role, t,
+                       index_bound);
+  ts.range = g.range;
+  if (named_index && ts.range && sorted_input(d)) {
+    ts.sorted = true;
+    g.note += "; generated sorted, non-decreasing from " + std::to_string(static_cast<std::int64_t>(ts.range->first)) +
+              " (its name says the kernel needs them sorted: sorted indices, offsets of bags)";
+  }
+  if (role == input_role::grid) {
+    ts.range = std::make_pair(-1.0, 1.0);
+    g.note = "input '" + d.name + "': a sampling grid [N, the spatial sizes of the output, their count], normalised coordinates in "
+             "[-1, 1] (the grid_sample idiom; guessed from its name)";
+  }
+  if (role == input_role::groups && !is_float(t)) {
+    // Cumulative group ends (a group index, group list: each group's last row + 1, non-decreasing,
+    // the last the row count) as the grouped kernels check them: every value S puts every row in
+    // group 0 (as sizes they would sum to 4 S: an operator reading sizes refuses it, noted).
+    ts.range = std::make_pair(static_cast<double>(main.front()), static_cast<double>(main.front()));
+    g.note = "input '" + d.name + "': one value per group, each the row count of the first input (cumulative group ends, every row in "
+             "group 0; guessed from the shapes the tiling accepted: give the real grouping)";
+  }
+  // The slice idiom (ONNX Slice, PyTorch's x[b:e:s]; strided_slice and its assign form): integer
+  // inputs begin, end, strides (steps) and axes whose values the tiling reads are one value per
+  // dimension of the main input, given as the whole slice: begin 0, end the dimension's size,
+  // stride 1, axes 0 .. rank - 1 (the sliced part is the main shape, which data inputs have).
+  const std::string ln = lower(d.name);
+  if (d.value_depend && !is_float(t) && find_input(op, "begin") != nullptr && find_input(op, "end") != nullptr &&
+      one_of(ln, {"begin", "end", "strides", "steps", "axes"})) {
+    ts.shape = {static_cast<std::int64_t>(main.size())};
+    ts.range.reset();
+    ts.values.clear();
+    for (std::size_t k = 0; k < main.size(); ++k) {
+      ts.values.push_back(ln == "begin" ? 0.0 : ln == "end" ? static_cast<double>(main[k]) : ln == "axes" ? static_cast<double>(k) : 1.0);
+    }
+    g.note = "inputs begin/end/strides/axes: the whole main shape as one slice (begin 0, end each dimension's size, stride 1, every "
+             "axis; the slice idiom, guessed from their names): give the slice wanted";
+  }
+  if (!g.note.empty()) note_once(notes, g.note);
+}
+
 }  // namespace
 
 case_spec probe_case(const op_interface& op, const probe& p, std::size_t column, const std::string& name, bool timed,
@@ -990,48 +1048,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
         break;
       }
     }
-    const auto position = static_cast<std::size_t>(d - op.inputs.data());
-    // An input named as indices is bounded as indices in every probe, also where the probe shapes it
-    // as data or one element: out of bounds, the kernel reads or writes outside its tensors.
-    const bool named_index = guess_role(op.op_type, *d) == input_role::index;
-    auto g = guess_range(op.op_type, *d, position, named_index && role != input_role::groups ? input_role::index : role, t,
-                         index_bound);
-    ts.range = g.range;
-    if (named_index && ts.range && sorted_input(*d)) {
-      ts.sorted = true;
-      g.note += "; generated sorted, non-decreasing from " + std::to_string(static_cast<std::int64_t>(ts.range->first)) +
-                " (its name says the kernel needs them sorted: sorted indices, offsets of bags)";
-    }
-    if (role == input_role::grid) {
-      ts.range = std::make_pair(-1.0, 1.0);
-      g.note = "input '" + d->name + "': a sampling grid [N, the spatial sizes of the output, their count], normalised coordinates in "
-               "[-1, 1] (the grid_sample idiom; guessed from its name)";
-    }
-    if (role == input_role::groups && !is_float(t)) {
-      // Cumulative group ends (a group index, group list: each group's last row + 1, non-decreasing,
-      // the last the row count) as the grouped kernels check them: every value S puts every row in
-      // group 0 (as sizes they would sum to 4 S: an operator reading sizes refuses it, noted).
-      ts.range = std::make_pair(static_cast<double>(main.front()), static_cast<double>(main.front()));
-      g.note = "input '" + d->name + "': one value per group, each the row count of the first input (cumulative group ends, every row in "
-               "group 0; guessed from the shapes the tiling accepted: give the real grouping)";
-    }
-    // The slice idiom (ONNX Slice, PyTorch's x[b:e:s]; strided_slice and its assign form): integer
-    // inputs begin, end, strides (steps) and axes whose values the tiling reads are one value per
-    // dimension of the main input, given as the whole slice: begin 0, end the dimension's size,
-    // stride 1, axes 0 .. rank - 1 (the sliced part is the main shape, which data inputs have).
-    const std::string ln = lower(d->name);
-    if (d->value_depend && !is_float(t) && find_input(op, "begin") != nullptr && find_input(op, "end") != nullptr &&
-        one_of(ln, {"begin", "end", "strides", "steps", "axes"})) {
-      ts.shape = {static_cast<std::int64_t>(main.size())};
-      ts.range.reset();
-      ts.values.clear();
-      for (std::size_t k = 0; k < main.size(); ++k) {
-        ts.values.push_back(ln == "begin" ? 0.0 : ln == "end" ? static_cast<double>(main[k]) : ln == "axes" ? static_cast<double>(k) : 1.0);
-      }
-      g.note = "inputs begin/end/strides/axes: the whole main shape as one slice (begin 0, end each dimension's size, stride 1, every "
-               "axis; the slice idiom, guessed from their names): give the slice wanted";
-    }
-    if (!g.note.empty()) note_once(notes, g.note);
+    value_idioms(op, *d, role, t, main, index_bound, ts, notes);
     input_spec is;
     is.name = in;
     is.is_list = d->kind == "dynamic";
