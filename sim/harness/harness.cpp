@@ -39,6 +39,7 @@
 #include "aopt_sim/profile.h"
 #include "aopt_sim/runtime.h"
 #include "aopt_sim/trace_io.h"
+#include "register/tilingdata_base.h"
 #if __has_include("aopt_sim/timing.h")
 #include "aopt_sim/timing.h"
 #define AOPT_HARNESS_HAVE_TIMING 1
@@ -242,6 +243,7 @@ class runner {
   void run_tiling();
   void call_tiling(unsigned char paint);  // paint 0: the stack and tiling buffer as they are
   void find_junk_words();
+  void find_tiling_scalars();
   void allocate_gm();
   void launch_kernel();
   void find_written_inputs();
@@ -291,7 +293,17 @@ class runner {
   std::uint32_t ub_bytes_ = 0;
   bool tiled_ = false;
   bool screen_ = false;  // "screen": true: the tiling ran, the kernel does not
-  std::vector<std::size_t> junk_words_;  // a screen's tiling words no run of the tiling wrote
+  std::vector<std::size_t> junk_words_;  // a screen's tiling scalars (indices into scalars_) no run wrote
+  // A screen's tiling data as scalars: one per element of each field of the operator's registered
+  // tiling class (REGISTER_TILING_DATA_CLASS, when its size is the data's), else one per 32-bit word.
+  struct tiling_scalar {
+    std::size_t offset = 0;
+    std::size_t size = 4;
+    bool is_signed = false;
+  };
+  std::vector<tiling_scalar> scalars_;
+  bool scalars_by_fields_ = false;
+  std::int64_t scalar_value(const tiling_scalar& v) const;
   // Seconds per step (read_inputs, tiling, emulate, timing, write_outputs): result.json "phases".
   json phases_ = json::object();
   std::chrono::steady_clock::time_point lap_ = std::chrono::steady_clock::now();
@@ -666,11 +678,46 @@ void runner::call_tiling(unsigned char paint) {
   }
 }
 
+// The scalars of a screen's tiling data: the registered tiling class's fields by their types when
+// the class is this operator's and its size is the data's (a uint16 array is one scalar per
+// element, an int64 one scalar), else the data as 32-bit words. Padding between fields is skipped.
+void runner::find_tiling_scalars() {
+  scalars_.clear();
+  scalars_by_fields_ = false;
+  const auto& classes = host::tiling_classes();
+  const auto it = classes.find(rec_->op_type);
+  if (it != classes.end() && it->second.layout != nullptr && it->second.size == tiling_bytes_) {
+    host::tiling_layout fields;
+    it->second.layout(fields, 0);
+    for (const auto& f : fields) {
+      const bool known = f.elem_size == 1 || f.elem_size == 2 || f.elem_size == 4 || f.elem_size == 8;
+      const std::size_t size = known ? f.elem_size : 4;
+      const std::size_t count = known ? f.count : f.count * f.elem_size / 4;
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t at = f.offset + i * size;
+        if (at + size <= tiling_bytes_) scalars_.push_back({at, size, known && f.is_signed});
+      }
+    }
+    scalars_by_fields_ = true;
+    return;
+  }
+  for (std::size_t at = 0; at + 4 <= tiling_bytes_; at += 4) scalars_.push_back({at, 4, false});
+}
+
+std::int64_t runner::scalar_value(const tiling_scalar& v) const {
+  const auto* bytes = static_cast<const unsigned char*>(op_.raw_tiling.GetData()) + v.offset;
+  std::uint64_t u = 0;
+  for (std::size_t b = 0; b < v.size; ++b) u |= static_cast<std::uint64_t>(bytes[b]) << (8 * b);  // little-endian
+  if (v.is_signed && v.size < 8 && (u >> (8 * v.size - 1)) != 0) u |= ~std::uint64_t{0} << (8 * v.size);
+  return static_cast<std::int64_t>(u);
+}
+
 // A screen's tiling ran on a stack and tiling buffer painted with paint_first; run it again on
-// paint_second: a 32-bit word of the tiling data that differs was never written (a stack array
-// copied in part, as xlogy's shape[128]). Such words are reported as 0 and listed in
-// "junk_words", so the search never reads them as lengths or counts.
+// paint_second: a scalar of the tiling data that differs was never written (a stack array copied
+// in part, as xlogy's shape[128]). Such scalars are reported as 0 and listed in "junk_words", so
+// the search never reads them as lengths or counts.
 void runner::find_junk_words() {
+  find_tiling_scalars();
   const auto* data = static_cast<const unsigned char*>(op_.raw_tiling.GetData());
   const std::vector<unsigned char> first(data, data + tiling_bytes_);
   try {
@@ -680,10 +727,11 @@ void runner::find_junk_words() {
   }
   if (op_.raw_tiling.GetDataSize() != tiling_bytes_) return;
   auto* now = static_cast<unsigned char*>(op_.raw_tiling.GetData());
-  for (std::size_t at = 0; at + 4 <= tiling_bytes_; at += 4) {
-    if (std::memcmp(first.data() + at, now + at, 4) == 0) continue;
-    junk_words_.push_back(at / 4);
-    std::memset(now + at, 0, 4);
+  for (std::size_t i = 0; i < scalars_.size(); ++i) {
+    const auto& v = scalars_[i];
+    if (std::memcmp(first.data() + v.offset, now + v.offset, v.size) == 0) continue;
+    junk_words_.push_back(i);
+    std::memset(now + v.offset, 0, v.size);
   }
 }
 
@@ -1036,14 +1084,12 @@ void runner::write_result() {
                               {"tiling_bytes", tiling_bytes_}}
                        : json(nullptr);
   if (tiled_ && screen_) {
-    // The tiling data as little-endian 32-bit words (a struct of uint32 fields: one word each).
+    // The tiling data's scalars (find_tiling_scalars): "words" by its history, "layout" says whether
+    // they are the registered class's fields or 32-bit words.
     json words = json::array();
-    const auto* bytes = static_cast<const unsigned char*>(op_.raw_tiling.GetData());
-    for (std::size_t at = 0; at + 4 <= tiling_bytes_; at += 4) {
-      words.push_back(static_cast<std::uint32_t>(bytes[at]) | static_cast<std::uint32_t>(bytes[at + 1]) << 8 |
-                      static_cast<std::uint32_t>(bytes[at + 2]) << 16 | static_cast<std::uint32_t>(bytes[at + 3]) << 24);
-    }
+    for (const auto& v : scalars_) words.push_back(scalar_value(v));
     r["tiling"]["words"] = std::move(words);
+    r["tiling"]["layout"] = scalars_by_fields_ ? "fields" : "words";
     r["tiling"]["junk_words"] = junk_words_;
     r["tiling"]["core_count"] = profile_.aiv_cores;
     r["tiling"]["ub_capacity"] = profile_.ub_bytes;

@@ -17,10 +17,17 @@ constexpr std::int64_t max_count = 64;       // a word in [2, max_count] that is
 constexpr int q_block_dim = -1;
 constexpr int q_elements = -2;
 
+// A tiling scalar as the invariants read it: an int64 field may hold anything (a pointer-sized
+// value, a uint64 read back as negative), and what lies beyond +-2^40 is no length or count of any
+// tensor; clamped there, the products below (block dim x length, length x element size) stay
+// far inside int64.
+constexpr std::int64_t scalar_limit = std::int64_t{1} << 40;
+std::int64_t word_at(const tiling_facts& f, std::size_t i) { return std::clamp(f.words[i], -scalar_limit, scalar_limit); }
+
 std::optional<std::int64_t> quantity(const tiling_facts& f, int q) {
   if (q == q_block_dim) return f.block_dim;
   if (q == q_elements) return f.elements;
-  if (q >= 0 && static_cast<std::size_t>(q) < f.words.size()) return f.words[static_cast<std::size_t>(q)];
+  if (q >= 0 && static_cast<std::size_t>(q) < f.words.size()) return word_at(f, static_cast<std::size_t>(q));
   return std::nullopt;
 }
 
@@ -187,7 +194,7 @@ feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, de
             all = false;
             break;
           }
-          const std::int64_t wm = f.words[m], we = f.words[e];
+          const std::int64_t wm = word_at(f, m), we = word_at(f, e);
           all = all && wm > 0 && we > 0 && wm * (f.block_dim - 1) + we == f.elements;
           distinct = distinct || (f.block_dim >= 2 && wm != we);
         }
@@ -218,7 +225,7 @@ feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, de
     for (std::size_t i = 0; i < f.words.size(); ++i) {
       const int q = static_cast<int>(i);
       if (exempt.count(q)) continue;
-      const std::int64_t w = f.words[i];
+      const std::int64_t w = word_at(f, i);
       if (w <= f.elements) invariants_.push_back({K::bound, c, q, {}, 1});
       if (covers(f.block_dim * w, f.elements) && !partitioned.count(q)) invariants_.push_back({K::cover, c, q, {q_block_dim}, 1});
       if (is_length(w, esize)) {
@@ -243,7 +250,7 @@ feasibility_screen::feasibility_screen(const std::vector<tiling_facts>& base, de
     if (f.ub_bytes > 0 && f.block_dim >= 1) {
       for (int q : counts) {
         if (q == q_block_dim) continue;
-        const std::int64_t piece_bytes = f.elements / (f.block_dim * f.words[static_cast<std::size_t>(q)]) * esize;
+        const std::int64_t piece_bytes = f.elements / (f.block_dim * word_at(f, static_cast<std::size_t>(q))) * esize;
         if (piece_bytes * max_tiles_in_ub >= f.ub_bytes) invariants_.push_back({K::ub, c, q_elements, {q_block_dim, q}, 1});
       }
     }

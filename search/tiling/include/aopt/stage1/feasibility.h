@@ -1,7 +1,9 @@
 // Feasible Stage I: what a tiling variant must keep of the base's tiling for the kernel (which
 // Stage I does not change) to run it. A screen runs only the variant's host tiling function on
 // every case (no kernel: evaluation::evaluator::screen) and reports, per case, the block dim, the
-// tiling key and the tiling data as 32-bit words; the checks here compare them with the base's,
+// tiling key and the tiling data's scalars (one per element of each field of the operator's tiling
+// class, so a uint16 array is one scalar per element and an int64 one scalar; 32-bit words when
+// the class is unknown; called "words" below); the checks here compare them with the base's,
 // before the variant costs an evaluation. Pure. See docs/stage1.md, "Feasible Stage I".
 //
 // The kernel is fixed and passed the base's run, so what held of the base's tiling and is what
@@ -49,7 +51,7 @@ struct tiling_facts {
   std::string case_name;
   std::int64_t block_dim = 0;
   std::int64_t tiling_key = 0;
-  std::vector<std::int64_t> words;  // tiling data, little-endian 32-bit words
+  std::vector<std::int64_t> words;  // tiling data: one scalar per field element (or 32-bit word)
   std::int64_t elements = 0;        // element count of the case's largest input
   std::int64_t elem_bytes = 0;      // its element size
   // The UB the kernel used in this case (the base's evaluation: a screen runs no kernel); 0 when
