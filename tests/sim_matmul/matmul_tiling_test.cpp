@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <random>
 #include <type_traits>
@@ -394,6 +395,31 @@ TEST(GeDataType, HasTheLowPrecisionFloatTypesWithTheirNumbers) {
                   ge::DT_FLOAT6_E2M3, ge::DT_FLOAT4_E2M1, ge::DT_FLOAT4_E1M2}) {
     EXPECT_EQ(ge::GetSizeByDataType(dt), 1) << static_cast<int>(dt);
   }
+}
+
+// MatMulV3's tiling data (TCubeTiling, then 15 uint32): 260 bytes of fields; its tiling refuses a
+// size that is not a multiple of 8, so the data size is padded to 8 (264, padding zero), as CANN's
+// TilingDef pads (it works on the chip with CANN's 200-byte TCubeTiling).
+BEGIN_TILING_DATA_DEF(S29MatmulV3Like)
+TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, matmulTiling);
+TILING_DATA_FIELD_DEF_STRUCT(S29L2Tile, l2);
+TILING_DATA_FIELD_DEF_STRUCT(S29L2Tile, more);
+TILING_DATA_FIELD_DEF(uint32_t, last0); TILING_DATA_FIELD_DEF(uint32_t, last1); TILING_DATA_FIELD_DEF(uint32_t, last2);
+END_TILING_DATA_DEF;
+
+TEST(MatmulTiling, TilingDataSizeIsPaddedToEightBytesWithZeros) {
+  S29MatmulV3Like td;
+  ASSERT_EQ(sizeof(td), 260u);
+  EXPECT_EQ(td.GetDataSize(), 264u);
+  td.set_last2(7);
+  std::vector<std::uint8_t> buf(300, 0xAB);
+  td.SaveToBuffer(buf.data(), buf.size());
+  std::uint32_t last2 = 0, pad = 1;
+  std::memcpy(&last2, buf.data() + 256, 4);
+  std::memcpy(&pad, buf.data() + 260, 4);
+  EXPECT_EQ(last2, 7u);
+  EXPECT_EQ(pad, 0u);
+  EXPECT_EQ(buf[264], 0xAB);  // nothing past the data size
 }
 
 }  // namespace
