@@ -293,7 +293,8 @@ std::string registered_tiling_header(const op_package& pkg, const std::string& k
 }
 
 // Phase 5: the layout and the tiling header: <kernel>_tiling.h, another *_tiling.h, a header
-// of op_host/ with BEGIN_TILING_DATA_DEF, else a registered shared struct. The kernel hint
+// of op_host/ with BEGIN_TILING_DATA_DEF, a header of op_kernel/ a host source includes, else a
+// registered shared struct. The kernel hint
 // (aopt.json's "kernel") is taken from <hint>_tiling.h's name when the spec gives none.
 void choose_tiling_header(op_package& pkg, std::string& kernel_hint) {
   const fs::path host_dir = pkg.dir / "op_host";
@@ -307,6 +308,20 @@ void choose_tiling_header(op_package& pkg, std::string& kernel_hint) {
     // The tiling struct may live in any header of op_host/ (e.g. <op>.h, tiling_data.h).
     for (const auto& h : files_with(host_dir, ".h")) {
       if (common::read_text_file(h, max_source_file_bytes).find("BEGIN_TILING_DATA_DEF") != std::string::npos) tilings.push_back(h);
+    }
+  }
+  if (tilings.empty()) {
+    // A tiling struct of plain C++ in op_kernel/ that a host source includes from there
+    // (`#include "../op_kernel/<op>_tiling.h"`: the host fills it with GetTilingData<T>(), the
+    // kernel names it in REGISTER_TILING_DEFAULT(T); cann-ops' matmul_all_reduce).
+    static const std::regex from_kernel(R"re(#\s*include\s*"\.\./op_kernel/([A-Za-z0-9_.-]+\.h)")re");
+    for (const auto& h : pkg.host_sources) {
+      if (h.rfind(shared_prefix, 0) == 0) continue;
+      const std::string text = common::read_text_file(pkg.dir / h, max_source_file_bytes);
+      for (std::sregex_iterator m(text.begin(), text.end(), from_kernel), end; m != end; ++m) {
+        const fs::path k = pkg.dir / "op_kernel" / (*m)[1].str();
+        if (fs::is_regular_file(k) && std::find(tilings.begin(), tilings.end(), k) == tilings.end()) tilings.push_back(k);
+      }
     }
   }
   if (tilings.empty()) {

@@ -405,6 +405,11 @@ std::int64_t size_for_output(std::int64_t elements, std::int64_t in, std::int64_
   return std::max<std::int64_t>(1, std::llround(std::pow(static_cast<double>(elements), 1.0 / k)));
 }
 
+std::array<std::int64_t, 3> product_dims(std::int64_t elements, bool tail, std::int64_t last) {
+  const std::int64_t s = square_shape(elements, tail, last).front();
+  return {2 * s, std::max<std::int64_t>(1, s / 2), 2 * s};
+}
+
 bool matrix_product_op(const std::string& op_type) {
   std::string n;
   for (char ch : lower(op_type)) {
@@ -561,6 +566,19 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
   bool any_optional = false;
   for (const auto& p : op.inputs) any_optional = any_optional || p.kind == "optional";
   if (matrix_product_op(op.op_type) && op.inputs.size() >= 2) {
+    // a [M, K] x b [K, N] first: a tiling keyed on the shape runs its general template on it.
+    for (bool with_optional : {false, true}) {
+      if (with_optional && !any_optional) continue;
+      std::vector<std::pair<std::string, input_role>> roles;
+      for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+        const auto& p = op.inputs[i];
+        if (p.kind != "optional" || with_optional) roles.emplace_back(p.name, i < 2 ? input_role::data : guess_role(op.op_type, p));
+      }
+      const std::size_t before = out.size();
+      push(2, 0, "a matrix product a [M, K] x b [K, N] (the others by name: bias [N], alpha/beta one element, other data [M, N])",
+           roles, with_optional, attrs);
+      if (out.size() > before) out.back().product = true;
+    }
     for (bool with_optional : {false, true}) {
       if (with_optional && !any_optional) continue;
       std::vector<std::pair<std::string, input_role>> by_name, all_data;
@@ -989,6 +1007,69 @@ void value_idioms(const op_interface& op, const draft_param& d, input_role role,
   if (!g.note.empty()) note_once(notes, g.note);
 }
 
+// Whether a matrix product's attributes transpose its first (`first`) or second operand:
+// transpose_a / transpose_x1 / trans_a / adj_x1 (b: _b, _x2, adj_x2) set true.
+bool product_transposed(const nlohmann::json& attrs, bool first) {
+  for (const auto& [k, v] : attrs.items()) {
+    const std::string n = lower(k);
+    const bool named = first ? one_of(n, {"transpose_a", "transpose_x1", "trans_a", "adj_x1", "transa"})
+                             : one_of(n, {"transpose_b", "transpose_x2", "trans_b", "adj_x2", "transb"});
+    if (named && ((v.is_boolean() && v.get<bool>()) || (v.is_number_integer() && v.get<std::int64_t>() != 0))) return true;
+  }
+  return false;
+}
+
+// The matrix-product idiom's case (probe::product): a [M, K], b [K, N] (transposed as the attributes
+// say), the other inputs by name, the outputs [M, N] when no InferShape shapes them.
+case_spec product_case(const op_interface& op, const probe& p, std::size_t column, std::int64_t elements, bool tail, case_spec c,
+                       std::vector<std::string>* notes) {
+  const auto [m, k, n] = product_dims(elements, tail, p.last);
+  const std::vector<std::int64_t> out_shape = {m, n};
+  std::size_t position = 0;
+  for (const auto& [in, role] : p.roles) {
+    const auto* d = find_input(op, in);
+    if (d == nullptr) continue;
+    const std::size_t i = position++;
+    const std::string name = lower(in);
+    const auto t = dtype_at(*d, column).value_or(dtype::float32);
+    tensor_spec ts;
+    ts.type = t;
+    input_role r = role;
+    if (i == 0) {
+      ts.shape = product_transposed(c.attrs, true) ? std::vector<std::int64_t>{k, m} : std::vector<std::int64_t>{m, k};
+    } else if (i == 1) {
+      ts.shape = product_transposed(c.attrs, false) ? std::vector<std::int64_t>{n, k} : std::vector<std::int64_t>{k, n};
+    } else if (one_of(name, {"alpha", "beta"}) || role == input_role::scalar || role == input_role::axis) {
+      r = input_role::scalar;
+      ts.shape = {1};
+    } else if (role == input_role::vector) {
+      ts.shape = {n};
+    } else {
+      r = input_role::data;
+      ts.shape = out_shape;
+    }
+    value_idioms(op, *d, r, t, out_shape, std::min(m, n), ts, notes);
+    input_spec is;
+    is.name = in;
+    is.is_list = d->kind == "dynamic";
+    is.tensors.push_back(ts);
+    c.inputs.push_back(std::move(is));
+  }
+  if (!op.has_infer_shape) {
+    for (const auto& o : op.outputs) {
+      if (o.kind == "dynamic") continue;
+      output_spec os;
+      os.name = o.name;
+      os.shape = out_shape;
+      c.outputs.push_back(std::move(os));
+    }
+  }
+  note_once(notes, "shapes: one matrix product a [M, K] x b [K, N] -> [M, N] (M = N = 2K; transposed operands as the transpose "
+                   "attributes say; a bias [N], alpha/beta one element, other data inputs and the outputs [M, N]; guessed from the "
+                   "operator's name): check them");
+  return c;
+}
+
 }  // namespace
 
 case_spec probe_case(const op_interface& op, const probe& p, std::size_t column, const std::string& name, bool timed,
@@ -1016,6 +1097,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
   c.timed = timed;
   c.attrs = p.attrs.is_object() ? p.attrs : nlohmann::json::object();
   if (p.conv) return conv_case(op, p, column, tail, std::move(c), notes);
+  if (p.product) return product_case(op, p, column, elements, tail, std::move(c), notes);
   for (const auto& [in, role] : p.roles) {
     const auto* d = find_input(op, in);
     if (d == nullptr) continue;

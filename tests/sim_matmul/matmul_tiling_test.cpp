@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <random>
 #include <type_traits>
 #include <vector>
 
+#include "graph/types.h"
 #include "register/tilingdata_base.h"
 #include "tiling/tiling_api.h"
 
@@ -328,6 +330,96 @@ TEST(MatmulTiling, TCubeTilingTravelsInTheTilingData) {
   matmul_tiling::SysTilingTempBufSize sz;
   EXPECT_EQ(matmul_tiling::MatmulGetTmpBufSize(back.cubeTilingData, sz), 0);
   EXPECT_EQ(sz.l1Size, back.cubeTilingData.shareL1Size);
+}
+
+// A quantised matmul's tiling data (issue 38, s29): 16 uint32 parameters, the TCubeTiling, 6
+// uint32 L2 tile parameters; its tiling refuses a data size that is not a multiple of 8, which
+// holds with CANN's 50-field TCubeTiling (200 bytes) and failed with 49 (284 bytes).
+BEGIN_TILING_DATA_DEF(S29QuantParams)
+TILING_DATA_FIELD_DEF(uint32_t, p0); TILING_DATA_FIELD_DEF(uint32_t, p1); TILING_DATA_FIELD_DEF(uint32_t, p2);
+TILING_DATA_FIELD_DEF(uint32_t, p3); TILING_DATA_FIELD_DEF(uint32_t, p4); TILING_DATA_FIELD_DEF(uint32_t, p5);
+TILING_DATA_FIELD_DEF(uint32_t, p6); TILING_DATA_FIELD_DEF(uint32_t, p7); TILING_DATA_FIELD_DEF(uint32_t, p8);
+TILING_DATA_FIELD_DEF(uint32_t, p9); TILING_DATA_FIELD_DEF(uint32_t, p10); TILING_DATA_FIELD_DEF(uint32_t, p11);
+TILING_DATA_FIELD_DEF(uint32_t, p12); TILING_DATA_FIELD_DEF(uint32_t, p13); TILING_DATA_FIELD_DEF(uint32_t, p14);
+TILING_DATA_FIELD_DEF(uint32_t, p15);
+END_TILING_DATA_DEF;
+BEGIN_TILING_DATA_DEF(S29L2Tile)
+TILING_DATA_FIELD_DEF(uint32_t, t0); TILING_DATA_FIELD_DEF(uint32_t, t1); TILING_DATA_FIELD_DEF(uint32_t, t2);
+TILING_DATA_FIELD_DEF(uint32_t, t3); TILING_DATA_FIELD_DEF(uint32_t, t4); TILING_DATA_FIELD_DEF(uint32_t, t5);
+END_TILING_DATA_DEF;
+BEGIN_TILING_DATA_DEF(S29QuantMatmulTiling)
+TILING_DATA_FIELD_DEF_STRUCT(S29QuantParams, params);
+TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, matmulTiling);
+TILING_DATA_FIELD_DEF_STRUCT(S29L2Tile, l2);
+END_TILING_DATA_DEF;
+
+TEST(MatmulTiling, TCubeTilingHasEveryDocumentedFieldInCannsLayout) {
+  EXPECT_EQ(sizeof(optiling::TCubeTiling), 200u);
+  optiling::TCubeTiling t;
+  t.set_mxTypePara(0x01010101);
+  EXPECT_EQ(t.get_mxTypePara(), 0x01010101);
+  // mxTypePara is the last field; the layout infos and BatchNum come before it, stepKa/stepKb
+  // after singleBatchN, the dbL0* after the L1 cache depths.
+  const auto* base = reinterpret_cast<const char*>(&t);
+  EXPECT_EQ(reinterpret_cast<const char*>(&t.mxTypePara) - base, 196);
+  EXPECT_EQ(reinterpret_cast<const char*>(&t.BatchNum) - base, 192);
+  EXPECT_EQ(reinterpret_cast<const char*>(&t.stepKa) - base, 26 * 4);
+  EXPECT_EQ(reinterpret_cast<const char*>(&t.dbL0A) - base, 30 * 4);
+  S29QuantMatmulTiling td;
+  EXPECT_EQ(td.GetDataSize(), 288u);
+  EXPECT_EQ(td.GetDataSize() % 8, 0u);
+  td.matmulTiling.set_mxTypePara(3);
+  td.l2.set_t5(9);
+  std::vector<std::uint8_t> buf(td.GetDataSize());
+  td.SaveToBuffer(buf.data(), buf.size());
+  S29QuantMatmulTiling back;
+  back.SetDataPtr(buf.data());
+  EXPECT_EQ(back.matmulTiling.mxTypePara, 3);
+  EXPECT_EQ(back.l2.t5, 9u);
+}
+
+// The documented ge::DataType values past DT_COMPLEX32: the 8-, 6- and 4-bit float types a
+// quantised matmul's host tiling names (ge::DT_FLOAT8_E5M2 ...), each one byte or less.
+TEST(GeDataType, HasTheLowPrecisionFloatTypesWithTheirNumbers) {
+  EXPECT_EQ(ge::DT_COMPLEX32, 33);
+  EXPECT_EQ(ge::DT_HIFLOAT8, 34);
+  EXPECT_EQ(ge::DT_FLOAT8_E5M2, 35);
+  EXPECT_EQ(ge::DT_FLOAT8_E4M3FN, 36);
+  EXPECT_EQ(ge::DT_FLOAT8_E8M0, 37);
+  EXPECT_EQ(ge::DT_FLOAT6_E3M2, 38);
+  EXPECT_EQ(ge::DT_FLOAT6_E2M3, 39);
+  EXPECT_EQ(ge::DT_FLOAT4_E2M1, 40);
+  EXPECT_EQ(ge::DT_FLOAT4_E1M2, 41);
+  EXPECT_EQ(ge::DT_MAX, 42);
+  for (auto dt : {ge::DT_HIFLOAT8, ge::DT_FLOAT8_E5M2, ge::DT_FLOAT8_E4M3FN, ge::DT_FLOAT8_E8M0, ge::DT_FLOAT6_E3M2,
+                  ge::DT_FLOAT6_E2M3, ge::DT_FLOAT4_E2M1, ge::DT_FLOAT4_E1M2}) {
+    EXPECT_EQ(ge::GetSizeByDataType(dt), 1) << static_cast<int>(dt);
+  }
+}
+
+// MatMulV3's tiling data (TCubeTiling, then 15 uint32): 260 bytes of fields; its tiling refuses a
+// size that is not a multiple of 8, so the data size is padded to 8 (264, padding zero), as CANN's
+// TilingDef pads (it works on the chip with CANN's 200-byte TCubeTiling).
+BEGIN_TILING_DATA_DEF(S29MatmulV3Like)
+TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, matmulTiling);
+TILING_DATA_FIELD_DEF_STRUCT(S29L2Tile, l2);
+TILING_DATA_FIELD_DEF_STRUCT(S29L2Tile, more);
+TILING_DATA_FIELD_DEF(uint32_t, last0); TILING_DATA_FIELD_DEF(uint32_t, last1); TILING_DATA_FIELD_DEF(uint32_t, last2);
+END_TILING_DATA_DEF;
+
+TEST(MatmulTiling, TilingDataSizeIsPaddedToEightBytesWithZeros) {
+  S29MatmulV3Like td;
+  ASSERT_EQ(sizeof(td), 260u);
+  EXPECT_EQ(td.GetDataSize(), 264u);
+  td.set_last2(7);
+  std::vector<std::uint8_t> buf(300, 0xAB);
+  td.SaveToBuffer(buf.data(), buf.size());
+  std::uint32_t last2 = 0, pad = 1;
+  std::memcpy(&last2, buf.data() + 256, 4);
+  std::memcpy(&pad, buf.data() + 260, 4);
+  EXPECT_EQ(last2, 7u);
+  EXPECT_EQ(pad, 0u);
+  EXPECT_EQ(buf[264], 0xAB);  // nothing past the data size
 }
 
 }  // namespace

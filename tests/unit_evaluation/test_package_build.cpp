@@ -181,3 +181,24 @@ TEST_F(PackageBuild, TheKeyChangesWithWhatTheBuildCompiles) {
   more->host_include_dirs.push_back("op_host");
   EXPECT_NE(ev::candidate(with_tree).key("sim", "p", 1, "tc"), ev::candidate(more).key("sim", "p", 1, "tc"));
 }
+
+// s29 (issue 38): a tiling struct of plain C++ in op_kernel/, which the host includes from there
+// (cann-ops' matmul_all_reduce: `#include "../op_kernel/matmul_all_reduce_tiling.h"`, filled with
+// GetTilingData<T>()): the loader takes it as the tiling header. On main: "no header of op_host/
+// declares the tiling struct".
+TEST_F(PackageBuild, ATilingStructTheHostIncludesFromOpKernelIsTheTilingHeader) {
+  const fs::path dir = tmp_ / "struct_op";
+  fs::create_directories(dir / "op_host");
+  fs::create_directories(dir / "op_kernel");
+  std::ofstream(dir / "op_host/struct_op.cpp") << "#include \"../op_kernel/struct_op_tiling.h\"\n"
+                                                  "#include \"register/op_def_registry.h\"\n"
+                                                  "namespace ops { class StructOp : public OpDef { public: explicit StructOp(const char* n) "
+                                                  ": OpDef(n) {} }; OP_ADD(StructOp); }\n";
+  std::ofstream(dir / "op_kernel/struct_op_tiling.h") << "#pragma once\n#include <cstdint>\nstruct StructOpTilingData { uint32_t n; };\n";
+  std::ofstream(dir / "op_kernel/struct_op.cpp") << "#include \"kernel_operator.h\"\n";
+  ev::package_options po;
+  po.without_cases = true;
+  const auto pkg = ev::load_package(dir, po);
+  EXPECT_EQ(pkg.tiling_header, "op_kernel/struct_op_tiling.h");
+  EXPECT_EQ(pkg.spec.kernel, "struct_op");
+}

@@ -6,6 +6,7 @@
 // tensors must be the same").
 #include <gtest/gtest.h>
 
+#include <array>
 #include <vector>
 
 #include "aopt/evaluation/spec_draft.h"
@@ -42,10 +43,13 @@ TEST(SpecDraftMatmul, MatrixProductTypesAreRecognisedByName) {
   for (const char* t : {"Add", "Gelu", "Mul", "MatrixDiag"}) EXPECT_FALSE(ev::matrix_product_op(t)) << t;
 }
 
-TEST(SpecDraftMatmul, SquareOperandsComeFirstAndTheBiasTakesTheirSide) {
+TEST(SpecDraftMatmul, SquareOperandsFollowTheProductAndTheBiasTakesTheirSide) {
   const auto op = op_of("MatMulV3", {param("x1"), param("x2"), param("bias", "optional")});
-  const auto probes = ev::timed_probes(op, nlohmann::json::object());
-  ASSERT_GE(probes.size(), 3u);
+  auto probes = ev::timed_probes(op, nlohmann::json::object());
+  // The a [M, K] x b [K, N] probes first (SpecDraftMatmul.ProductProbes...), then the square ones.
+  ASSERT_GE(probes.size(), 5u);
+  ASSERT_TRUE(probes[0].product && probes[1].product) << probes[0].what;
+  probes.erase(probes.begin(), probes.begin() + 2);
   ASSERT_TRUE(probes[0].square) << probes[0].what;
   EXPECT_FALSE(probes[0].with_optional);
   const auto c = ev::probe_case(op, probes[0], 0, "perf", true, 1 << 21, false);
@@ -80,4 +84,49 @@ TEST(SpecDraftMatmul, SquareOperandsComeFirstAndTheBiasTakesTheirSide) {
 TEST(SpecDraftMatmul, OtherOperatorsGetNoSquareProbe) {
   const auto op = op_of("Add", {param("x1"), param("x2")});
   for (const auto& p : ev::timed_probes(op, nlohmann::json::object())) EXPECT_FALSE(p.square) << p.what;
+}
+
+// s29 (issue 38): a matrix product is probed first as one product of distinct sides, a [M, K] x
+// b [K, N] with M = N = 2K: gemm_v2's tiling runs its only kernel branch (the general template)
+// on no square shape init gave it ([512, 512]: nothing written), and its other inputs (alpha,
+// beta, the addend c) and its output (no InferShape) take their own shapes.
+TEST(SpecDraftMatmul, ProductProbesGiveEachOperandItsSide) {
+  auto op = op_of("GemmV2", {param("a"), param("b"), param("alpha"), param("beta"), param("c")});
+  op.outputs = {param("c")};
+  op.has_infer_shape = false;
+  const auto probes = ev::timed_probes(op, nlohmann::json::object());
+  ASSERT_FALSE(probes.empty());
+  ASSERT_TRUE(probes[0].product) << probes[0].what;
+  EXPECT_EQ(ev::product_dims(1 << 21, false), (std::array<std::int64_t, 3>{1024, 256, 1024}));
+  const auto c = ev::probe_case(op, probes[0], 0, "perf", true, 1 << 21, false);
+  ASSERT_EQ(c.inputs.size(), 5u);
+  EXPECT_EQ(c.inputs[0].tensors[0].shape, (std::vector<std::int64_t>{1024, 256}));
+  EXPECT_EQ(c.inputs[1].tensors[0].shape, (std::vector<std::int64_t>{256, 1024}));
+  EXPECT_EQ(c.inputs[2].tensors[0].shape, (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(c.inputs[3].tensors[0].shape, (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(c.inputs[4].tensors[0].shape, (std::vector<std::int64_t>{1024, 1024}));
+  ASSERT_EQ(c.outputs.size(), 1u);
+  EXPECT_EQ(c.outputs[0].shape, (std::vector<std::int64_t>{1024, 1024}));
+  // Transposed operands as the attributes say.
+  const auto t = ev::probe_case(op, ev::timed_probes(op, {{"transpose_a", true}, {"transpose_b", true}})[0], 0, "perf", true,
+                                1 << 21, false);
+  EXPECT_EQ(t.inputs[0].tensors[0].shape, (std::vector<std::int64_t>{256, 1024}));
+  EXPECT_EQ(t.inputs[1].tensors[0].shape, (std::vector<std::int64_t>{1024, 256}));
+  // The tails: unaligned sides.
+  const auto tails = ev::tail_probes(probes[0]);
+  ASSERT_FALSE(tails.empty());
+  const auto tail = ev::probe_case(op, tails[0], 0, "tail", false, 1 << 21, true);
+  EXPECT_EQ(tail.inputs[0].tensors[0].shape, (std::vector<std::int64_t>{202, 50}));
+  EXPECT_EQ(tail.inputs[1].tensors[0].shape, (std::vector<std::int64_t>{50, 202}));
+}
+
+TEST(SpecDraftMatmul, ProductProbeGivesTheBiasOneValuePerColumnAndLeavesShapedOutputsToInferShape) {
+  const auto op = op_of("MatMulV3", {param("x1"), param("x2"), param("bias", "optional")});
+  const auto probes = ev::timed_probes(op, nlohmann::json::object());
+  ASSERT_GE(probes.size(), 2u);
+  ASSERT_TRUE(probes[1].product && probes[1].with_optional) << probes[1].what;
+  const auto c = ev::probe_case(op, probes[1], 0, "perf", true, 1 << 21, false);
+  ASSERT_EQ(c.inputs.size(), 3u);
+  EXPECT_EQ(c.inputs[2].tensors[0].shape, (std::vector<std::int64_t>{1024}));
+  EXPECT_TRUE(c.outputs.empty());  // its InferShape shapes y
 }

@@ -44,6 +44,14 @@ enum DataType : int32_t {
   DT_INT2 = 31,
   DT_UINT2 = 32,
   DT_COMPLEX32 = 33,
+  DT_HIFLOAT8 = 34,
+  DT_FLOAT8_E5M2 = 35,
+  DT_FLOAT8_E4M3FN = 36,
+  DT_FLOAT8_E8M0 = 37,
+  DT_FLOAT6_E3M2 = 38,
+  DT_FLOAT6_E2M3 = 39,
+  DT_FLOAT4_E2M1 = 40,
+  DT_FLOAT4_E1M2 = 41,
   DT_MAX
 };
 
@@ -257,7 +265,9 @@ inline int GetSizeByDataType(DataType dt) {
     case DT_FLOAT16: case DT_BF16: case DT_INT16: case DT_UINT16: case DT_QINT16:
     case DT_QUINT16: case DT_DUAL_SUB_INT8: case DT_DUAL_SUB_UINT8: return 2;
     case DT_INT8: case DT_UINT8: case DT_BOOL: case DT_QINT8: case DT_QUINT8: case DT_INT4:
-    case DT_UINT1: case DT_INT2: case DT_UINT2: return 1;
+    case DT_UINT1: case DT_INT2: case DT_UINT2: case DT_HIFLOAT8: case DT_FLOAT8_E5M2:
+    case DT_FLOAT8_E4M3FN: case DT_FLOAT8_E8M0: case DT_FLOAT6_E3M2: case DT_FLOAT6_E2M3:
+    case DT_FLOAT4_E2M1: case DT_FLOAT4_E1M2: return 1;
     case DT_INT64: case DT_UINT64: case DT_DOUBLE: case DT_COMPLEX64: case DT_RESOURCE: return 8;
     case DT_COMPLEX128: return 16;
     default: return 0;

@@ -80,11 +80,14 @@ void add_tiling_field(tiling_layout& out, std::size_t offset, std::size_t count)
 #define BEGIN_TILING_DATA_DEF(class_name)                                                    \
   class class_name {                                                                         \
    public:                                                                                   \
-    std::size_t GetDataSize() const { return sizeof(class_name); }                           \
+    /* The data size padded to 8 bytes (CANN's TilingDef pads its fields, and a tiling checks */ \
+    /* that its size is a multiple of 8); the padding is zero in SaveToBuffer's copy. */          \
+    std::size_t GetDataSize() const { return (sizeof(class_name) + 7) / 8 * 8; }             \
     void SaveToBuffer(void* aopt_buf, std::size_t aopt_capacity) const {                     \
       if (aopt_buf != nullptr) {                                                             \
-        std::memcpy(aopt_buf, this,                                                          \
-                    aopt_capacity < sizeof(class_name) ? aopt_capacity : sizeof(class_name)); \
+        const std::size_t aopt_n = aopt_capacity < GetDataSize() ? aopt_capacity : GetDataSize(); \
+        std::memset(aopt_buf, 0, aopt_n);                                                    \
+        std::memcpy(aopt_buf, this, aopt_n < sizeof(class_name) ? aopt_n : sizeof(class_name)); \
       }                                                                                      \
     }                                                                                        \
     void SetDataPtr(void* aopt_buf) {                                                        \

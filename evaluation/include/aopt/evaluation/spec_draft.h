@@ -5,6 +5,7 @@
 // half, which builds the host and runs each probe's tiling, is spec_draft_probe.h.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -105,6 +106,12 @@ std::vector<std::int64_t> main_shape(int rank, std::int64_t elements, bool tail,
 // tails [101, 101] (unaligned) and [112, 112] (`last` > 0: aligned).
 std::vector<std::int64_t> square_shape(std::int64_t elements, bool tail, std::int64_t last = 0);
 
+// A matrix product probe's dimensions (probe::product) {M, K, N}: M = N = 2S, K = S / 2 from the
+// square side S (square_shape), so a [M, K] and b [K, N] hold 2 S^2 / 2 elements each, neither fits
+// a core's L1 whole at the timed size (a tiling's full-load template is its own branch) and the
+// product costs S^3 as the square one; the tails {202, 50, 202} and {224, 56, 224}.
+std::array<std::int64_t, 3> product_dims(std::int64_t elements, bool tail, std::int64_t last = 0);
+
 // Whether the operator's type names a matrix product (MatMul, BatchMatMul, Gemm, Bmm, ... anywhere
 // in the name, case and underscores ignored): its probes start with square ones.
 bool matrix_product_op(const std::string& op_type);
@@ -135,6 +142,11 @@ struct probe {
   // A matrix product's operands: the main shape is square ([S, S], square_shape), so the first two
   // inputs, both shaped like it, agree on the inner dimension whichever of them is transposed.
   bool square = false;
+  // The matrix-product idiom (matrix_product_op): the first input a [M, K], the second b [K, N]
+  // (each transposed when its transpose attribute is set), M = N = 2K from the square side
+  // (product_dims); the other inputs by name: a bias or scale [N], alpha/beta one element, any
+  // other data [M, N] (gemm's addend c); the outputs [M, N] when the operator has no InferShape.
+  bool product = false;
   // Every output given the main shape, so the harness does not run InferShape: an aclnn caller
   // gives the outputs itself, and some operators' InferShape fails where their tiling and kernel
   // work (it reads an attribute its OpDef never declares).

@@ -4,7 +4,11 @@
 // TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, cubeTilingData); the host fills it with
 // matmul_tiling::MatmulApiTiling::GetTiling (aopt_sim/host/matmul_tiling.h) and the kernel's
 // Matmul object reads it (REGIST_MATMUL_OBJ / Init). Field names follow the public
-// "TCubeTiling结构体" table; every field is an int32 as documented ("int"), in that order.
+// "TCubeTiling结构体" table; every field is an int32 as documented ("int"). The table groups its
+// rows by meaning; the struct's order is CANN's tiling layout (stepKa/stepKb after singleBatchN,
+// the dbL0* after the L1 cache depths, then the layout infos, BatchNum and mxTypePara last):
+// 50 fields, 200 bytes, so an operator's tiling data that embeds it keeps CANN's size (a tiling
+// that checks its data size is a multiple of 8 counts on it).
 #pragma once
 
 #include <cstddef>
@@ -68,6 +72,7 @@ class TCubeTiling {
   AOPT_CUBE_FIELD(CLayoutInfoG)
   AOPT_CUBE_FIELD(CLayoutInfoS2)
   AOPT_CUBE_FIELD(BatchNum)
+  AOPT_CUBE_FIELD(mxTypePara)
 #undef AOPT_CUBE_FIELD
   std::size_t GetDataSize() const { return sizeof(TCubeTiling); }
   void SaveToBuffer(void* buf, std::size_t capacity) const {
@@ -77,6 +82,7 @@ class TCubeTiling {
     if (buf != nullptr) std::memcpy(this, buf, sizeof(TCubeTiling));
   }
 };
+static_assert(sizeof(TCubeTiling) == 50 * sizeof(std::int32_t), "TCubeTiling: the 50 int32 fields of CANN's layout");
 
 }  // namespace optiling
 

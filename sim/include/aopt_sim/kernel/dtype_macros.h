@@ -30,6 +30,14 @@ static_assert(ge::DT_COMPLEX128 == 17);
 static_assert(ge::DT_BF16 == 27);
 static_assert(ge::DT_INT4 == 29);
 static_assert(ge::DT_COMPLEX32 == 33);
+static_assert(ge::DT_HIFLOAT8 == 34);
+static_assert(ge::DT_FLOAT8_E5M2 == 35);
+static_assert(ge::DT_FLOAT8_E4M3FN == 36);
+static_assert(ge::DT_FLOAT8_E8M0 == 37);
+static_assert(ge::DT_FLOAT6_E3M2 == 38);
+static_assert(ge::DT_FLOAT6_E2M3 == 39);
+static_assert(ge::DT_FLOAT4_E2M1 == 40);
+static_assert(ge::DT_FLOAT4_E1M2 == 41);
 
 #define DT_FLOAT 0
 #define DT_FLOAT16 1
@@ -48,4 +56,12 @@ static_assert(ge::DT_COMPLEX32 == 33);
 #define DT_BF16 27
 #define DT_INT4 29
 #define DT_COMPLEX32 33
+#define DT_HIFLOAT8 34
+#define DT_FLOAT8_E5M2 35
+#define DT_FLOAT8_E4M3FN 36
+#define DT_FLOAT8_E8M0 37
+#define DT_FLOAT6_E3M2 38
+#define DT_FLOAT6_E2M3 39
+#define DT_FLOAT4_E2M1 40
+#define DT_FLOAT4_E1M2 41
 #endif
