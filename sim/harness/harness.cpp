@@ -679,14 +679,15 @@ void runner::call_tiling(unsigned char paint) {
 }
 
 // The scalars of a screen's tiling data: the registered tiling class's fields by their types when
-// the class is this operator's and its size is the data's (a uint16 array is one scalar per
+// the class is this operator's and its size is the data's, padded to 8 or not (a uint16 array is one scalar per
 // element, an int64 one scalar), else the data as 32-bit words. Padding between fields is skipped.
 void runner::find_tiling_scalars() {
   scalars_.clear();
   scalars_by_fields_ = false;
   const auto& classes = host::tiling_classes();
   const auto it = classes.find(rec_->op_type);
-  if (it != classes.end() && it->second.layout != nullptr && it->second.size == tiling_bytes_) {
+  if (it != classes.end() && it->second.layout != nullptr &&
+      (it->second.size == tiling_bytes_ || (it->second.size + 7) / 8 * 8 == tiling_bytes_)) {  // GetDataSize pads to 8
     host::tiling_layout fields;
     it->second.layout(fields, 0);
     for (const auto& f : fields) {

@@ -88,12 +88,12 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
 }
 
 
-// A TCubeTiling's 49 words as GetTiling fills them (fp16 inputs), after `lead` words of the
+// A TCubeTiling's 50 words as GetTiling fills them (fp16 inputs), after `lead` words of the
 // operator's own.
 std::vector<std::int64_t> cube_words(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm, std::int64_t bn,
                                      std::int64_t bk, std::int64_t db, std::int64_t stepk, std::int64_t lead = 1) {
   std::vector<std::int64_t> w(static_cast<std::size_t>(lead), 7);
-  std::vector<std::int64_t> c(49, 0);
+  std::vector<std::int64_t> c(50, 0);
   c[0] = 4;  // usedCoreNum
   c[1] = M;
   c[2] = N;

@@ -71,7 +71,7 @@ bool within(std::int64_t span, std::int64_t elements) { return span > 0 && span 
 
 // TCubeTiling (the Matmul API's tiling struct) as int32 words in its documented field order.
 namespace cube {
-constexpr int words = 49;
+constexpr int words = 50;  // the 50 documented fields (mxTypePara last)
 constexpr int used = 0, M = 1, N = 2, Ka = 3, Kb = 4, sM = 5, sN = 6, sK = 7, bM = 8, bN = 9, bK = 10, dA1 = 11,
               dB1 = 12, stM = 13, stN = 14, bias = 15, order = 17, l1 = 19, l0c = 20, stKa = 26, stKb = 27, dbA = 30,
               dbB = 31, dbC = 32;
