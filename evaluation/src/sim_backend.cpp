@@ -248,9 +248,12 @@ compile_outcome run_step(const std::vector<std::string>& argv, const fs::path& c
   process_request req;
   req.argv = argv;
   req.cwd = cwd.string();
-  // A compiler is bounded like a run (`#include </dev/zero>` would otherwise eat the machine).
-  req.limits.wall_timeout = std::chrono::seconds(300);
+  // A compiler is bounded like a run (`#include </dev/zero>` would otherwise eat the machine): 300 s
+  // of CPU is its budget. The wall clock only catches a compiler that waits without computing, so it
+  // is four times that: on a loaded machine (load 25 on two cores) mat_mul_v3's kernel, 37 s of CPU,
+  // took past 300 s of wall time and failed for the machine's sake, not its own.
   req.limits.cpu_seconds = 300;
+  req.limits.wall_timeout = std::chrono::seconds(4 * req.limits.cpu_seconds);
   req.limits.address_space_bytes = std::uint64_t(8) << 30;
   req.limits.file_size_bytes = std::uint64_t(1) << 30;
   req.limits.max_output_bytes = 256 * 1024;
