@@ -1097,6 +1097,9 @@ class sim_backend final : public backend {
     argv.push_back(tc_.sim_include + "/aopt_sim/kernel/dtype_macros.h");
     argv.push_back("-include");
     argv.push_back(tc_.sim_include + "/aopt_sim/kernel/format_macros.h");
+    // The device compiler's scalar min/max, which kernels name unqualified (device_builtins.h).
+    argv.push_back("-include");
+    argv.push_back(tc_.sim_include + "/aopt_sim/kernel/device_builtins.h");
     // The kernel's own include directories (add_ops_compile_options ... OPTIONS -I...), then
     // the host libraries' ones, which the force-included tiling header's includes may need.
     for (const auto& d : kr.pkg->kernel_include_dirs) argv.push_back("-I" + (kr.src / d).string());

@@ -2,14 +2,17 @@
 // sits under `#ifndef __CCE_KT_TEST__` (the macro of CANN's CPU-debug build, which the NPU build
 // does not define), and it keeps a host launch wrapper with the `<<<>>>` launch syntax, which
 // only the device compiler parses, under the same guard. Built as the NPU build, it writes
-// y = 2 * x; a build that defines __CCE_KT_TEST__ writes nothing.
+// y = 2 * x; a build that defines __CCE_KT_TEST__ writes nothing. It also names the device
+// compiler's scalar `min`/`max` unqualified.
 #include "kernel_operator.h"
 using namespace AscendC;
 
 extern "C" __global__ __aicore__ void npu_build(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
 {
     GET_TILING_DATA(td, tiling);
-    const uint32_t n = td.totalLength;
+    // The device compiler's scalar min/max, named unqualified with no std in scope (as cann-ops'
+    // matmul kernels in their NPU build).
+    const uint32_t n = max(min(td.totalLength, 4096u), 16);
     GlobalTensor<half> xGm, yGm;
     xGm.SetGlobalBuffer((__gm__ half *)x, n);
     yGm.SetGlobalBuffer((__gm__ half *)y, n);
