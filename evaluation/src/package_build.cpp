@@ -1,6 +1,7 @@
 #include "aopt/evaluation/package_build.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <fnmatch.h>
 #include <map>
@@ -650,27 +651,41 @@ namespace aopt::evaluation {
 
 namespace {
 
-std::string without_comments(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
+// The text with its comments blanked (and, with `literals`, its string and character literals'
+// contents too), each blanked character a space and every newline kept: offsets and line
+// numbers stay those of `text`.
+std::string blanked(const std::string& text, bool literals) {
+  std::string out = text;
+  const auto blank = [&](std::size_t from, std::size_t to) {
+    for (std::size_t k = from; k < to && k < out.size(); ++k) {
+      if (out[k] != '\n') out[k] = ' ';
+    }
+  };
   for (std::size_t i = 0; i < text.size();) {
     if (text.compare(i, 2, "//") == 0) {
-      while (i < text.size() && text[i] != '\n') ++i;
+      const auto end = std::min(text.find('\n', i), text.size());
+      blank(i, end);
+      i = end;
     } else if (text.compare(i, 2, "/*") == 0) {
       const auto end = text.find("*/", i + 2);
-      i = end == std::string::npos ? text.size() : end + 2;
-      out += ' ';
-    } else if (text[i] == '"') {  // a string literal (an include name) whole
-      const auto end = text.find('"', i + 1);
-      const auto stop = end == std::string::npos ? text.size() : end + 1;
-      out.append(text, i, stop - i);
+      const auto stop = end == std::string::npos ? text.size() : end + 2;
+      blank(i, stop);
+      i = stop;
+    } else if (text[i] == '"' || (text[i] == '\'' && (i == 0 || std::isalnum(static_cast<unsigned char>(text[i - 1])) == 0))) {
+      // a literal whole (an include name); a quote after a digit separates digits (1'000)
+      std::size_t k = i + 1;
+      while (k < text.size() && text[k] != text[i] && text[k] != '\n') k += text[k] == '\\' ? 2 : 1;
+      const auto stop = std::min(k + 1, text.size());
+      if (literals) blank(i + 1, stop - 1);
       i = stop;
     } else {
-      out += text[i++];
+      ++i;
     }
   }
   return out;
 }
+
+std::string without_comments(const std::string& text) { return blanked(text, false); }
 
 // Headers the kernel may see as they are: the emulated tiling macros, the generated kernel
 // tiling header, the tiling structs of the library APIs (the real kernel_tiling header holds them).
@@ -715,7 +730,6 @@ std::optional<std::string> kernel_tiling_view(const std::string& header, const s
     order.push_back(file);
   };
   visit(header, 0);
-  if (!host_only) return std::nullopt;
   static const std::regex block(R"(BEGIN_TILING_DATA_DEF\s*\(\s*\w+\s*\)[\s\S]*?END_TILING_DATA_DEF\s*;?)");
   static const std::regex reg(R"(REGISTER_TILING_DATA_CLASS\s*\(\s*\w+\s*,\s*\w+\s*\))");
   static const std::regex constant(R"((?:static\s+)?(?:inline\s+)?(?:constexpr|const)\s+(?:unsigned\s+)?[\w:]+\s+(\w+)\s*=\s*([^;{}]+);)");
@@ -736,31 +750,79 @@ std::optional<std::string> kernel_tiling_view(const std::string& header, const s
     }
   }
   if (blocks.empty()) return std::nullopt;  // a registration behind macros: the header as it is
-  // The constants the structs name (array sizes), and the ones those name, in file order.
-  std::string needed;
-  for (const auto& b : blocks) needed += b + "\n";
-  std::set<std::string> kept;
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const auto& [name, decl] : constants) {
-      if (kept.count(name) || !std::regex_search(needed, std::regex("\\b" + name + "\\b"))) continue;
-      kept.insert(name);
-      needed += decl + "\n";
-      grew = true;
-    }
+  // An array size that names a constant gets the constant's value (and the values of the
+  // constants that one names), as the generated kernel_tiling.h holds the sizes as numbers and
+  // no constant: the host's constants stay out of the kernel's scope, where a kernel may declare
+  // its own of the same name.
+  std::map<std::string, std::string> values;  // the first declaration of each name, in file order
+  for (const auto& [name, decl] : constants) {
+    std::smatch m;
+    if (std::regex_search(decl, m, std::regex("=\\s*([^;]+);")) && !values.count(name)) values[name] = m[1].str();
   }
+  static const std::regex array_field(R"((TILING_DATA_FIELD_DEF_ARR\s*\(\s*[^,]+,)([^,]+)(,))");
+  bool inlined = false;
+  for (auto& b : blocks) {
+    std::string rewritten;
+    auto last = b.cbegin();
+    for (auto it = std::sregex_iterator(b.begin(), b.end(), array_field); it != std::sregex_iterator(); ++it) {
+      std::string size = (*it)[2].str();
+      size.erase(0, size.find_first_not_of(" \t\n"));
+      for (int depth = 0; depth < 16; ++depth) {  // a constant naming constants: their values too
+        bool changed = false;
+        for (const auto& [name, value] : values) {
+          const std::regex word("\\b" + name + "\\b");
+          if (!std::regex_search(size, word)) continue;
+          size = std::regex_replace(size, word, "(" + value + ")");
+          changed = inlined = true;
+        }
+        if (!changed) break;
+      }
+      rewritten.append(last, (*it)[0].first);
+      rewritten += (*it)[1].str() + " " + size + (*it)[3].str();
+      last = (*it)[0].second;
+    }
+    rewritten.append(last, b.cend());
+    b = rewritten;
+  }
+  // A kernel-safe header is force-included as it is, unless its constants would reach the kernel.
+  if (!host_only && !inlined) return std::nullopt;
   std::string out = "// Generated by aopt: the kernel's view of " + header +
                     " (its tiling structs, as the real build's kernel_tiling header holds them; the host-only rest left out)\n"
                     "#pragma once\n#include \"register/tilingdata_base.h\"\n";
   if (structs) out += "#include \"tiling/tiling_api.h\"\n";
   out += "namespace optiling {\n";
-  std::set<std::string> written;
-  for (const auto& [name, decl] : constants) {
-    if (kept.count(name) && written.insert(name).second) out += decl + "\n";
-  }
   for (const auto& b : blocks) out += b + "\n";
   for (const auto& r : regs) out += r + "\n";
   return out + "}  // namespace optiling\n";
+}
+
+std::optional<std::string> kernel_launches_rewritten(const std::string& source) {
+  const std::string code = blanked(source, true);
+  const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == ':'; };
+  // Each launch as (callee start, "<<<" position, ">>>" position), found in the code only.
+  std::vector<std::array<std::size_t, 3>> launches;
+  for (std::size_t at = code.find("<<<"); at != std::string::npos; at = code.find("<<<", at + 3)) {
+    std::size_t start = at;
+    while (start > 0 && std::isspace(static_cast<unsigned char>(code[start - 1])) != 0) --start;
+    const std::size_t name_end = start;
+    while (start > 0 && ident(code[start - 1])) --start;
+    if (start == name_end) continue;  // a shift, not a launch
+    const auto close = code.find(">>>", at + 3);
+    if (close == std::string::npos) break;
+    std::size_t after = close + 3;
+    while (after < code.size() && std::isspace(static_cast<unsigned char>(code[after])) != 0) ++after;
+    if (after >= code.size() || code[after] != '(') continue;
+    launches.push_back({start, at, close});
+    at = close;
+  }
+  if (launches.empty()) return std::nullopt;
+  std::string out = source;
+  for (auto it = launches.rbegin(); it != launches.rend(); ++it) {
+    out.replace((*it)[2], 3, ")");
+    out.replace((*it)[1], 3, ", ");
+    out.insert((*it)[0], "::aopt::sim::chevron_launch(");
+  }
+  return out;
 }
 
 }  // namespace aopt::evaluation

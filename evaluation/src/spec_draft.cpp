@@ -1234,6 +1234,7 @@ nlohmann::ordered_json draft_json(const std::string& kernel, const std::vector<c
       tj["shape"] = t.shape;
       tj["dtype"] = dtype_name(t.type);
       if (t.range) tj["range"] = {t.range->first, t.range->second};
+      if (!t.values.empty()) tj["value"] = t.values;  // exact data the probes ran with (the slice idiom)
       if (t.sorted) tj["sorted"] = true;
       if (is_float(t.type)) floats.insert(t.type);
       return tj;

@@ -86,3 +86,24 @@ TEST_F(AoptCorpus, KernelReadingPaddingJunkFails) {
   EXPECT_EQ(r["status"], "precision_error") << r.dump(1);
   EXPECT_EQ(o.exit_code, 1);
 }
+
+// sim builds a kernel as the NPU build does: __CCE_KT_TEST__ (CANN's CPU-debug build) is not
+// defined, so code under `#ifndef __CCE_KT_TEST__` runs, and a `<<<>>>` launch wrapper under that
+// guard compiles (its launch rewritten for the host compiler, never called).
+TEST_F(AoptCorpus, KernelIsBuiltAsTheNpuBuild) {
+  const auto o = aopt_run({"eval", std::string(AOPT_TEST_SOURCE_DIR) + "/tests/integration/packages/npu_build", "--json",
+                           "--cache-dir", (dir_ / "cache").string()});
+  const auto r = nlohmann::json::parse(o.out);
+  EXPECT_EQ(r["status"], "ok") << r.dump(1) << o.err;
+  EXPECT_EQ(o.exit_code, 0);
+}
+
+// The kernel sees its tiling header's structs only, as the generated kernel_tiling.h: a host
+// constant sizing a tiling array does not collide with the kernel's own constant of that name.
+TEST_F(AoptCorpus, TilingHeaderConstantsStayOnTheHost) {
+  const auto o = aopt_run({"eval", std::string(AOPT_TEST_SOURCE_DIR) + "/tests/integration/packages/tiling_constant",
+                           "--json", "--cache-dir", (dir_ / "cache").string()});
+  const auto r = nlohmann::json::parse(o.out);
+  EXPECT_EQ(r["status"], "ok") << r.dump(1) << o.err;
+  EXPECT_EQ(o.exit_code, 0);
+}

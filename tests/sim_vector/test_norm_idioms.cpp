@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "vec_test_util.h"
-// The norm family's internal header, which also makes `is_same` visible unqualified.
+// The norm family's internal header, which declares nothing at global scope (as the real one).
 #include "impl/dav_c220/kernel_operator_reg_others_impl.h"
 
 using namespace AscendC;
@@ -261,8 +261,27 @@ TEST(NormIdioms, FusedMulAddAndMulAddDst) {
   EXPECT_EQ(recs[0].repeats, 2u);
 }
 
-TEST(NormIdioms, GlobalBlockIdxAndIsSame) {
-  static_assert(is_same<float, float>::value && !is_same<half, float>::value);
+// A kernel's own is_same in its namespace, used beside AscendC through using-directives (cann-ops
+// max_pool3d_grad_with_argmax): the internal header declares none, as the real one, so the name is
+// unambiguous.
+namespace own_common {
+template <typename, typename>
+struct is_same {
+  static constexpr bool value = false;
+};
+template <typename T>
+struct is_same<T, T> {
+  static constexpr bool value = true;
+};
+}  // namespace own_common
+using namespace own_common;
+namespace own_kernel {
+using namespace AscendC;
+using namespace own_common;
+static_assert(is_same<float, float>::value && !is_same<half, float>::value, "the kernel's own is_same");
+}  // namespace own_kernel
+
+TEST(NormIdioms, GlobalBlockIdx) {
   aopt::sim::launch_options o;
   o.block_dim = 3;
   std::vector<int64_t> seen(3, -1);

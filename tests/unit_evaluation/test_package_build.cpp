@@ -157,8 +157,10 @@ TEST(KernelTilingView, AHeaderReachingHostOnlyHeadersIsReducedToItsStructs) {
   ASSERT_TRUE(view.has_value());
   EXPECT_NE(view->find("BEGIN_TILING_DATA_DEF(OpTilingData)"), std::string::npos) << *view;
   EXPECT_NE(view->find("REGISTER_TILING_DATA_CLASS(Op, OpTilingData)"), std::string::npos) << *view;
-  EXPECT_NE(view->find("MAX_N = BASE_N * 2"), std::string::npos) << *view;
-  EXPECT_NE(view->find("BASE_N = 25"), std::string::npos) << *view;  // named by MAX_N's value
+  // The array size as a number, as the generated kernel_tiling.h: no host constant in the view.
+  EXPECT_NE(view->find("TILING_DATA_FIELD_DEF_ARR(int64_t, ((25) * 2), starts)"), std::string::npos) << *view;
+  EXPECT_EQ(view->find("MAX_N"), std::string::npos) << *view;
+  EXPECT_EQ(view->find("BASE_N"), std::string::npos) << *view;
   EXPECT_EQ(view->find("TilingBaseClass"), std::string::npos) << *view;
   EXPECT_EQ(view->find("tiling_base.h"), std::string::npos) << *view;
   EXPECT_EQ(view->find("UNUSED"), std::string::npos) << *view;
@@ -168,6 +170,39 @@ TEST(KernelTilingView, AHeaderReachingHostOnlyHeadersIsReducedToItsStructs) {
       {"op_host/t.h", "#include \"register/tilingdata_base.h\"\n#include <cstdint>\nBEGIN_TILING_DATA_DEF(T)\nEND_TILING_DATA_DEF;\n"}};
   EXPECT_FALSE(ev::kernel_tiling_view("op_host/t.h", [&](const std::string& f) { return plain.count(f) ? plain.at(f) : std::string(); }, {})
                    .has_value());
+  // ... unless an array size names one of its constants: then its structs only, the size a number.
+  const std::map<std::string, std::string> sized = {
+      {"op_host/t.h", "#include \"register/tilingdata_base.h\"\nnamespace optiling {\nconstexpr size_t MAX_DIM_NUM = 8;\n"
+                      "BEGIN_TILING_DATA_DEF(T)\nTILING_DATA_FIELD_DEF_ARR(int64_t, MAX_DIM_NUM, dims);\nEND_TILING_DATA_DEF;\n}\n"}};
+  const auto sized_view =
+      ev::kernel_tiling_view("op_host/t.h", [&](const std::string& f) { return sized.count(f) ? sized.at(f) : std::string(); }, {});
+  ASSERT_TRUE(sized_view.has_value());
+  EXPECT_NE(sized_view->find("TILING_DATA_FIELD_DEF_ARR(int64_t, (8), dims)"), std::string::npos) << *sized_view;
+  EXPECT_EQ(sized_view->find("MAX_DIM_NUM"), std::string::npos) << *sized_view;
+}
+
+TEST(KernelLaunches, ChevronLaunchesAreWrittenForTheHostCompilerInPlace) {
+  const std::string src =
+      "// k<<<1, 2, 3>>>(x) in a comment\n"
+      "const char* s = \"k<<<1, 2, 3>>>(x)\";\n"
+      "int shifted = a << 3;\n"
+      "void k_do(uint32_t blockDim, void* l2ctrl, void* stream, uint8_t* x) {\n"
+      "    k<<<blockDim, l2ctrl, stream>>>(x,\n"
+      "        x);\n"
+      "    ns::k2 <<< 1, nullptr, nullptr >>> (x);\n"
+      "}\n";
+  const auto out = ev::kernel_launches_rewritten(src);
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(*out,
+            "// k<<<1, 2, 3>>>(x) in a comment\n"
+            "const char* s = \"k<<<1, 2, 3>>>(x)\";\n"
+            "int shifted = a << 3;\n"
+            "void k_do(uint32_t blockDim, void* l2ctrl, void* stream, uint8_t* x) {\n"
+            "    ::aopt::sim::chevron_launch(k, blockDim, l2ctrl, stream)(x,\n"
+            "        x);\n"
+            "    ::aopt::sim::chevron_launch(ns::k2 ,  1, nullptr, nullptr ) (x);\n"
+            "}\n");
+  EXPECT_FALSE(ev::kernel_launches_rewritten("int a = b << 2; // k<<<1, 2, 3>>>(x)\n").has_value());
 }
 
 TEST_F(PackageBuild, TheKeyChangesWithWhatTheBuildCompiles) {

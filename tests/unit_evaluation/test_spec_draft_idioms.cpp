@@ -332,6 +332,14 @@ TEST(SpecDraftSlice, BeginEndStridesAxesAreTheWholeSlice) {
   EXPECT_EQ(values_of("strides"), (std::vector<double>{1, 1}));
   EXPECT_EQ(values_of("axes"), (std::vector<double>{0, 1}));
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return n.find("slice idiom") != std::string::npos; }));
+  // The draft carries the values as each input's "value" (session 29: they were probed, then
+  // left out of aopt.json, and eval generated random slices the tiling refused).
+  const auto draft = ev::draft_json(op.kernel, {c}, notes);
+  const auto& ins = draft["cases"][0]["inputs"];
+  EXPECT_EQ(ins["begin"]["value"], nlohmann::ordered_json::parse("[0.0, 0.0]")) << ins.dump();
+  EXPECT_EQ(ins["end"]["value"].size(), 2u) << ins.dump();
+  EXPECT_EQ(ins["end"]["value"][1].get<double>(), static_cast<double>(var[1])) << ins.dump();
+  EXPECT_FALSE(ins["var"].contains("value")) << ins.dump();
 }
 
 // Session 28: index values in every probe. An index_add with sorted indices (var, value,

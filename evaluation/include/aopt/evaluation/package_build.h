@@ -87,13 +87,23 @@ namespace aopt::evaluation {
 // header from the registered struct: when `header` (a path relative to the materialized sources)
 // or a header it includes reaches a host-only header (anything but register/tilingdata_base.h,
 // the standard library and kernel_tiling/, e.g. tiling/tiling_base.h, register/op_impl_registry.h),
-// the text of a header holding only what the kernel sees: the tiling structs
-// (BEGIN_TILING_DATA_DEF ... END_TILING_DATA_DEF), their REGISTER_TILING_DATA_CLASS lines and the
-// integral constants their array sizes name, in namespace optiling. nullopt when the header is
-// kernel-safe (it is force-included as it is). `read` returns a file's text ("" when absent);
+// or when an array size of its structs names a constant, the text of a header holding only what
+// the kernel sees: the tiling structs (BEGIN_TILING_DATA_DEF ... END_TILING_DATA_DEF), each array
+// size that names a constant replaced by the constant's value (the generated kernel_tiling.h
+// holds numbers, no host constant), and their REGISTER_TILING_DATA_CLASS lines, in namespace
+// optiling. nullopt when the header is kernel-safe and names no constant (it is force-included
+// as it is). `read` returns a file's text ("" when absent);
 // `include_dirs` are where quoted includes are looked up after the including file's directory.
 std::optional<std::string> kernel_tiling_view(const std::string& header,
                                               const std::function<std::string(const std::string&)>& read,
                                               const std::vector<std::string>& include_dirs);
+
+// The kernel source with each launch `k<<<blockDim, l2ctrl, stream>>>(args)` (CCE's launch
+// syntax, which the device compiler parses and the host compiler sim builds kernels with does
+// not) written as `::aopt::sim::chevron_launch(k, blockDim, l2ctrl, stream)(args)`
+// (aopt_sim/kernel/chevron_launch.h), everything else byte for byte where it was (a launch's
+// line keeps its number). Launches in comments and literals are left alone. nullopt when the
+// source launches nothing.
+std::optional<std::string> kernel_launches_rewritten(const std::string& source);
 
 }  // namespace aopt::evaluation

@@ -1,0 +1,1 @@
+../../../../corpus/tree/common/fixture_host.h
