@@ -154,9 +154,27 @@ std::optional<std::size_t> preferred_column(const op_interface& op) {
   return usable.front();
 }
 
+namespace {
+
+// Repeat counts (PyTorch's repeat_interleave `repeats`, feeds_repeat's `feeds_repeat_times`): an
+// integer input named so holds one count per row of the repeated input.
+bool repeat_counts(const draft_param& in) {
+  const std::string n = lower(in.name);
+  return all_integer(in) && (one_of(n, {"repeats", "repeat", "repeat_times"}) ||
+                             (n.size() > 13 && n.compare(n.size() - 13, 13, "_repeat_times") == 0));
+}
+
+// The fixed count each row gets in a probe (the repeat idiom: every row twice, the output's
+// repeated dimension twice the input's).
+constexpr std::int64_t kRepeatCount = 2;
+
+}  // namespace
+
 input_role guess_role(const std::string& op_type, const draft_param& in) {
   const std::string n = lower(in.name);
   const bool ints = all_integer(in);
+  // Repeat counts are one value per row, shaped as indices are (their values: value_idioms).
+  if (repeat_counts(in)) return input_role::index;
   if (ints && (one_of(n, {"axis", "axes", "dim", "dims", "reduce_axis", "reduce_axes"}))) return input_role::axis;
   if (ints && one_of(n, {"paddings", "padding", "pads", "pad"})) return input_role::paddings;
   // Sequence lengths (TensorFlow's reverse_sequence, CTC losses: one length per batch entry, at
@@ -772,6 +790,23 @@ void sequence_dims_attrs(const op_interface& op, nlohmann::json& attrs, std::vec
                        "' (a sequence dimension differs from the batch dimension; guessed from their names)");
 }
 
+// The repeat idiom (PyTorch's repeat_interleave(input, repeats, dim, output_size): the output's
+// repeated dimension is the sum of the counts): in an operator with repeat counts (repeat_counts,
+// each kRepeatCount in a probe), an integer attribute `output_size` (or `output_*_size`) is that
+// sum, kRepeatCount times the main input's rows (feeds_repeat's `output_feeds_size`: its kernel
+// pads the rows past the sum with zeros and writes out of bounds below it).
+void repeat_attrs(const op_interface& op, const std::vector<std::int64_t>& main, nlohmann::json& attrs,
+                  std::vector<std::string>* notes) {
+  if (main.empty() || std::none_of(op.inputs.begin(), op.inputs.end(), [](const draft_param& p) { return repeat_counts(p); })) return;
+  for (const auto& a : op.attrs) {
+    const std::string n = lower(a.name);
+    if (a.type != "int" || n.rfind("output_", 0) != 0 || n.size() < 11 || n.compare(n.size() - 4, 4, "size") != 0) continue;
+    attrs[a.name] = kRepeatCount * main.front();
+    note_once(notes, "attribute '" + a.name + "': the sum of the repeat counts, " + std::to_string(kRepeatCount) +
+                         " times the main input's rows (the repeat idiom; guessed from its name)");
+  }
+}
+
 // The GLU idiom (GLU, GeGLU, SwiGLU: the input x split into two halves along `dim`, one gating the
 // other, the output one half's size): for an operator the name says is one, the split dimension
 // of a main shape of `rank` dimensions (the probe's `dim`, else -1, the last).
@@ -957,6 +992,11 @@ void value_idioms(const op_interface& op, const draft_param& d, input_role role,
     g.note += "; generated sorted, non-decreasing from " + std::to_string(static_cast<std::int64_t>(ts.range->first)) +
               " (its name says the kernel needs them sorted: sorted indices, offsets of bags)";
   }
+  if (repeat_counts(d) && role == input_role::index) {
+    ts.range = std::make_pair(static_cast<double>(kRepeatCount), static_cast<double>(kRepeatCount));
+    g.note = "input '" + d.name + "': one repeat count per row of the main input, each " + std::to_string(kRepeatCount) +
+             " (the repeat idiom, guessed from its name; an output size attribute is their sum): give the counts wanted";
+  }
   if (role == input_role::grid) {
     ts.range = std::make_pair(-1.0, 1.0);
     g.note = "input '" + d.name + "': a sampling grid [N, the spatial sizes of the output, their count], normalised coordinates in "
@@ -1119,6 +1159,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     note_once(notes, note);
   }
   matrix_size_attrs(op, main, c.attrs, notes);
+  repeat_attrs(op, main, c.attrs, notes);
   sequence_dims_attrs(op, c.attrs, notes);
   rigid_motion_attrs(op, c.attrs, notes);
   return c;

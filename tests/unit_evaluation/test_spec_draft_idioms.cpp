@@ -412,3 +412,30 @@ TEST(SpecDraftIndex, BagOffsetsAreSortedFromZeroAndWrittenInTheDraft) {
   EXPECT_EQ(draft["cases"][0]["inputs"]["offsets"].value("sorted", false), true) << draft.dump();
   EXPECT_FALSE(draft["cases"][0]["inputs"]["indices"].contains("sorted")) << draft.dump();
 }
+
+// Session 29: the repeat idiom (repeat_interleave's repeats and output_size; feeds_repeat's
+// feeds_repeat_times and output_feeds_size): one count per row, each 2, the output size their sum.
+TEST(SpecDraftRepeat, RepeatCountsAreOnePerRowAndTheOutputSizeTheirSum) {
+  ev::op_interface op;
+  op.op_type = "RowsRepeatNd";
+  op.kernel = "rows_repeat_nd";
+  op.inputs = {fp16("feeds"), i32("feeds_repeat_times")};
+  op.outputs = {fp16("y")};
+  op.attrs = {attr("output_feeds_size", "int", nullptr)};
+  EXPECT_EQ(ev::guess_role(op.op_type, op.inputs[1]), ev::input_role::index);
+  std::vector<std::string> notes;
+  const auto c = spec_draft_test::rank_case(op, 2, notes);
+  const auto& feeds = tensor_of(c, "feeds").shape;
+  const auto& counts = tensor_of(c, "feeds_repeat_times");
+  EXPECT_EQ(counts.shape, std::vector<std::int64_t>{feeds.front()});
+  ASSERT_TRUE(counts.range.has_value());
+  EXPECT_EQ(*counts.range, std::make_pair(2.0, 2.0));
+  EXPECT_EQ(c.attrs.value("output_feeds_size", 0), 2 * feeds.front()) << c.attrs.dump();
+  const auto said = std::find_if(notes.begin(), notes.end(), [](const std::string& n) { return n.find("repeat idiom") != std::string::npos; });
+  EXPECT_NE(said, notes.end()) << "the draft says what was guessed";
+  // Another integer input keeps its rule: a count named otherwise is no repeat count.
+  op.inputs[1] = i32("counts");
+  std::vector<std::string> other;
+  const auto d = spec_draft_test::rank_case(op, 2, other);
+  EXPECT_NE(d.attrs.value("output_feeds_size", 0), 2 * tensor_of(d, "feeds").shape.front()) << d.attrs.dump();
+}
