@@ -206,6 +206,13 @@ input_role guess_role(const std::string& op_type, const draft_param& in) {
   return input_role::data;
 }
 
+namespace {
+// An operator with an input named as indices (guess_role: index_add, gather, scatter, embedding).
+bool has_index_input(const op_interface& op) {
+  return std::any_of(op.inputs.begin(), op.inputs.end(), [&](const draft_param& p) { return guess_role(op.op_type, p) == input_role::index; });
+}
+}  // namespace
+
 bool sorted_input(const draft_param& in) {
   const std::string n = lower(in.name);
   return has(n, "sorted") || one_of(n, {"offsets", "offset"});
@@ -298,6 +305,7 @@ int ge_dtype_number(dtype t) {
 
 nlohmann::json draft_attrs(const op_interface& op, std::size_t column, std::vector<std::string>& notes) {
   nlohmann::json attrs = nlohmann::json::object();
+  const bool indexed = has_index_input(op);
   for (const auto& a : op.attrs) {
     const std::string an = lower(a.name);
     if ((a.type == "int" || a.type == "data_type") &&
@@ -330,7 +338,9 @@ nlohmann::json draft_attrs(const op_interface& op, std::size_t column, std::vect
     if (a.type == "list_int" && one_of(n, {"input_size", "output_size"})) continue;  // per case: probe_case (resize idiom)
     nlohmann::json v;
     if (a.type == "int") {
-      v = axis ? -1 : 1;
+      // An axis of an operator with inputs named as indices (index_add, gather, scatter: their
+      // `dim`) is 0, the rows, which every such kernel takes; another -1, the last dimension.
+      v = axis ? (indexed ? 0 : -1) : 1;
     } else if (a.type == "data_type") {
       v = 0;  // ge::DT_FLOAT
     } else if (a.type == "float") {
@@ -350,7 +360,7 @@ nlohmann::json draft_attrs(const op_interface& op, std::size_t column, std::vect
     }
     attrs[a.name] = v;
     notes.push_back("attribute '" + a.name + "' (" + a.type + (a.required ? ", required" : ", no default") +
-                    "): guessed " + v.dump());
+                    "): guessed " + v.dump() + (axis && a.type == "int" && indexed ? " (the rows: the operator has inputs named as indices)" : ""));
   }
   return attrs;
 }
@@ -542,6 +552,15 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
       sets.emplace_back(what, std::move(roles));
     };
     add("roles by name", [&](std::size_t, const draft_param& p) { return guess_role(op.op_type, p); });
+    // The index_add idiom (PyTorch's index_add(dim, index, source), index_put's values): in an
+    // operator with inputs named as indices, a `value` (`values`) is the rows added, shaped like
+    // the first input (index_fill's scalar value keeps the set above).
+    const bool indexed = has_index_input(op);
+    if (indexed) {
+      add("roles by name, 'value' the rows added (the index_add idiom)", [&](std::size_t, const draft_param& p) {
+        return one_of(lower(p.name), {"value", "values"}) ? input_role::data : guess_role(op.op_type, p);
+      });
+    }
     add("every input the same shape", [&](std::size_t, const draft_param&) { return input_role::data; });
     add("first input full, the others one element", [&](std::size_t i, const draft_param&) { return i == 0 ? input_role::data : input_role::scalar; });
     add("first input full, the others its last dimension", [&](std::size_t i, const draft_param&) { return i == 0 ? input_role::data : input_role::vector; });
