@@ -533,6 +533,13 @@ std::vector<std::pair<int, std::int64_t>> probe_ranks(const op_interface& op) {
   return ranks;
 }
 
+// The index_add idiom (PyTorch's index_add(dim, index, source), index_put's values): in an
+// operator with inputs named as indices, a `value` (`values`) is the rows added, shaped like the
+// first input (index_fill's scalar value keeps "roles by name").
+input_role index_add_role(const op_interface& op, const draft_param& p) {
+  return one_of(lower(p.name), {"value", "values"}) ? input_role::data : guess_role(op.op_type, p);
+}
+
 }  // namespace
 
 std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes) {
@@ -552,15 +559,8 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
       sets.emplace_back(what, std::move(roles));
     };
     add("roles by name", [&](std::size_t, const draft_param& p) { return guess_role(op.op_type, p); });
-    // The index_add idiom (PyTorch's index_add(dim, index, source), index_put's values): in an
-    // operator with inputs named as indices, a `value` (`values`) is the rows added, shaped like
-    // the first input (index_fill's scalar value keeps the set above).
-    const bool indexed = has_index_input(op);
-    if (indexed) {
-      add("roles by name, 'value' the rows added (the index_add idiom)", [&](std::size_t, const draft_param& p) {
-        return one_of(lower(p.name), {"value", "values"}) ? input_role::data : guess_role(op.op_type, p);
-      });
-    }
+    auto index_add = [&](std::size_t, const draft_param& p) { return index_add_role(op, p); };
+    if (has_index_input(op)) add("roles by name, 'value' the rows added (the index_add idiom)", index_add);
     add("every input the same shape", [&](std::size_t, const draft_param&) { return input_role::data; });
     add("first input full, the others one element", [&](std::size_t i, const draft_param&) { return i == 0 ? input_role::data : input_role::scalar; });
     add("first input full, the others its last dimension", [&](std::size_t i, const draft_param&) { return i == 0 ? input_role::data : input_role::vector; });
