@@ -154,9 +154,27 @@ std::optional<std::size_t> preferred_column(const op_interface& op) {
   return usable.front();
 }
 
+namespace {
+
+// Repeat counts (PyTorch's repeat_interleave `repeats`, feeds_repeat's `feeds_repeat_times`): an
+// integer input named so holds one count per row of the repeated input.
+bool repeat_counts(const draft_param& in) {
+  const std::string n = lower(in.name);
+  return all_integer(in) && (one_of(n, {"repeats", "repeat", "repeat_times"}) ||
+                             (n.size() > 13 && n.compare(n.size() - 13, 13, "_repeat_times") == 0));
+}
+
+// The fixed count each row gets in a probe (the repeat idiom: every row twice, the output's
+// repeated dimension twice the input's).
+constexpr std::int64_t kRepeatCount = 2;
+
+}  // namespace
+
 input_role guess_role(const std::string& op_type, const draft_param& in) {
   const std::string n = lower(in.name);
   const bool ints = all_integer(in);
+  // Repeat counts are one value per row, shaped as indices are (their values: value_idioms).
+  if (repeat_counts(in)) return input_role::index;
   if (ints && (one_of(n, {"axis", "axes", "dim", "dims", "reduce_axis", "reduce_axes"}))) return input_role::axis;
   if (ints && one_of(n, {"paddings", "padding", "pads", "pad"})) return input_role::paddings;
   // Sequence lengths (TensorFlow's reverse_sequence, CTC losses: one length per batch entry, at
@@ -187,6 +205,13 @@ input_role guess_role(const std::string& op_type, const draft_param& in) {
   }
   return input_role::data;
 }
+
+namespace {
+// An operator with an input named as indices (guess_role: index_add, gather, scatter, embedding).
+bool has_index_input(const op_interface& op) {
+  return std::any_of(op.inputs.begin(), op.inputs.end(), [&](const draft_param& p) { return guess_role(op.op_type, p) == input_role::index; });
+}
+}  // namespace
 
 bool sorted_input(const draft_param& in) {
   const std::string n = lower(in.name);
@@ -280,6 +305,7 @@ int ge_dtype_number(dtype t) {
 
 nlohmann::json draft_attrs(const op_interface& op, std::size_t column, std::vector<std::string>& notes) {
   nlohmann::json attrs = nlohmann::json::object();
+  const bool indexed = has_index_input(op);
   for (const auto& a : op.attrs) {
     const std::string an = lower(a.name);
     if ((a.type == "int" || a.type == "data_type") &&
@@ -312,7 +338,9 @@ nlohmann::json draft_attrs(const op_interface& op, std::size_t column, std::vect
     if (a.type == "list_int" && one_of(n, {"input_size", "output_size"})) continue;  // per case: probe_case (resize idiom)
     nlohmann::json v;
     if (a.type == "int") {
-      v = axis ? -1 : 1;
+      // An axis of an operator with inputs named as indices (index_add, gather, scatter: their
+      // `dim`) is 0, the rows, which every such kernel takes; another -1, the last dimension.
+      v = axis ? (indexed ? 0 : -1) : 1;
     } else if (a.type == "data_type") {
       v = 0;  // ge::DT_FLOAT
     } else if (a.type == "float") {
@@ -332,7 +360,7 @@ nlohmann::json draft_attrs(const op_interface& op, std::size_t column, std::vect
     }
     attrs[a.name] = v;
     notes.push_back("attribute '" + a.name + "' (" + a.type + (a.required ? ", required" : ", no default") +
-                    "): guessed " + v.dump());
+                    "): guessed " + v.dump() + (axis && a.type == "int" && indexed ? " (the rows: the operator has inputs named as indices)" : ""));
   }
   return attrs;
 }
@@ -510,6 +538,13 @@ std::vector<std::pair<int, std::int64_t>> probe_ranks(const op_interface& op) {
   return ranks;
 }
 
+// The index_add idiom (PyTorch's index_add(dim, index, source), index_put's values): in an
+// operator with inputs named as indices, a `value` (`values`) is the rows added, shaped like the
+// first input (index_fill's scalar value keeps "roles by name").
+input_role index_add_role(const op_interface& op, const draft_param& p) {
+  return one_of(lower(p.name), {"value", "values"}) ? input_role::data : guess_role(op.op_type, p);
+}
+
 }  // namespace
 
 std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes) {
@@ -529,6 +564,8 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
       sets.emplace_back(what, std::move(roles));
     };
     add("roles by name", [&](std::size_t, const draft_param& p) { return guess_role(op.op_type, p); });
+    auto index_add = [&](std::size_t, const draft_param& p) { return index_add_role(op, p); };
+    if (has_index_input(op)) add("roles by name, 'value' the rows added (the index_add idiom)", index_add);
     add("every input the same shape", [&](std::size_t, const draft_param&) { return input_role::data; });
     add("first input full, the others one element", [&](std::size_t i, const draft_param&) { return i == 0 ? input_role::data : input_role::scalar; });
     add("first input full, the others its last dimension", [&](std::size_t i, const draft_param&) { return i == 0 ? input_role::data : input_role::vector; });
@@ -790,6 +827,23 @@ void sequence_dims_attrs(const op_interface& op, nlohmann::json& attrs, std::vec
                        "' (a sequence dimension differs from the batch dimension; guessed from their names)");
 }
 
+// The repeat idiom (PyTorch's repeat_interleave(input, repeats, dim, output_size): the output's
+// repeated dimension is the sum of the counts): in an operator with repeat counts (repeat_counts,
+// each kRepeatCount in a probe), an integer attribute `output_size` (or `output_*_size`) is that
+// sum, kRepeatCount times the main input's rows (feeds_repeat's `output_feeds_size`: its kernel
+// pads the rows past the sum with zeros and writes out of bounds below it).
+void repeat_attrs(const op_interface& op, const std::vector<std::int64_t>& main, nlohmann::json& attrs,
+                  std::vector<std::string>* notes) {
+  if (main.empty() || std::none_of(op.inputs.begin(), op.inputs.end(), [](const draft_param& p) { return repeat_counts(p); })) return;
+  for (const auto& a : op.attrs) {
+    const std::string n = lower(a.name);
+    if (a.type != "int" || n.rfind("output_", 0) != 0 || n.size() < 11 || n.compare(n.size() - 4, 4, "size") != 0) continue;
+    attrs[a.name] = kRepeatCount * main.front();
+    note_once(notes, "attribute '" + a.name + "': the sum of the repeat counts, " + std::to_string(kRepeatCount) +
+                         " times the main input's rows (the repeat idiom; guessed from its name)");
+  }
+}
+
 // The GLU idiom (GLU, GeGLU, SwiGLU: the input x split into two halves along `dim`, one gating the
 // other, the output one half's size): for an operator the name says is one, the split dimension
 // of a main shape of `rank` dimensions (the probe's `dim`, else -1, the last).
@@ -974,6 +1028,11 @@ void value_idioms(const op_interface& op, const draft_param& d, input_role role,
     ts.sorted = true;
     g.note += "; generated sorted, non-decreasing from " + std::to_string(static_cast<std::int64_t>(ts.range->first)) +
               " (its name says the kernel needs them sorted: sorted indices, offsets of bags)";
+  }
+  if (repeat_counts(d) && role == input_role::index) {
+    ts.range = std::make_pair(static_cast<double>(kRepeatCount), static_cast<double>(kRepeatCount));
+    g.note = "input '" + d.name + "': one repeat count per row of the main input, each " + std::to_string(kRepeatCount) +
+             " (the repeat idiom, guessed from its name; an output size attribute is their sum): give the counts wanted";
   }
   if (role == input_role::grid) {
     ts.range = std::make_pair(-1.0, 1.0);
@@ -1201,6 +1260,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     note_once(notes, note);
   }
   matrix_size_attrs(op, main, c.attrs, notes);
+  repeat_attrs(op, main, c.attrs, notes);
   sequence_dims_attrs(op, c.attrs, notes);
   rigid_motion_attrs(op, c.attrs, notes);
   return c;

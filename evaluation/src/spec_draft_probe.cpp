@@ -51,12 +51,13 @@ std::string first_line(const std::string& s) {
 // (no timing), "ok" when it runs clean.
 // A kernel run that left every element of every declared output as the harness filled it (a
 // shape the operator does not handle: it returns early): such a case compares nothing, which is
-// never ok (evaluator), so the probe moves on. Not for an operator without declared outputs
-// (in place: its written inputs are what is compared).
+// never ok (evaluator), so the probe moves on. Not when the kernel wrote one of its inputs (in
+// place: the written inputs are compared like outputs, also where the OpDef declares an output
+// of the same name the kernel never writes, as the scatters into `var` do).
 bool nothing_written(const run_result& rr) {
   bool any = false;
   for (const auto& o : rr.outputs) {
-    if (o.written_input) continue;
+    if (o.written_input) return false;
     std::error_code e;
     if (!fs::exists(o.file, e)) return false;
     const common::mapped_file f(o.file);

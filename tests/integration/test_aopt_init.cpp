@@ -4,7 +4,8 @@
 // (packages/init_log). Each draft is evaluated unedited by the real `aopt eval`: ok. A shape the
 // tiling takes but the kernel fails on (packages/init_one_tile) is not drafted. A tiling that
 // refuses every probe (packages/init_refuse) gets a message naming the shapes tried and what the
-// tiling said; `aopt corpus` drafts specs for the operators without msOpST cases.
+// tiling said; `aopt corpus` drafts specs for the operators without msOpST cases. A scatter that
+// writes its input `var`, not the output of that name (packages/init_scatter_rows), is drafted.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -115,6 +116,17 @@ TEST_F(AoptInit, AShapeTheKernelFailsOnIsNotDrafted) {
   ASSERT_TRUE(spec.is_object());
   EXPECT_EQ(input_of(spec, 0, "x")["shape"], json::array({128, 1024})) << spec.dump();
   EXPECT_NE(spec["notes"].dump().find("failed when the kernel ran"), std::string::npos) << spec.dump();
+}
+
+TEST_F(AoptInit, AScatterIntoItsInputIsDrafted) {
+  // ScatterRows declares an output `var` and writes only its input `var` (as cann-ops' scatters
+  // do): the probe counts the written input as written (on main every probe ended
+  // "nothing_written"), and the draft evaluates ok, the input compared as written in place.
+  const auto spec = init_and_eval(src + "/tests/integration/packages/init_scatter_rows", "scatter_rows");
+  ASSERT_TRUE(spec.is_object());
+  const auto& indices = input_of(spec, 0, "indices");
+  EXPECT_EQ(indices["shape"].size(), 1u) << spec.dump();
+  EXPECT_EQ(indices["shape"][0], input_of(spec, 0, "var")["shape"][0]) << spec.dump();
 }
 
 TEST_F(AoptInit, ARefusingTilingIsExplained) {

@@ -420,3 +420,61 @@ TEST(SpecDraftIndex, BagOffsetsAreSortedFromZeroAndWrittenInTheDraft) {
   EXPECT_EQ(draft["cases"][0]["inputs"]["offsets"].value("sorted", false), true) << draft.dump();
   EXPECT_FALSE(draft["cases"][0]["inputs"]["indices"].contains("sorted")) << draft.dump();
 }
+
+// Session 29: the repeat idiom (repeat_interleave's repeats and output_size; feeds_repeat's
+// feeds_repeat_times and output_feeds_size): one count per row, each 2, the output size their sum.
+TEST(SpecDraftRepeat, RepeatCountsAreOnePerRowAndTheOutputSizeTheirSum) {
+  ev::op_interface op;
+  op.op_type = "RowsRepeatNd";
+  op.kernel = "rows_repeat_nd";
+  op.inputs = {fp16("feeds"), i32("feeds_repeat_times")};
+  op.outputs = {fp16("y")};
+  op.attrs = {attr("output_feeds_size", "int", nullptr)};
+  EXPECT_EQ(ev::guess_role(op.op_type, op.inputs[1]), ev::input_role::index);
+  std::vector<std::string> notes;
+  const auto c = spec_draft_test::rank_case(op, 2, notes);
+  const auto& feeds = tensor_of(c, "feeds").shape;
+  const auto& counts = tensor_of(c, "feeds_repeat_times");
+  EXPECT_EQ(counts.shape, std::vector<std::int64_t>{feeds.front()});
+  ASSERT_TRUE(counts.range.has_value());
+  EXPECT_EQ(*counts.range, std::make_pair(2.0, 2.0));
+  EXPECT_EQ(c.attrs.value("output_feeds_size", 0), 2 * feeds.front()) << c.attrs.dump();
+  const auto said = std::find_if(notes.begin(), notes.end(), [](const std::string& n) { return n.find("repeat idiom") != std::string::npos; });
+  EXPECT_NE(said, notes.end()) << "the draft says what was guessed";
+  // Another integer input keeps its rule: a count named otherwise is no repeat count.
+  op.inputs[1] = i32("counts");
+  std::vector<std::string> other;
+  const auto d = spec_draft_test::rank_case(op, 2, other);
+  EXPECT_NE(d.attrs.value("output_feeds_size", 0), 2 * tensor_of(d, "feeds").shape.front()) << d.attrs.dump();
+}
+
+// Session 29: the index_add idiom (index_add(dim, index, source)): an axis without default is 0
+// (the rows) in an operator with inputs named as indices, and a probe gives `value` the first
+// input's shape, one index per row (inplace_index_add_with_sorted refuses a one-element value and
+// an axis other than 0).
+TEST(SpecDraftIndex, IndexAddValueIsTheRowsAddedAndTheAxisTheRows) {
+  ev::op_interface op;
+  op.op_type = "IndexAddSortedNd";
+  op.kernel = "index_add_sorted_nd";
+  op.inputs = {fp16("var"), fp16("value"), i32("sorted_indices"), i32("pos")};
+  op.outputs = {fp16("var")};
+  op.attrs = {attr("axis", "int", nullptr)};
+  std::vector<std::string> notes;
+  const auto attrs = ev::draft_attrs(op, 0, notes);
+  EXPECT_EQ(attrs.value("axis", -9), 0) << attrs.dump();
+  bool found = false;
+  for (const auto& p : ev::timed_probes(op, attrs, 200)) {
+    if (p.rank != 2 || p.what.find("index_add") == std::string::npos) continue;
+    const auto c = ev::probe_case(op, p, 0, "perf", true, 1 << 21, false, &notes);
+    const auto& var = tensor_of(c, "var").shape;
+    EXPECT_EQ(tensor_of(c, "value").shape, var) << p.what;
+    EXPECT_EQ(tensor_of(c, "sorted_indices").shape, std::vector<std::int64_t>{var.front()}) << p.what;
+    found = true;
+    break;
+  }
+  EXPECT_TRUE(found) << "a rank-2 probe of the index_add idiom";
+  // Without inputs named as indices an axis stays the last dimension.
+  const auto plain = spec_draft_test::unary_op("ReduceNd", "reduce_nd", "x", {attr("axis", "int", nullptr)});
+  std::vector<std::string> other;
+  EXPECT_EQ(ev::draft_attrs(plain, 0, other).value("axis", -9), -1);
+}
