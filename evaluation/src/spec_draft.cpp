@@ -609,24 +609,19 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
     out.push_back(std::move(p));
     return true;
   };
-  // The convolution idiom first: one geometry, each required input shaped by its name.
+  // The convolution and CTC loss idioms first: one geometry, each required input shaped by its name.
+  std::vector<std::pair<std::string, input_role>> required;
+  for (const auto& p : op.inputs) {
+    if (p.kind != "optional") required.emplace_back(p.name, input_role::data);
+  }
   if (convolution_op(op)) {
     const int rank = conv_rank(op);
-    std::vector<std::pair<std::string, input_role>> roles;
-    for (const auto& p : op.inputs) {
-      if (p.kind != "optional") roles.emplace_back(p.name, input_role::data);
-    }
-    push(rank, 0, "one convolution (stride 1, no padding, dilation 1; each input shaped by its name)", roles, false,
+    push(rank, 0, "one convolution (stride 1, no padding, dilation 1; each input shaped by its name)", required, false,
          conv_attrs(op, rank, attrs));
     if (!out.empty()) out.back().conv = true;
   }
-  // The CTC loss idiom first: one loss, each input shaped by its name.
-  if (ctc_loss_op(op)) {
-    std::vector<std::pair<std::string, input_role>> roles;
-    for (const auto& p : op.inputs) {
-      if (p.kind != "optional") roles.emplace_back(p.name, input_role::data);
-    }
-    if (push(3, 0, "one CTC loss (log_probs [T, N, C]; each input shaped by its name)", roles, false, attrs)) out.back().ctc = true;
+  if (ctc_loss_op(op) && push(3, 0, "one CTC loss (log_probs [T, N, C]; each input shaped by its name)", required, false, attrs)) {
+    out.back().ctc = true;
   }
   // A matrix product: square operands first, the first two inputs data and the others by name (a
   // bias or scale takes the last dimension), then every input data.
