@@ -700,17 +700,17 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
       }
     }
   }
-  // InferShape bypassed: the outputs given (the main shape), as an aclnn caller gives them.
-  // The resize idiom's spatial ranks too (an InferShape reading an attribute its OpDef does not
-  // declare refuses every shape; the tiling reads output_size of a 3-5 dimensional input).
+  // InferShape bypassed: the outputs given (the main shape), as an aclnn caller gives them. Also
+  // at ranks 5 and 4, which N-D tilings read (an InferShape reading an attribute its OpDef does not
+  // declare refuses every shape: pad_v3_grad_replication's tiling takes 4 or 5 dimensions), and 3
+  // for the resize idiom (its tiling reads output_size of a 3-5 dimensional input).
   if (op.has_infer_shape) {
     std::vector<std::pair<int, std::int64_t>> given = {ranks[0], ranks[1]};
     bool resize = false;
     for (const auto& a : op.attrs) resize = resize || (a.type == "list_int" && lower(a.name) == "output_size");
-    if (resize) {
-      for (int rank : {5, 4, 3}) {
-        if (std::find(given.begin(), given.end(), std::make_pair(rank, std::int64_t{0})) == given.end()) given.emplace_back(rank, 0);
-      }
+    for (int rank : {5, 4, 3}) {
+      const bool seen = std::find(given.begin(), given.end(), std::make_pair(rank, std::int64_t{0})) != given.end();
+      if (!seen && (rank != 3 || resize)) given.emplace_back(rank, 0);
     }
     for (const auto& [rank, last] : given) {
       for (const auto& [what, roles] : role_sets(false)) {

@@ -117,3 +117,23 @@ TEST(SpecDraftShapes, CtcLossInputsTakeTheCtcShapes) {
   ASSERT_EQ(c.outputs.size(), 1u);
   EXPECT_EQ(c.outputs[0].shape, lp);  // the gradient of log_probs (no InferShape to shape it)
 }
+
+TEST(SpecDraftShapes, InferShapeBypassingProbesAlsoAtRanksFourAndFive) {
+  // An ND padding backward operator with an InferShape (pad_v3_grad_replication's refuses every
+  // shape; its tiling reads 4 or 5 dimensions).
+  ev::op_interface op;
+  op.op_type = "PadFixtureGrad";
+  op.kernel = "pad_fixture_grad";
+  op.inputs = {param("x", "float16"), param("paddings", "int32")};
+  op.outputs = {param("y", "float16")};
+  op.has_infer_shape = true;
+  std::vector<std::string> notes;
+  const auto attrs = ev::draft_attrs(op, 0, notes);
+  std::vector<int> given;
+  for (const auto& p : ev::timed_probes(op, attrs, 64)) {
+    if (p.outputs_given && std::find(given.begin(), given.end(), p.rank) == given.end()) given.push_back(p.rank);
+  }
+  EXPECT_NE(std::find(given.begin(), given.end(), 4), given.end());
+  EXPECT_NE(std::find(given.begin(), given.end(), 5), given.end());
+  EXPECT_EQ(std::find(given.begin(), given.end(), 3), given.end());  // rank 3 only for the resize idiom
+}
