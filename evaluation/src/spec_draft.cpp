@@ -857,6 +857,25 @@ std::optional<std::size_t> glu_split(const op_interface& op, const nlohmann::jso
 
 namespace {
 
+// Adds to `c` each input of probe `p` the OpDef declares, its dtype from `column`, shaped by
+// `shape_by_name(lower-case name, its OpDef entry, the tensor)`: the idioms that shape every input
+// by its name (convolution, CTC loss).
+template <typename F>
+void add_named_inputs(const op_interface& op, const probe& p, std::size_t column, case_spec& c, F shape_by_name) {
+  for (const auto& [in, role] : p.roles) {
+    const auto* d = find_input(op, in);
+    if (d == nullptr) continue;
+    tensor_spec ts;
+    ts.type = dtype_at(*d, column).value_or(dtype::float32);
+    shape_by_name(lower(in), *d, ts);
+    input_spec is;
+    is.name = in;
+    is.is_list = d->kind == "dynamic";
+    is.tensors.push_back(ts);
+    c.inputs.push_back(std::move(is));
+  }
+}
+
 // probe_case of the convolution idiom (probe::conv): x (fmap, input) the input, or the output
 // gradient for an operator given the input's size (a transpose convolution); filter (weight) the
 // filter; out_backprop (dy, y_grad) the output; bias one value per output channel; input_size and
@@ -868,17 +887,12 @@ case_spec conv_case(const op_interface& op, const probe& p, std::size_t column, 
     filter_size = filter_size || lower(in) == "filter_size";
   }
   const auto g = conv_shapes(p.rank, input_size, filter_size, tail);
-  for (const auto& [in, role] : p.roles) {
-    const auto* d = find_input(op, in);
-    if (d == nullptr) continue;
-    const std::string n = lower(in);
-    tensor_spec ts;
-    ts.type = dtype_at(*d, column).value_or(dtype::float32);
-    if (conv_size_input(*d)) {
+  add_named_inputs(op, p, column, c, [&](const std::string& n, const draft_param& d, tensor_spec& ts) {
+    if (conv_size_input(d)) {
       const auto& shape = n == "input_size" ? g.input : g.filter;
       ts.shape = {static_cast<std::int64_t>(shape.size())};
       ts.range = std::make_pair(static_cast<double>(shape.front()), static_cast<double>(shape.front()));
-      note_once(notes, "input '" + d->name + "': the shape " + nlohmann::json(shape).dump() +
+      note_once(notes, "input '" + d.name + "': the shape " + nlohmann::json(shape).dump() +
                            " as data (the convolution idiom: every dimension equal, as a range of one value gives it; give the real shape)");
     } else if (one_of(n, {"filter", "weight", "w"})) {
       ts.shape = g.filter;
@@ -889,12 +903,7 @@ case_spec conv_case(const op_interface& op, const probe& p, std::size_t column, 
     } else {
       ts.shape = g.input;
     }
-    input_spec is;
-    is.name = in;
-    is.is_list = d->kind == "dynamic";
-    is.tensors.push_back(ts);
-    c.inputs.push_back(std::move(is));
-  }
+  });
   note_once(notes, "shapes: one convolution, channel first, stride 1, no padding, dilation 1 (the convolution idiom; guessed from the "
                    "attributes strides/pads and the filter input): check them");
   return c;
@@ -916,12 +925,7 @@ case_spec ctc_case(const op_interface& op, const probe& p, std::size_t column, c
   const std::int64_t blank = c.attrs.value("blank", std::int64_t{0});
   const std::vector<std::int64_t> alpha = {batch, t_len, 2 * s_len + 1};
   auto range = [](std::int64_t lo, std::int64_t hi) { return std::make_pair(static_cast<double>(lo), static_cast<double>(hi)); };
-  for (const auto& [in, role] : p.roles) {
-    const auto* d = find_input(op, in);
-    if (d == nullptr) continue;
-    const std::string n = lower(in);
-    tensor_spec ts;
-    ts.type = dtype_at(*d, column).value_or(dtype::float32);
+  add_named_inputs(op, p, column, c, [&](const std::string& n, const draft_param&, tensor_spec& ts) {
     if (n == "log_probs") {
       ts.shape = {t_len, batch, classes};
     } else if (n == "targets") {
@@ -933,16 +937,10 @@ case_spec ctc_case(const op_interface& op, const probe& p, std::size_t column, c
     } else if (n == "target_lengths") {
       ts.shape = {batch};
       ts.range = range(1, s_len);
-    } else if (n == "log_alpha") {
-      ts.shape = alpha;
     } else {
-      ts.shape = {batch};
+      ts.shape = n == "log_alpha" ? alpha : std::vector<std::int64_t>{batch};
     }
-    input_spec is;
-    is.name = in;
-    is.tensors.push_back(ts);
-    c.inputs.push_back(std::move(is));
-  }
+  });
   if (!op.has_infer_shape) {
     for (const auto& o : op.outputs) {
       const std::string n = lower(o.name);
