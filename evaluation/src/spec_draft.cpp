@@ -53,11 +53,48 @@ bool all_integer(const draft_param& p) {
   return true;
 }
 
+// An integer-list attribute the OpDef leaves for the caller: no default (required), or an empty one
+// (`.ListInt()`: avg_pool3_d_grad's ksize, strides and pads).
+bool unset_list(const draft_attr& a) {
+  return a.type == "list_int" && (a.default_value.is_null() || (a.default_value.is_array() && a.default_value.empty()));
+}
+
+// The pooling idiom's lists left to the caller: a window (ksize, kernel_size) and pads (padding,
+// paddings), without the per-spatial-dimension dilation default that settles their convention.
+bool unsettled_pooling(const op_interface& op) {
+  bool window = false, pads = false, dilation = false;
+  for (const auto& a : op.attrs) {
+    const std::string n = lower(a.name);
+    window = window || (unset_list(a) && one_of(n, {"ksize", "kernel_size"}));
+    pads = pads || (unset_list(a) && one_of(n, {"pads", "padding", "paddings"}));
+    dilation = dilation || (a.type == "list_int" && one_of(n, {"dilation", "dilations"}));
+  }
+  return window && pads && !dilation;
+}
+
+// An integer input carrying, as values, the shape of the forward operator's input (a gradient
+// operator's `orig_input_shape`, TensorFlow's AvgPoolGrad; `input_shape`, `orig_shape`): the
+// InferShape gives the output that shape and the tiling reads the spatial sizes from it.
+bool forward_shape_input(const draft_param& p) {
+  if (!all_integer(p)) return false;
+  const std::string n = lower(p.name);
+  return one_of(n, {"orig_input_shape", "orig_shape", "input_shape", "orig_input_size", "orig_input_sizes"});
+}
+
 const draft_param* find_input(const op_interface& op, const std::string& name) {
   for (const auto& p : op.inputs) {
     if (p.name == name) return &p;
   }
   return nullptr;
+}
+
+// An operator of the CTC loss idiom: PyTorch's ctc_loss inputs log_probs, targets, input_lengths
+// and target_lengths.
+bool ctc_loss_op(const op_interface& op) {
+  for (const char* n : {"log_probs", "targets", "input_lengths", "target_lengths"}) {
+    if (find_input(op, n) == nullptr) return false;
+  }
+  return true;
 }
 
 // A float attribute's default as the OpDef wrote it: the float32 value with the fewest digits
@@ -545,6 +582,33 @@ input_role index_add_role(const op_interface& op, const draft_param& p) {
   return one_of(lower(p.name), {"value", "values"}) ? input_role::data : guess_role(op.op_type, p);
 }
 
+// The rank the layout attribute (data_format, format) of an attribute variant names where it
+// differs from `attrs`, 0 when it names none.
+int variant_layout_rank(const nlohmann::json& attrs, const nlohmann::json& variant) {
+  int layout = 0;
+  for (const char* k : {"data_format", "format"}) {
+    if (variant.contains(k) && variant[k].is_string() && (!attrs.contains(k) || attrs[k] != variant[k])) {
+      layout = layout_rank(variant[k].get<std::string>());
+    }
+  }
+  return layout;
+}
+
+// The pooling idiom's per-dimension convention (probe::pool_per_dimension) for an operator whose
+// OpDef leaves it open (unsettled_pooling): the drafted attributes at ranks 5 and 4 (three and two
+// spatial dimensions), then each layout variant at the rank its layout names.
+std::vector<std::pair<int, nlohmann::json>> pooling_variants(const op_interface& op, const nlohmann::json& attrs) {
+  std::vector<std::pair<int, nlohmann::json>> out;
+  if (!unsettled_pooling(op)) return out;
+  out.emplace_back(5, attrs);
+  out.emplace_back(4, attrs);
+  for (const auto& variant : attr_variants(op, attrs)) {
+    const int layout = variant_layout_rank(attrs, variant);
+    if (layout >= 4) out.emplace_back(layout, variant);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes) {
@@ -587,16 +651,19 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
     out.push_back(std::move(p));
     return true;
   };
-  // The convolution idiom first: one geometry, each required input shaped by its name.
+  // The convolution and CTC loss idioms first: one geometry, each required input shaped by its name.
+  std::vector<std::pair<std::string, input_role>> required;
+  for (const auto& p : op.inputs) {
+    if (p.kind != "optional") required.emplace_back(p.name, input_role::data);
+  }
   if (convolution_op(op)) {
     const int rank = conv_rank(op);
-    std::vector<std::pair<std::string, input_role>> roles;
-    for (const auto& p : op.inputs) {
-      if (p.kind != "optional") roles.emplace_back(p.name, input_role::data);
-    }
-    push(rank, 0, "one convolution (stride 1, no padding, dilation 1; each input shaped by its name)", roles, false,
+    push(rank, 0, "one convolution (stride 1, no padding, dilation 1; each input shaped by its name)", required, false,
          conv_attrs(op, rank, attrs));
     if (!out.empty()) out.back().conv = true;
+  }
+  if (ctc_loss_op(op) && push(3, 0, "one CTC loss (log_probs [T, N, C]; each input shaped by its name)", required, false, attrs)) {
+    out.back().ctc = true;
   }
   // A matrix product: square operands first, the first two inputs data and the others by name (a
   // bias or scale takes the last dimension), then every input data.
@@ -661,16 +728,18 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
   for (const auto& variant : attr_variants(op, attrs)) {
     // A variant that changes a layout attribute: the rank that layout names (an NCHW tiling
     // reads four dimensions), else the likeliest ranks.
-    int layout = 0;
-    for (const char* k : {"data_format", "format"}) {
-      if (variant.contains(k) && variant[k].is_string() && (!attrs.contains(k) || attrs[k] != variant[k])) {
-        layout = layout_rank(variant[k].get<std::string>());
-      }
-    }
+    const int layout = variant_layout_rank(attrs, variant);
     const auto variant_ranks = layout > 0 ? std::vector<std::pair<int, std::int64_t>>{{layout, 0}}
                                           : std::vector<std::pair<int, std::int64_t>>{ranks[0], ranks[1], {3, 0}};
     for (const auto& [rank, last] : variant_ranks) {
       for (const auto& [what, roles] : role_sets(false)) push(rank, last, what, roles, false, variant);
+    }
+  }
+  for (const auto& [rank, variant] : pooling_variants(op, attrs)) {
+    for (const auto& [what, roles] : role_sets(false)) {
+      if (push(rank, 0, what + ", ksize/strides/pads one value per spatial dimension", roles, false, variant)) {
+        out.back().pool_per_dimension = true;
+      }
     }
   }
   // The resize idiom's output_size read channel-last, when no format says channel-first (NCHW,
@@ -686,17 +755,17 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
       }
     }
   }
-  // InferShape bypassed: the outputs given (the main shape), as an aclnn caller gives them.
-  // The resize idiom's spatial ranks too (an InferShape reading an attribute its OpDef does not
-  // declare refuses every shape; the tiling reads output_size of a 3-5 dimensional input).
+  // InferShape bypassed: the outputs given (the main shape), as an aclnn caller gives them. Also
+  // at ranks 5 and 4, which N-D tilings read (an InferShape reading an attribute its OpDef does not
+  // declare refuses every shape: pad_v3_grad_replication's tiling takes 4 or 5 dimensions), and 3
+  // for the resize idiom (its tiling reads output_size of a 3-5 dimensional input).
   if (op.has_infer_shape) {
     std::vector<std::pair<int, std::int64_t>> given = {ranks[0], ranks[1]};
     bool resize = false;
     for (const auto& a : op.attrs) resize = resize || (a.type == "list_int" && lower(a.name) == "output_size");
-    if (resize) {
-      for (int rank : {5, 4, 3}) {
-        if (std::find(given.begin(), given.end(), std::make_pair(rank, std::int64_t{0})) == given.end()) given.emplace_back(rank, 0);
-      }
+    for (int rank : {5, 4, 3}) {
+      const bool seen = std::find(given.begin(), given.end(), std::make_pair(rank, std::int64_t{0})) != given.end();
+      if (!seen && (rank != 3 || resize)) given.emplace_back(rank, 0);
     }
     for (const auto& [rank, last] : given) {
       for (const auto& [what, roles] : role_sets(false)) {
@@ -860,6 +929,25 @@ std::optional<std::size_t> glu_split(const op_interface& op, const nlohmann::jso
 
 namespace {
 
+// Adds to `c` each input of probe `p` the OpDef declares, its dtype from `column`, shaped by
+// `shape_by_name(lower-case name, its OpDef entry, the tensor)`: the idioms that shape every input
+// by its name (convolution, CTC loss).
+template <typename F>
+void add_named_inputs(const op_interface& op, const probe& p, std::size_t column, case_spec& c, F shape_by_name) {
+  for (const auto& [in, role] : p.roles) {
+    const auto* d = find_input(op, in);
+    if (d == nullptr) continue;
+    tensor_spec ts;
+    ts.type = dtype_at(*d, column).value_or(dtype::float32);
+    shape_by_name(lower(in), *d, ts);
+    input_spec is;
+    is.name = in;
+    is.is_list = d->kind == "dynamic";
+    is.tensors.push_back(ts);
+    c.inputs.push_back(std::move(is));
+  }
+}
+
 // probe_case of the convolution idiom (probe::conv): x (fmap, input) the input, or the output
 // gradient for an operator given the input's size (a transpose convolution); filter (weight) the
 // filter; out_backprop (dy, y_grad) the output; bias one value per output channel; input_size and
@@ -871,17 +959,12 @@ case_spec conv_case(const op_interface& op, const probe& p, std::size_t column, 
     filter_size = filter_size || lower(in) == "filter_size";
   }
   const auto g = conv_shapes(p.rank, input_size, filter_size, tail);
-  for (const auto& [in, role] : p.roles) {
-    const auto* d = find_input(op, in);
-    if (d == nullptr) continue;
-    const std::string n = lower(in);
-    tensor_spec ts;
-    ts.type = dtype_at(*d, column).value_or(dtype::float32);
-    if (conv_size_input(*d)) {
+  add_named_inputs(op, p, column, c, [&](const std::string& n, const draft_param& d, tensor_spec& ts) {
+    if (conv_size_input(d)) {
       const auto& shape = n == "input_size" ? g.input : g.filter;
       ts.shape = {static_cast<std::int64_t>(shape.size())};
       ts.range = std::make_pair(static_cast<double>(shape.front()), static_cast<double>(shape.front()));
-      note_once(notes, "input '" + d->name + "': the shape " + nlohmann::json(shape).dump() +
+      note_once(notes, "input '" + d.name + "': the shape " + nlohmann::json(shape).dump() +
                            " as data (the convolution idiom: every dimension equal, as a range of one value gives it; give the real shape)");
     } else if (one_of(n, {"filter", "weight", "w"})) {
       ts.shape = g.filter;
@@ -892,14 +975,57 @@ case_spec conv_case(const op_interface& op, const probe& p, std::size_t column, 
     } else {
       ts.shape = g.input;
     }
-    input_spec is;
-    is.name = in;
-    is.is_list = d->kind == "dynamic";
-    is.tensors.push_back(ts);
-    c.inputs.push_back(std::move(is));
-  }
+  });
   note_once(notes, "shapes: one convolution, channel first, stride 1, no padding, dilation 1 (the convolution idiom; guessed from the "
                    "attributes strides/pads and the filter input): check them");
+  return c;
+}
+
+// probe_case of the CTC loss idiom (probe::ctc; PyTorch's ctc_loss and its backward, whose input
+// names these operators keep): the main shape is log_probs [T, N, C] (time, batch, classes);
+// targets [N, S] class indices other than the blank (attribute `blank`, default 0), S = T / 2 (at
+// least 1); input_lengths, target_lengths, the loss (neg_log_likelihood) and its gradient
+// (grad_out) one per batch entry; log_alpha [N, T, 2 S + 1] (the forward variables over the
+// target with a blank around each label). Lengths as documented: an input length at most T (here
+// in [S, T], so every target fits), a target length at most S (in [1, S]). An output named
+// log_alpha or as the loss is shaped so, another (the gradient) like log_probs, given when the
+// operator has no InferShape.
+case_spec ctc_case(const op_interface& op, const probe& p, std::size_t column, const std::vector<std::int64_t>& main, case_spec c,
+                   std::vector<std::string>* notes) {
+  const std::int64_t t_len = main.at(0), batch = main.at(1), classes = std::max<std::int64_t>(main.at(2), 2);
+  const std::int64_t s_len = std::max<std::int64_t>(t_len / 2, 1);
+  const std::int64_t blank = c.attrs.value("blank", std::int64_t{0});
+  const std::vector<std::int64_t> alpha = {batch, t_len, 2 * s_len + 1};
+  auto range = [](std::int64_t lo, std::int64_t hi) { return std::make_pair(static_cast<double>(lo), static_cast<double>(hi)); };
+  add_named_inputs(op, p, column, c, [&](const std::string& n, const draft_param&, tensor_spec& ts) {
+    if (n == "log_probs") {
+      ts.shape = {t_len, batch, classes};
+    } else if (n == "targets") {
+      ts.shape = {batch, s_len};
+      ts.range = blank == 0 ? range(1, classes - 1) : range(0, std::min(blank, classes) - 1);
+    } else if (n == "input_lengths") {
+      ts.shape = {batch};
+      ts.range = range(s_len, t_len);
+    } else if (n == "target_lengths") {
+      ts.shape = {batch};
+      ts.range = range(1, s_len);
+    } else {
+      ts.shape = n == "log_alpha" ? alpha : std::vector<std::int64_t>{batch};
+    }
+  });
+  if (!op.has_infer_shape) {
+    for (const auto& o : op.outputs) {
+      const std::string n = lower(o.name);
+      output_spec os;
+      os.name = o.name;
+      os.shape = n == "log_alpha" ? alpha : one_of(n, {"neg_log_likelihood", "loss", "y"}) ? std::vector<std::int64_t>{batch}
+                                                                                              : std::vector<std::int64_t>{t_len, batch, classes};
+      c.outputs.push_back(std::move(os));
+    }
+  }
+  note_once(notes, "shapes: one CTC loss, log_probs [T, N, C], targets [N, S] (S = T / 2) of labels other than the blank, input "
+                   "lengths in [S, T], target lengths in [1, S], log_alpha [N, T, 2 S + 1], the loss and its gradient one per batch "
+                   "entry (the CTC idiom, PyTorch's ctc_loss; guessed from the input names): check them");
   return c;
 }
 
@@ -909,8 +1035,9 @@ namespace {
 
 // The attribute idioms of a probe's case, from its main shape: the BLAS `n`, an output shape left
 // empty, the resize idiom's sizes, the pooling/convolution `pads` and the resize `scales`.
-void idiom_attrs(const op_interface& op, const std::vector<std::int64_t>& main, bool channels_last, nlohmann::json& attrs,
+void idiom_attrs(const op_interface& op, const std::vector<std::int64_t>& main, const probe& p, nlohmann::json& attrs,
                  std::vector<std::string>* notes) {
+  const bool channels_last = p.channels_last;
   // BLAS convention (isamax, sasum, sscal, ...: `n` elements of the vector x): an integer
   // attribute `n` left at 0 takes the element count of the main shape, which kernels size their
   // buffers by.
@@ -958,21 +1085,25 @@ void idiom_attrs(const op_interface& op, const std::vector<std::int64_t>& main, 
   // same before and after) instead when the OpDef's `dilation` (`dilations`) default lists one
   // value per spatial dimension, as PyTorch's does (a convolution's lists one per dimension, N and C
   // included): max_pool3d_grad_with_argmax's tiling wants 3 (or 1) pads for its rank-5 input.
+  // A probe of the per-dimension variant (probe::pool_per_dimension) takes that convention too.
+  // A list the OpDef declares with an empty default (`.ListInt()`) is as unset as one without.
   const std::size_t spatial = main.size() > 2 ? main.size() - 2 : main.size();
-  bool per_dimension_pads = false;
+  bool per_dimension_pads = p.pool_per_dimension && spatial != main.size();
+  std::string convention = "PyTorch's kernel_size, stride and padding, tried where the OpDef leaves it open";
   for (const auto& a : op.attrs) {
     if (a.type == "list_int" && one_of(lower(a.name), {"dilation", "dilations"}) && a.default_value.is_array() &&
         a.default_value.size() == spatial && spatial != main.size()) {
       per_dimension_pads = true;
+      convention = "the OpDef's dilation default lists";
     }
   }
   for (const auto& a : op.attrs) {
-    if (a.type != "list_int" || !a.default_value.is_null() || !one_of(lower(a.name), {"pads", "padding", "paddings"})) continue;
+    if (!unset_list(a) || !one_of(lower(a.name), {"pads", "padding", "paddings"})) continue;
     attrs[a.name] = std::vector<std::int64_t>(per_dimension_pads ? spatial : 2 * spatial, 0);
     const std::string note =
         "attribute '" + a.name + "': " +
-        (per_dimension_pads ? std::string("0 for each spatial dimension (no padding, one value a dimension as the OpDef's dilation default "
-                                          "lists; guessed from their names)")
+        (per_dimension_pads ? std::string("0 for each spatial dimension (no padding, one value a dimension as ") + convention +
+                                  "; guessed from their names)"
                             : std::string("0 before and after each spatial dimension (no padding; guessed from its name)"));
     note_once(notes, note);
   }
@@ -980,13 +1111,12 @@ void idiom_attrs(const op_interface& op, const std::vector<std::int64_t>& main, 
   // kernel_size, stride): a required `ksize` (`kernel_size`) or `strides` the OpDef gives no default
   // is 1 for each (max_pool3_d_with_argmax_v2's tiling reads three ksize values unchecked).
   for (const auto& a : op.attrs) {
-    if (!per_dimension_pads || a.type != "list_int" || !a.default_value.is_null() ||
-        !one_of(lower(a.name), {"ksize", "kernel_size", "strides", "stride"})) {
+    if (!per_dimension_pads || !unset_list(a) || !one_of(lower(a.name), {"ksize", "kernel_size", "strides", "stride"})) {
       continue;
     }
     attrs[a.name] = std::vector<std::int64_t>(spatial, 1);
-    note_once(notes, "attribute '" + a.name + "': 1 for each spatial dimension (one value a dimension as the OpDef's dilation default lists; "
-                     "guessed from their names)");
+    note_once(notes, "attribute '" + a.name + "': 1 for each spatial dimension (one value a dimension as " + convention +
+                     "; guessed from their names)");
   }
   // In that idiom `scales` (one factor per spatial dimension) is the alternative to output_size, a
   // factor of 0 meaning "not given" (the 3D backward operators' InferShape: "only one of
@@ -1062,6 +1192,16 @@ void value_idioms(const op_interface& op, const draft_param& d, input_role role,
     }
     g.note = "inputs begin/end/strides/axes: the whole main shape as one slice (begin 0, end each dimension's size, stride 1, every "
              "axis; the slice idiom, guessed from their names): give the slice wanted";
+  }
+  // The forward input's shape given as values (forward_shape_input): one value per dimension of
+  // the main shape, which is that input's shape under the identity window the pooling idiom drafts
+  // (ksize 1, stride 1, no padding: the gradient keeps the forward input's shape).
+  if (forward_shape_input(d)) {
+    ts.shape = {static_cast<std::int64_t>(main.size())};
+    ts.range.reset();
+    ts.values.assign(main.begin(), main.end());
+    g.note = "input '" + d.name + "': the forward input's shape as values, the main shape (a gradient operator given its forward "
+             "input's shape; guessed from its name): give the shape of the forward case";
   }
   if (!g.note.empty()) note_once(notes, g.note);
 }
@@ -1157,6 +1297,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
   c.attrs = p.attrs.is_object() ? p.attrs : nlohmann::json::object();
   if (p.conv) return conv_case(op, p, column, tail, std::move(c), notes);
   if (p.product) return product_case(op, p, column, elements, tail, std::move(c), notes);
+  if (p.ctc && main.size() == 3) return ctc_case(op, p, column, main, std::move(c), notes);
   for (const auto& [in, role] : p.roles) {
     const auto* d = find_input(op, in);
     if (d == nullptr) continue;
@@ -1252,7 +1393,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
                        "kept (the operator has no InferShape; guessed from their names): check them");
     }
   }
-  idiom_attrs(op, main, p.channels_last, c.attrs, notes);
+  idiom_attrs(op, main, p, c.attrs, notes);
   if (glu_backward) {
     const std::string note = "inputs other than 'x': x halved in dimension " + std::to_string(*split) +
                              " (the GLU idiom: x splits in two halves along 'dim', the output and its gradient are one half's size; "
@@ -1294,8 +1435,16 @@ nlohmann::ordered_json draft_json(const std::string& kernel, const std::vector<c
       tj["shape"] = t.shape;
       tj["dtype"] = dtype_name(t.type);
       if (t.range) tj["range"] = {t.range->first, t.range->second};
-      if (!t.values.empty()) tj["value"] = t.values;  // exact data the probes ran with (the slice idiom)
       if (t.sorted) tj["sorted"] = true;
+      // Given data (a shape as values, the slice idiom's begin/end): integers as integers.
+      if (!t.values.empty()) {
+        nlohmann::ordered_json v = nlohmann::ordered_json::array();
+        for (double x : t.values) {
+          if (is_float(t.type) || is_complex(t.type)) v.push_back(x);
+          else v.push_back(static_cast<std::int64_t>(x));
+        }
+        tj["value"] = v;
+      }
       if (is_float(t.type)) floats.insert(t.type);
       return tj;
     };

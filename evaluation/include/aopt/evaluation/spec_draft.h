@@ -159,6 +159,13 @@ struct probe {
   // For an ND operator, which a tiling may read either way (upsample_nearest: NCHW when the
   // format says so, NHWC otherwise).
   bool channels_last = false;
+  // The pooling lists (ksize, strides, pads) one value per spatial dimension (PyTorch's
+  // kernel_size, stride, padding) where the OpDef gives no sign which convention its tiling reads:
+  // avg_pool3_d's InferShape wants two pads per spatial dimension, avg_pool3_d_grad's tiling one.
+  bool pool_per_dimension = false;
+  // The CTC loss idiom (PyTorch's ctc_loss and its backward: log_probs [T, N, C], targets,
+  // input/target lengths, log_alpha): each input shaped by its name from a main shape of rank 3.
+  bool ctc = false;
 };
 
 // The probes for the timed case, most likely first, at most `max_probes`: for a matrix product
