@@ -609,6 +609,43 @@ std::vector<std::pair<int, nlohmann::json>> pooling_variants(const op_interface&
   return out;
 }
 
+// The matrix-product probes (timed_probes): a [M, K] x b [K, N], then square operands, the first
+// two inputs data and the others by name, then every input data; each with and without the
+// optional inputs. `push` is timed_probes' (false when the probes are full).
+template <typename Push>
+void product_probes(const op_interface& op, const nlohmann::json& attrs, bool any_optional, Push& push, std::vector<probe>& out) {
+  // a [M, K] x b [K, N] first: a tiling keyed on the shape runs its general template on it.
+  for (bool with_optional : {false, true}) {
+    if (with_optional && !any_optional) continue;
+    std::vector<std::pair<std::string, input_role>> roles;
+    for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+      const auto& p = op.inputs[i];
+      if (p.kind != "optional" || with_optional) roles.emplace_back(p.name, i < 2 ? input_role::data : guess_role(op.op_type, p));
+    }
+    const std::size_t before = out.size();
+    push(2, 0, "a matrix product a [M, K] x b [K, N] (the others by name: bias [N], alpha/beta one element, other data [M, N])",
+         roles, with_optional, attrs);
+    if (out.size() > before) out.back().product = true;
+  }
+  for (bool with_optional : {false, true}) {
+    if (with_optional && !any_optional) continue;
+    std::vector<std::pair<std::string, input_role>> by_name, all_data;
+    for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+      const auto& p = op.inputs[i];
+      if (p.kind == "optional" && !with_optional) continue;
+      by_name.emplace_back(p.name, i < 2 ? input_role::data : guess_role(op.op_type, p));
+      all_data.emplace_back(p.name, input_role::data);
+    }
+    for (const auto* roles : {&by_name, &all_data}) {
+      if (roles == &all_data && all_data == by_name) continue;
+      const std::size_t before = out.size();
+      push(2, 0, std::string("square (a matrix product's operands), ") + (roles == &by_name ? "the first two inputs data, the others by name" : "every input the same shape"),
+           *roles, with_optional, attrs);
+      if (out.size() > before) out.back().square = true;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes) {
@@ -669,38 +706,7 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
   // bias or scale takes the last dimension), then every input data.
   bool any_optional = false;
   for (const auto& p : op.inputs) any_optional = any_optional || p.kind == "optional";
-  if (matrix_product_op(op.op_type) && op.inputs.size() >= 2) {
-    // a [M, K] x b [K, N] first: a tiling keyed on the shape runs its general template on it.
-    for (bool with_optional : {false, true}) {
-      if (with_optional && !any_optional) continue;
-      std::vector<std::pair<std::string, input_role>> roles;
-      for (std::size_t i = 0; i < op.inputs.size(); ++i) {
-        const auto& p = op.inputs[i];
-        if (p.kind != "optional" || with_optional) roles.emplace_back(p.name, i < 2 ? input_role::data : guess_role(op.op_type, p));
-      }
-      const std::size_t before = out.size();
-      push(2, 0, "a matrix product a [M, K] x b [K, N] (the others by name: bias [N], alpha/beta one element, other data [M, N])",
-           roles, with_optional, attrs);
-      if (out.size() > before) out.back().product = true;
-    }
-    for (bool with_optional : {false, true}) {
-      if (with_optional && !any_optional) continue;
-      std::vector<std::pair<std::string, input_role>> by_name, all_data;
-      for (std::size_t i = 0; i < op.inputs.size(); ++i) {
-        const auto& p = op.inputs[i];
-        if (p.kind == "optional" && !with_optional) continue;
-        by_name.emplace_back(p.name, i < 2 ? input_role::data : guess_role(op.op_type, p));
-        all_data.emplace_back(p.name, input_role::data);
-      }
-      for (const auto* roles : {&by_name, &all_data}) {
-        if (roles == &all_data && all_data == by_name) continue;
-        const std::size_t before = out.size();
-        push(2, 0, std::string("square (a matrix product's operands), ") + (roles == &by_name ? "the first two inputs data, the others by name" : "every input the same shape"),
-             *roles, with_optional, attrs);
-        if (out.size() > before) out.back().square = true;
-      }
-    }
-  }
+  if (matrix_product_op(op.op_type) && op.inputs.size() >= 2) product_probes(op, attrs, any_optional, push, out);
   for (bool with_optional : {false, true}) {
     if (with_optional && !any_optional) continue;
     for (const auto& [rank, last] : ranks) {
