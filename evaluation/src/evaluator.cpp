@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <sstream>
 
 #include "aopt/common/error.h"
@@ -710,14 +711,20 @@ void evaluator::cases_run::run_reference_exe(const one_case& k, const std::strin
   std::vector<tensor_file> ref_outputs;
   // The declared outputs, then the final content of every input (in place: it starts as
   // the input, the reference updates what the operator updates; "x.k" for list elements).
+  // An input named like a declared output is a Ref parameter, one tensor: the output is its
+  // final content (ctx.out finds the output first).
   std::vector<tensor_file> wanted;
+  std::set<std::string> declared;
   for (const auto& o : k.rr.outputs) {
-    if (!o.written_input) wanted.push_back(o);
+    if (o.written_input) continue;
+    wanted.push_back(o);
+    declared.insert(o.name);
   }
   for (const auto& ri : rs.inputs) {
     for (std::size_t i = 0; i < ri.tensors.size(); ++i) {
       tensor_file t = ri.tensors[i];
       t.name = ri.is_list ? ri.name + "." + std::to_string(i) : ri.name;
+      if (declared.count(t.name)) continue;
       t.written_input = true;
       wanted.push_back(t);
     }
@@ -767,7 +774,16 @@ std::vector<tensor_file> evaluator::cases_run::compared_files(const one_case& k,
       input_files[t.name] = t;
     }
   }
-  std::vector<tensor_file> compared = k.rr.outputs;
+  // A written input named like a declared output is that output (a Ref parameter, one tensor in
+  // GM: the harness passes the input's memory for both): compared once, as the output.
+  std::vector<tensor_file> compared;
+  std::set<std::string> declared;
+  for (const auto& o : k.rr.outputs) {
+    if (!o.written_input) declared.insert(o.name);
+  }
+  for (const auto& o : k.rr.outputs) {
+    if (!o.written_input || !declared.count(o.name)) compared.push_back(o);
+  }
   for (const auto& [name, f] : want_files) {
     const bool have = std::any_of(compared.begin(), compared.end(), [&](const tensor_file& o) { return o.name == name; });
     if (!have && input_files.count(name)) compared.push_back(input_files[name]);  // left unchanged by the candidate

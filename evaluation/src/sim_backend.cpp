@@ -662,15 +662,23 @@ nlohmann::json predict_signature(const std::vector<std::string>& texts) {
 std::vector<std::string> kernel_defines(const nlohmann::json& sig, std::size_t column) {
   std::vector<std::string> d;
   if (sig.contains("op_type") && sig["op_type"].is_string()) d.push_back("-DAOPT_OP_TYPE=" + sig["op_type"].get<std::string>());
+  // An output named like an input is a Ref parameter: the build names it `<name>_ref` (the aclnn
+  // interface's `varRef`, the kernel entry's `y_ref`), so its macros are DTYPE_<NAME>_REF.
+  std::set<std::string> input_names;
+  if (sig.contains("inputs")) {
+    for (const auto& t : sig["inputs"]) input_names.insert(t.value("name", std::string()));
+  }
   for (const char* side : {"inputs", "outputs"}) {
     if (!sig.contains(side)) continue;
+    const bool outputs = std::string(side) == "outputs";
     for (const auto& t : sig[side]) {
       const auto& dts = t.value("dtypes", nlohmann::json::array());
       if (dts.empty()) continue;
       const auto name = dts[std::min(column, dts.size() - 1)].get<std::string>();
       const auto type = parse_dtype(name);
       if (!type) continue;
-      const std::string n = upper(t.value("name", std::string("x")));
+      const std::string pname = t.value("name", std::string("x"));
+      const std::string n = upper(outputs && input_names.count(pname) ? pname + "_ref" : pname);
       d.push_back("-DDTYPE_" + n + "=" + cpp_type(*type));
       d.push_back("-DORIG_DTYPE_" + n + "=" + std::string(ge_type(*type)).substr(4));  // DT_BF16: an integer in #if (dtype_macros.h)
       // FORMAT_X1=FORMAT_FRACTAL_NZ, as the real build: an integer in #if (format_macros.h).

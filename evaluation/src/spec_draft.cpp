@@ -666,7 +666,15 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
     };
     add("roles by name", [&](std::size_t, const draft_param& p) { return guess_role(op.op_type, p); });
     auto index_add = [&](std::size_t, const draft_param& p) { return index_add_role(op, p); };
-    if (has_index_input(op)) add("roles by name, 'value' the rows added (the index_add idiom)", index_add);
+    if (has_index_input(op)) {
+      add("roles by name, 'value' the rows added (the index_add idiom)", index_add);
+      // The top-k routing idiom (a mixture of experts' expert_idx [tokens, k] beside x [tokens, H]).
+      add("roles by name, the index inputs k per row ([rows, " + std::to_string(kTopK) + "]: a top-k routing)",
+          [&](std::size_t i, const draft_param& p) {
+            const auto r = guess_role(op.op_type, p);
+            return i > 0 && r == input_role::index ? input_role::topk : r;
+          });
+    }
     add("every input the same shape", [&](std::size_t, const draft_param&) { return input_role::data; });
     add("first input full, the others one element", [&](std::size_t i, const draft_param&) { return i == 0 ? input_role::data : input_role::scalar; });
     add("first input full, the others its last dimension", [&](std::size_t i, const draft_param&) { return i == 0 ? input_role::data : input_role::vector; });
@@ -1170,6 +1178,9 @@ void value_idioms(const op_interface& op, const draft_param& d, input_role role,
     g.note = "input '" + d.name + "': one repeat count per row of the main input, each " + std::to_string(kRepeatCount) +
              " (the repeat idiom, guessed from its name; an output size attribute is their sum): give the counts wanted";
   }
+  if (role == input_role::topk) {
+    g.note += "; " + std::to_string(kTopK) + " per row of the first input (the top-k routing idiom, [rows, k]: give the real k)";
+  }
   if (role == input_role::grid) {
     ts.range = std::make_pair(-1.0, 1.0);
     g.note = "input '" + d.name + "': a sampling grid [N, the spatial sizes of the output, their count], normalised coordinates in "
@@ -1322,6 +1333,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
       case input_role::paddings: ts.shape = {2 * static_cast<std::int64_t>(main.size())}; break;
       case input_role::rows: ts.shape = {kGroupRows, main.back()}; break;
       case input_role::groups: ts.shape = {kGroupRows}; break;
+      case input_role::topk: ts.shape = {main.front(), kTopK}; break;
       case input_role::grid: {
         // x [N, C, spatial...] (or [N, spatial..., C] with channel_last): the grid samples every
         // output position of the same spatial sizes, one coordinate per spatial dimension.

@@ -804,11 +804,30 @@ void runner::fill_with(tensor_item& t, double v) {
 }
 
 void runner::allocate_gm() {
+  // A Ref parameter, an output named like an input (Input("y") and Output("y")): one tensor, as on
+  // the chip, where the caller passes the same tensor for both (aclnn's `yRef`). The output's
+  // argument is the input's GM, whichever of the two the kernel writes through; its result is the
+  // final content (and the input comes back as written too). Not when shapes or dtypes differ.
+  auto ref_input = [&](const io_arg& o) -> const io_arg* {
+    for (const auto& in : inputs_) {
+      if (!in.present || in.name != o.name || in.is_list != o.is_list || in.items.size() != o.items.size()) continue;
+      for (std::size_t r = 0; r < in.items.size(); ++r) {
+        if (in.items[r].shape != o.items[r].shape || in.items[r].dtype != o.items[r].dtype) return nullptr;
+      }
+      return &in;
+    }
+    return nullptr;
+  };
   auto place = [&](io_arg& a, bool is_input) -> gm_ptr {
     if (!a.present) return nullptr;
+    const io_arg* same = is_input ? nullptr : ref_input(a);
     for (std::size_t r = 0; r < a.items.size(); ++r) {
       auto& t = a.items[r];
       if (is_input) continue;  // already in GM (read_into_gm)
+      if (same != nullptr) {
+        t.gm = same->items[r].gm;
+        continue;
+      }
       const std::size_t bytes = static_cast<std::size_t>(numel(t.shape)) * elem_bytes(t.dtype);
       t.gm = alloc(bytes, "output " + a.name + (a.is_list ? "[" + std::to_string(r) + "]" : ""));
       std::memset(t.gm, output_junk, bytes);

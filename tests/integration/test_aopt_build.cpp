@@ -80,6 +80,15 @@ TEST_F(AoptBuild, AKernelOfAnInPlaceOperatorThatDoesNothingFails) {
   EXPECT_NE(r.value("diagnostic", "").find("input 'x', compared as written in place"), std::string::npos) << r.dump(2);
 }
 
+TEST_F(AoptBuild, AnOutputNamedLikeItsInputIsBuiltWithTheRefMacros) {
+  // y is an input and an output (a Ref parameter); its kernel types the written tensor with
+  // DTYPE_Y_REF, which the build must define for the output, as it defines DTYPE_Y for the input.
+  std::string err;
+  const auto r = eval_json({(packages / "inplace_ref_axpy").string()}, 0, &err);
+  ASSERT_EQ(r.value("status", ""), "ok") << r.dump(2) << err;
+  for (const auto& c : r["cases"]) EXPECT_TRUE(compared(c, "y")) << c.dump(2);
+}
+
 TEST_F(AoptBuild, TheBuildFollowsTheCMakeListsIntoTheSharedDirectoryOfTheTree) {
   std::string err;
   const auto r = eval_json({(packages / "shared_tree/src/fixture/shared_scale").string(), "--tree", (packages / "shared_tree").string()}, 0, &err);

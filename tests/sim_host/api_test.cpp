@@ -230,6 +230,12 @@ TEST(TilingContext, AnswersFromTheInstance) {
   EXPECT_EQ(attrs->GetListInt(4)->GetSize(), 3u);
   EXPECT_EQ(attrs->GetListInt(4)->GetData()[2], 4);
   EXPECT_EQ(attrs->GetFloat(0), nullptr) << "an int attribute read as float";
+  // runtime_attrs.h reinterprets the storage: a Bool attribute read as int64_t (ctc-style tiling
+  // code reading zero_infinity) is its 0 / 1, not a missing attribute.
+  ASSERT_NE(attrs->GetAttrPointer<int64_t>(2), nullptr);
+  EXPECT_EQ(*attrs->GetAttrPointer<int64_t>(2), 1);
+  ASSERT_NE(attrs->GetAttrPointer<int32_t>(2), nullptr);
+  EXPECT_EQ(*attrs->GetAttrPointer<int32_t>(2), 1);
   EXPECT_EQ(attrs->GetInt(9), nullptr);
 
   EXPECT_EQ(ctx.SetBlockDim(12), ge::GRAPH_SUCCESS);

@@ -478,3 +478,32 @@ TEST(SpecDraftIndex, IndexAddValueIsTheRowsAddedAndTheAxisTheRows) {
   std::vector<std::string> other;
   EXPECT_EQ(ev::draft_attrs(plain, 0, other).value("axis", -9), -1);
 }
+
+TEST(SpecDraftTopK, ARoutingsIndicesAreKPerRowOfTheTokens) {
+  // A mixture of experts' routing: x [tokens, H], expert_idx [tokens, k] (a top-k's choice per
+  // token). A probe shapes the index input k per row of x, its values bounded as indices.
+  ev::op_interface op;
+  op.op_type = "RouteTokensNd";
+  op.kernel = "route_tokens_nd";
+  op.inputs = {fp16("x"), i32("expert_idx")};
+  op.outputs = {fp16("expanded_x"), i32("expanded_row_idx")};
+  std::vector<std::string> notes;
+  const auto attrs = ev::draft_attrs(op, 0, notes);
+  bool found = false;
+  for (const auto& p : ev::timed_probes(op, attrs, 200)) {
+    const bool topk = std::any_of(p.roles.begin(), p.roles.end(), [](const auto& r) { return r.second == ev::input_role::topk; });
+    if (!topk || p.rank != 2) continue;
+    found = true;
+    const auto c = ev::probe_case(op, p, 0, "perf", true, 1 << 21, false, &notes);
+    const auto& x = shape_of(c, "x");
+    EXPECT_EQ(shape_of(c, "expert_idx"), (std::vector<std::int64_t>{x[0], ev::kTopK})) << p.what;
+    const auto in = std::find_if(c.inputs.begin(), c.inputs.end(), [](const auto& i) { return i.name == "expert_idx"; });
+    ASSERT_NE(in, c.inputs.end());
+    const auto& t = in->tensors.at(0);
+    ASSERT_TRUE(t.range.has_value()) << p.what;
+    EXPECT_GE(t.range->first, 0.0);
+    EXPECT_LE(t.range->second, static_cast<double>(*std::min_element(x.begin(), x.end()) - 1));
+    EXPECT_EQ(p.roles.front().second, ev::input_role::data) << "x stays the main tensor";
+  }
+  EXPECT_TRUE(found) << "no probe shapes expert_idx [rows, k]";
+}

@@ -66,9 +66,13 @@ enum class input_role {
   grid,       // a sampling grid (grid_sample): [N, the main shape's spatial sizes..., their count], values in
               // [-1, 1] (normalised coordinates); spatial after N and C, or between N and C with channel_last
   groups,     // one value per group: [kGroupRows], indices within bounds (a group index, group sizes)
+  topk,       // k indices per row of the main tensor: [its first dimension, kTopK], within bounds (a top-k
+              // routing's expert_idx, top-k's indices)
 };
 // The group count of the `rows`/`groups` probe family: small, so indices into it stay in bounds.
 inline constexpr std::int64_t kGroupRows = 4;
+// The k of the `topk` probe: a mixture-of-experts routing's top-k, small so its outputs (rows x k) stay near the input.
+inline constexpr std::int64_t kTopK = 4;
 input_role guess_role(const std::string& op_type, const draft_param& in);
 // Whether an input the kernel reads as indices must be sorted, from its name: "sorted" in it
 // (sorted_indices) or offsets of bags (offsets). probe_case generates it sorted (tensor_spec::sorted).

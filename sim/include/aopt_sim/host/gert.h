@@ -197,6 +197,7 @@ struct AoptAttrValue {
   // GetInt(index) of a list attribute reads there (real tiling code does, by index slips).
   int64_t list_head = 0;
   void refresh_views() {
+    if (k == kind::boolean) i = b ? 1 : 0;  // the bool's slot read as an integer (GetAttrPointer)
     list_head = static_cast<int64_t>(k == kind::list_int ? li.size() : k == kind::list_float ? lf.size() : lb.size());
     li_view = TypedContinuousVector<int64_t>(li.data(), li.size());
     lf_view = TypedContinuousVector<float>(lf.data(), lf.size());
@@ -209,6 +210,10 @@ class RuntimeAttrs {
   std::size_t GetAttrNum() const { return attrs_.size(); }
   // Pointer to attribute `index` read as T: int64_t / float / bool / char (string) /
   // ContinuousVector or TypedContinuousVector<T> (lists); nullptr if absent or of another kind.
+  // The public runtime_attrs.h reinterprets the attribute's storage as T whatever its kind, so
+  // tiling code reads a Bool attribute as int64_t (`GetAttrPointer<int64_t>` of zero_infinity):
+  // here a bool lives in a zero-filled 8-byte slot and reads as 0 or 1 [ASSUMED: the real
+  // storage's bytes past the bool are not documented].
   template <typename T>
   const T* GetAttrPointer(std::size_t index) const {
     if (index >= attrs_.size()) return nullptr;
@@ -225,10 +230,14 @@ class RuntimeAttrs {
           a.k == AoptAttrValue::kind::list_bool) {
         return &a.list_head;
       }
-      return (a.k == AoptAttrValue::kind::int64 || a.k == AoptAttrValue::kind::data_type) ? &a.i : nullptr;
+      return (a.k == AoptAttrValue::kind::int64 || a.k == AoptAttrValue::kind::data_type ||
+              a.k == AoptAttrValue::kind::boolean)
+                 ? &a.i
+                 : nullptr;
     } else if constexpr (std::is_same_v<U, int32_t> || std::is_same_v<U, uint32_t> ||
                          std::is_same_v<U, uint64_t>) {
-      return (a.k == AoptAttrValue::kind::int64 || a.k == AoptAttrValue::kind::data_type)
+      return (a.k == AoptAttrValue::kind::int64 || a.k == AoptAttrValue::kind::data_type ||
+              a.k == AoptAttrValue::kind::boolean)
                  ? reinterpret_cast<const T*>(&a.i)  // little-endian: low bits first
                  : nullptr;
     } else if constexpr (std::is_same_v<U, ContinuousVector>) {
