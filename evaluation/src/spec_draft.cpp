@@ -666,15 +666,7 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
     };
     add("roles by name", [&](std::size_t, const draft_param& p) { return guess_role(op.op_type, p); });
     auto index_add = [&](std::size_t, const draft_param& p) { return index_add_role(op, p); };
-    if (has_index_input(op)) {
-      add("roles by name, 'value' the rows added (the index_add idiom)", index_add);
-      // The top-k routing idiom (a mixture of experts' expert_idx [tokens, k] beside x [tokens, H]).
-      add("roles by name, the index inputs k per row ([rows, " + std::to_string(kTopK) + "]: a top-k routing)",
-          [&](std::size_t i, const draft_param& p) {
-            const auto r = guess_role(op.op_type, p);
-            return i > 0 && r == input_role::index ? input_role::topk : r;
-          });
-    }
+    if (has_index_input(op)) add("roles by name, 'value' the rows added (the index_add idiom)", index_add);
     add("every input the same shape", [&](std::size_t, const draft_param&) { return input_role::data; });
     add("first input full, the others one element", [&](std::size_t i, const draft_param&) { return i == 0 ? input_role::data : input_role::scalar; });
     add("first input full, the others its last dimension", [&](std::size_t i, const draft_param&) { return i == 0 ? input_role::data : input_role::vector; });
@@ -773,6 +765,19 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
   // at ranks 5 and 4, which N-D tilings read (an InferShape reading an attribute its OpDef does not
   // declare refuses every shape: pad_v3_grad_replication's tiling takes 4 or 5 dimensions), and 3
   // for the resize idiom (its tiling reads output_size of a 3-5 dimensional input).
+  // The top-k routing idiom (a mixture of experts' expert_idx [tokens, k] beside x [tokens, H]),
+  // rank 2, late: the probes before it keep their places (a probe count is bounded).
+  if (has_index_input(op)) {
+    std::vector<std::pair<std::string, input_role>> routed;
+    for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+      const auto& p = op.inputs[i];
+      if (p.kind == "optional") continue;
+      const auto r = guess_role(op.op_type, p);
+      routed.emplace_back(p.name, i > 0 && r == input_role::index ? input_role::topk : r);
+    }
+    push(2, 0, "roles by name, the index inputs k per row ([rows, " + std::to_string(kTopK) + "]: a top-k routing)", routed, false,
+         attrs);
+  }
   if (op.has_infer_shape) {
     std::vector<std::pair<int, std::int64_t>> given = {ranks[0], ranks[1]};
     bool resize = false;

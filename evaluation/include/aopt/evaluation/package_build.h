@@ -84,16 +84,16 @@ inline constexpr std::uintmax_t max_shared_bytes = 64u << 20;
 namespace aopt::evaluation {
 
 // The kernel's view of a tiling header, as the real build generates the kernel's kernel_tiling
-// header from the registered struct: when `header` (a path relative to the materialized sources)
-// or a header it includes reaches a host-only header (anything but register/tilingdata_base.h,
-// the standard library and kernel_tiling/, e.g. tiling/tiling_base.h, register/op_impl_registry.h),
-// or when an array size of its structs names a constant, the text of a header holding only what
-// the kernel sees: the tiling structs (BEGIN_TILING_DATA_DEF ... END_TILING_DATA_DEF), each array
-// size that names a constant replaced by the constant's value (the generated kernel_tiling.h
-// holds numbers, no host constant), and their REGISTER_TILING_DATA_CLASS lines, in namespace
-// optiling. nullopt when the header is kernel-safe and names no constant (it is force-included
-// as it is). `read` returns a file's text ("" when absent);
-// `include_dirs` are where quoted includes are looked up after the including file's directory.
+// header from the registered struct: the text of a header holding only what the kernel sees, the
+// tiling structs (BEGIN_TILING_DATA_DEF ... END_TILING_DATA_DEF) of `header` (a path relative to
+// the materialized sources) and the headers it includes, each array size that names a constant
+// replaced by the constant's value (the generated kernel_tiling.h holds numbers, no host
+// constant), and their REGISTER_TILING_DATA_CLASS lines, in namespace optiling; none of the
+// host-only headers it reaches (tiling/tiling_base.h, register/op_impl_registry.h), its constants
+// or its include guard (which a kernel header may share). nullopt when no struct is found (a
+// registration behind macros: the header is force-included as it is). `read` returns a file's
+// text ("" when absent); `include_dirs` are where quoted includes are looked up after the
+// including file's directory.
 std::optional<std::string> kernel_tiling_view(const std::string& header,
                                               const std::function<std::string(const std::string&)>& read,
                                               const std::vector<std::string>& include_dirs);
