@@ -727,7 +727,11 @@ std::optional<std::string> kernel_tiling_view(const std::string& header, const s
   visit(header, 0);
   static const std::regex block(R"(BEGIN_TILING_DATA_DEF\s*\(\s*\w+\s*\)[\s\S]*?END_TILING_DATA_DEF\s*;?)");
   static const std::regex reg(R"(REGISTER_TILING_DATA_CLASS\s*\(\s*\w+\s*,\s*\w+\s*\))");
-  static const std::regex constant(R"((?:static\s+)?(?:inline\s+)?(?:constexpr|const)\s+(?:unsigned\s+)?[\w:]+\s+(\w+)\s*=\s*([^;{}]+);)");
+  // A constant in any order of its qualifiers (`static constexpr`, `constexpr static int`), or a
+  // macro (`#define MAX_N 8`).
+  static const std::regex constant(
+      R"((?:(?:static|inline|constexpr|const)\s+)*(?:constexpr|const)\s+(?:(?:static|inline)\s+)*(?:unsigned\s+)?[\w:]+\s+(\w+)\s*=\s*([^;{}]+);)");
+  static const std::regex macro(R"(#\s*define\s+(\w+)[ \t]+([^\n]+))");
   std::vector<std::string> blocks, regs;
   std::vector<std::pair<std::string, std::string>> constants;  // name, declaration
   bool structs = false;
@@ -742,6 +746,9 @@ std::optional<std::string> kernel_tiling_view(const std::string& header, const s
     for (auto it = std::sregex_iterator(text.begin(), text.end(), reg); it != std::sregex_iterator(); ++it) regs.push_back(it->str());
     for (auto it = std::sregex_iterator(text.begin(), text.end(), constant); it != std::sregex_iterator(); ++it) {
       constants.emplace_back((*it)[1].str(), it->str());
+    }
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), macro); it != std::sregex_iterator(); ++it) {
+      constants.emplace_back((*it)[1].str(), "= " + (*it)[2].str() + ";");  // the value, as a declaration reads
     }
   }
   if (blocks.empty()) return std::nullopt;  // a registration behind macros: the header as it is

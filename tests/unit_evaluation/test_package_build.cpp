@@ -184,6 +184,18 @@ TEST(KernelTilingView, AHeaderReachingHostOnlyHeadersIsReducedToItsStructs) {
   ASSERT_TRUE(sized_view.has_value());
   EXPECT_NE(sized_view->find("TILING_DATA_FIELD_DEF_ARR(int64_t, (8), dims)"), std::string::npos) << *sized_view;
   EXPECT_EQ(sized_view->find("MAX_DIM_NUM"), std::string::npos) << *sized_view;
+  // Qualifiers in any order (`constexpr static int`), and a macro: their values too.
+  const std::map<std::string, std::string> orders = {
+      {"op_host/t.h", "#ifndef T_H\n#define T_H\n#include \"register/tilingdata_base.h\"\n#define MAX_B 4\nnamespace optiling {\n"
+                      "constexpr static int MAX_ARRAY_NUM = 40;\nBEGIN_TILING_DATA_DEF(T)\n"
+                      "TILING_DATA_FIELD_DEF_ARR(uint32_t, MAX_ARRAY_NUM, a);\nTILING_DATA_FIELD_DEF_ARR(uint32_t, MAX_B, b);\n"
+                      "END_TILING_DATA_DEF;\n}\n#endif\n"}};
+  const auto orders_view =
+      ev::kernel_tiling_view("op_host/t.h", [&](const std::string& f) { return orders.count(f) ? orders.at(f) : std::string(); }, {});
+  ASSERT_TRUE(orders_view.has_value());
+  EXPECT_NE(orders_view->find("TILING_DATA_FIELD_DEF_ARR(uint32_t, (40), a)"), std::string::npos) << *orders_view;
+  EXPECT_NE(orders_view->find("TILING_DATA_FIELD_DEF_ARR(uint32_t, (4), b)"), std::string::npos) << *orders_view;
+  EXPECT_EQ(orders_view->find("T_H"), std::string::npos) << *orders_view;
 }
 
 TEST(KernelLaunches, ChevronLaunchesAreWrittenForTheHostCompilerInPlace) {
