@@ -735,6 +735,7 @@ std::optional<std::string> kernel_tiling_view(const std::string& header, const s
   std::vector<std::string> blocks, regs;
   std::vector<std::pair<std::string, std::string>> constants;  // name, declaration
   bool structs = false;
+  bool macro_registration = false;
   for (const auto& f : order) {
     const std::string text = without_comments(read(f));
     for (auto it = std::sregex_iterator(text.begin(), text.end(), block); it != std::sregex_iterator(); ++it) {
@@ -743,7 +744,14 @@ std::optional<std::string> kernel_tiling_view(const std::string& header, const s
       structs = structs || b.find("TILING_DATA_FIELD_DEF_STRUCT") != std::string::npos;
       blocks.push_back(b);
     }
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), reg); it != std::sregex_iterator(); ++it) regs.push_back(it->str());
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), reg); it != std::sregex_iterator(); ++it) {
+      // Inside a #define, the registration goes through the header's own macro (its parameters
+      // named, its use elsewhere): the header as it is, below.
+      const auto line = text.rfind('\n', static_cast<std::size_t>(it->position()));
+      const std::string head = text.substr(line == std::string::npos ? 0 : line + 1, 16);
+      if (head.find_first_not_of(" \t") != std::string::npos && head[head.find_first_not_of(" \t")] == '#') macro_registration = true;
+      regs.push_back(it->str());
+    }
     for (auto it = std::sregex_iterator(text.begin(), text.end(), constant); it != std::sregex_iterator(); ++it) {
       constants.emplace_back((*it)[1].str(), it->str());
     }
@@ -751,7 +759,7 @@ std::optional<std::string> kernel_tiling_view(const std::string& header, const s
       constants.emplace_back((*it)[1].str(), "= " + (*it)[2].str() + ";");  // the value, as a declaration reads
     }
   }
-  if (blocks.empty()) return std::nullopt;  // a registration behind macros: the header as it is
+  if (blocks.empty() || macro_registration) return std::nullopt;  // a registration behind macros: the header as it is
   // An array size that names a constant gets the constant's value (and the values of the
   // constants that one names), as the generated kernel_tiling.h holds the sizes as numbers and
   // no constant: the host's constants stay out of the kernel's scope, where a kernel may declare

@@ -196,6 +196,15 @@ TEST(KernelTilingView, AHeaderReachingHostOnlyHeadersIsReducedToItsStructs) {
   EXPECT_NE(orders_view->find("TILING_DATA_FIELD_DEF_ARR(uint32_t, (40), a)"), std::string::npos) << *orders_view;
   EXPECT_NE(orders_view->find("TILING_DATA_FIELD_DEF_ARR(uint32_t, (4), b)"), std::string::npos) << *orders_view;
   EXPECT_EQ(orders_view->find("T_H"), std::string::npos) << *orders_view;
+  // A registration through the header's own macro (a shared fixture header's
+  // `#define REG(op, data) REGISTER_TILING_DATA_CLASS(op, data)`): the header as it is.
+  const std::map<std::string, std::string> wrapped = {
+      {"op_host/t.h", "#include \"register/tilingdata_base.h\"\n#define REG(op, data) REGISTER_TILING_DATA_CLASS(op, data)\n"
+                      "namespace optiling {\nBEGIN_TILING_DATA_DEF(T)\nTILING_DATA_FIELD_DEF(uint32_t, n);\nEND_TILING_DATA_DEF;\n"
+                      "REG(Op, T)\n}\n"}};
+  EXPECT_FALSE(
+      ev::kernel_tiling_view("op_host/t.h", [&](const std::string& f) { return wrapped.count(f) ? wrapped.at(f) : std::string(); }, {})
+          .has_value());
 }
 
 TEST(KernelLaunches, ChevronLaunchesAreWrittenForTheHostCompilerInPlace) {

@@ -90,7 +90,7 @@ namespace aopt::evaluation {
 // replaced by the constant's value (the generated kernel_tiling.h holds numbers, no host
 // constant), and their REGISTER_TILING_DATA_CLASS lines, in namespace optiling; none of the
 // host-only headers it reaches (tiling/tiling_base.h, register/op_impl_registry.h), its constants
-// or its include guard (which a kernel header may share). nullopt when no struct is found (a
+// or its include guard (which a kernel header may share). nullopt when no struct is found or the registration goes through the header's own macro (a
 // registration behind macros: the header is force-included as it is). `read` returns a file's
 // text ("" when absent); `include_dirs` are where quoted includes are looked up after the
 // including file's directory.
