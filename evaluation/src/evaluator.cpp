@@ -41,6 +41,16 @@ common::sandbox_limits eval_options::default_limits() {
 
 namespace {
 
+// The names of the outputs a run declares (not the inputs it wrote): an input of one of these
+// names is a Ref parameter, one tensor with the output.
+std::set<std::string> declared_outputs(const std::vector<tensor_file>& outputs) {
+  std::set<std::string> names;
+  for (const auto& o : outputs) {
+    if (!o.written_input) names.insert(o.name);
+  }
+  return names;
+}
+
 std::unique_ptr<backend> make_backend(const eval_options& o) {
   if (o.backend == "sim") return make_sim_backend(o.profile, o.sandbox);
   if (o.backend == "cann") {
@@ -714,11 +724,9 @@ void evaluator::cases_run::run_reference_exe(const one_case& k, const std::strin
   // An input named like a declared output is a Ref parameter, one tensor: the output is its
   // final content (ctx.out finds the output first).
   std::vector<tensor_file> wanted;
-  std::set<std::string> declared;
+  const auto declared = declared_outputs(k.rr.outputs);
   for (const auto& o : k.rr.outputs) {
-    if (o.written_input) continue;
-    wanted.push_back(o);
-    declared.insert(o.name);
+    if (!o.written_input) wanted.push_back(o);
   }
   for (const auto& ri : rs.inputs) {
     for (std::size_t i = 0; i < ri.tensors.size(); ++i) {
@@ -777,10 +785,7 @@ std::vector<tensor_file> evaluator::cases_run::compared_files(const one_case& k,
   // A written input named like a declared output is that output (a Ref parameter, one tensor in
   // GM: the harness passes the input's memory for both): compared once, as the output.
   std::vector<tensor_file> compared;
-  std::set<std::string> declared;
-  for (const auto& o : k.rr.outputs) {
-    if (!o.written_input) declared.insert(o.name);
-  }
+  const auto declared = declared_outputs(k.rr.outputs);
   for (const auto& o : k.rr.outputs) {
     if (!o.written_input || !declared.count(o.name)) compared.push_back(o);
   }
