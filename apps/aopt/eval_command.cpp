@@ -69,7 +69,8 @@ void print_human(const ev::eval_result& r, const std::string& workdir) {
                              *r.latency_us, r.backend, r.profile, r.timed_case.value_or("?"));
     if (tc) {
       if (tc->block_dim) std::cout << fmt::format("; block dim {}", *tc->block_dim);
-      if (tc->tiling_key) std::cout << fmt::format(", tiling key {}", *tc->tiling_key);
+      // A key is a uint64 (SetTilingKey); the record keeps its bits in an int64.
+      if (tc->tiling_key) std::cout << fmt::format(", tiling key {}", static_cast<std::uint64_t>(*tc->tiling_key));
       if (tc->ub_bytes) std::cout << fmt::format(", UB {} B", *tc->ub_bytes);
     }
     std::cout << "\n";

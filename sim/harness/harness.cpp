@@ -34,6 +34,7 @@
 
 #include "aopt_sim/host/host.h"
 #include "aopt_sim/host/list_tensor_desc.h"
+#include "aopt_sim/host/tiling_data_ptr.h"
 #include "aopt_sim/kernel/core.h"
 #include "aopt_sim/kernel/types.h"
 #include "aopt_sim/profile.h"
@@ -667,11 +668,15 @@ void runner::call_tiling(unsigned char paint) {
     paint_stack(paint);
   }
   ge::graphStatus st = ge::GRAPH_FAILED;
+  // A tiling class bound to the raw buffer by SetDataPtr writes into it during this call only.
+  aopt::sim::host::clear_data_ptr_bindings();
   try {
     st = rec_->tiling(&ctx);
   } catch (const std::exception& e) {
+    aopt::sim::host::clear_data_ptr_bindings();
     throw tiling_failure(std::string("the tiling function threw: ") + e.what());
   }
+  aopt::sim::host::clear_data_ptr_bindings();
   if (st != ge::GRAPH_SUCCESS) {
     throw tiling_failure("the tiling function of " + rec_->op_type + " returned failure (" + std::to_string(st) +
                          "); its OP_LOGE output is on stderr");

@@ -21,6 +21,7 @@
 #if __has_include("aopt_sim/kernel/advanced.h")
 #include "aopt_sim/kernel/advanced.h"
 #endif
+#include "aopt_sim/kernel/quant.h"
 #include "aopt_sim/kernel/internal_impl.h"
 // Kernel-side tiling macros, ListTensorDesc and ge::DT_* (the real kernel_operator.h reaches
 // them too; layout-3 kernels rely on it for REGISTER_TILING_DEFAULT / GET_TILING_DATA*).

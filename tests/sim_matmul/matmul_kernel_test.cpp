@@ -319,6 +319,50 @@ TEST(MatmulKernel, AConstantTilingAsTheConfigComputesTheProduct) {
                          DataType::DT_FLOAT16);
 }
 
+TEST(MatmulKernel, MatMulV3sStaticMdlConfigurationComputesTheProduct) {
+  check_float_case<half>({256, 256, 256, 4, false, false, true, mm_out::iterate_all},
+                         aopt::sim::test::mm17_f16_f32_static_mdl, DataType::DT_FLOAT16);
+}
+
+// Async mode: one Iterate<false>() per single shape, its blocks packed in the workspace (row
+// stride: the block's own width) and handed out by GetTensorC() in iteration order. 200 columns
+// over base 128 leave a 72-wide tail block; 2 cores split M.
+TEST(MatmulKernel, AsyncIterateFillsTheWorkspaceBlockByBlockWithTails) {
+  const int M = 160, N = 200, K = 64;
+  gm_buf a(sizeof(half) * M * K, "a"), b(sizeof(half) * K * N, "b"), c(sizeof(float) * M * N, "c");
+  const auto av = fill(a.as<half>(), static_cast<std::size_t>(M) * K, 11, -1.0, 1.0);
+  const auto bv = fill(b.as<half>(), static_cast<std::size_t>(K) * N, 12, -1.0, 1.0);
+  const auto t = tiling_for(M, N, K, DataType::DT_FLOAT16, DataType::DT_FLOAT, false, 2);
+  ASSERT_LT(t.baseN, N) << "the case needs more than one block along N";
+  gm_buf ws(sizeof(float) * static_cast<std::size_t>(t.singleCoreM) * t.singleCoreN * t.usedCoreNum, "ws");
+  mm_args x = args_of(a, b, nullptr, c, t);
+  x.out = mm_out::iterate_async_ws;
+  x.workspace = ws.u8();
+  run_blocks(static_cast<std::uint32_t>(t.usedCoreNum), [&] { aopt::sim::test::mm17_f16_f32_norm(x); });
+  const auto want = reference(av, bv, nullptr, M, N, K, false, false);
+  int bad = 0;
+  for (std::size_t i = 0; i < want.size() && bad < 5; ++i) {
+    if (std::fabs(c.as<float>()[i] - want[i]) > 1e-4 * K + 1e-5 * std::fabs(want[i])) {
+      ++bad;
+      ADD_FAILURE() << "C[" << i / N << "][" << i % N << "] = " << c.as<float>()[i] << ", want " << want[i];
+    }
+  }
+}
+
+TEST(MatmulKernel, AsyncIterateWithoutAWorkspaceIsAClearError) {
+  const int M = 64, N = 64, K = 32;
+  gm_buf a(sizeof(half) * M * K, "a"), b(sizeof(half) * K * N, "b"), c(sizeof(float) * M * N, "c");
+  const auto t = tiling_for(M, N, K, DataType::DT_FLOAT16, DataType::DT_FLOAT, false, 1);
+  mm_args x = args_of(a, b, nullptr, c, t);
+  x.out = mm_out::iterate_async_ws;
+  x.skip_set_workspace = true;
+  aopt::sim::launch_options o;
+  o.block_dim = 1;
+  const auto r = aopt::sim::launch(o, [&] { aopt::sim::test::mm17_f16_f32_norm(x); });
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->message.find("SetWorkspace"), std::string::npos) << r.error->message;
+}
+
 // GetSysWorkSpacePtr at global scope, as the device headers have it: a class template that calls
 // it unqualified, outside namespace AscendC (cann-ops math/matmul_api_constant did not compile).
 template <class T>

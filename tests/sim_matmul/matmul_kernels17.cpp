@@ -1,6 +1,8 @@
 // Kernels written as an AscendC Matmul operator is (C++17, lib/matmul_intf.h only).
 #include "matmul_kernels17.h"
 
+#include <algorithm>
+
 #include "lib/matmul_intf.h"
 
 #if __cplusplus > 201703L
@@ -71,6 +73,24 @@ __aicore__ inline void mm_kernel(const mm_args& x) {
       }
       break;
     }
+    case mm_out::iterate_async_ws: {
+      GlobalTensor<std::uint8_t> ws;
+      ws.SetGlobalBuffer(reinterpret_cast<__gm__ std::uint8_t*>(x.workspace) +
+                             static_cast<std::uint64_t>(idx) * t.singleCoreM * t.singleCoreN * sizeof(CT),
+                         static_cast<std::uint64_t>(t.singleCoreM) * t.singleCoreN * sizeof(CT));
+      if (!x.skip_set_workspace) mm.SetWorkspace(ws);
+      mm.template Iterate<false>();
+      const int m_iter = (p.tail_m + t.baseM - 1) / t.baseM, n_iter = (p.tail_n + t.baseN - 1) / t.baseN;
+      for (int k = 0; k < m_iter * n_iter; ++k) {
+        GlobalTensor<CT> blk = mm.GetTensorC();
+        const int m0 = (k % m_iter) * t.baseM, n0 = (k / m_iter) * t.baseN;
+        const int rows = std::min(t.baseM, p.tail_m - m0), cols = std::min(t.baseN, p.tail_n - n0);
+        for (int i = 0; i < rows; ++i)
+          for (int j = 0; j < cols; ++j)
+            cG.SetValue(p.off_c + static_cast<std::uint64_t>(m0 + i) * t.N + (n0 + j), blk.GetValue(i * cols + j));
+      }
+      break;
+    }
     case mm_out::iterate_get_ub: {
       // Each block to UB (dense baseM x baseN), then row by row to its place in GM; the block's
       // place follows iterateOrder 0 (M first).
@@ -114,6 +134,31 @@ struct static_f16 {
 static_assert(static_f16::tiling.baseK == 64 && static_f16::tiling.singleCoreK == 256 && static_f16::tiling.cfg.doNorm,
               "GetMatmulApiTiling keeps the constant shapes and the config");
 void mm17_f16_f32_static(const mm_args& x) { mm_kernel<half, float, float, static_f16::tiling>(x); }
+
+// mat_mul_v3's form (mat_mul_deterministic_splitk_kernel.h): every parameter group, positional.
+struct static_mdl_f16 {
+  using A_T = MatmulType<TPosition::GM, CubeFormat::ND, half>;
+  using C_T = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+  constexpr static MatmulConfigMode mode = MatmulConfigMode::CONFIG_MDL;
+  constexpr static MatmulShapeParams shape = {0, 0, 0, 128, 128, 64};
+  constexpr static MatmulQuantParams quant = {false, true};
+  constexpr static MatmulBatchParams batch = {false, BatchMode::NONE};
+  constexpr static MatmulFuncParams func{false, false, false, false, 2, IterateOrder::UNDEF,
+                                         ScheduleType::INNER_PRODUCT, true, true};
+  constexpr static MatmulConfig config = GetMMConfig<mode>(shape, quant, batch, func);
+  constexpr static MatmulApiStaticTiling tiling = GetMatmulApiTiling<A_T, A_T, C_T, C_T>(config);
+};
+static_assert(static_mdl_f16::config.doMultiDataLoad && static_mdl_f16::config.basicK == 64,
+              "CONFIG_MDL with the shape group");
+static_assert(static_mdl_f16::config.doMTE2Preload == 2 && static_mdl_f16::config.enableReuse &&
+                  static_mdl_f16::config.enableUBReuse && !static_mdl_f16::config.enVecND2NZ,
+              "MatmulFuncParams' fields land in the documented order");
+static_assert(static_mdl_f16::config.hasAntiQuantOffset && !static_mdl_f16::config.isPerTensor &&
+                  static_mdl_f16::config.batchMode == BatchMode::NONE && static_mdl_f16::config.isBiasBatch,
+              "the quant and batch groups");
+static_assert(static_mdl_f16::tiling.singleCoreM == -1 && static_mdl_f16::tiling.baseN == 128,
+              "zero shapes are not constant");
+void mm17_f16_f32_static_mdl(const mm_args& x) { mm_kernel<half, float, float, static_mdl_f16::tiling>(x); }
 
 void mm17_two_objects(const mm_args& x, std::uint8_t* b2, std::uint8_t* c2, const optiling::TCubeTiling* tiling2) {
   TPipe pipe;

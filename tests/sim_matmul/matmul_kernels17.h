@@ -10,7 +10,9 @@
 
 namespace aopt::sim::test {
 
-enum class mm_out { iterate_all, iterate_get_gm, iterate_get_ub, iterate_all_atomic_add };
+// iterate_async_ws: SetWorkspace, one Iterate<false>(), then GetTensorC() per block (the
+// workspace block copied to its place in C row by row, as quant_batch_matmul_v3 reads it).
+enum class mm_out { iterate_all, iterate_get_gm, iterate_get_ub, iterate_all_atomic_add, iterate_async_ws };
 
 struct mm_args {
   std::uint8_t* a = nullptr;
@@ -23,6 +25,8 @@ struct mm_args {
   mm_out out = mm_out::iterate_all;
   std::uint64_t quant_scalar = 0;  // SetQuantScalar when not 0
   std::vector<int>* order = nullptr;  // block 0's (mIdx * 1000 + nIdx) per Iterate, in order
+  std::uint8_t* workspace = nullptr;  // iterate_async_ws: per block singleCoreM * singleCoreN of C
+  bool skip_set_workspace = false;    // iterate_async_ws without SetWorkspace (an error)
 };
 
 void mm17_f16_f32_norm(const mm_args& x);
@@ -33,6 +37,9 @@ void mm17_i8_f16_norm(const mm_args& x);  // dequantised with SetQuantScalar
 void mm17_f16_f16_mdl(const mm_args& x);
 // Matmul with a constant tiling (GetMMConfig + GetMatmulApiTiling) as its CFG: 256 x 256 x 256, 4 cores.
 void mm17_f16_f32_static(const mm_args& x);
+// The same with mat_mul_v3's static configuration: GetMMConfig<CONFIG_MDL> with shape, quant,
+// batch and function parameter groups (MatmulFuncParams' doMTE2Preload = 2, its positional form).
+void mm17_f16_f32_static_mdl(const mm_args& x);
 // Two Matmul objects registered with one REGIST_MATMUL_OBJ: c = a x b and c2 = a x b2.
 void mm17_two_objects(const mm_args& x, std::uint8_t* b2, std::uint8_t* c2, const optiling::TCubeTiling* tiling2);
 

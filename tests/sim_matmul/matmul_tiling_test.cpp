@@ -330,6 +330,35 @@ TEST(MatmulTiling, TCubeTilingTravelsInTheTilingData) {
   matmul_tiling::SysTilingTempBufSize sz;
   EXPECT_EQ(matmul_tiling::MatmulGetTmpBufSize(back.cubeTilingData, sz), 0);
   EXPECT_EQ(sz.l1Size, back.cubeTilingData.shareL1Size);
+  aopt::sim::host::clear_data_ptr_bindings();  // `back` is bound to `buf` (the harness clears per tiling call)
+}
+
+// SetDataPtr as quant_batch_matmul_v3's tiling uses it: bind the tiling data to the raw buffer,
+// clear the buffer, then only setters and GetTiling; no SaveToBuffer. Every write reaches the
+// buffer at the field's offset, nested structs and the TCubeTiling the matmul API fills included.
+TEST(MatmulTiling, SetDataPtrWritesEveryLaterWriteIntoTheBuffer) {
+  std::vector<std::uint8_t> raw(sizeof(MatmulOpTiling) + 64, 0xee);
+  MatmulOpTiling td;
+  td.SetDataPtr(raw.data());
+  std::memset(raw.data(), 0, raw.size());
+  td.set_tileNum(9);
+  matmul_tiling::MatmulApiTiling mm;
+  set_types(mm, DataType::DT_FLOAT16, DataType::DT_FLOAT);
+  mm.SetShape(96, 48, 32);
+  ASSERT_EQ(mm.GetTiling(td.cubeTilingData), 0);
+  td.cubeTilingData.set_usedCoreNum(5);
+  MatmulOpTiling seen;
+  std::memcpy(static_cast<void*>(&seen), raw.data(), sizeof(seen));
+  EXPECT_EQ(seen.tileNum, 9u);
+  EXPECT_EQ(seen.cubeTilingData.M, 96);
+  EXPECT_EQ(seen.cubeTilingData.N, 48);
+  EXPECT_EQ(seen.cubeTilingData.baseN, td.cubeTilingData.baseN);
+  EXPECT_EQ(seen.cubeTilingData.usedCoreNum, 5);
+  EXPECT_EQ(raw[sizeof(MatmulOpTiling)], 0) << "nothing written past the object";
+  aopt::sim::host::clear_data_ptr_bindings();
+  td.set_tileNum(10);  // unbound: the buffer keeps 9
+  std::memcpy(static_cast<void*>(&seen), raw.data(), sizeof(seen));
+  EXPECT_EQ(seen.tileNum, 9u);
 }
 
 // A quantised matmul's tiling data (issue 38, s29): 16 uint32 parameters, the TCubeTiling, 6

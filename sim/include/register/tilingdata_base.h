@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "aopt_sim/host/tiling_data_ptr.h"
+
 namespace aopt::sim::host {
 // One scalar of a tiling class's byte layout: `count` elements of `elem_size` bytes from `offset`
 // (an array field is one entry). A struct field of a type with no layout of its own (TCubeTiling,
@@ -90,8 +92,10 @@ void add_tiling_field(tiling_layout& out, std::size_t offset, std::size_t count)
         std::memcpy(aopt_buf, this, aopt_n < sizeof(class_name) ? aopt_n : sizeof(class_name)); \
       }                                                                                      \
     }                                                                                        \
+    /* Fields read from the buffer, and every later write copied to it (tiling_data_ptr.h). */ \
     void SetDataPtr(void* aopt_buf) {                                                        \
       if (aopt_buf != nullptr) std::memcpy(this, aopt_buf, sizeof(class_name));              \
+      ::aopt::sim::host::bind_data_ptr(this, sizeof(class_name), aopt_buf);                  \
     }                                                                                        \
     void InitData() {}                                                                       \
     using aopt_self = class_name;                                                            \
@@ -118,7 +122,10 @@ void add_tiling_field(tiling_layout& out, std::size_t offset, std::size_t count)
    public:                                                            \
     AOPT_TILING_FIELD_LAYOUT_(data_type, 1, field_name)               \
     data_type field_name = data_type();                               \
-    void set_##field_name(data_type aopt_v) { field_name = aopt_v; }  \
+    void set_##field_name(data_type aopt_v) {                         \
+      field_name = aopt_v;                                            \
+      ::aopt::sim::host::write_through(&field_name, sizeof(field_name)); \
+    }                                                                 \
     data_type get_##field_name() const { return field_name; }
 
 #define TILING_DATA_FIELD_DEF_ARR(arr_type, arr_size, field_name)          \
@@ -127,6 +134,7 @@ void add_tiling_field(tiling_layout& out, std::size_t offset, std::size_t count)
     arr_type field_name[arr_size] = {};                                    \
     void set_##field_name(const arr_type* aopt_v) {                        \
       if (aopt_v != nullptr) std::memcpy(field_name, aopt_v, sizeof(field_name)); \
+      ::aopt::sim::host::write_through(field_name, sizeof(field_name));    \
     }                                                                      \
     arr_type* get_##field_name() { return field_name; }                    \
     const arr_type* get_##field_name() const { return field_name; }
@@ -135,7 +143,10 @@ void add_tiling_field(tiling_layout& out, std::size_t offset, std::size_t count)
    public:                                                                     \
     AOPT_TILING_FIELD_LAYOUT_(struct_type, 1, field_name)                      \
     struct_type field_name;                                                    \
-    void set_##field_name(const struct_type& aopt_v) { field_name = aopt_v; }  \
+    void set_##field_name(const struct_type& aopt_v) {                         \
+      field_name = aopt_v;                                                     \
+      ::aopt::sim::host::write_through(&field_name, sizeof(field_name));       \
+    }                                                                          \
     struct_type& get_##field_name() { return field_name; }                     \
     const struct_type& get_##field_name() const { return field_name; }
 

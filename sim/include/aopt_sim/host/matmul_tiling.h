@@ -428,6 +428,7 @@ class MatmulApiTilingBase {
     base_n_ = static_cast<std::int32_t>(p.bn);
     base_k_ = static_cast<std::int32_t>(p.bk);
     fill_tiling(p, t);
+    ::aopt::sim::host::write_through(&t, sizeof(t));  // a TCubeTiling bound by SetDataPtr
     static_cast<void>(ub_limit_);
     static_cast<void>(ub_);
     return 0;

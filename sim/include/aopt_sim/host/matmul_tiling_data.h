@@ -15,13 +15,18 @@
 #include <cstdint>
 #include <cstring>
 
+#include "aopt_sim/host/tiling_data_ptr.h"
+
 namespace optiling {
 
 class TCubeTiling {
  public:
 #define AOPT_CUBE_FIELD(f)                     \
   std::int32_t f = 0;                          \
-  void set_##f(std::int32_t v) { f = v; }      \
+  void set_##f(std::int32_t v) {                                          \
+    f = v;                                                     \
+    ::aopt::sim::host::write_through(&f, sizeof(f));           \
+  }      \
   std::int32_t get_##f() const { return f; }
   AOPT_CUBE_FIELD(usedCoreNum)
   AOPT_CUBE_FIELD(M)
@@ -80,6 +85,7 @@ class TCubeTiling {
   }
   void SetDataPtr(void* buf) {
     if (buf != nullptr) std::memcpy(this, buf, sizeof(TCubeTiling));
+    ::aopt::sim::host::bind_data_ptr(this, sizeof(TCubeTiling), buf);
   }
 };
 static_assert(sizeof(TCubeTiling) == 50 * sizeof(std::int32_t), "TCubeTiling: the 50 int32 fields of CANN's layout");

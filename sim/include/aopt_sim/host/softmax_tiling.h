@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "aopt_sim/host/tiling_data_ptr.h"
+
 #include "graph/tensor.h"
 
 namespace optiling {
@@ -22,7 +24,10 @@ class SoftMaxTiling {
  public:
 #define AOPT_SOFTMAX_FIELD(f)                      \
   std::uint32_t f = 0;                             \
-  void set_##f(std::uint32_t v) { f = v; }         \
+  void set_##f(std::uint32_t v) {                                          \
+    f = v;                                                     \
+    ::aopt::sim::host::write_through(&f, sizeof(f));           \
+  }         \
   std::uint32_t get_##f() const { return f; }
   AOPT_SOFTMAX_FIELD(srcM)
   AOPT_SOFTMAX_FIELD(srcK)
@@ -47,6 +52,7 @@ class SoftMaxTiling {
   }
   void SetDataPtr(void* buf) {
     if (buf != nullptr) std::memcpy(this, buf, sizeof(SoftMaxTiling));
+    ::aopt::sim::host::bind_data_ptr(this, sizeof(SoftMaxTiling), buf);
   }
 };
 
@@ -125,6 +131,7 @@ inline void SoftMaxTilingFunc(const ge::Shape& srcShape, const std::uint32_t dat
   softmaxTiling.tailM = split == 0 ? 0 : m % split;
   softmaxTiling.tailSplitSize = softmaxTiling.tailM * k;
   softmaxTiling.tailReduceSize = softmaxTiling.tailM * block;
+  ::aopt::sim::host::write_through(&softmaxTiling, sizeof(softmaxTiling));  // bound by SetDataPtr
 }
 
 // SoftmaxGrad / SoftmaxGradFront (the "SoftmaxGrad Tiling" interface): the same tiling struct and
@@ -183,6 +190,7 @@ inline void SoftMaxFlashV2TilingFunc(const ge::Shape& srcShape, const std::uint3
     softmaxFlashTiling.reduceK = 1;
     softmaxFlashTiling.reduceSize = softmaxFlashTiling.reduceM;
     softmaxFlashTiling.tailReduceSize = softmaxFlashTiling.tailM;
+    ::aopt::sim::host::write_through(&softmaxFlashTiling, sizeof(softmaxFlashTiling));
   }
 }
 

@@ -193,6 +193,37 @@ struct MatmulShapeParams {
   std::uint32_t basicN = 0;
   std::uint32_t basicK = 0;
 };
+// The other parameter groups GetMMConfig takes, fields in the documented order (GetMMConfig,
+// tables 5-7), so that positional initialisers (`MatmulFuncParams{false, false, ..., 2, ...}`)
+// land where a CANN kernel means them.
+struct MatmulQuantParams {
+  bool isPerTensor = false;
+  bool hasAntiQuantOffset = false;
+};
+// Reserved in the docs; SINGLE_BATCH, its default, is the one value they name.
+enum class BatchOutMode : std::uint8_t { SINGLE_BATCH = 0 };
+struct MatmulBatchParams {
+  bool isNBatch = false;
+  BatchMode batchMode = BatchMode::BATCH_LESS_THAN_L1;
+  bool isBiasBatch = true;
+  BatchOutMode bmmOutMode = BatchOutMode::SINGLE_BATCH;
+};
+struct MatmulFuncParams {
+  bool intrinsicsLimit = false;
+  bool enVecND2NZ = false;
+  bool enableDoubleCache = false;
+  bool enableL1CacheUB = false;
+  std::uint32_t doMTE2Preload = 0;
+  IterateOrder iterateOrder = IterateOrder::UNDEF;
+  ScheduleType scheduleType = ScheduleType::INNER_PRODUCT;
+  bool enableReuse = true;
+  bool enableUBReuse = false;
+  bool isPartialOutput = false;
+  bool isA2B2Shared = false;
+  bool isEnableChannelSplit = false;
+  bool enableKdimReorderLoad = false;
+  bool enableL1BankConflictOptimise = false;
+};
 enum class MatmulConfigMode { CONFIG_NORM, CONFIG_MDL, CONFIG_SPECIALMDL, CONFIG_IBSHARE };
 constexpr void aopt_apply_mm_params(MatmulConfig& c, const MatmulShapeParams& p) {
   c.singleCoreM = p.singleCoreM;
@@ -201,6 +232,30 @@ constexpr void aopt_apply_mm_params(MatmulConfig& c, const MatmulShapeParams& p)
   c.basicM = p.basicM;
   c.basicN = p.basicN;
   c.basicK = p.basicK;
+}
+constexpr void aopt_apply_mm_params(MatmulConfig& c, const MatmulQuantParams& p) {
+  c.isPerTensor = p.isPerTensor;
+  c.hasAntiQuantOffset = p.hasAntiQuantOffset;
+}
+constexpr void aopt_apply_mm_params(MatmulConfig& c, const MatmulBatchParams& p) {
+  c.isNBatch = p.isNBatch;
+  c.batchMode = p.batchMode;
+  c.isBiasBatch = p.isBiasBatch;
+}
+constexpr void aopt_apply_mm_params(MatmulConfig& c, const MatmulFuncParams& p) {
+  c.intrinsicsCheck = p.intrinsicsLimit;
+  c.enVecND2NZ = p.enVecND2NZ;
+  c.enableDoubleCache = p.enableDoubleCache;
+  c.enableL1CacheUB = p.enableL1CacheUB;
+  c.doMTE2Preload = p.doMTE2Preload;
+  c.iterateOrder = p.iterateOrder;
+  c.scheduleType = p.scheduleType;
+  c.enableReuse = p.enableReuse;
+  c.enableUBReuse = p.enableUBReuse;
+  c.isPartialOutput = p.isPartialOutput;
+  c.isA2B2Shared = p.isA2B2Shared;
+  c.isEnableChannelSplit = p.isEnableChannelSplit;
+  c.enableKdimReorderLoad = p.enableKdimReorderLoad;
 }
 template <MatmulConfigMode mode, class... Params>
 constexpr MatmulConfig GetMMConfig(const Params&... params) {
@@ -296,17 +351,38 @@ class Matmul : public aopt::sim::matmul_detail::engine<A_TYPE, B_TYPE, C_TYPE, B
     static_cast<void>(transMode);
   }
 
+  // Iterate<false> is the asynchronous mode: one call computes every block of the single shape
+  // into the workspace (SetWorkspace) and returns false (all computed); each GetTensorC then takes
+  // the next block (aopt_sim/kernel/matmul_impl.h, iterate_async).
   template <bool sync = true>
-  bool Iterate(bool enPartialSum = false) {
-    return base::iterate(enPartialSum);
+  bool Iterate(bool enPartialSum = false, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    if constexpr (!sync) {
+      base::iterate_async(loc);
+      return false;
+    } else {
+      return base::iterate(enPartialSum);
+    }
+  }
+  template <class T>
+  void SetWorkspace(GlobalTensor<T>& addr) {
+    base::set_workspace(reinterpret_cast<std::uint8_t*>(addr.GetPhyAddr()), addr.GetSize() * sizeof(T));
+  }
+  template <class T>
+  void SetWorkspace(__gm__ const T* addr, int size) {
+    base::set_workspace(reinterpret_cast<std::uint8_t*>(const_cast<T*>(addr)),
+                        static_cast<std::uint64_t>(size < 0 ? 0 : size) * sizeof(T));
   }
   template <bool sync = true>
-  void GetTensorC(const GlobalTensor<DstT>& gm, std::uint8_t enAtomic = 0, bool enSequentialWrite = false) {
+  void GetTensorC(const GlobalTensor<DstT>& gm, std::uint8_t enAtomic = 0, bool enSequentialWrite = false,
+                  aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    if (base::async_pending()) return base::async_to(gm.GetPhyAddr(), false, enAtomic, enSequentialWrite, loc);
     base::get_c_gm(gm.GetPhyAddr(), enAtomic, enSequentialWrite);
   }
   template <bool sync = true>
-  void GetTensorC(const LocalTensor<DstT>& co2Local, std::uint8_t enAtomic = 0, bool enSequentialWrite = false) {
+  void GetTensorC(const LocalTensor<DstT>& co2Local, std::uint8_t enAtomic = 0, bool enSequentialWrite = false,
+                  aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
     static_cast<void>(enSequentialWrite);
+    if (base::async_pending()) return base::async_to(co2Local.aopt_ptr(), true, enAtomic, false, loc);
     base::get_c_local(co2Local.aopt_ptr(), enAtomic);
   }
   template <bool sync = true>
@@ -314,6 +390,18 @@ class Matmul : public aopt::sim::matmul_detail::engine<A_TYPE, B_TYPE, C_TYPE, B
                   bool enSequentialWrite = false) {
     base::get_c_gm(gm.GetPhyAddr(), enAtomic, enSequentialWrite);
     base::get_c_local(co2Local.aopt_ptr(), 0);
+  }
+  // The next async block where Iterate<false> left it in the workspace, rows x cols packed (the
+  // caller copies it out with the block's width).
+  template <bool sync = false>
+  GlobalTensor<DstT> GetTensorC(std::uint8_t enAtomic = 0, bool enSequentialWrite = false,
+                                aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    static_cast<void>(enAtomic);
+    static_cast<void>(enSequentialWrite);
+    const auto& b = base::next_async(loc);
+    GlobalTensor<DstT> t;
+    t.SetGlobalBuffer(b.data, static_cast<std::uint64_t>(b.rows) * b.cols);
+    return t;
   }
   template <bool sync = true>
   void IterateAll(const GlobalTensor<DstT>& gm, std::uint8_t enAtomic = 0, bool enSequentialWrite = false,

@@ -196,19 +196,21 @@ class engine {
   }
 
   // C block -> GM at the block's place, row stride N.
-  AOPT_SIM_UNTRACED void get_c_gm(DstT* c, std::uint8_t atomic, bool sequential) {
+  // seq_stride: the row stride of a sequential write (0: baseN; the async blocks: their width).
+  AOPT_SIM_UNTRACED void get_c_gm(DstT* c, std::uint8_t atomic, bool sequential, int seq_stride = 0) {
 #ifdef AOPT_MM_CUBE
     if (held_) {
-      cube_out_gm(c, atomic, sequential);
+      cube_out_gm(c, atomic, sequential, seq_stride);
       return;
     }
 #endif
     const int bn = tiling_.baseN;
+    const int seq = seq_stride > 0 ? seq_stride : bn;
     if (atomic != 0) aopt::sim::gm_atomic_lock();
     for (int i = 0; i < rows_; ++i) {
       for (int j = 0; j < cols_; ++j) {
         const DstT v = convert_out<DstT>(acc_[static_cast<std::size_t>(i) * bn + j], deq_scale_);
-        DstT* dst = sequential ? c + static_cast<std::int64_t>(i) * bn + j
+        DstT* dst = sequential ? c + static_cast<std::int64_t>(i) * seq + j
                                : c + static_cast<std::int64_t>(m0_ + i) * N_ + (n0_ + j);
         *dst = atomic != 0 ? combine<DstT>(atomic, *dst, v) : v;
       }
@@ -253,6 +255,67 @@ class engine {
       for (int j = 0; j < cols_; ++j) {
         const DstT v = convert_out<DstT>(acc_[static_cast<std::size_t>(i) * bn + j], deq_scale_);
         DstT* dst = c + static_cast<std::int64_t>(m0_ + i) * sn_ + (n0_ + j);
+        *dst = atomic != 0 ? combine<DstT>(atomic, *dst, v) : v;
+      }
+    }
+  }
+  // Async mode (GetTensorC.md, Iterate.md: `Iterate<false>()` once, then one GetTensorC per
+  // block). One call computes every block of the single shape, in iteration order, into the
+  // workspace of SetWorkspace (required, as in the documented example): block after block, each
+  // packed rows x cols (row stride: its own width), so they fill exactly singleM x singleN.
+  // GetTensorC() hands them out in that order (quant_batch_matmul_v3 copies each with its width).
+  void set_workspace(std::uint8_t* ws, std::uint64_t bytes) {
+    ws_ = ws;
+    ws_bytes_ = bytes;
+  }
+  void iterate_async(const aopt::sim::src_loc& loc) {
+    if (ws_ == nullptr) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                      "Iterate<false> (async) needs a workspace for its results: call SetWorkspace first "
+                      "(GetTensorC.md, the asynchronous mode)",
+                      loc, "Matmul::Iterate");
+    }
+    async_.clear();
+    async_next_ = 0;
+    std::uint64_t off = 0;
+    while (iterate(false)) {
+      const std::uint64_t bytes = static_cast<std::uint64_t>(rows_) * cols_ * sizeof(DstT);
+      if (off + bytes > ws_bytes_) {
+        aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                        "the async results of this single shape need " + std::to_string(off + bytes) +
+                            " bytes of workspace, SetWorkspace gave " + std::to_string(ws_bytes_),
+                        loc, "Matmul::Iterate");
+      }
+      DstT* dst = reinterpret_cast<DstT*>(ws_ + off);
+      get_c_gm(dst, 0, true, cols_);
+      async_.push_back({m0_, n0_, rows_, cols_, dst});
+      off += bytes;
+    }
+  }
+  struct async_block {
+    int m0, n0, rows, cols;
+    DstT* data;
+  };
+  const async_block& next_async(const aopt::sim::src_loc& loc) {
+    if (async_next_ >= async_.size()) {
+      aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                      "GetTensorC after every block of the async Iterate<false> was taken (" +
+                          std::to_string(async_.size()) + " blocks)",
+                      loc, "Matmul::GetTensorC");
+    }
+    return async_[async_next_++];
+  }
+  bool async_pending() const { return async_next_ < async_.size(); }
+  // An async block to GM at its place (or packed at c, sequential), or to a local baseM x baseN.
+  // A plain copy: the block's fixpipe out of L0C was priced when Iterate<false> wrote it.
+  void async_to(DstT* c, bool local, std::uint8_t atomic, bool sequential, const aopt::sim::src_loc& loc) {
+    const async_block& b = next_async(loc);
+    const int bn = tiling_.baseN;
+    for (int i = 0; i < b.rows; ++i) {
+      for (int j = 0; j < b.cols; ++j) {
+        DstT* dst = local || sequential ? c + static_cast<std::int64_t>(i) * bn + j
+                                        : c + static_cast<std::int64_t>(b.m0 + i) * N_ + (b.n0 + j);
+        const DstT v = b.data[static_cast<std::int64_t>(i) * b.cols + j];
         *dst = atomic != 0 ? combine<DstT>(atomic, *dst, v) : v;
       }
     }
@@ -506,9 +569,9 @@ class engine {
             j < cols_ ? static_cast<AccT>(bias_[n0_ + j]) : AccT{};
   }
 
-  AOPT_SIM_UNTRACED void cube_out_gm(DstT* c, std::uint8_t atomic, bool sequential) {
+  AOPT_SIM_UNTRACED void cube_out_gm(DstT* c, std::uint8_t atomic, bool sequential, int seq_stride) {
     using namespace AscendC;
-    const int bn = tiling_.baseN;
+    const int bn = seq_stride > 0 ? seq_stride : tiling_.baseN;
     constexpr bool f32_acc = std::is_same_v<AccT, float>;
     constexpr bool fix_type = (f32_acc && (std::is_same_v<DstT, float> || std::is_same_v<DstT, half> ||
                                            std::is_same_v<DstT, bfloat16_t>)) ||
@@ -568,6 +631,10 @@ class engine {
   std::uint64_t quant_ = 0;
   int M_ = 0, N_ = 0, Ka_ = 0, Kb_ = 0, sm_ = 0, sn_ = 0, sk_ = 0;
   int cur_ = 0, mi_ = 0, ni_ = 0, m0_ = 0, n0_ = 0, rows_ = 0, cols_ = 0;
+  std::uint8_t* ws_ = nullptr;
+  std::uint64_t ws_bytes_ = 0;
+  std::vector<async_block> async_;
+  std::size_t async_next_ = 0;
   int batch_a_ = 1, batch_b_ = 1;
   float deq_scale_ = 1.0f;
   std::vector<AccT> acc_;

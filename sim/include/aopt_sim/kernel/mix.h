@@ -112,6 +112,13 @@ namespace AscendC {
 // is non-zero and takes one (on A2/A3 the wait's mode and pipe have no effect). Ids 0..15 (higher
 // ids keep their low 4 bits, with a warning); a counter past 15 is an error; a wait no core can
 // satisfy any more is a deadlock error.
+// The flag ids the library's own whole-launch barriers use, which kernels name without defining
+// them (quant_batch_matmul_v3's `CrossCoreSetFlag<0, PIPE_MTE3>(SYNC_AIC_FLAG)`). 11 is the value of
+// the public cross_core_set_wait_flag example; the neighbours 12-14 are [ASSUMED] (not documented).
+constexpr std::uint16_t SYNC_AIC_FLAG = 11;
+constexpr std::uint16_t SYNC_AIV_FLAG = 12;
+constexpr std::uint16_t SYNC_AIC_AIV_FLAG = 13;
+constexpr std::uint16_t SYNC_AIV_ONLY_ALL = 14;
 template <std::uint8_t modeId, pipe_t pipe>
 inline void CrossCoreSetFlag(std::uint16_t flagId, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
   aopt::sim::pipe p = aopt::sim::pipe::s;
