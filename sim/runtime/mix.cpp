@@ -26,6 +26,7 @@ namespace {
 struct declared_types {
   std::mutex mu;
   std::optional<kernel_type> fallback;
+  std::optional<kernel_type> inferred;
   std::map<std::uint64_t, kernel_type> keyed;
 };
 declared_types& declared() {
@@ -44,18 +45,25 @@ void declare_kernel_type(kernel_type t, bool keyed, std::uint64_t key) {
   }
 }
 
+void declare_inferred_kernel_type(kernel_type t) {
+  auto& d = declared();
+  std::lock_guard lk(d.mu);
+  d.inferred = t;
+}
+
 std::optional<kernel_type> declared_kernel_type(std::uint64_t tiling_key) {
   auto& d = declared();
   std::lock_guard lk(d.mu);
   auto it = d.keyed.find(tiling_key);
   if (it != d.keyed.end()) return it->second;
-  return d.fallback;
+  return d.fallback ? d.fallback : d.inferred;
 }
 
 void clear_declared_kernel_types() {
   auto& d = declared();
   std::lock_guard lk(d.mu);
   d.fallback.reset();
+  d.inferred.reset();
   d.keyed.clear();
 }
 

@@ -133,6 +133,20 @@ TEST(MixLaunch, KernelTypesAreDeclaredWhenTheKernelLoads) {
   EXPECT_FALSE(aopt::sim::declared_kernel_type(1).has_value());
 }
 
+// A kernel that instantiates the Matmul API and declares nothing runs MIX AIC:AIV 1:2 (the
+// toolchain's inference, runtime.h); any declaration wins over it, and clearing forgets it.
+TEST(MixLaunch, AnInferredKernelTypeYieldsToADeclaration) {
+  aopt::sim::clear_declared_kernel_types();
+  aopt::sim::declare_inferred_kernel_type(kernel_type::mix_aic_1_2);
+  EXPECT_EQ(aopt::sim::declared_kernel_type(5), kernel_type::mix_aic_1_2);
+  aopt::sim::declare_kernel_type(kernel_type::aiv_only, false, 0);
+  EXPECT_EQ(aopt::sim::declared_kernel_type(5), kernel_type::aiv_only);
+  aopt::sim::declare_kernel_type(kernel_type::mix_aic_1_1, true, 5);
+  EXPECT_EQ(aopt::sim::declared_kernel_type(5), kernel_type::mix_aic_1_1);
+  aopt::sim::clear_declared_kernel_types();
+  EXPECT_FALSE(aopt::sim::declared_kernel_type(5).has_value());
+}
+
 // Mode 2 both ways: the AIVs write their part, set; the AIC waits for both, sums, sets back; each
 // AIV waits and reads the AIC's answer. Repeated, so the counters must pair each round.
 TEST(CrossCore, Mode2PairsAnAicWithItsTwoAivs) {

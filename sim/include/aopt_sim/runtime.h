@@ -101,6 +101,12 @@ constexpr std::uint32_t kernel_aiv_per_block(kernel_type t) {
 // they stand in the kernel body, as the device compiler reads them). The harness clears them
 // before it loads a kernel and asks for the launch's tiling key after.
 void declare_kernel_type(kernel_type t, bool keyed, std::uint64_t key);
+// The type the toolchain infers for a kernel that declares none, from the instructions it uses:
+// "算子工程会通过算子使用的指令自动识别算子类型，但该功能无法区分AIC和AIV的配比，默认按照 ... 1:2
+// 的配比下发任务" (AscendC guide, 设置合适的核数和算子Kernel类型). A kernel that instantiates the
+// high-level Matmul API registers MIX AIC:AIV 1:2 when it loads (aopt_sim/kernel/matmul.h); a
+// declaration, keyed or default, always wins.
+void declare_inferred_kernel_type(kernel_type t);
 std::optional<kernel_type> declared_kernel_type(std::uint64_t tiling_key);
 void clear_declared_kernel_types();
 

@@ -321,11 +321,14 @@ class Matmul : public aopt::sim::matmul_detail::engine<A_TYPE, B_TYPE, C_TYPE, B
   using DstT = typename C_TYPE::T;
   using BiasT = typename BIAS_TYPE::T;
 
+  // Instantiating the API marks the kernel mixed (aopt_sim/kernel/mix.h, matmul_use_mark).
+  Matmul() { static_cast<void>(aopt::sim::kernel_detail::matmul_use_mark<0>::registered); }
+
   void Init(const TCubeTiling* cubeTiling, TPipe* tpipe = nullptr) { base::init(cubeTiling, tpipe); }
   void SetOrgShape(int orgM, int orgN, int orgK) { base::org_shape(orgM, orgN, orgK, orgK); }
+  // orgKc: C's N in GM when it differs from B's (SetOrgShape.md; 0 keeps B's N).
   void SetOrgShape(int orgM, int orgN, int orgKa, int orgKb, int orgKc = 0) {
-    static_cast<void>(orgKc);
-    base::org_shape(orgM, orgN, orgKa, orgKb);
+    base::org_shape(orgM, orgN, orgKa, orgKb, orgKc);
   }
   void SetSingleShape(int singleM, int singleN, int singleK) { base::single_shape(singleM, singleN, singleK); }
   void SetTail(int tailM = -1, int tailN = -1, int tailK = -1) { base::tail(tailM, tailN, tailK); }

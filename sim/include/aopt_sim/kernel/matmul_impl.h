@@ -97,6 +97,7 @@ class engine {
 #endif
     M_ = tiling_.M;
     N_ = tiling_.N;
+    Nc_ = N_;
     Ka_ = tiling_.Ka;
     Kb_ = tiling_.Kb;
     sm_ = tiling_.singleCoreM;
@@ -105,9 +106,11 @@ class engine {
     has_bias_ = tiling_.isBias != 0;
     started_ = false;
   }
-  void org_shape(int m, int n, int ka, int kb) {
+  // kc: C's row length in GM when it differs from B's N (SetOrgShape's orgKc; 0: B's N).
+  void org_shape(int m, int n, int ka, int kb, int kc = 0) {
     M_ = m;
     N_ = n;
+    Nc_ = kc > 0 ? kc : n;
     Ka_ = ka;
     Kb_ = kb;
   }
@@ -211,7 +214,7 @@ class engine {
       for (int j = 0; j < cols_; ++j) {
         const DstT v = convert_out<DstT>(acc_[static_cast<std::size_t>(i) * bn + j], deq_scale_);
         DstT* dst = sequential ? c + static_cast<std::int64_t>(i) * seq + j
-                               : c + static_cast<std::int64_t>(m0_ + i) * N_ + (n0_ + j);
+                               : c + static_cast<std::int64_t>(m0_ + i) * Nc_ + (n0_ + j);
         *dst = atomic != 0 ? combine<DstT>(atomic, *dst, v) : v;
       }
     }
@@ -314,7 +317,7 @@ class engine {
     for (int i = 0; i < b.rows; ++i) {
       for (int j = 0; j < b.cols; ++j) {
         DstT* dst = local || sequential ? c + static_cast<std::int64_t>(i) * bn + j
-                                        : c + static_cast<std::int64_t>(b.m0 + i) * N_ + (b.n0 + j);
+                                        : c + static_cast<std::int64_t>(b.m0 + i) * Nc_ + (b.n0 + j);
         const DstT v = b.data[static_cast<std::int64_t>(i) * b.cols + j];
         *dst = atomic != 0 ? combine<DstT>(atomic, *dst, v) : v;
       }
@@ -582,7 +585,7 @@ class engine {
         fp.nSize = static_cast<std::uint16_t>(cols_);
         fp.mSize = static_cast<std::uint16_t>(rows_);
         fp.srcStride = static_cast<std::uint16_t>((rows_ + 15) / 16 * 16);
-        fp.dstStride = static_cast<std::uint32_t>(sequential ? bn : N_);
+        fp.dstStride = static_cast<std::uint32_t>(sequential ? bn : Nc_);
         if constexpr (std::is_same_v<DstT, half> && f32_acc) fp.quantPre = QuantMode_t::F322F16;
         if constexpr (std::is_same_v<DstT, bfloat16_t>) fp.quantPre = QuantMode_t::F322BF16;
         if constexpr (std::is_same_v<DstT, half> && !f32_acc) {
@@ -590,7 +593,7 @@ class engine {
           fp.deqScalar = quant_;
         }
         GlobalTensor<DstT> cg;
-        cg.SetGlobalBuffer(sequential ? c : c + static_cast<std::int64_t>(m0_) * N_ + n0_);
+        cg.SetGlobalBuffer(sequential ? c : c + static_cast<std::int64_t>(m0_) * Nc_ + n0_);
         if (atomic == 1) SetAtomicAdd<DstT>();
         Fixpipe(cg, co1_, fp);
         if (atomic == 1) SetAtomicNone();
@@ -604,7 +607,7 @@ class engine {
       for (int j = 0; j < cols_; ++j) {
         const DstT v = convert_out<DstT>(co1_at(i, j), deq_scale_);
         DstT* dst = sequential ? c + static_cast<std::int64_t>(i) * bn + j
-                               : c + static_cast<std::int64_t>(m0_ + i) * N_ + (n0_ + j);
+                               : c + static_cast<std::int64_t>(m0_ + i) * Nc_ + (n0_ + j);
         *dst = atomic != 0 ? combine<DstT>(atomic, *dst, v) : v;
       }
     }
@@ -629,7 +632,7 @@ class engine {
   const BiasT* bias_ = nullptr;
   bool trans_a_ = false, trans_b_ = false, has_bias_ = false, started_ = false, a_gm_ = false, b_gm_ = false;
   std::uint64_t quant_ = 0;
-  int M_ = 0, N_ = 0, Ka_ = 0, Kb_ = 0, sm_ = 0, sn_ = 0, sk_ = 0;
+  int M_ = 0, N_ = 0, Nc_ = 0, Ka_ = 0, Kb_ = 0, sm_ = 0, sn_ = 0, sk_ = 0;
   int cur_ = 0, mi_ = 0, ni_ = 0, m0_ = 0, n0_ = 0, rows_ = 0, cols_ = 0;
   std::uint8_t* ws_ = nullptr;
   std::uint64_t ws_bytes_ = 0;

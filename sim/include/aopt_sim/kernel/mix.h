@@ -87,6 +87,14 @@ template <KernelMetaType T, bool Keyed, std::uint64_t Key>
 struct kernel_type_decl {
   static inline const bool registered = (aopt::sim::declare_kernel_type(to_kernel_type(T), Keyed, Key), true);
 };
+// A kernel that instantiates the Matmul API runs mixed, AIC:AIV 1:2, unless it declares its type
+// (aopt::sim::declare_inferred_kernel_type): registered when the kernel's object loads, as the
+// toolchain reads the instructions a compiled kernel uses.
+template <int Unused>
+struct matmul_use_mark {
+  static inline const bool registered =
+      (aopt::sim::declare_inferred_kernel_type(aopt::sim::kernel_type::mix_aic_1_2), true);
+};
 // A mixed kernel's AIC serves the Matmul objects its AIVs drive (REGIST_MATMUL_OBJ).
 inline bool aic_serves_matmul() {
   const auto t = aopt::sim::current_kernel_type();
