@@ -331,6 +331,23 @@ void choose_tiling_header(op_package& pkg, std::string& kernel_hint) {
   fs::path chosen = tilings.front();
   if (!kernel_hint.empty() && fs::is_regular_file(host_dir / (kernel_hint + "_tiling.h"))) chosen = host_dir / (kernel_hint + "_tiling.h");
   pkg.tiling_header = chosen.lexically_relative(pkg.dir).generic_string();
+  // A <kernel>_tiling.h with no tiling struct of its own that does not include the header
+  // registering the operator's struct (weight_quant_batch_matmul_v2: the tiling class there, the
+  // struct in <op>_tiling_data.h, which the tiling sources include) would bring host-only headers
+  // into the kernel: the registering header is the kernel's tiling header then.
+  const std::string chosen_text = common::read_text_file(chosen, max_source_file_bytes);
+  if (chosen_text.find("BEGIN_TILING_DATA_DEF") == std::string::npos) {
+    try {
+      const std::string registered = registered_tiling_header(pkg, kernel_hint);
+      const std::string name = fs::path(registered).filename().string();
+      if (registered != pkg.tiling_header && chosen_text.find("\"" + name + "\"") == std::string::npos &&
+          chosen_text.find("/" + name + "\"") == std::string::npos) {
+        pkg.tiling_header = registered;
+      }
+    } catch (const error&) {
+      // no header registers the struct: the chosen one stays
+    }
+  }
   const auto stem = chosen.filename().string();
   const std::string suffix = "_tiling.h";
   if (kernel_hint.empty() && stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {

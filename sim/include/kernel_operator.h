@@ -22,6 +22,7 @@
 #include "aopt_sim/kernel/advanced.h"
 #endif
 #include "aopt_sim/kernel/quant.h"
+#include "aopt_sim/kernel/shape_info.h"
 #include "aopt_sim/kernel/internal_impl.h"
 // Kernel-side tiling macros, ListTensorDesc and ge::DT_* (the real kernel_operator.h reaches
 // them too; layout-3 kernels rely on it for REGISTER_TILING_DEFAULT / GET_TILING_DATA*).

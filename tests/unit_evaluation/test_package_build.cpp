@@ -263,3 +263,24 @@ TEST_F(PackageBuild, ATilingStructTheHostIncludesFromOpKernelIsTheTilingHeader) 
   EXPECT_EQ(pkg.tiling_header, "op_kernel/struct_op_tiling.h");
   EXPECT_EQ(pkg.spec.kernel, "struct_op");
 }
+
+// weight_quant_batch_matmul_v2's layout: op_host/<kernel>_tiling.h holds the tiling class (and
+// includes host-only headers), the struct is registered in another header the tiling sources
+// include. The kernel's tiling header is the registering one; a <kernel>_tiling.h that includes
+// it, or any when none registers, stays.
+TEST_F(PackageBuild, AKernelTilingHeaderWithoutTheStructGivesWayToTheRegisteringHeader) {
+  const fs::path p = tmp_ / "pkg";
+  fs::create_directories(p / "op_host");
+  fs::create_directories(p / "op_kernel");
+  std::ofstream(p / "op_host" / "my_op_tiling.h") << "#include \"host_only_cache.h\"\nclass MyOpTiling {};\n";
+  std::ofstream(p / "op_host" / "my_op_tiling_data.h")
+      << "BEGIN_TILING_DATA_DEF(MyOpTilingData)\nTILING_DATA_FIELD_DEF(uint32_t, n);\nEND_TILING_DATA_DEF;\n"
+         "REGISTER_TILING_DATA_CLASS(MyOp, MyOpTilingData)\n";
+  std::ofstream(p / "op_host" / "my_op.cpp") << "class MyOp : public OpDef {};\nOP_ADD(MyOp);\n";
+  std::ofstream(p / "op_kernel" / "my_op.cpp") << "// kernel\n";
+  std::ofstream(tmp_ / "aopt.json") << R"({"kernel": "my_op", "cases": [{"name": "p", "timed": true,
+      "inputs": {"x": {"shape": [4], "dtype": "float16"}}}]})";
+  EXPECT_EQ(ev::load_package(p).tiling_header, "op_host/my_op_tiling_data.h");
+  std::ofstream(p / "op_host" / "my_op_tiling.h") << "#include \"my_op_tiling_data.h\"\nclass MyOpTiling {};\n";
+  EXPECT_EQ(ev::load_package(p).tiling_header, "op_host/my_op_tiling.h");
+}

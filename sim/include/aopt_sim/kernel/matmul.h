@@ -176,10 +176,17 @@ constexpr MatmulConfig GetIBShareNormConfig(bool intrinsicsLimit = false, bool b
   return c;
 }
 
-inline constexpr MatmulConfig CFG_NORM = GetNormalConfig();
-inline constexpr MatmulConfig CFG_MDL = GetMDLConfig();
-inline constexpr MatmulConfig MM_CFG_BB = GetBasicConfig(128, 128, 128);
-inline constexpr MatmulConfig CFG_IBSHARE_NORM = GetIBShareNormConfig();
+}  // namespace AscendC
+
+// The ready-made configurations live at global scope, as in CANN: kernels name them unqualified
+// outside namespace AscendC (weight_quant_batch_matmul_v2's `MatmulImpl<..., CFG_MDL>`), and a kernel
+// may define its own AscendC::CFG_MDL (matmul_all_reduce), which then shadows this one there.
+inline constexpr AscendC::MatmulConfig CFG_NORM = AscendC::GetNormalConfig();
+inline constexpr AscendC::MatmulConfig CFG_MDL = AscendC::GetMDLConfig();
+inline constexpr AscendC::MatmulConfig MM_CFG_BB = AscendC::GetBasicConfig(128, 128, 128);
+inline constexpr AscendC::MatmulConfig CFG_IBSHARE_NORM = AscendC::GetIBShareNormConfig();
+
+namespace AscendC {
 
 // Constant tilings: the shapes a kernel fixes at compile time (GetMMConfig with MatmulShapeParams,
 // then GetMatmulApiTiling), passed to Matmul as its CFG. sim takes the config part; the kernel

@@ -150,6 +150,9 @@ using AscendC::ToFloat;
 struct int4b_t {
   std::uint8_t storage = 0;
 };
+namespace AscendC {
+using ::int4b_t;  // kernels also name it AscendC::int4b_t (weight_quant_batch_matmul_v2's tool.h)
+}
 
 #ifndef __aicore__
 #define __aicore__

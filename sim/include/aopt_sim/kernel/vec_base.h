@@ -25,6 +25,9 @@ namespace AscendC {
 inline constexpr std::uint32_t DEFAULT_BLK_NUM = 8;
 inline constexpr std::uint8_t DEFAULT_BLK_STRIDE = 1;
 inline constexpr std::uint8_t DEFAULT_REPEAT_STRIDE = 8;
+// A quarter of it: the repeat stride of a 4-bit source read beside 16-bit results (the int4 ->
+// half conversion of weight_quant_batch_matmul_v2) [ASSUMED from the name and that use].
+inline constexpr std::uint8_t ONE_FOURTH_DEFAULT_REPEAT_STRIDE = DEFAULT_REPEAT_STRIDE / 4;
 inline constexpr std::uint32_t ONE_REPEAT_BYTE_SIZE = 256;
 inline constexpr std::uint32_t MAX_REPEAT_TIMES = 255;
 // Element counts per block / repeat of the AscendC constants header (kernels of the norm family
