@@ -314,6 +314,8 @@ TEST(PlatformAscendC, AnswersFromBothProfiles) {
     EXPECT_EQ(p.GetCoreNumAiv(), prof.aiv_cores);
     EXPECT_EQ(p.GetCoreNum(), prof.aiv_cores);
     EXPECT_EQ(p.GetCoreNumAic(), prof.aic_cores);
+    EXPECT_EQ(info.GetCoreNum(), prof.aic_cores) << "fe's answer: the AI Cores (ai_core_cnt)";
+    EXPECT_EQ(info.GetCoreNumByType("VectorCore"), prof.aiv_cores);
     uint64_t ub = 0;
     p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);
     EXPECT_EQ(ub, prof.raw.at("ub_usable_bytes").at("value").get<uint64_t>());

@@ -75,7 +75,12 @@ class PlatFormInfos {
     if (name == "Intrinsic_data_move_out2l1_nd2nz") { val = "f16,bf16,f32,s8,s32"; return true; }
     return false;
   }
-  uint32_t GetCoreNum() const { return aiv_cores; }
+  // The core count of the op's core type, "AiCore" for AI Core operators: the platform ini's
+  // ai_core_cnt, one per AIC on a 910B-class chip (24 on the A2, 20 on 910B4), not the vector
+  // cores (PlatformAscendC::GetCoreNum answers those). cann-ops' dynamic_rnn / dynamic_rnnv2 read it
+  // so (`sysAicCoreNum = GetCoreNum()`, AIVs = twice it, the block dim "24上限") and, launched MIX
+  // 1:2 with 40 AI Cores on sim's earlier answer, their SyncAll could not meet.
+  uint32_t GetCoreNum() const { return aic_cores; }
   // Cores of one kind, by the platform ini's names: "AiCore" (the cube cores of a 910B-class chip,
   // as SoCInfo ai_core_cnt) and "VectorCore" (as vector_core_cnt); 0 for another name.
   uint32_t GetCoreNumByType(const std::string& core_type) const {
