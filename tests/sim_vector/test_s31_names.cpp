@@ -7,9 +7,13 @@
 #include "vec_test_util.h"
 
 #include "lib/matmul_intf.h"
+#include "lib/matrix/matmul/tiling.h"  // the kernel-side Matmul tiling header name (flash attention)
 
 static_assert(std::is_same_v<AscendC::int4b_t, ::int4b_t>, "AscendC::int4b_t names the global type");
 static_assert(AscendC::ONE_FOURTH_DEFAULT_REPEAT_STRIDE * 4 == AscendC::DEFAULT_REPEAT_STRIDE);
+// The library's barrier flag a kernel names without defining it (quant_batch_matmul_v3), the value of
+// the public cross_core_set_wait_flag example.
+static_assert(AscendC::SYNC_AIC_FLAG == 11);
 
 // A kernel's own namespace without a using-directive names the configurations unqualified.
 namespace some_kernel {
