@@ -761,6 +761,22 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
       }
     }
   }
+  // The resize idiom upsampling 2x (probe::resize_scale), after every identity probe, channel-first
+  // then channel-last.
+  if (unset_output_size) {
+    for (bool last : {false, true}) {
+      if (last && channel_first(op, 0, attrs)) continue;
+      for (int rank : {4, 3, 5}) {
+        for (const auto& [what, roles] : role_sets(false)) {
+          if (push(rank, 0, what + ", output_size 2x the spatial sizes" + (last ? ", read channel-last (N, spatial..., C)" : ""),
+                   roles, false, attrs)) {
+            out.back().resize_scale = 2;
+            out.back().channels_last = last;
+          }
+        }
+      }
+    }
+  }
   // InferShape bypassed: the outputs given (the main shape), as an aclnn caller gives them. Also
   // at ranks 5 and 4, which N-D tilings read (an InferShape reading an attribute its OpDef does not
   // declare refuses every shape: pad_v3_grad_replication's tiling takes 4 or 5 dimensions), and 3
@@ -1088,12 +1104,19 @@ void idiom_attrs(const op_interface& op, const std::vector<std::int64_t>& main, 
     if (attrs.contains(a.name) && !(attrs[a.name].is_array() && attrs[a.name].empty())) continue;
     const bool spatial = n == "output_size" && main.size() > 2;
     const bool last = spatial && channels_last;
-    attrs[a.name] = last ? std::vector<std::int64_t>(main.begin() + 1, main.end() - 1)
-                      : spatial ? std::vector<std::int64_t>(main.begin() + 2, main.end()) : main;
+    std::vector<std::int64_t> sizes = last ? std::vector<std::int64_t>(main.begin() + 1, main.end() - 1)
+                                           : spatial ? std::vector<std::int64_t>(main.begin() + 2, main.end()) : main;
+    const bool scaled = spatial && p.resize_scale > 1;
+    if (scaled) {
+      for (auto& v : sizes) v *= p.resize_scale;
+    }
+    attrs[a.name] = sizes;
     const std::string note = "attribute '" + a.name + "': " +
                              (last ? std::string("the main shape's sizes between N and C, the last dimension (channel-last)")
                               : spatial ? std::string("the main shape's sizes after N and C") : std::string("the main input's shape")) +
-                             " (the identity resampling; guessed from its name)";
+                             (scaled ? " times " + std::to_string(p.resize_scale) + " (a " + std::to_string(p.resize_scale) +
+                                           "x upsample; guessed from its name)"
+                                     : std::string(" (the identity resampling; guessed from its name)"));
     note_once(notes, note);
   }
   // The pooling/convolution idiom: an integer list `pads` (`padding`, `paddings`) the OpDef gives
@@ -1293,6 +1316,30 @@ case_spec product_case(const op_interface& op, const probe& p, std::size_t colum
 
 }  // namespace
 
+// The resize idiom's outputs for an operator without an InferShape (the harness would shape them
+// like the input): the main shape with the spatial sizes output_size gives (after N and C, or
+// between N and C when read channel-last).
+void resized_outputs(const op_interface& op, const std::vector<std::int64_t>& main, const probe& p, case_spec& c,
+                     std::vector<std::string>* notes) {
+  std::vector<std::int64_t> sizes;
+  for (const auto& a : op.attrs) {
+    if (a.type == "list_int" && lower(a.name) == "output_size" && c.attrs.contains(a.name) && c.attrs[a.name].is_array()) {
+      sizes = c.attrs[a.name].get<std::vector<std::int64_t>>();
+    }
+  }
+  if (main.size() < 3 || sizes.size() != main.size() - 2) return;
+  std::vector<std::int64_t> shape = main;
+  std::copy(sizes.begin(), sizes.end(), shape.begin() + (p.channels_last ? 1 : 2));
+  for (const auto& o : op.outputs) {
+    if (o.kind == "dynamic") continue;
+    output_spec os;
+    os.name = o.name;
+    os.shape = shape;
+    c.outputs.push_back(std::move(os));
+  }
+  note_once(notes, "outputs: the input's shape with output_size's spatial sizes (the operator has no InferShape)");
+}
+
 case_spec probe_case(const op_interface& op, const probe& p, std::size_t column, const std::string& name, bool timed,
                      std::int64_t elements, bool tail, std::vector<std::string>* notes) {
   bool any_list = false;
@@ -1417,6 +1464,7 @@ case_spec probe_case(const op_interface& op, const probe& p, std::size_t column,
     }
   }
   idiom_attrs(op, main, p, c.attrs, notes);
+  if (p.resize_scale > 1 && !op.has_infer_shape) resized_outputs(op, main, p, c, notes);
   if (glu_backward) {
     const std::string note = "inputs other than 'x': x halved in dimension " + std::to_string(*split) +
                              " (the GLU idiom: x splits in two halves along 'dim', the output and its gradient are one half's size; "

@@ -22,6 +22,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A probe run that leaves more than this share of its outputs unwritten is "mostly_unwritten".
+constexpr double kMostlyUnwritten = 0.5;
+
 std::string shape_text(const std::vector<std::int64_t>& s) {
   std::string out = "[";
   for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
@@ -67,6 +70,22 @@ bool nothing_written(const run_result& rr) {
     if (std::any_of(b, b + f.size(), [](std::uint8_t x) { return x != harness_output_fill; })) return false;
   }
   return any;
+}
+
+// The share of the declared outputs' bytes a kernel run left as the harness filled them (0 when
+// the kernel wrote one of its inputs: in place, the outputs may be declared and never written).
+double unwritten_share(const run_result& rr) {
+  std::uint64_t total = 0, fill = 0;
+  for (const auto& o : rr.outputs) {
+    if (o.written_input) return 0.0;
+    std::error_code e;
+    if (!fs::exists(o.file, e)) return 0.0;
+    const common::mapped_file f(o.file);
+    const std::uint8_t* b = f.data();
+    total += f.size();
+    fill += static_cast<std::uint64_t>(std::count(b, b + f.size(), harness_output_fill));
+  }
+  return total == 0 ? 0.0 : static_cast<double>(fill) / static_cast<double>(total);
 }
 
 probe_attempt run_probe(backend& be, const build_result& built, std::size_t column, const case_spec& c,
@@ -134,6 +153,15 @@ probe_attempt run_probe(backend& be, const build_result& built, std::size_t colu
     a.status = "nothing_written";
     a.diagnostic = "the kernel ran clean but wrote no element of its outputs at this shape (they still hold the harness's "
                    "fill): an evaluation there would compare nothing";
+  } else if (!screen && a.status == "ok") {
+    // Most of the output untouched (upsample_bilinear2d_aa at rank 5 wrote 0.2% of it): the kernel
+    // does not handle this shape; a later probe is preferred, this one kept only as a last resort.
+    const double share = unwritten_share(rr);
+    if (share > kMostlyUnwritten) {
+      a.status = "mostly_unwritten";
+      a.diagnostic = "the kernel ran clean but left " + std::to_string(static_cast<int>(share * 100.0 + 0.5)) +
+                     "% of its outputs' bytes as the harness filled them: it does not handle this shape";
+    }
   }
   std::error_code e;
   fs::remove_all(run_dir, e);
@@ -195,6 +223,7 @@ struct timed_choice {
   std::int64_t elements = 0;
   bool kernel_failed = false;  // some probe the tiling accepted failed when its kernel ran
   bool output_sized = false;   // the size is the one whose output fits (size_for_output)
+  bool mostly_unwritten = false;  // every probe run left most of the output unwritten; the first kept
 };
 
 // Phase 3: the timed case's probe, at o.elements, then (only those the kernel failed on) at 1/16
@@ -204,6 +233,8 @@ timed_choice choose_timed(prober& pr, const op_interface& op, const std::vector<
   timed_choice t;
   t.elements = o.elements;
   std::vector<const probe*> tiled;  // probes the tiling accepted but the kernel failed on
+  const probe* partial = nullptr;   // the first probe whose run left most of the output unwritten
+  std::int64_t partial_size = 0;
   for (std::int64_t size : {o.elements, o.elements / 16, o.elements / 256}) {
     if (t.chosen != nullptr || (size != o.elements && (size < 4096 || !o.run_kernel || !pr.full))) break;
     std::vector<const probe*> todo;
@@ -217,6 +248,10 @@ timed_choice choose_timed(prober& pr, const op_interface& op, const std::vector<
         t.chosen = p;
         t.elements = size;
         break;
+      }
+      if (pr.d.attempts.back().status == "mostly_unwritten" && partial == nullptr) {
+        partial = p;
+        partial_size = size;
       }
       if (pr.d.attempts.size() - before == 2) tiled.push_back(p);
       // An output growing faster than the input (InferShape squares a vector into its diagonal
@@ -233,6 +268,11 @@ timed_choice choose_timed(prober& pr, const op_interface& op, const std::vector<
         }
       }
     }
+  }
+  if (t.chosen == nullptr && partial != nullptr) {
+    t.chosen = partial;  // nothing better: the draft says so (choice_notes)
+    t.elements = partial_size;
+    t.mostly_unwritten = true;
   }
   t.kernel_failed = !tiled.empty();
   return t;
@@ -281,6 +321,10 @@ void choice_notes(const prober& pr, const op_interface& op, const std::vector<pr
   if (t.chosen != &probes.front()) {
     notes.push_back("shapes: " + t.chosen->what + " (probe " + std::to_string(t.chosen - probes.data() + 1) + " of " +
                     std::to_string(probes.size()) + "; the ones before failed)");
+  }
+  if (t.mostly_unwritten) {
+    notes.push_back("every shape tried left most of the output unwritten when the kernel ran; this one is the first of them: "
+                    "review the shapes and attributes (the evaluation compares only the elements the baseline writes)");
   }
   if (!pr.kernel_problem.empty()) {
     notes.push_back("the kernel does not build on sim (" + pr.kernel_problem + "): the shapes are those the tiling accepts, not run");

@@ -917,6 +917,7 @@ void runner::launch_kernel() {
                "AOPT_TPL_KERNEL_ENTRY(" + kernel + ")";
     return;
   }
+  aopt::sim::set_kernel_image(plain != nullptr ? plain : tpl);
   if (args_.size() > max_kernel_args) {
     status_ = "runtime_error";
     message_ = "kernel has " + std::to_string(args_.size()) + " GM arguments; the harness supports up to " +

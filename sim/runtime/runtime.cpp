@@ -1,4 +1,5 @@
 // GM allocation registry, hardware-error formatting and kernel launch on emulated cores.
+#include <dlfcn.h>
 #include <link.h>
 #include <sys/mman.h>
 
@@ -67,15 +68,26 @@ struct gm_registry {
 // the kernel copies in with DataCopy) lies in GM on the chip, beside the kernel's code. Here it
 // lies in a data segment of the loaded kernel image: the non-executable PT_LOAD segment holding
 // p, as [start, end), or {0, 0} when p is in none.
+// The kernel image's load address (dlpi_addr) when set_kernel_image named one; 0: the main program.
+std::atomic<std::uintptr_t> g_kernel_image_base{0};
+std::atomic<bool> g_kernel_image_set{false};
+
 std::pair<std::uintptr_t, std::uintptr_t> image_segment(std::uintptr_t p) {
   std::pair<std::uintptr_t, std::uintptr_t> found{0, 0};
   struct query {
     std::uintptr_t p;
     std::pair<std::uintptr_t, std::uintptr_t>* found;
-  } q{p, &found};
+    bool set;
+    std::uintptr_t base;
+    bool first = true;
+  } q{p, &found, g_kernel_image_set.load(), g_kernel_image_base.load()};
   dl_iterate_phdr(
       [](dl_phdr_info* info, std::size_t, void* arg) -> int {
         auto* q = static_cast<query*>(arg);
+        // Only the kernel's own object: the main program (listed first) unless one was set.
+        const bool image = q->set ? info->dlpi_addr == q->base : q->first;
+        q->first = false;
+        if (!image) return 0;
         for (int i = 0; i < info->dlpi_phnum; ++i) {
           const auto& ph = info->dlpi_phdr[i];
           if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) != 0 || (ph.p_flags & PF_R) == 0) continue;
@@ -160,6 +172,18 @@ void gm_free(void* p) {
     r.allocs.erase(it);
   }
   munmap(p, mapped);
+}
+
+void set_kernel_image(const void* addr) {
+  Dl_info info{};
+  if (addr == nullptr || dladdr(addr, &info) == 0) {
+    g_kernel_image_set = false;
+    return;
+  }
+  g_kernel_image_base = reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+  g_kernel_image_set = true;
+  std::unique_lock lk(registry().mu);
+  registry().image.clear();
 }
 
 const char* gm_find(const void* p, std::size_t bytes, const void** base) {

@@ -118,6 +118,20 @@ TEST_F(AoptInit, AShapeTheKernelFailsOnIsNotDrafted) {
   EXPECT_NE(spec["notes"].dump().find("failed when the kernel ran"), std::string::npos) << spec.dump();
 }
 
+TEST_F(AoptInit, AShapeWhoseOutputTheKernelMostlyLeavesUnwrittenIsPassedOver) {
+  // PartialAdds runs clean on a rank-2 input but writes a tenth of y there (4 of 40 cores): before,
+  // the draft took that first probe and evaluated "ok" comparing a tenth of the output; now the
+  // probe is "mostly_unwritten" and the draft takes the next one, rank 1, which writes all of y.
+  const auto spec = init_and_eval(src + "/tests/integration/packages/init_partial", "partial");
+  ASSERT_TRUE(spec.is_object());
+  EXPECT_EQ(input_of(spec, 0, "x")["shape"].size(), 1u) << spec.dump();
+  EXPECT_NE(spec["notes"].dump().find("the ones before failed"), std::string::npos) << spec.dump();
+  const auto o = aopt::testing::run_aopt({"init", src + "/tests/integration/packages/init_partial", "--out", (dir_ / "p2.json").string(),
+                                          "--elements", "262144", "--json"}, 600);
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("mostly_unwritten"), std::string::npos) << o.out;
+}
+
 TEST_F(AoptInit, AScatterIntoItsInputIsDrafted) {
   // ScatterRows declares an output `var` and writes only its input `var` (as cann-ops' scatters
   // do): the probe counts the written input as written (on main every probe ended

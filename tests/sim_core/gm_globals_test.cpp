@@ -3,6 +3,7 @@
 // AscendC documentation's GlobalTensor::SetGlobalBuffer takes any __gm__ address). sim accepts
 // the address as GM (a data segment of the loaded kernel image); an address that is neither a
 // buffer the kernel was given nor such a global (a host stack array) is still an error.
+#include <gnu/libc-version.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -59,6 +60,22 @@ TEST(GmGlobals, HostStackArrayIsStillNotGm) {
     GlobalTensor<std::int16_t> gt;
     gt.SetGlobalBuffer(host_array, table_len);
     DataCopy(b.Get<std::int16_t>(), gt, table_len);
+  });
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_NE(r.error->message.find("not inside any GM buffer"), std::string::npos) << r.error->to_string();
+}
+
+// A read-only string of another loaded object (libc's version string) is not the kernel's global:
+// before, any object's data segment passed as GM and a write through it faulted in libc's pages.
+TEST(GmGlobals, AnotherObjectsDataIsNotGm) {
+  const char* libc_data = gnu_get_libc_version();
+  auto r = run(1, [&] {
+    GlobalTensor<char> gt;
+    gt.SetGlobalBuffer(const_cast<__gm__ char*>(libc_data), 4);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 32);
+    DataCopy(gt, b.Get<char>(), 32);
   });
   ASSERT_TRUE(r.error.has_value());
   EXPECT_NE(r.error->message.find("not inside any GM buffer"), std::string::npos) << r.error->to_string();

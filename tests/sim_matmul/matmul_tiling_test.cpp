@@ -96,6 +96,25 @@ TEST(MatmulTiling, SquareFp16OnOneCoreFillsL0WithinCapacity) {
   EXPECT_EQ(mm.GetBaseM(), 128);
 }
 
+// SetShape.md documents no bound by the original shape (SetOrgShape only serves the offsets), and
+// CANN's upsample_bilinear2d_aa sets a per-core N (its slide) larger than the original N: tiled as
+// given, not refused (sim refused it before and the kernel then divided by zero).
+TEST(MatmulTiling, AShapeLargerThanTheOriginalIsTiledAsGiven) {
+  matmul_tiling::MatmulApiTiling mm;
+  set_types(mm, DataType::DT_FLOAT, DataType::DT_FLOAT);
+  mm.SetOrgShape(2048, 32, 64);
+  mm.SetShape(2048, 64, 33);
+  mm.SetBias(false);
+  mm.SetBufferSpace(-1, -1, -1);
+  optiling::TCubeTiling t;
+  ASSERT_EQ(mm.GetTiling(t), 0);
+  EXPECT_EQ(t.singleCoreN, 64);
+  EXPECT_EQ(t.singleCoreK, 33);
+  EXPECT_EQ(t.N, 32);  // the original shape as set
+  EXPECT_GT(t.baseN, 0);
+  EXPECT_GE(t.baseN, 16);
+}
+
 TEST(MatmulTiling, Int8UsesThirtyTwoElementC0AndInt32Accumulation) {
   const caps c = platform_caps();
   matmul_tiling::MatmulApiTiling mm;

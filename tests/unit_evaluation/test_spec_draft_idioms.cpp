@@ -158,7 +158,7 @@ TEST(SpecDraftResize, AnNdOperatorAlsoReadsOutputSizeChannelLast) {
   const auto attrs = ev::draft_attrs(op, 0, notes);
   bool seen = false;
   for (const auto& p : ev::timed_probes(op, attrs, 100)) {
-    if (!p.channels_last) continue;
+    if (!p.channels_last || p.resize_scale != 1) continue;
     const auto c = ev::probe_case(op, p, 0, "perf", true, 1 << 21, false);
     const auto& x = shape_of(c, "x");
     EXPECT_EQ(c.attrs["output_size"].get<std::vector<std::int64_t>>(), std::vector<std::int64_t>(x.begin() + 1, x.end() - 1)) << p.what;
@@ -168,6 +168,44 @@ TEST(SpecDraftResize, AnNdOperatorAlsoReadsOutputSizeChannelLast) {
   // A channel-first format has no such probe.
   op.inputs.front().formats = {"NCHW"};
   for (const auto& p : ev::timed_probes(op, attrs, 100)) EXPECT_FALSE(p.channels_last) << p.what;
+}
+
+// After the identity's probes, a 2x upsample (upsample_bilinear2d_aa divides by zero cores at scale
+// 1): output_size twice the spatial sizes, and without an InferShape the output given that shape.
+TEST(SpecDraftResize, TwoTimesUpsampleProbesComeAfterTheIdentityAndShapeTheOutput) {
+  auto op = spec_draft_test::unary_op("UpsampleNd", "upsample_nd", "x", {attr("output_size", "list_int", json())});
+  op.has_infer_shape = false;
+  std::vector<std::string> notes;
+  const auto attrs = ev::draft_attrs(op, 0, notes);
+  const auto probes = ev::timed_probes(op, attrs, 100);
+  std::size_t first_scaled = probes.size(), last_identity = 0;
+  int first = 0, last = 0;
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    const auto& p = probes[i];
+    if (p.resize_scale == 1) {
+      last_identity = i;
+      continue;
+    }
+    first_scaled = std::min(first_scaled, i);
+    ASSERT_EQ(p.resize_scale, 2) << p.what;
+    std::vector<std::string> case_notes;
+    const auto c = ev::probe_case(op, p, 0, "perf", true, 1 << 21, false, &case_notes);
+    const auto& x = shape_of(c, "x");
+    ASSERT_GE(x.size(), 3u) << p.what;
+    const std::size_t from = p.channels_last ? 1 : 2;
+    std::vector<std::int64_t> want(x.begin() + static_cast<std::ptrdiff_t>(from),
+                                   x.begin() + static_cast<std::ptrdiff_t>(from + x.size() - 2));
+    for (auto& v : want) v *= 2;
+    EXPECT_EQ(c.attrs["output_size"].get<std::vector<std::int64_t>>(), want) << p.what;
+    ASSERT_EQ(c.outputs.size(), 1u) << p.what;
+    auto y = x;
+    std::copy(want.begin(), want.end(), y.begin() + static_cast<std::ptrdiff_t>(from));
+    EXPECT_EQ(c.outputs.front().shape, y) << p.what;
+    (p.channels_last ? last : first) += 1;
+  }
+  EXPECT_GT(first, 0);
+  EXPECT_GT(last, 0);
+  EXPECT_LT(last_identity, first_scaled) << "every identity probe before the first 2x one";
 }
 
 TEST(SpecDraftGrid, AGridSamplesTheMainShapesSpatialSizes) {

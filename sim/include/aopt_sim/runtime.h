@@ -67,6 +67,10 @@ void* gm_alloc(std::size_t bytes, std::string name);
 void gm_free(void* p);
 // Allocation containing [p, p+bytes) or nullptr; `base` receives its start.
 const char* gm_find(const void* p, std::size_t bytes, const void** base = nullptr);
+// The loaded kernel image whose read-only data segments hold its `__gm__` globals: the shared
+// object containing `addr` (the harness passes the kernel's entry after dlopen). Unset, the main
+// program is the image (tests link their kernels in). Other objects' data (libc's strings) is never GM.
+void set_kernel_image(const void* addr);
 
 // A device allocation as the runtime makes it for an operator's tensors (aclrtMalloc: the size
 // is rounded up to a multiple of 32 bytes, then 32 bytes are added). Kernels may read and write

@@ -163,6 +163,11 @@ struct probe {
   // For an ND operator, which a tiling may read either way (upsample_nearest: NCHW when the
   // format says so, NHWC otherwise).
   bool channels_last = false;
+  // The resize idiom upsampling: an `output_size` left unset takes the spatial sizes times this
+  // (2: a 2x upsample, after the identity's probes; an operator may refuse or mishandle scale 1,
+  // upsample_bilinear2d_aa's W pass divides by its zero cores). Without an InferShape the outputs
+  // are given that shape.
+  int resize_scale = 1;
   // The pooling lists (ksize, strides, pads) one value per spatial dimension (PyTorch's
   // kernel_size, stride, padding) where the OpDef gives no sign which convention its tiling reads:
   // avg_pool3_d's InferShape wants two pads per spatial dimension, avg_pool3_d_grad's tiling one.
