@@ -696,7 +696,7 @@ bool kernel_safe_include(const std::string& name) {
 }  // namespace
 
 std::optional<std::string> kernel_tiling_view(const std::string& header, const std::function<std::string(const std::string&)>& read,
-                                              const std::vector<std::string>& include_dirs) {
+                                              const std::vector<std::string>& include_dirs, const std::vector<std::string>& more_headers) {
   static const std::regex inc(R"(#\s*include\s*([<"])([^>"]+)[>"])");
   std::vector<std::string> order;  // included files first, as the preprocessor meets them
   std::set<std::string> seen;
@@ -725,8 +725,10 @@ std::optional<std::string> kernel_tiling_view(const std::string& header, const s
     order.push_back(file);
   };
   visit(header, 0);
-  static const std::regex block(R"(BEGIN_TILING_DATA_DEF\s*\(\s*\w+\s*\)[\s\S]*?END_TILING_DATA_DEF\s*;?)");
-  static const std::regex reg(R"(REGISTER_TILING_DATA_CLASS\s*\(\s*\w+\s*,\s*\w+\s*\))");
+  for (const auto& h : more_headers) visit(h, 0);
+  static const std::regex block(R"(BEGIN_TILING_DATA_DEF\s*\(\s*(\w+)\s*\)[\s\S]*?END_TILING_DATA_DEF\s*;?)");
+  static const std::regex reg(R"(REGISTER_TILING_DATA_CLASS\s*\(\s*(\w+)\s*,\s*\w+\s*\))");
+  std::set<std::string> struct_names, op_types;  // each kept once, the first met
   // A constant in any order of its qualifiers (`static constexpr`, `constexpr static int`), or a
   // macro (`#define MAX_N 8`).
   static const std::regex constant(
@@ -739,6 +741,7 @@ std::optional<std::string> kernel_tiling_view(const std::string& header, const s
   for (const auto& f : order) {
     const std::string text = without_comments(read(f));
     for (auto it = std::sregex_iterator(text.begin(), text.end(), block); it != std::sregex_iterator(); ++it) {
+      if (!struct_names.insert((*it)[1].str()).second) continue;
       std::string b = it->str();
       if (b.back() != ';') b += ";";
       structs = structs || b.find("TILING_DATA_FIELD_DEF_STRUCT") != std::string::npos;
@@ -750,6 +753,7 @@ std::optional<std::string> kernel_tiling_view(const std::string& header, const s
       const auto line = text.rfind('\n', static_cast<std::size_t>(it->position()));
       const std::string head = text.substr(line == std::string::npos ? 0 : line + 1, 16);
       if (head.find_first_not_of(" \t") != std::string::npos && head[head.find_first_not_of(" \t")] == '#') macro_registration = true;
+      if (!op_types.insert((*it)[1].str()).second) continue;
       regs.push_back(it->str());
     }
     for (auto it = std::sregex_iterator(text.begin(), text.end(), constant); it != std::sregex_iterator(); ++it) {

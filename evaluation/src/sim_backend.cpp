@@ -1065,6 +1065,22 @@ class sim_backend final : public backend {
     return kernel_tu;
   }
 
+  // The operator's other op_host/ headers declaring tiling structs, sorted (kernel_tiling_view's
+  // more_headers: the kernel sees every struct, one per tiling key in weight_quant_batch_matmul_v2).
+  static std::vector<std::string> other_tiling_headers(const op_package& pkg, const fs::path& src) {
+    std::vector<std::string> out;
+    std::error_code e;
+    if (!fs::is_directory(src / "op_host", e)) return out;
+    for (const auto& entry : fs::directory_iterator(src / "op_host", e)) {
+      if (!entry.is_regular_file(e) || entry.path().extension() != ".h") continue;
+      const std::string rel = entry.path().lexically_relative(src).generic_string();
+      if (rel == pkg.tiling_header) continue;
+      if (common::read_text_file(entry.path()).find("BEGIN_TILING_DATA_DEF") != std::string::npos) out.push_back(rel);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
   // The tiling header as the kernel sees it: force-included as it is when it is kernel-safe,
   // else only its tiling structs (package_build.h, kernel_tiling_view), as the real build
   // generates the kernel's kernel_tiling header instead of compiling the host header.
@@ -1080,7 +1096,7 @@ class sim_backend final : public backend {
           const fs::path p = src / rel;
           return rel.find("..") == std::string::npos && fs::is_regular_file(p, e) ? common::read_text_file(p) : std::string();
         },
-        dirs);
+        dirs, other_tiling_headers(pkg, src));
     if (!view) return (src / pkg.tiling_header).string();
     const fs::path gen = dir / "aopt_kernel_tiling.h";
     common::write_text_file(gen, *view);

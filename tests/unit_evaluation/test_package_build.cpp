@@ -207,6 +207,35 @@ TEST(KernelTilingView, AHeaderReachingHostOnlyHeadersIsReducedToItsStructs) {
           .has_value());
 }
 
+// The kernel sees every tiling struct of the operator's headers (weight_quant_batch_matmul_v2 names
+// one struct per tiling key, each in its own op_host header); a struct or an operator type met
+// twice is kept once, the chosen header's first.
+TEST(KernelTilingView, TheOtherHeadersStructsJoinTheViewOnceEach) {
+  const std::map<std::string, std::string> files = {
+      {"op_host/op_tiling_data.h", "#include \"register/tilingdata_base.h\"\nnamespace optiling {\nBEGIN_TILING_DATA_DEF(BaseData)\n"
+                                   "TILING_DATA_FIELD_DEF(uint32_t, n);\nEND_TILING_DATA_DEF;\nREGISTER_TILING_DATA_CLASS(Op, BaseData)\n}\n"},
+      {"op_host/op_tiling_msd.h", "#include \"op_tiling_data.h\"\nnamespace optiling {\nBEGIN_TILING_DATA_DEF(MsdData)\n"
+                                  "TILING_DATA_FIELD_DEF(uint32_t, m);\nEND_TILING_DATA_DEF;\nREGISTER_TILING_DATA_CLASS(Op_511200, MsdData)\n"
+                                  "REGISTER_TILING_DATA_CLASS(Op, MsdData)\n}\n"},
+  };
+  auto read = [&](const std::string& f) { return files.count(f) ? files.at(f) : std::string(); };
+  const auto alone = ev::kernel_tiling_view("op_host/op_tiling_data.h", read, {});
+  ASSERT_TRUE(alone.has_value());
+  EXPECT_EQ(alone->find("MsdData"), std::string::npos) << *alone;
+  const auto view = ev::kernel_tiling_view("op_host/op_tiling_data.h", read, {}, {"op_host/op_tiling_msd.h"});
+  ASSERT_TRUE(view.has_value());
+  EXPECT_NE(view->find("BEGIN_TILING_DATA_DEF(MsdData)"), std::string::npos) << *view;
+  EXPECT_NE(view->find("REGISTER_TILING_DATA_CLASS(Op_511200, MsdData)"), std::string::npos) << *view;
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = view->find(what); at != std::string::npos; at = view->find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("BEGIN_TILING_DATA_DEF(BaseData)"), 1u) << *view;
+  EXPECT_EQ(count("REGISTER_TILING_DATA_CLASS(Op,"), 1u) << "one alias per operator type: " << *view;
+  EXPECT_NE(view->find("REGISTER_TILING_DATA_CLASS(Op, BaseData)"), std::string::npos) << "the chosen header's wins: " << *view;
+}
+
 TEST(KernelLaunches, ChevronLaunchesAreWrittenForTheHostCompilerInPlace) {
   const std::string src =
       "// k<<<1, 2, 3>>>(x) in a comment\n"

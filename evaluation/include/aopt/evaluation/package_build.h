@@ -93,10 +93,15 @@ namespace aopt::evaluation {
 // or its include guard (which a kernel header may share). nullopt when no struct is found or the registration goes through the header's own macro (a
 // registration behind macros: the header is force-included as it is). `read` returns a file's
 // text ("" when absent); `include_dirs` are where quoted includes are looked up after the
-// including file's directory.
+// including file's directory. `more_headers`: the operator's other headers declaring tiling
+// structs (op_host/*.h with BEGIN_TILING_DATA_DEF), whose structs the kernel sees too, as the real
+// kernel_tiling header holds every struct registered for the operator (weight_quant_batch_matmul_v2
+// names one struct per tiling key); a struct or an operator-type registration met twice is kept once,
+// the first (the chosen header's) winning.
 std::optional<std::string> kernel_tiling_view(const std::string& header,
                                               const std::function<std::string(const std::string&)>& read,
-                                              const std::vector<std::string>& include_dirs);
+                                              const std::vector<std::string>& include_dirs,
+                                              const std::vector<std::string>& more_headers = {});
 
 // The kernel source with each launch `k<<<blockDim, l2ctrl, stream>>>(args)` (CCE's launch
 // syntax, which the device compiler parses and the host compiler sim builds kernels with does

@@ -147,3 +147,177 @@ inline void AscendDequant(const LocalTensor<dstT>& dstTensor, const LocalTensor<
 }
 
 }  // namespace AscendC
+
+// ---- AscendAntiQuant (高阶API/量化操作/AscendAntiQuant.md): int8 (or int4b_t) to half / bfloat16 ----
+// PER_CHANNEL: src [K, N] (isTranspose: [N, K]); offset and scale [K / groupSize, N] (transposed:
+// [N, K / groupSize]) as AntiQuantShapeInfo gives them; dst[i][j] = scale[g][j] * (src[i][j] +
+// offset[g][j]) with g = i / groupSize (transposed: along j). PER_TENSOR: a scalar offset and scale,
+// over the whole src tensor (GetSize()). The A2 steps: to half, Add/Adds the offset, Mul/Muls the
+// scale, each rounded to half; for bfloat16 output through float (cast, add, mul in float, one
+// rounding to bfloat16). The PER_TOKEN / PER_GROUP forms (AscendAntiQuantParam) are Ascend 950 only
+// and not emulated. A shapeInfo left zero means the tensors' own ShapeInfo, which sim's LocalTensor
+// does not carry yet: such a call fails saying so. int4b_t: two values a byte, the first in the low
+// nibble (ASSUMED: the documentation does not give the packing order).
+namespace AscendC {
+struct AntiQuantShapeInfo {
+  uint32_t offsetHeight{0};
+  uint32_t offsetWidth{0};
+  uint32_t scaleHeight{0};
+  uint32_t scaleWidth{0};
+};
+}  // namespace AscendC
+
+namespace aopt::sim::quant {
+
+template <typename In>
+inline float anti_src(const In* s, std::uint64_t i) {
+  if constexpr (std::is_same_v<In, AscendC::int4b_t>) {
+    const std::uint8_t b = reinterpret_cast<const std::uint8_t*>(s)[i / 2];
+    const int v = (i % 2 == 0) ? (b & 0xf) : (b >> 4);
+    return static_cast<float>(v >= 8 ? v - 16 : v);
+  } else {
+    return static_cast<float>(s[i]);
+  }
+}
+
+// off(i, j) / sc(i, j): the offset and scale of src element (i, j) of the [rows, cols] src.
+template <typename In, typename Out, class Off, class Sc>
+inline void antiquant(const AscendC::LocalTensor<Out>& dst, const AscendC::LocalTensor<In>& src, std::uint64_t rows,
+                      std::uint64_t cols, Off off, Sc sc, const src_loc& loc) {
+  constexpr const char* api = "AscendAntiQuant";
+  static_assert(std::is_same_v<Out, half> || std::is_same_v<Out, bfloat16_t>,
+                "AscendAntiQuant: dst is half or bfloat16_t on Atlas A2 (AscendAntiQuant.md)");
+  static_assert(std::is_same_v<In, std::int8_t> || std::is_same_v<In, AscendC::int4b_t>,
+                "AscendAntiQuant: src is int8_t or int4b_t on Atlas A2 (AscendAntiQuant.md)");
+  const std::uint64_t n = rows * cols;
+  if ((n * sizeof(Out)) % 32 != 0) {
+    fail(hw_error_kind::param_out_of_range,
+         "AscendAntiQuant computes " + std::to_string(n) + " elements, not a multiple of 32 bytes of dst (the data "
+         "length must be 32-byte aligned)", loc, api);
+  }
+  vec::check_operand(dst, n, "dst", loc, api);
+  const std::uint64_t src_units = std::is_same_v<In, AscendC::int4b_t> ? (n + 1) / 2 : n;
+  vec::check_operand(src, src_units, "src", loc, api);
+  const In* s = src.aopt_ptr();
+  Out* d = dst.aopt_ptr();
+  for (std::uint64_t i = 0; i < rows; ++i) {
+    for (std::uint64_t j = 0; j < cols; ++j) {
+      const std::uint64_t e = i * cols + j;
+      if constexpr (std::is_same_v<Out, half>) {
+        const half x = static_cast<half>(anti_src(s, e));
+        const half y = static_cast<half>(static_cast<float>(x) + off(i, j));
+        d[e] = static_cast<half>(static_cast<float>(y) * sc(i, j));
+      } else {
+        d[e] = static_cast<Out>((anti_src(s, e) + off(i, j)) * sc(i, j));
+      }
+    }
+  }
+  const std::uint32_t reps = static_cast<std::uint32_t>((n * 4 + 255) / 256);
+  vec::record_vec(vec_class::cast, 4, reps, dst.aopt_addr(), 0, loc, api);
+  vec::record_vec(vec_class::binary, 4, reps, dst.aopt_addr(), 0, loc, api);
+  vec::record_vec(vec_class::binary, 4, reps, dst.aopt_addr(), 0, loc, api);
+  if constexpr (!std::is_same_v<Out, half>) vec::record_vec(vec_class::cast, 4, reps, dst.aopt_addr(), 0, loc, api);
+}
+
+// PER_CHANNEL: the group size from K and the parameter tensors' shape.
+template <typename In, typename Out, bool isTranspose>
+inline void antiquant_channel(const AscendC::LocalTensor<Out>& dst, const AscendC::LocalTensor<In>& src,
+                              const AscendC::LocalTensor<Out>* offset, const AscendC::LocalTensor<Out>& scale,
+                              std::uint32_t k, const AscendC::AntiQuantShapeInfo& info, const src_loc& loc) {
+  constexpr const char* api = "AscendAntiQuant";
+  const std::uint32_t sh = info.scaleHeight, sw = info.scaleWidth;
+  if (sh == 0 || sw == 0 || (offset != nullptr && (info.offsetHeight != sh || info.offsetWidth != sw))) {
+    fail(hw_error_kind::invalid_use,
+         "AscendAntiQuant (PER_CHANNEL): give AntiQuantShapeInfo the scale's (and offset's) height and width, equal for "
+         "both (a zero shapeInfo reads the tensors' ShapeInfo, which sim does not emulate)", loc, api);
+  }
+  if (k == 0) fail(hw_error_kind::param_out_of_range, "AscendAntiQuant: k must be positive", loc, api);
+  if (isTranspose && (k * sizeof(Out)) % 32 != 0) {
+    fail(hw_error_kind::param_out_of_range, "AscendAntiQuant with isTranspose: k (" + std::to_string(k) + ") must be 32-byte aligned",
+         loc, api);
+  }
+  // Not transposed: src [K, N], parameters [K / g, N]; transposed: src [N, K], parameters [N, K / g].
+  const std::uint32_t groups = isTranspose ? sw : sh;
+  const std::uint32_t n = isTranspose ? sh : sw;
+  if (groups == 0 || k % groups != 0) {
+    fail(hw_error_kind::param_out_of_range,
+         "AscendAntiQuant: k (" + std::to_string(k) + ") is not a multiple of the parameters' " + (isTranspose ? "width" : "height") +
+             " (" + std::to_string(groups) + ")", loc, api);
+  }
+  const std::uint32_t g = k / groups;
+  vec::check_operand(scale, static_cast<std::uint64_t>(sh) * sw, "scale", loc, api);
+  if (offset != nullptr) vec::check_operand(*offset, static_cast<std::uint64_t>(sh) * sw, "offset", loc, api);
+  const Out* sc = scale.aopt_ptr();
+  const Out* of = offset != nullptr ? offset->aopt_ptr() : nullptr;
+  auto at = [&](std::uint64_t i, std::uint64_t j) -> std::uint64_t {
+    return isTranspose ? i * sw + j / g : (i / g) * sw + j;
+  };
+  const std::uint64_t rows = isTranspose ? n : k, cols = isTranspose ? k : n;
+  antiquant<In, Out>(dst, src, rows, cols,
+                     [&](std::uint64_t i, std::uint64_t j) { return of ? static_cast<float>(of[at(i, j)]) : 0.0f; },
+                     [&](std::uint64_t i, std::uint64_t j) { return static_cast<float>(sc[at(i, j)]); }, loc);
+}
+
+template <typename In, typename Out>
+inline void antiquant_tensor(const AscendC::LocalTensor<Out>& dst, const AscendC::LocalTensor<In>& src, float offset, float scale,
+                             const src_loc& loc) {
+  const std::uint64_t n = std::is_same_v<In, AscendC::int4b_t> ? std::uint64_t{src.GetSize()} * 2 : src.GetSize();
+  antiquant<In, Out>(dst, src, 1, n, [offset](std::uint64_t, std::uint64_t) { return offset; },
+                     [scale](std::uint64_t, std::uint64_t) { return scale; }, loc);
+}
+
+}  // namespace aopt::sim::quant
+
+namespace AscendC {
+
+// PER_CHANNEL, with offset (sharedTmpBuffer's content is not modelled; the framework form takes none).
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+inline void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                            const LocalTensor<OutputDataType>& offset, const LocalTensor<OutputDataType>& scale,
+                            const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t k, const AntiQuantShapeInfo& shapeInfo = {},
+                            AOPT_VEC_LOC) {
+  static_cast<void>(sharedTmpBuffer);
+  aopt::sim::quant::antiquant_channel<InputDataType, OutputDataType, isTranspose>(dst, src, &offset, scale, k, shapeInfo, loc);
+}
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+inline void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                            const LocalTensor<OutputDataType>& offset, const LocalTensor<OutputDataType>& scale, const uint32_t k,
+                            const AntiQuantShapeInfo& shapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::quant::antiquant_channel<InputDataType, OutputDataType, isTranspose>(dst, src, &offset, scale, k, shapeInfo, loc);
+}
+// PER_CHANNEL without offset.
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+inline void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src,
+                            const LocalTensor<OutputDataType>& scale, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t k,
+                            const AntiQuantShapeInfo& shapeInfo = {}, AOPT_VEC_LOC) {
+  static_cast<void>(sharedTmpBuffer);
+  aopt::sim::quant::antiquant_channel<InputDataType, OutputDataType, isTranspose>(dst, src, nullptr, scale, k, shapeInfo, loc);
+}
+// PER_TENSOR, with and without offset.
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+inline void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src, const OutputDataType offset,
+                            const OutputDataType scale, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t k,
+                            const AntiQuantShapeInfo& shapeInfo = {}, AOPT_VEC_LOC) {
+  static_cast<void>(sharedTmpBuffer);
+  static_cast<void>(k);
+  static_cast<void>(shapeInfo);
+  aopt::sim::quant::antiquant_tensor<InputDataType, OutputDataType>(dst, src, static_cast<float>(offset), static_cast<float>(scale), loc);
+}
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+inline void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src, const OutputDataType offset,
+                            const OutputDataType scale, const uint32_t k, const AntiQuantShapeInfo& shapeInfo = {}, AOPT_VEC_LOC) {
+  static_cast<void>(k);
+  static_cast<void>(shapeInfo);
+  aopt::sim::quant::antiquant_tensor<InputDataType, OutputDataType>(dst, src, static_cast<float>(offset), static_cast<float>(scale), loc);
+}
+template <typename InputDataType, typename OutputDataType, bool isTranspose>
+inline void AscendAntiQuant(const LocalTensor<OutputDataType>& dst, const LocalTensor<InputDataType>& src, const OutputDataType scale,
+                            const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t k, const AntiQuantShapeInfo& shapeInfo = {},
+                            AOPT_VEC_LOC) {
+  static_cast<void>(sharedTmpBuffer);
+  static_cast<void>(k);
+  static_cast<void>(shapeInfo);
+  aopt::sim::quant::antiquant_tensor<InputDataType, OutputDataType>(dst, src, 0.0f, static_cast<float>(scale), loc);
+}
+
+}  // namespace AscendC

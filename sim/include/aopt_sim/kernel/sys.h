@@ -31,6 +31,10 @@ constexpr std::int16_t GetDataBlockSizeInBytes() { return 32; }
 inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
   return workspace == nullptr ? nullptr : workspace + aopt::sim::sys_workspace_bytes;
 }
+// The bytes the system reserves at the start of the workspace (not on a documentation page; CANN's
+// headers name it, operators add it to their workspace size as GetLibApiWorkSpaceSize's): sim's
+// reservation, 16 MiB (ASSUMED, as the value operators hard-code beside it).
+constexpr std::uint32_t RESERVED_WORKSPACE = static_cast<std::uint32_t>(aopt::sim::sys_workspace_bytes);
 inline void SetSysWorkspace(GM_ADDR workspace) { aopt::sim::set_sys_workspace(workspace); }
 inline GM_ADDR GetSysWorkSpacePtr() { return aopt::sim::sys_workspace(); }
 

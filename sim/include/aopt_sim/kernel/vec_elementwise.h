@@ -55,15 +55,21 @@ inline void binary_lanes(const LocalTensor<T>& dst, const LocalTensor<T>& s0, co
   T* d = dst.aopt_ptr();
   const T* a = s0.aopt_ptr();
   const T* b = s1.aopt_ptr();
+  // f(a, b), or f(a, b, dst) for the three-operand forms that also read dst (MulAddDst).
+  constexpr bool reads_dst = std::is_invocable_v<F, T, T, T>;
   ln.for_each([&](std::uint32_t r, std::uint32_t i) {
-    d[lane_off(ld, epb, r, i)] = f(a[lane_off(l0, epb, r, i)], b[lane_off(l1, epb, r, i)]);
+    T& out = d[lane_off(ld, epb, r, i)];
+    if constexpr (reads_dst) {
+      out = f(a[lane_off(l0, epb, r, i)], b[lane_off(l1, epb, r, i)], out);
+    } else {
+      out = f(a[lane_off(l0, epb, r, i)], b[lane_off(l1, epb, r, i)]);
+    }
   });
   if (ln.repeats == 0) return;
+  const bank_op src0{s0.aopt_addr(), l0.blk, 256, false}, src1{s1.aopt_addr(), l1.blk, 256, false},
+      dst_r{dst.aopt_addr(), ld.blk, 256, false}, dst_w{dst.aopt_addr(), ld.blk, 256, true};
   record_vec(c, sizeof(T), ln.repeats, dst.aopt_addr(),
-             banks_of({{s0.aopt_addr(), l0.blk, 256, false},
-                       {s1.aopt_addr(), l1.blk, 256, false},
-                       {dst.aopt_addr(), ld.blk, 256, true}}),
-             loc, api);
+             reads_dst ? banks_of({src0, src1, dst_r, dst_w}) : banks_of({src0, src1, dst_w}), loc, api);
 }
 
 template <typename D, typename S, class F>
@@ -356,11 +362,92 @@ inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, c
   aopt::sim::vec::binary_count(dst, src0, src1, count, aopt::sim::vec_class::mul_add, "FusedMulAdd", loc,
                                [](T a, T b, T d) { return aopt::sim::vec::wrap_add(aopt::sim::vec::wrap_mul(a, d), b); });
 }
-template <typename T, bool isSetMask = true>
-inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
-                      const int32_t& count, AOPT_VEC_LOC) {
-  aopt::sim::vec::binary_count(dst, src0, src1, count, aopt::sim::vec_class::mul_add, "MulAddDst", loc,
-                               [](T a, T b, T d) { return aopt::sim::vec::wrap_add(aopt::sim::vec::wrap_mul(a, b), d); });
+
+// Their mask forms (bit-wise and continuous), repeatTimes repeats of BinaryRepeatParams strides
+// (the 基础API 双目指令 prototypes; weight_quant_batch_matmul_v2 broadcasts one operand's row with
+// src0RepStride 0).
+#define AOPT_VEC_MUL_ADD(NAME, EXPR)                                                                           \
+  template <typename T, bool isSetMask = true>                                                                 \
+  inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,          \
+                   const uint64_t mask[], const int32_t repeatTimes, const BinaryRepeatParams& repeatParams,   \
+                   AOPT_VEC_LOC) {                                                                             \
+    const auto ln = aopt::sim::vec::lanes_from_bits(isSetMask, mask, repeatTimes, aopt::sim::vec::epr_v<T>,    \
+                                                    loc, #NAME);                                               \
+    aopt::sim::vec::binary_lanes(dst, src0, src1, ln, repeatParams, aopt::sim::vec_class::mul_add, #NAME, loc, \
+                                 [](T a, T b, T d) { return EXPR; });                                          \
+  }                                                                                                            \
+  template <typename T, bool isSetMask = true>                                                                 \
+  inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,          \
+                   uint64_t mask, const int32_t repeatTimes, const BinaryRepeatParams& repeatParams,           \
+                   AOPT_VEC_LOC) {                                                                             \
+    const auto ln = aopt::sim::vec::lanes_from_mask(isSetMask, mask, repeatTimes, aopt::sim::vec::epr_v<T>,    \
+                                                    loc, #NAME);                                               \
+    aopt::sim::vec::binary_lanes(dst, src0, src1, ln, repeatParams, aopt::sim::vec_class::mul_add, #NAME, loc, \
+                                 [](T a, T b, T d) { return EXPR; });                                          \
+  }
+AOPT_VEC_MUL_ADD(FusedMulAdd, aopt::sim::vec::wrap_add(aopt::sim::vec::wrap_mul(a, d), b))
+#undef AOPT_VEC_MUL_ADD
+
+}  // namespace AscendC
+
+namespace aopt::sim::vec {
+// MulAddDst (基础API/Memory矢量计算/复合计算/MulAddDst.md): dst (T) = src0 * src1 + dst with sources
+// of type U, T = U or T = float with U = half (PAR 64: a repeat is 256 bytes of the wider type);
+// the product rounds to U, the sum to T, as each step of sim's other compound instructions.
+template <typename T, typename U>
+inline void mul_add_dst(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>& s0, const AscendC::LocalTensor<U>& s1,
+                        const lanes& ln, const layout& ld, const layout& l0, const layout& l1, const src_loc& loc) {
+  static_assert(std::is_same_v<T, U> || (std::is_same_v<T, float> && std::is_same_v<U, half>),
+                "MulAddDst: dst and sources of one type, or float dst with half sources (MulAddDst.md)");
+  constexpr const char* api = "MulAddDst";
+  check_operand(dst, extent(ln, ld, epb_v<T>), "dst", loc, api);
+  check_operand(s0, extent(ln, l0, epb_v<U>), "src0", loc, api);
+  check_operand(s1, extent(ln, l1, epb_v<U>), "src1", loc, api);
+  T* d = dst.aopt_ptr();
+  const U* a = s0.aopt_ptr();
+  const U* b = s1.aopt_ptr();
+  ln.for_each([&](std::uint32_t r, std::uint32_t i) {
+    T& out = d[lane_off(ld, epb_v<T>, r, i)];
+    const U prod = wrap_mul(a[lane_off(l0, epb_v<U>, r, i)], b[lane_off(l1, epb_v<U>, r, i)]);
+    out = wrap_add(static_cast<T>(prod), out);
+  });
+  if (ln.repeats == 0) return;
+  record_vec(vec_class::mul_add, sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U), ln.repeats, dst.aopt_addr(),
+             banks_of({{s0.aopt_addr(), l0.blk, 256, false}, {s1.aopt_addr(), l1.blk, 256, false},
+                       {dst.aopt_addr(), ld.blk, 256, false}, {dst.aopt_addr(), ld.blk, 256, true}}),
+             loc, api);
+}
+template <typename T, typename U>
+constexpr std::uint32_t mul_add_epr = 256 / (sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U));
+}  // namespace aopt::sim::vec
+
+namespace AscendC {
+
+template <typename T, typename U, bool isSetMask = true>
+inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1, const int32_t& count,
+                      AOPT_VEC_LOC) {
+  namespace v = aopt::sim::vec;
+  const auto ln = v::lanes_from_count(count, v::mul_add_epr<T, U>, loc, "MulAddDst");
+  // Contiguous: each repeat's elements right after the last one's, in each operand's own width.
+  constexpr std::uint32_t epr = v::mul_add_epr<T, U>;
+  const v::layout ld{1, static_cast<std::uint32_t>(epr * sizeof(T) / 32)}, ls{1, static_cast<std::uint32_t>(epr * sizeof(U) / 32)};
+  v::mul_add_dst(dst, src0, src1, ln, ld, ls, ls, loc);
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1, const uint64_t mask[],
+                      const int32_t repeatTimes, const BinaryRepeatParams& p, AOPT_VEC_LOC) {
+  namespace v = aopt::sim::vec;
+  const auto ln = v::lanes_from_bits(isSetMask, mask, repeatTimes, v::mul_add_epr<T, U>, loc, "MulAddDst");
+  v::mul_add_dst(dst, src0, src1, ln, {p.dstBlkStride, p.dstRepStride}, {p.src0BlkStride, p.src0RepStride},
+                 {p.src1BlkStride, p.src1RepStride}, loc);
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1, uint64_t mask,
+                      const int32_t repeatTimes, const BinaryRepeatParams& p, AOPT_VEC_LOC) {
+  namespace v = aopt::sim::vec;
+  const auto ln = v::lanes_from_mask(isSetMask, mask, repeatTimes, v::mul_add_epr<T, U>, loc, "MulAddDst");
+  v::mul_add_dst(dst, src0, src1, ln, {p.dstBlkStride, p.dstRepStride}, {p.src0BlkStride, p.src0RepStride},
+                 {p.src1BlkStride, p.src1RepStride}, loc);
 }
 
 // Axpy: dst = src * scalar + dst (T = U, or T = float with U = half). Each step rounds to T.

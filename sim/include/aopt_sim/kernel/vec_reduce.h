@@ -446,4 +446,14 @@ inline T GetAccVal() {
   return static_cast<T>(static_cast<float>(aopt::sim::vec::state().acc_val));
 }
 
+// ReduceLastND: a name CANN's headers declare but no public documentation page describes
+// (weight_quant_batch_matmul_v2 names it in a using-declaration and never calls it). Declared so
+// such kernels compile; a call fails, saying so, rather than computing a guessed reduction.
+template <typename... Args>
+inline void ReduceLastND(Args&&...) {
+  aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                  "ReduceLastND is not emulated: it has no public documentation (use ReduceSum/ReduceMax/WholeReduceSum)",
+                  aopt::sim::src_loc::current(), "ReduceLastND");
+}
+
 }  // namespace AscendC
