@@ -124,7 +124,7 @@ inline bool supported_reduce_op(std::uint32_t op) {
 }
 
 [[noreturn]] inline void fail(hw_error_kind k, const std::string& api, const std::string& msg, const src_loc& loc) {
-  aopt::sim::fail(k, api + ": " + msg, loc, api.c_str());
+  aopt::sim::fail(k, msg, loc, api.c_str());  // the error names the API (hw_error::site.api)
 }
 
 // Round `round` of a task on the served core: its block copied from send to recv (both checked
