@@ -64,3 +64,19 @@ TEST(AoptEvalMix, AMatmulKernelWithoutADeclaredTypeRunsMixedOneToTwo) {
   }
   EXPECT_FALSE(j.contains("warnings") && j["warnings"].dump().find("unwritten") != std::string::npos) << j.dump(2);
 }
+
+// matmul_all_reduce_window (docs/sim.md "HCCL on one rank"): every AIC computes its block of
+// a x b with the Matmul API into the HCCL WindowsIn (GetWindowsInAddr), the AllReduce prepared
+// before the compute is committed after a barrier, and on one rank it copies the window into c;
+// the reference is the plain product. Without the HCCL API the host build stopped at
+// tiling/hccl/hccl_tiling.h; with a collective that did not copy, c stayed unwritten.
+TEST(AoptEvalMix, AMatmulAllReducedThroughTheHcclWindowEqualsThePlainProduct) {
+  const auto j = eval_fixture("matmul_all_reduce_window");
+  ASSERT_EQ(j.value("status", ""), "ok") << j.dump(2);
+  ASSERT_EQ(j["cases"].size(), 2u);
+  for (const auto& c : j["cases"]) {
+    EXPECT_EQ(c["status"], "ok") << c.dump(2);
+    EXPECT_EQ(c["mismatch_ratio"].get<double>(), 0.0);
+  }
+  EXPECT_FALSE(j.contains("warnings") && j["warnings"].dump().find("unwritten") != std::string::npos) << j.dump(2);
+}

@@ -106,7 +106,7 @@ TEST(SyncAllBarrier, CoresExchangeDataThroughGm) {
 TEST(SyncAllBarrier, ErrorOnOneCoreReleasesTheOthers) {
   auto r = run(6, [&] {
     if (GetBlockIdx() == 4) {
-      WaitFlag<HardEvent::V_S>(7);  // reserved id: fails this core
+      WaitFlag<HardEvent::V_S>(8);  // outside 0..7: fails this core
     }
     SyncAll();
   });

@@ -20,7 +20,7 @@ enum class hw_error_kind : std::uint8_t {
   misaligned,           // UB or GM address not 32 B aligned where the instruction requires it
   truncated_copy,       // contiguous DataCopy of a size that is not a multiple of 32 B
   param_out_of_range,   // repeat > 255, blockLen > 65535, count > tensor size, ...
-  reserved_event,       // event id 6 or 7, or an id outside 0..7
+  reserved_event,       // an event id outside 0..7 (6 and 7: a warning, advised against)
   double_set_event,     // SetFlag twice before the matching WaitFlag
   deadlock,             // a WaitFlag that can never be satisfied
   gm_out_of_bounds,     // a GM access outside every allocation the kernel was given

@@ -19,6 +19,7 @@
 
 #include "aopt_sim/host/list_tensor_desc.h"
 #include "aopt_sim/host/matmul_tiling_data.h"  // TCubeTiling, a field of Matmul operators' tiling data
+#include "aopt_sim/host/hccl_tiling_data.h"    // Mc2InitTiling, Mc2CcTiling: fields of MC2 operators' tiling data
 #include "graph/types.h"  // ge::DT_* for the ORIG_DTYPE_<NAME> macros of kernel builds
 
 namespace aopt::sim {

@@ -10,6 +10,7 @@
 #include <iostream>  // the CANN registration headers bring it; host sources use std::cout unincluded
 #include <map>
 #include <memory>
+#include <set>  // likewise: host sources (matmul_all_reduce) declare std::set tables unincluded
 #include <string>
 #include <vector>
 

@@ -150,11 +150,14 @@ inline void check_user_event(std::int32_t id, const aopt::sim::src_loc& loc, con
                         "AllocEventID()",
                     loc, api);
   }
+  // "SetFlag/WaitFlag(ISASI)", 约束说明: the range on Atlas A2/A3 is 0-7; ids 6 and 7 are "暂不建议直接
+  // 使用" (6 planned for the system, 7 TPipe's automatic synchronisation), a recommendation, not
+  // a fault: the chip runs them, so sim warns.
   if (id >= 6) {
-    aopt::sim::fail(aopt::sim::hw_error_kind::reserved_event,
+    aopt::sim::warn(aopt::sim::hw_error_kind::reserved_event,
                     "event id " + std::to_string(id) +
-                        " is reserved by the framework (ids 6 and 7): use 0..5, e.g. from "
-                        "GetTPipePtr()->FetchEventID()",
+                        " is one the documentation advises against (6: planned for the system, 7: TPipe's "
+                        "automatic synchronisation): prefer 0..5, e.g. from GetTPipePtr()->FetchEventID()",
                     loc, api);
   }
 }
