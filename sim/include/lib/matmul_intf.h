@@ -9,6 +9,9 @@
 // using-directive). The CFG_* constants are not: kernels define their own (matmul_all_reduce's
 // AscendC::CFG_MDL).
 using AscendC::CubeFormat;
+// LayoutMode likewise: the documentation's examples name LayoutMode::NONE / NORMAL unqualified
+// (Matmul-Kernel侧接口/GetIBShareNormConfig.md, IterateBatch.md), as flash_attention_score_with_large_head_dim does.
+using AscendC::LayoutMode;
 using AscendC::MatmulConfig;
 using AscendC::GetNormalConfig;
 using AscendC::GetMDLConfig;

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "aopt_sim/host/tiling_data_ptr.h"
 
@@ -192,6 +193,36 @@ inline void SoftMaxFlashV2TilingFunc(const ge::Shape& srcShape, const std::uint3
     softmaxFlashTiling.tailReduceSize = softmaxFlashTiling.tailM;
     ::aopt::sim::host::write_through(&softmaxFlashTiling, sizeof(softmaxFlashTiling));
   }
+}
+
+// The kernel-side tiling function (SoftmaxFlashV2.md, "kernel侧tiling计算接口"): the tiling for the
+// shape the kernel has now ([srcM, srcK] of shapeInfo), its arguments as the host function's
+// (SoftmaxFlashV2-Tiling接口.md); isDataFormatNZ does not change sim's tiling (NZ data is not
+// emulated by SoftmaxFlashV2 itself). Not constexpr here: the struct's setters are not.
+inline optiling::SoftMaxTiling SoftMaxFlashV2TilingFunc(const SoftMaxShapeInfo& shapeInfo, const std::uint32_t dataTypeSize1,
+                                                        const std::uint32_t dataTypeSize2,
+                                                        const std::uint32_t localWorkSpaceSize, const bool isUpdate = false,
+                                                        const bool isBasicBlock = false, const bool isDataFormatNZ = false,
+                                                        const bool isFlashOutputBrc = false) {
+  static_cast<void>(isDataFormatNZ);
+  optiling::SoftMaxTiling t;
+  const ge::Shape shape(std::vector<int64_t>{static_cast<int64_t>(shapeInfo.srcM), static_cast<int64_t>(shapeInfo.srcK)});
+  SoftMaxFlashV2TilingFunc(shape, dataTypeSize1, dataTypeSize2, localWorkSpaceSize, t, isUpdate, isBasicBlock,
+                           isFlashOutputBrc);
+  return t;
+}
+// SoftMaxFlashV2TilingFuncImpl: kernels call this name (math/flash_attention_score_with_large_head_dim)
+// with the shape as srcM, srcK; it is not in the public reference [ASSUMED: the kernel-side
+// function above with the shape given by its two lengths].
+inline optiling::SoftMaxTiling SoftMaxFlashV2TilingFuncImpl(const std::uint32_t srcM, const std::uint32_t srcK,
+                                                            const std::uint32_t dataTypeSize1,
+                                                            const std::uint32_t dataTypeSize2,
+                                                            const std::uint32_t localWorkSpaceSize,
+                                                            const bool isUpdate = false, const bool isBasicBlock = false,
+                                                            const bool isDataFormatNZ = false,
+                                                            const bool isFlashOutputBrc = false) {
+  return SoftMaxFlashV2TilingFunc(SoftMaxShapeInfo{srcM, srcK, srcM, srcK}, dataTypeSize1, dataTypeSize2,
+                                  localWorkSpaceSize, isUpdate, isBasicBlock, isDataFormatNZ, isFlashOutputBrc);
 }
 
 // Whether [m, k] meets the documented basic-block conditions for isBasicBlock: k a multiple of

@@ -464,20 +464,57 @@ constexpr SoftmaxConfig SOFTMAX_DEFAULT_CFG = {true, 0, 0, SoftmaxMode::SOFTMAX_
 }  // namespace AscendC
 
 namespace aopt::sim::adv {
+// The [m, k] rows a SoftMax-family call works on (SoftMax.md, SoftmaxFlashV2.md, SoftmaxGrad.md:
+// "softmaxShapeInfo", else the tiling's srcM/srcK); srcK must be 32-byte aligned ("srcK：尾轴长度，
+// 必须32Byte对齐"). NZ data is not emulated.
+struct softmax_rows {
+  std::uint32_t m = 0;
+  std::uint32_t k = 0;
+  std::uint64_t n() const { return std::uint64_t{m} * k; }
+};
+inline softmax_rows softmax_shape(const optiling::SoftMaxTiling& tiling, const AscendC::SoftMaxShapeInfo& info,
+                                  std::uint32_t elem_bytes, bool nz, const char* api, const src_loc& loc) {
+  if (nz) fail(hw_error_kind::invalid_use, std::string(api) + " on NZ data (isDataFormatNZ) is not emulated", loc, api);
+  const softmax_rows r{info.srcM != 0 ? info.srcM : tiling.srcM, info.srcK != 0 ? info.srcK : tiling.srcK};
+  if (r.k * elem_bytes % 32 != 0) {
+    fail(hw_error_kind::misaligned,
+         std::string(api) + ": srcK " + std::to_string(r.k) + " is not a multiple of 32 bytes (pad the rows)", loc,
+         api);
+  }
+  return r;
+}
+template <typename T>
+inline float row_max(const T* s, std::uint32_t k) {
+  float mx = -INFINITY;
+  for (std::uint32_t c = 0; c < k; ++c) mx = std::max(mx, static_cast<float>(s[c]));
+  return mx;
+}
+// exp(x - mx) of one row into `out`, in float; returns the row's sum of them.
+template <typename T>
+inline float exp_row(const T* s, std::uint32_t k, float mx, std::vector<float>& out) {
+  out.resize(k);
+  float total = 0.0f;
+  for (std::uint32_t c = 0; c < k; ++c) {
+    out[c] = std::exp(static_cast<float>(s[c]) - mx);
+    total += out[c];
+  }
+  return total;
+}
+// Row r's value repeated over its `blk` elements (one 32-byte block, or 1 unbroadcast).
+template <typename T>
+inline void fill_row_block(const AscendC::LocalTensor<T>& t, std::uint32_t r, std::uint32_t blk, float v) {
+  for (std::uint32_t j = 0; j < blk; ++j) t.aopt_ptr()[std::uint64_t{r} * blk + j] = static_cast<T>(v);
+}
+
 template <typename T1, typename T2>
 inline void softmax_nd(const AscendC::LocalTensor<T1>& dst, const AscendC::LocalTensor<T2>* sum,
                        const AscendC::LocalTensor<T2>* max, const AscendC::LocalTensor<T1>& src,
                        const optiling::SoftMaxTiling& tiling, const AscendC::SoftMaxShapeInfo& info, bool nz,
                        const src_loc& loc) {
   constexpr const char* api = "SoftMax";
-  if (nz) fail(hw_error_kind::invalid_use, "SoftMax on NZ data (isDataFormatNZ) is not emulated", loc, api);
-  const std::uint32_t m = info.srcM != 0 ? info.srcM : tiling.srcM;
-  const std::uint32_t k = info.srcK != 0 ? info.srcK : tiling.srcK;
-  if (k * sizeof(T1) % 32 != 0) {
-    fail(hw_error_kind::misaligned,
-         "SoftMax: srcK " + std::to_string(k) + " is not a multiple of 32 bytes (pad the rows)", loc, api);
-  }
-  const std::uint64_t n = std::uint64_t{m} * k;
+  const softmax_rows sh = softmax_shape(tiling, info, sizeof(T1), nz, api, loc);
+  const std::uint32_t m = sh.m, k = sh.k;
+  const std::uint64_t n = sh.n();
   vec::check_operand(src, n, "srcTensor", loc, api);
   vec::check_operand(dst, n, "dstTensor", loc, api);
   constexpr std::uint32_t blk = 32 / sizeof(T2);
@@ -487,21 +524,12 @@ inline void softmax_nd(const AscendC::LocalTensor<T1>& dst, const AscendC::Local
   T1* d = dst.aopt_ptr();
   std::vector<float> row(k);
   for (std::uint32_t r = 0; r < m; ++r) {
-    float mx = -INFINITY;
-    for (std::uint32_t c = 0; c < k; ++c) {
-      row[c] = static_cast<float>(s[std::uint64_t{r} * k + c]);
-      mx = std::max(mx, row[c]);
-    }
-    float total = 0.0f;
-    for (std::uint32_t c = 0; c < k; ++c) {
-      row[c] = std::exp(row[c] - mx);
-      total += row[c];
-    }
+    const T1* sr = s + std::uint64_t{r} * k;
+    const float mx = row_max(sr, k);
+    const float total = exp_row(sr, k, mx, row);
     for (std::uint32_t c = 0; c < k; ++c) d[std::uint64_t{r} * k + c] = static_cast<T1>(row[c] / total);
-    for (std::uint32_t j = 0; j < blk; ++j) {
-      if (sum != nullptr) sum->aopt_ptr()[std::uint64_t{r} * blk + j] = static_cast<T2>(total);
-      if (max != nullptr) max->aopt_ptr()[std::uint64_t{r} * blk + j] = static_cast<T2>(mx);
-    }
+    if (sum != nullptr) fill_row_block(*sum, r, blk, total);
+    if (max != nullptr) fill_row_block(*max, r, blk, mx);
   }
   record_composition<T1>({vec_class::reduce_max, vec_class::duplicate, vec_class::binary, vec_class::exp_ln,
                           vec_class::reduce_sum, vec_class::duplicate, vec_class::div},
@@ -565,6 +593,211 @@ inline void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTe
                                    loc);
 }
 
+// ---- SoftmaxFlashV2 (ND) -------------------------------------------------------------------------
+// By the public documentation (SoftmaxFlashV2.md), per row of the [srcM, srcK] source
+// (softmaxShapeInfo, else the tiling's srcM/srcK; padding columns take part, as documented):
+//   isUpdate false: max = max(x), dst = exp(x - max), sum = sum(dst);
+//   isUpdate true:  max = max(inMax, max(x)), dst = exp(x - max), expMax = exp(inMax - max),
+//                   sum = expMax * inSum + sum(dst)
+// (the documentation's Python: the running max of FlashAttention-2 and the rescaling of the old
+// sum). dst is not divided by the sum. max, sum, expMax, inMax and inSum hold one value per row
+// repeated over one 32-byte block (32 / sizeof of their type), or one value per row with
+// config.mode SOFTMAX_OUTPUT_WITHOUT_BRC; the inputs are read at each row's first element. The
+// documented reuse (dst = src, max = inMax, sum = inSum) works: a row's inputs are read before it
+// is written. Computed in float, rounded once to each output's type. The outReduceMax forms also
+// write the row's own max(x) (isUpdate true only) and, as documented, do nothing unless config.mode
+// is SOFTMAX_OUTPUT_WITHOUT_BRC. Errors (the documented constraints): srcK not 32-byte aligned,
+// operands smaller than their shape, sharedTmpBuffer overlapping src or dst, isBasicBlock on a
+// shape that is no basic block (n a multiple of 64 in [256 / sizeof(T), 2048), m a multiple of 8;
+// "isBasicBlock" in the template parameter table; not checked when config sets oriSrcM/oriSrcK,
+// which then make isBasicBlock ineffective). config.isCheckTiling has no effect (sim computes from
+// the shape, never from the tiling's split) and config.oriSrcM/oriSrcK are not read [ASSUMED: the
+// shape they fix equals the one given]. Timing: the documented steps as vector records, over the
+// data (reduce max, sub, exp, reduce sum) and over the [m, block] statistics (two broadcasts; with
+// isUpdate max, sub, exp, mul, add).
+}  // namespace AscendC
+
+namespace aopt::sim::adv {
+template <typename T1, typename T2>
+struct flash_v2_operands {
+  const AscendC::LocalTensor<T1>& dst;
+  const AscendC::LocalTensor<T2>* reduce_max;  // the outReduceMax forms only
+  const AscendC::LocalTensor<T2>& sum;
+  const AscendC::LocalTensor<T2>& max;
+  const AscendC::LocalTensor<T1>& src;
+  const AscendC::LocalTensor<T1>& exp_max;
+  const AscendC::LocalTensor<T2>& in_sum;
+  const AscendC::LocalTensor<T2>& in_max;
+  const AscendC::LocalTensor<std::uint8_t>* tmp;
+};
+struct flash_v2_mode {
+  bool update = false;
+  bool basic_block = false;
+  bool nz = false;
+  const AscendC::SoftmaxConfig* config = nullptr;
+};
+
+inline bool softmax_basic_block(const softmax_rows& sh, std::uint32_t elem_bytes) {
+  return sh.k % 64 == 0 && sh.k >= 256 / elem_bytes && sh.k < 2048 && sh.m % 8 == 0;
+}
+
+// "不支持sharedTmpBuffer与源操作数和目的操作数地址重叠" (SoftmaxFlashV2.md, constraints).
+template <typename T>
+inline void check_tmp_apart(const AscendC::LocalTensor<std::uint8_t>& tmp, const AscendC::LocalTensor<T>& t,
+                            std::uint64_t elems, const char* what, const src_loc& loc, const char* api) {
+  const std::uint64_t a0 = tmp.aopt_addr(), a1 = a0 + tmp.GetSize();
+  const std::uint64_t b0 = t.aopt_addr(), b1 = b0 + elems * sizeof(T);
+  if (a0 < b1 && b0 < a1 && a1 > a0) {
+    fail(hw_error_kind::invalid_use,
+         std::string(api) + ": sharedTmpBuffer [" + std::to_string(a0) + ", " + std::to_string(a1) +
+             ") overlaps " + what + " [" + std::to_string(b0) + ", " + std::to_string(b1) +
+             "); the documentation forbids it: give the temporary space its own buffer",
+         loc, api);
+  }
+}
+
+template <typename T1, typename T2>
+inline void flash_v2_checks(const flash_v2_operands<T1, T2>& o, const softmax_rows& sh, const flash_v2_mode& md,
+                            std::uint32_t blk2, std::uint32_t blk1, const src_loc& loc, const char* api) {
+  const bool shape_fixed = md.config != nullptr && (md.config->oriSrcM != 0 || md.config->oriSrcK != 0);
+  if (md.basic_block && !shape_fixed && !softmax_basic_block(sh, sizeof(T1))) {
+    fail(hw_error_kind::param_out_of_range,
+         std::string(api) + ": isBasicBlock is set but [" + std::to_string(sh.m) + ", " + std::to_string(sh.k) +
+             "] is no basic block (the last axis a multiple of 64 in [" + std::to_string(256 / sizeof(T1)) +
+             ", 2048), the rows a multiple of 8): set isBasicBlock only when IsBasicBlockInSoftMax holds",
+         loc, api);
+  }
+  vec::check_operand(o.src, sh.n(), "srcTensor", loc, api);
+  vec::check_operand(o.dst, sh.n(), "dstTensor", loc, api);
+  const std::uint64_t stats = std::uint64_t{sh.m} * blk2;
+  vec::check_operand(o.sum, stats, "expSumTensor", loc, api);
+  vec::check_operand(o.max, stats, "maxTensor", loc, api);
+  if (o.reduce_max != nullptr && md.update) vec::check_operand(*o.reduce_max, stats, "outReduceMax", loc, api);
+  if (md.update) {
+    vec::check_operand(o.exp_max, std::uint64_t{sh.m} * blk1, "expMaxTensor", loc, api);
+    vec::check_operand(o.in_sum, stats, "inExpSumTensor", loc, api);
+    vec::check_operand(o.in_max, stats, "inMaxTensor", loc, api);
+  }
+  if (o.tmp != nullptr) {
+    check_tmp(o.tmp, loc, api);
+    check_tmp_apart(*o.tmp, o.src, sh.n(), "srcTensor", loc, api);
+    check_tmp_apart(*o.tmp, o.dst, sh.n(), "dstTensor", loc, api);
+  }
+}
+
+template <typename T1, typename T2>
+inline void softmax_flash_v2(const flash_v2_operands<T1, T2>& o, const optiling::SoftMaxTiling& tiling,
+                             const AscendC::SoftMaxShapeInfo& info, const flash_v2_mode& md, const src_loc& loc) {
+  constexpr const char* api = "SoftmaxFlashV2";
+  const bool unbroadcast = md.config != nullptr && md.config->mode == AscendC::SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC;
+  // The outReduceMax forms run only in the unbroadcast mode ("其配置为SOFTMAX_NORMAL模式时，接口功能不执行").
+  if (o.reduce_max != nullptr && !unbroadcast) return;
+  const softmax_rows sh = softmax_shape(tiling, info, sizeof(T1), md.nz, api, loc);
+  const std::uint32_t blk2 = unbroadcast ? 1 : 32 / sizeof(T2), blk1 = unbroadcast ? 1 : 32 / sizeof(T1);
+  flash_v2_checks(o, sh, md, blk2, blk1, loc, api);
+  std::vector<float> row;
+  for (std::uint32_t r = 0; r < sh.m; ++r) {
+    const std::uint64_t base = std::uint64_t{r} * sh.k;
+    const float own = row_max(o.src.aopt_ptr() + base, sh.k);
+    float mx = own, scale = 0.0f, carried = 0.0f;
+    if (md.update) {
+      const float in_max = static_cast<float>(o.in_max.aopt_ptr()[std::uint64_t{r} * blk2]);
+      carried = static_cast<float>(o.in_sum.aopt_ptr()[std::uint64_t{r} * blk2]);
+      mx = std::max(in_max, own);
+      scale = std::exp(in_max - mx);
+    }
+    const float total = exp_row(o.src.aopt_ptr() + base, sh.k, mx, row) + scale * carried;
+    for (std::uint32_t c = 0; c < sh.k; ++c) o.dst.aopt_ptr()[base + c] = static_cast<T1>(row[c]);
+    fill_row_block(o.max, r, blk2, mx);
+    fill_row_block(o.sum, r, blk2, total);
+    if (md.update) fill_row_block(o.exp_max, r, blk1, scale);
+    if (md.update && o.reduce_max != nullptr) fill_row_block(*o.reduce_max, r, blk2, own);
+  }
+  record_composition<T1>({vec_class::reduce_max, vec_class::binary, vec_class::exp_ln, vec_class::reduce_sum},
+                         static_cast<std::uint32_t>(sh.n()), o.dst.aopt_addr(), loc, api);
+  if (md.update) {
+    record_composition<T2>({vec_class::duplicate, vec_class::binary, vec_class::binary, vec_class::exp_ln,
+                            vec_class::duplicate, vec_class::binary, vec_class::binary},
+                           sh.m * blk2, o.sum.aopt_addr(), loc, api);
+  } else {
+    record_composition<T2>({vec_class::duplicate, vec_class::duplicate}, sh.m * blk2, o.sum.aopt_addr(), loc, api);
+  }
+}
+}  // namespace aopt::sim::adv
+
+namespace AscendC {
+
+// The documented overloads (SoftmaxFlashV2.md, 函数原型): same types or half data with float
+// statistics; with or without the outReduceMax output; the temporary space from the framework or
+// the caller's sharedTmpBuffer (sim needs none, but checks it as documented).
+#define AOPT_FLASH_V2_TEMPLATE                                                                      \
+  template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false, \
+            bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+#define AOPT_FLASH_V2_MODE aopt::sim::adv::flash_v2_mode{isUpdate, isBasicBlock, isDataFormatNZ, &config}
+
+AOPT_FLASH_V2_TEMPLATE
+inline void SoftmaxFlashV2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& expSumTensor,
+                           const LocalTensor<T>& maxTensor, const LocalTensor<T>& srcTensor,
+                           const LocalTensor<T>& expMaxTensor, const LocalTensor<T>& inExpSumTensor,
+                           const LocalTensor<T>& inMaxTensor, const SoftMaxTiling& tiling,
+                           const SoftMaxShapeInfo& softmaxShapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::adv::softmax_flash_v2<T, T>({dstTensor, nullptr, expSumTensor, maxTensor, srcTensor, expMaxTensor,
+                                          inExpSumTensor, inMaxTensor, nullptr},
+                                         tiling, softmaxShapeInfo, AOPT_FLASH_V2_MODE, loc);
+}
+AOPT_FLASH_V2_TEMPLATE
+inline void SoftmaxFlashV2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& outReduceMax,
+                           const LocalTensor<T>& outExpSum, const LocalTensor<T>& outMax, const LocalTensor<T>& srcTensor,
+                           const LocalTensor<T>& outExpMax, const LocalTensor<T>& inExpSum, const LocalTensor<T>& inMax,
+                           const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::adv::softmax_flash_v2<T, T>(
+      {dstTensor, &outReduceMax, outExpSum, outMax, srcTensor, outExpMax, inExpSum, inMax, nullptr}, tiling,
+      softmaxShapeInfo, AOPT_FLASH_V2_MODE, loc);
+}
+AOPT_FLASH_V2_TEMPLATE
+inline void SoftmaxFlashV2(const LocalTensor<half>& dstTensor, const LocalTensor<float>& expSumTensor,
+                           const LocalTensor<float>& maxTensor, const LocalTensor<half>& srcTensor,
+                           const LocalTensor<half>& expMaxTensor, const LocalTensor<float>& inExpSumTensor,
+                           const LocalTensor<float>& inMaxTensor, const SoftMaxTiling& tiling,
+                           const SoftMaxShapeInfo& softmaxShapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::adv::softmax_flash_v2<half, float>({dstTensor, nullptr, expSumTensor, maxTensor, srcTensor, expMaxTensor,
+                                                 inExpSumTensor, inMaxTensor, nullptr},
+                                                tiling, softmaxShapeInfo, AOPT_FLASH_V2_MODE, loc);
+}
+AOPT_FLASH_V2_TEMPLATE
+inline void SoftmaxFlashV2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& outExpSum,
+                           const LocalTensor<T>& outMax, const LocalTensor<T>& srcTensor, const LocalTensor<T>& outExpMax,
+                           const LocalTensor<T>& inExpSum, const LocalTensor<T>& inMax,
+                           const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling,
+                           const SoftMaxShapeInfo& softmaxShapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::adv::softmax_flash_v2<T, T>(
+      {dstTensor, nullptr, outExpSum, outMax, srcTensor, outExpMax, inExpSum, inMax, &sharedTmpBuffer}, tiling,
+      softmaxShapeInfo, AOPT_FLASH_V2_MODE, loc);
+}
+AOPT_FLASH_V2_TEMPLATE
+inline void SoftmaxFlashV2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& outReduceMax,
+                           const LocalTensor<T>& expSumTensor, const LocalTensor<T>& maxTensor,
+                           const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor,
+                           const LocalTensor<T>& inExpSumTensor, const LocalTensor<T>& inMaxTensor,
+                           const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling,
+                           const SoftMaxShapeInfo& softmaxShapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::adv::softmax_flash_v2<T, T>({dstTensor, &outReduceMax, expSumTensor, maxTensor, srcTensor, expMaxTensor,
+                                          inExpSumTensor, inMaxTensor, &sharedTmpBuffer},
+                                         tiling, softmaxShapeInfo, AOPT_FLASH_V2_MODE, loc);
+}
+AOPT_FLASH_V2_TEMPLATE
+inline void SoftmaxFlashV2(const LocalTensor<half>& dstTensor, const LocalTensor<float>& expSumTensor,
+                           const LocalTensor<float>& maxTensor, const LocalTensor<half>& srcTensor,
+                           const LocalTensor<half>& expMaxTensor, const LocalTensor<float>& inExpSumTensor,
+                           const LocalTensor<float>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                           const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}, AOPT_VEC_LOC) {
+  aopt::sim::adv::softmax_flash_v2<half, float>({dstTensor, nullptr, expSumTensor, maxTensor, srcTensor, expMaxTensor,
+                                                 inExpSumTensor, inMaxTensor, &sharedTmpBuffer},
+                                                tiling, softmaxShapeInfo, AOPT_FLASH_V2_MODE, loc);
+}
+#undef AOPT_FLASH_V2_MODE
+#undef AOPT_FLASH_V2_TEMPLATE
+
 // ---- SoftmaxGrad / SoftmaxGradFront (ND) ---------------------------------------------------------
 // By the public documentation, per row of the [srcM, srcK] operands (SoftMaxShapeInfo, else the
 // tiling's srcM/srcK): d = sum(grad * src) over the row; isFront (and SoftmaxGradFront) writes d
@@ -579,15 +812,10 @@ template <typename T>
 inline void softmax_grad_nd(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& grad,
                             const AscendC::LocalTensor<T>& src, const optiling::SoftMaxTiling& tiling, bool isFront,
                             const AscendC::SoftMaxShapeInfo& info, bool nz, const char* api, const src_loc& loc) {
-  if (nz) fail(hw_error_kind::invalid_use, std::string(api) + " on NZ data (isDataFormatNZ) is not emulated", loc, api);
-  const std::uint32_t m = info.srcM != 0 ? info.srcM : tiling.srcM;
-  const std::uint32_t k = info.srcK != 0 ? info.srcK : tiling.srcK;
-  if (k * sizeof(T) % 32 != 0) {
-    fail(hw_error_kind::misaligned,
-         std::string(api) + ": srcK " + std::to_string(k) + " is not a multiple of 32 bytes (pad the rows)", loc, api);
-  }
+  const softmax_rows sh = softmax_shape(tiling, info, sizeof(T), nz, api, loc);
+  const std::uint32_t m = sh.m, k = sh.k;
   constexpr std::uint32_t blk = 32 / sizeof(T);
-  const std::uint64_t n = std::uint64_t{m} * k;
+  const std::uint64_t n = sh.n();
   vec::check_operand(grad, n, "gradTensor", loc, api);
   vec::check_operand(src, n, "srcTensor", loc, api);
   vec::check_operand(dst, isFront ? std::uint64_t{m} * blk : n, "dstTensor", loc, api);

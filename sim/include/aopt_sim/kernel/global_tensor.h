@@ -7,6 +7,7 @@
 #include <string>
 
 #include "aopt_sim/kernel/core.h"
+#include "aopt_sim/kernel/shape_info.h"
 #include "aopt_sim/kernel/types.h"
 
 namespace AscendC {
@@ -42,8 +43,13 @@ class GlobalTensor {
     GlobalTensor r = *this;
     r.addr_ = addr_ + offset;
     r.size_ = size_ > offset ? size_ - offset : 0;
+    r.shape_ = ShapeInfo{};  // another view: no shape until it is given one, as LocalTensor's
     return r;
   }
+  // The shape a kernel attaches to the tensor (GlobalTensor/SetShapeInfo.md, GetShapeInfo.md):
+  // stored and returned as given; unset, it reads as an empty ShapeInfo ("no default value").
+  void SetShapeInfo(const ShapeInfo& shapeInfo) { shape_ = shapeInfo; }
+  ShapeInfo GetShapeInfo() const { return shape_; }
 
   AOPT_SIM_UNTRACED T GetValue(std::uint64_t offset, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) const {
     aopt_check_read(addr_ + offset, sizeof(T), loc, "GlobalTensor::GetValue");
@@ -163,6 +169,7 @@ class GlobalTensor {
   const char* alloc_name_ = "";
   bool l2_bypass_ = false;
   aopt::sim::src_loc set_loc_{};
+  ShapeInfo shape_{};
 };
 
 enum class CacheLine : std::uint64_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };

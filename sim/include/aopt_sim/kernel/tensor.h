@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "aopt_sim/kernel/core.h"
+#include "aopt_sim/kernel/shape_info.h"
 #include "aopt_sim/kernel/types.h"
 
 namespace AscendC {
@@ -68,6 +69,11 @@ class LocalTensor {
   }
   std::uint32_t GetLength() const { return size_ * static_cast<std::uint32_t>(sizeof(T)); }
   TPosition GetPosition() const { return pos_; }
+  // The shape a kernel attaches to the tensor (LocalTensor/SetShapeInfo.md, GetShapeInfo.md):
+  // stored and returned as given; "no default value": unset, it reads as an empty ShapeInfo. A
+  // sub-tensor (operator[]) or a ReinterpretCast view starts without one, being another view.
+  void SetShapeInfo(const ShapeInfo& shapeInfo) { shape_ = shapeInfo; }
+  ShapeInfo GetShapeInfo() const { return shape_; }
   // The documented (NPU) form: the tensor's address as an integer, in bytes, so kernels add byte
   // offsets to it (`i * 32 + t.GetPhyAddr()`, mat_mul_v3) and cast it to a pointer
   // (`(__ubuf__ T*)t.GetPhyAddr()`). In sim that address is the host address of the UB bytes (the
@@ -92,6 +98,7 @@ class LocalTensor {
   std::uint32_t size_ = 0;
   std::uint32_t cap_ = 0;
   TPosition pos_ = TPosition::VECCALC;
+  ShapeInfo shape_{};
 };
 
 }  // namespace AscendC

@@ -127,6 +127,13 @@ template <typename T>
 struct IsSameType<T, T> {
   static constexpr bool value = true;
 };
+// Compile-time choice of a type (`Conditional<cond, A, B>::type`), beside IsSameType; kernels
+// name it (math/flash_attention_score_with_large_head_dim picks its Matmul type with it). Not in
+// the public reference [ASSUMED: std::conditional's meaning, as its name and use say].
+template <bool condition, typename TrueType, typename FalseType>
+struct Conditional {
+  using type = std::conditional_t<condition, TrueType, FalseType>;
+};
 
 // Constants of the AscendC headers that the data-movement API is specified in.
 // (ONE_BLK_SIZE, shared with the host tilings: aopt_sim/cube_constants.h)
