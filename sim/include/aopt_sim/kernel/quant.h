@@ -155,8 +155,7 @@ inline void AscendDequant(const LocalTensor<dstT>& dstTensor, const LocalTensor<
 // over the whole src tensor (GetSize()). The A2 steps: to half, Add/Adds the offset, Mul/Muls the
 // scale, each rounded to half; for bfloat16 output through float (cast, add, mul in float, one
 // rounding to bfloat16). The PER_TOKEN / PER_GROUP forms (AscendAntiQuantParam) are Ascend 950 only
-// and not emulated. A shapeInfo left zero means the tensors' own ShapeInfo, which sim's LocalTensor
-// does not carry yet: such a call fails saying so. int4b_t: two values a byte, the first in the low
+// and not emulated. A shapeInfo left zero means the tensors' own ShapeInfo (SetShapeInfo). int4b_t: two values a byte, the first in the low
 // nibble (ASSUMED: the documentation does not give the packing order).
 namespace AscendC {
 struct AntiQuantShapeInfo {
@@ -225,11 +224,19 @@ inline void antiquant_channel(const AscendC::LocalTensor<Out>& dst, const Ascend
                               const AscendC::LocalTensor<Out>* offset, const AscendC::LocalTensor<Out>& scale,
                               std::uint32_t k, const AscendC::AntiQuantShapeInfo& info, const src_loc& loc) {
   constexpr const char* api = "AscendAntiQuant";
-  const std::uint32_t sh = info.scaleHeight, sw = info.scaleWidth;
-  if (sh == 0 || sw == 0 || (offset != nullptr && (info.offsetHeight != sh || info.offsetWidth != sw))) {
+  // "如果未传入该参数或者结构体中数据设置为0，将从offset和scale的ShapeInfo中获取": a zero field reads
+  // the tensor's own ShapeInfo (its two dimensions, height then width).
+  auto dims = [](const AscendC::ShapeInfo& si, std::uint32_t& h, std::uint32_t& w) {
+    if (h == 0 && si.shapeDim == 2) h = si.shape[0];
+    if (w == 0 && si.shapeDim == 2) w = si.shape[1];
+  };
+  std::uint32_t sh = info.scaleHeight, sw = info.scaleWidth, oh = info.offsetHeight, ow = info.offsetWidth;
+  dims(scale.GetShapeInfo(), sh, sw);
+  if (offset != nullptr) dims(offset->GetShapeInfo(), oh, ow);
+  if (sh == 0 || sw == 0 || (offset != nullptr && (oh != sh || ow != sw))) {
     fail(hw_error_kind::invalid_use,
-         "AscendAntiQuant (PER_CHANNEL): give AntiQuantShapeInfo the scale's (and offset's) height and width, equal for "
-         "both (a zero shapeInfo reads the tensors' ShapeInfo, which sim does not emulate)", loc, api);
+         "AscendAntiQuant (PER_CHANNEL): the scale's (and offset's) height and width are not known or differ: give them in "
+         "AntiQuantShapeInfo or as the tensors' two-dimensional ShapeInfo (SetShapeInfo)", loc, api);
   }
   if (k == 0) fail(hw_error_kind::param_out_of_range, "AscendAntiQuant: k must be positive", loc, api);
   if (isTranspose && (k * sizeof(Out)) % 32 != 0) {
