@@ -648,6 +648,15 @@ void product_probes(const op_interface& op, const nlohmann::json& attrs, bool an
 
 }  // namespace
 
+namespace {
+// An `output_size` integer list the draft's attributes leave unset (the resize idiom's probes).
+bool unset_resize_size(const op_interface& op, const nlohmann::json& attrs) {
+  return std::any_of(op.attrs.begin(), op.attrs.end(), [&](const auto& a) {
+    return a.type == "list_int" && lower(a.name) == "output_size" && !attrs.contains(a.name);
+  });
+}
+}  // namespace
+
 std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& attrs, std::size_t max_probes) {
   const std::vector<std::pair<int, std::int64_t>> ranks = probe_ranks(op);
   auto role_sets = [&](bool with_optional) {
@@ -748,31 +757,19 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
       }
     }
   }
-  // The resize idiom's output_size read channel-last, when no format says channel-first (NCHW,
-  // NCDHW, NCL): an ND input's layout is what its tiling makes of it.
-  bool unset_output_size = false;
-  for (const auto& a : op.attrs) {
-    unset_output_size = unset_output_size || (a.type == "list_int" && lower(a.name) == "output_size" && !attrs.contains(a.name));
-  }
-  if (unset_output_size && !channel_first(op, 0, attrs)) {
-    for (int rank : {4, 3, 5}) {
-      for (const auto& [what, roles] : role_sets(false)) {
-        if (push(rank, 0, what + ", output_size read channel-last (N, spatial..., C)", roles, false, attrs)) out.back().channels_last = true;
-      }
-    }
-  }
-  // The resize idiom upsampling 2x (probe::resize_scale), after every identity probe, channel-first
-  // then channel-last.
-  if (unset_output_size) {
-    for (bool last : {false, true}) {
+  // The resize idiom with output_size unset: read channel-last (when no format says channel-first,
+  // NCHW/NCDHW/NCL: an ND input's layout is what its tiling makes of it), then a 2x upsample
+  // (probe::resize_scale) after every identity probe, channel-first then channel-last.
+  if (unset_resize_size(op, attrs)) {
+    for (const auto& [scale, last] : {std::pair{1, true}, std::pair{2, false}, std::pair{2, true}}) {
       if (last && channel_first(op, 0, attrs)) continue;
+      const std::string how = std::string(scale > 1 ? ", output_size 2x the spatial sizes" : ", output_size") +
+                              (last ? (scale > 1 ? ", read" : " read") + std::string(" channel-last (N, spatial..., C)") : "");
       for (int rank : {4, 3, 5}) {
         for (const auto& [what, roles] : role_sets(false)) {
-          if (push(rank, 0, what + ", output_size 2x the spatial sizes" + (last ? ", read channel-last (N, spatial..., C)" : ""),
-                   roles, false, attrs)) {
-            out.back().resize_scale = 2;
-            out.back().channels_last = last;
-          }
+          if (!push(rank, 0, what + how, roles, false, attrs)) continue;
+          out.back().resize_scale = scale;
+          out.back().channels_last = last;
         }
       }
     }
