@@ -810,7 +810,10 @@ class simulator {
     const std::uint32_t c0 = 32 / elem;
     const double steps = static_cast<double>((r.blocks + 15) / 16) * ((r.repeats + c0 - 1) / c0) *
                          ((r.block_bytes + 15) / 16);
-    const double per = prm_.mmad_cycles_per_fractal[elem == 1 ? 0 : elem == 2 ? 1 : 2];
+    double per = prm_.mmad_cycles_per_fractal[elem == 1 ? 0 : elem == 2 ? 1 : 2];
+    // event 1 on a b32 Mmad: HF32 mode, twice the fp32 rate (asc_enable_hf32.md, arch 2201:
+    // cube_k 4 -> 8 elements per cycle).
+    if (elem == 4 && r.event == 1) per /= 2.0;
     return prm_.mmad_head_cycles + steps * per;
   }
   // LoadData L1 -> L0A/L0B on MTE1 (each buffer's rate; `event` 1 marks L0B), and L0C -> L1/UB

@@ -31,7 +31,8 @@ enum class rec_kind : std::uint8_t {
   sync_all,   // SyncAll(): every core drains and waits for every other core
   // The Cube unit (docs/sim.md, "The Cube unit"):
   mmad,       // Mmad on PIPE_M: `blocks` = m, `block_bytes` = n, `repeats` = k, `dtype_bytes` = the
-              // input element size (2: half/bf16, 1: int8, 4: float)
+              // input element size (2: half/bf16, 1: int8, 4: float); `event` 1: a float Mmad
+              // under HF32 mode (SetHF32Mode), at twice the fp32 rate
   cube_move,  // a move between on-chip buffers of the Cube: LoadData L1 -> L0A/L0B on PIPE_MTE1,
               // Fixpipe/DataCopy L0C -> L1/UB on PIPE_FIX; `blocks` x `block_bytes` bytes written,
               // `src_bytes[0]` read; `event` 1 when the destination is L0B (MTE1's rate differs)

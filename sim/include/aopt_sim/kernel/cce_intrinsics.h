@@ -222,6 +222,15 @@ inline std::uint64_t& ctrl_register() {
 #ifndef PRELOAD
 #define PRELOAD(len) static_cast<void>(len)
 #endif
+// ENABLE_DETERMINISTIC() (conv3d_backprop_filter_v2's kernel, first statement): no public page
+// describes this macro. The documented deterministic switch is a build variant: the tiling
+// template page (Utils-API/Tiling模板编程/模板参数定义.md, ASCENDC_TPL_DETERMINISTIC_SEL) compiles it
+// with -DDETERMINISTIC_MODE=1, which sim never defines, so kernels run their ordinary form. The
+// macro is a no-op here [ASSUMED: a compile-time marker; on sim every core's additions into GM
+// are done one at a time, so results do not depend on the order cores reach them anyway].
+#ifndef ENABLE_DETERMINISTIC
+#define ENABLE_DETERMINISTIC() static_cast<void>(0)
+#endif
 inline std::uint64_t get_ctrl() { return aopt::sim::cce::ctrl_register(); }
 inline void set_ctrl(std::uint64_t value) { aopt::sim::cce::ctrl_register() = value; }
 inline std::uint64_t sbitset1(std::uint64_t value, std::uint64_t bit) { return value | (std::uint64_t{1} << (bit & 63u)); }
@@ -258,3 +267,94 @@ inline void GetReduceMaxMinCount(T& maxMinValue) {
   GetReduceRepeatMaxMinSpr(maxMinValue);
 }
 }  // namespace AscendC
+
+// ---- GM -> L1 (the Cube's L1 Buffer, `__cbuf__`) ----
+// asc-devkit docs/zh/api/SIMD-API/C-API/cube_datamove/asc_copy_gm2l1/asc_copy_gm2l1_arch_2201.md
+// (NPU arch 2201, PIPE_MTE2), "普通搬运模式（高维切分）": n_burst bursts of len_burst 32-byte
+// DataBlocks, src_gap / dst_gap DataBlocks between the end of one burst and the start of the next
+// (n_burst in [1, 4095], len_burst in [1, 65535]); the size form moves `size` bytes as one burst.
+// The raw intrinsic kernels call, copy_gm_to_cbuf(dst, src, sid, nBurst, lenBurst, srcGap, dstGap,
+// padMode) (conv2d_backprop_filter_v2), is the same move with the stream id and the pad mode:
+// PAD_NONE is the plain move. The C API's pad1..pad8 forms (32-byte units with bytes inserted or
+// removed) are documented, but which pad_t value each one passes is not, so any mode but PAD_NONE
+// stops with an error naming it rather than guessing.
+enum pad_t : std::uint8_t {
+  PAD_NONE = 0,
+  PAD_MODE1,
+  PAD_MODE2,
+  PAD_MODE3,
+  PAD_MODE4,
+  PAD_MODE5,
+  PAD_MODE6,
+  PAD_MODE7,
+  PAD_MODE8,
+};
+
+namespace aopt::sim::cce {
+// The L1 address of a raw `__cbuf__` pointer, checked to lie in the core's L1.
+inline std::uint32_t l1_addr(const void* p, const src_loc& loc, const char* api) {
+  const std::byte* b = static_cast<const std::byte*>(p);
+  const std::byte* base = ub_base();
+  const std::uint64_t off = static_cast<std::uint64_t>(b - base);
+  if (b < base || local_mem_of(off) != local_mem::l1) {
+    fail(hw_error_kind::ub_out_of_bounds,
+         "the __cbuf__ destination does not point into this core's L1 Buffer: pass the address of an A1/B1 "
+         "tensor (LocalTensor::GetPhyAddr())",
+         loc, api);
+  }
+  return static_cast<std::uint32_t>(off);
+}
+
+// n_burst bursts of len_burst 32-byte blocks from GM into L1, as DataCopy(A1/B1, GM, DataCopyParams)
+// does (the same checks and MTE2 record).
+inline void copy_gm_to_l1(void* dst, const void* src, std::uint16_t n_burst, std::uint16_t len_burst,
+                          std::uint16_t src_gap, std::uint16_t dst_gap, const src_loc& loc, const char* api) {
+  if (n_burst < 1 || n_burst > 4095 || len_burst < 1) {
+    fail(hw_error_kind::param_out_of_range,
+         std::string(api) + ": n_burst " + std::to_string(n_burst) + " must be in [1, 4095] and len_burst " +
+             std::to_string(len_burst) + " in [1, 65535] (32-byte blocks)",
+         loc, api);
+  }
+  const std::uint32_t addr = l1_addr(dst, loc, api);
+  const std::uint64_t span = (std::uint64_t{n_burst} * (len_burst + dst_gap) - dst_gap) * 32;
+  AscendC::GlobalTensor<std::uint8_t> g;
+  g.SetGlobalBuffer(static_cast<std::uint8_t*>(const_cast<void*>(src)), loc);
+  const auto n = static_cast<std::uint32_t>(span);
+  const AscendC::LocalTensor<std::uint8_t> l(addr, n, AscendC::TPosition::A1, n);
+  AscendC::DataCopy(l, g, AscendC::DataCopyParams(n_burst, len_burst, src_gap, dst_gap), loc);
+}
+}  // namespace aopt::sim::cce
+
+inline void asc_copy_gm2l1(__cbuf__ void* dst, __gm__ void* src, std::uint16_t n_burst, std::uint16_t len_burst,
+                           std::uint16_t src_gap, std::uint16_t dst_gap,
+                           aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::cce::copy_gm_to_l1(dst, src, n_burst, len_burst, src_gap, dst_gap, loc, "asc_copy_gm2l1");
+}
+
+// The size form: `size` bytes in one burst. The page does not say what a size that is not a whole
+// number of 32-byte DataBlocks moves, so such a size is refused.
+inline void asc_copy_gm2l1(__cbuf__ void* dst, __gm__ void* src, std::uint32_t size,
+                           aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  if (size % 32 != 0 || size / 32 > 65535) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,
+                    "asc_copy_gm2l1: size " + std::to_string(size) +
+                        " bytes is not a whole number of 32-byte DataBlocks (at most 65535): what the move does "
+                        "with a partial block is not documented, so it is not emulated",
+                    loc, "asc_copy_gm2l1");
+  }
+  aopt::sim::cce::copy_gm_to_l1(dst, src, 1, static_cast<std::uint16_t>(size / 32), 0, 0, loc, "asc_copy_gm2l1");
+}
+
+inline void copy_gm_to_cbuf(__cbuf__ void* dst, __gm__ void* src, std::int8_t sid, std::uint16_t nBurst,
+                            std::uint16_t lenBurst, std::uint16_t srcGap, std::uint16_t dstGap, pad_t padMode,
+                            aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  (void)sid;  // the stream id: no effect on the data
+  if (padMode != PAD_NONE) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                    "copy_gm_to_cbuf with pad mode PAD_MODE" + std::to_string(static_cast<int>(padMode)) +
+                        " is not emulated: the C API documents pad forms (asc_copy_gm2l1_pad1..8), but not which "
+                        "pad_t value each passes to this intrinsic; only PAD_NONE (the plain move) is emulated",
+                    loc, "copy_gm_to_cbuf");
+  }
+  aopt::sim::cce::copy_gm_to_l1(dst, src, nBurst, lenBurst, srcGap, dstGap, loc, "copy_gm_to_cbuf");
+}

@@ -43,6 +43,7 @@ inline const char* position_name(TPosition p) {
     case TPosition::VECIN: return "VECIN";
     case TPosition::VECOUT: return "VECOUT";
     case TPosition::VECCALC: return "VECCALC";
+    case TPosition::TSCM: return "TSCM";
     default: return "another position";
   }
 }
@@ -531,6 +532,42 @@ inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T
                  static_cast<std::uint32_t>(src_hi), p.repeatTimes * fracs, 512, sizeof(T), loc, api);
 }
 
+// ---- HF32 mode of Mmad ----
+// SetHF32Mode / SetHF32TransMode (asc-devkit docs/zh/api/SIMD-API/基础API/矩阵计算（ISASI）/
+// Mmad计算辅助配置接口/SetHF32Mode.md, SetHF32TransMode.md; Mmad计算关键特性说明/HF32.md; the C API's
+// cube_compute/asc_enable_hf32.md): once enabled, the fp32 data of L0A/L0B are rounded to HF32
+// before a float x float Mmad, and the Mmad runs at twice the fp32 rate (asc_enable_hf32.md,
+// NPU arch 2201: cube_k 4 -> 8). The HF32 format's mantissa width on 910B-class chips is shown only
+// in a figure that is not public here (the text gives 10 bits for the 950 only), so the values stay
+// fp32 [ASSUMED]; the mode, the rounding mode and the doubled rate are modelled.
+// Both documented signatures: the HF32Mode/HF32TransMode enums, and the earlier bool forms
+// (SetHF32Mode(bool hf32Mode): true = enable; SetHF32TransMode(bool): true = toward zero), which
+// kernels call with their tiling's flag (conv3d_backprop_filter_v2: SetHF32Mode(tiling->hf32Flag)).
+enum class HF32Mode : std::uint8_t { DISABLE = 0, ENABLE = 1 };
+enum class HF32TransMode : std::uint8_t { NEAREST_EVEN = 0, NEAREST_ZERO = 1 };
+namespace cube_impl {
+struct hf32_state {
+  std::uint64_t serial = 0;
+  bool enabled = false;
+  bool toward_zero = false;
+};
+inline hf32_state& hf32() {
+  static thread_local hf32_state s;
+  const std::uint64_t serial = aopt::sim::core_serial();
+  if (s.serial != serial) s = hf32_state{serial, false, false};
+  return s;
+}
+}  // namespace cube_impl
+inline void SetHF32Mode(HF32Mode mode) { cube_impl::hf32().enabled = mode == HF32Mode::ENABLE; }
+inline void SetHF32Mode(bool hf32Mode) { cube_impl::hf32().enabled = hf32Mode; }
+inline void SetHF32TransMode(HF32TransMode mode) {
+  cube_impl::hf32().toward_zero = mode == HF32TransMode::NEAREST_ZERO;
+}
+inline void SetHF32TransMode(bool hf32TransMode) { cube_impl::hf32().toward_zero = hf32TransMode; }
+// What the core's HF32 register holds now (for tests and the Mmad record).
+inline bool aopt_hf32_enabled() { return cube_impl::hf32().enabled; }
+inline bool aopt_hf32_toward_zero() { return cube_impl::hf32().toward_zero; }
+
 // ---- Mmad: C (CO1) = A (A2) x B (B2) + C's initial value ----
 namespace cube_impl {
 template <typename T, typename U, typename S, typename V>
@@ -631,6 +668,8 @@ inline void mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const Loca
   r.block_bytes = p.n;
   r.repeats = p.k;
   r.dtype_bytes = static_cast<std::uint8_t>(sizeof(U));
+  // event 1: a float Mmad under HF32 mode, priced at twice the fp32 rate (asc_enable_hf32.md).
+  r.event = (f32 && hf32().enabled) ? 1 : 0;
   r.ub_addr = dst.aopt_addr();
   r.ub_bytes = mb * nb * 256u * sizeof(T);
   r.src_addr[0] = fm.aopt_addr();

@@ -1,6 +1,7 @@
 // Internal functions the CANN basic-API implementation headers declare (impl/basic_api/...) and
 // that some kernels call directly: PopStackBuffer (the UB left after the TPipe's buffers),
-// DuplicateImpl, DataCopyUB2GMImpl, DataCopyPadGm2UBImpl on raw __ubuf__ / __gm__ pointers.
+// DuplicateImpl, DataCopyUB2GMImpl, DataCopyPadGm2UBImpl on raw __ubuf__ / __gm__ pointers,
+// MmadImpl on the Cube's tensors (conv3d_backprop_filter_v2's MmadLocal).
 // Each runs the public API it implements on a view of the pointers, so values, checks and
 // timing are that API's.
 #pragma once
@@ -8,6 +9,7 @@
 #include <cstdint>
 
 #include "aopt_sim/kernel/cce_intrinsics.h"
+#include "aopt_sim/kernel/cube.h"
 #include "aopt_sim/kernel/data_copy.h"
 #include "aopt_sim/kernel/pipe.h"
 #include "aopt_sim/kernel/vec_misc.h"
@@ -33,6 +35,20 @@ inline bool PopStackBuffer(LocalTensor<T>& pop, aopt::sim::src_loc loc = aopt::s
   if (begin >= cap) return false;
   pop = LocalTensor<T>(begin, (cap - begin) / static_cast<std::uint32_t>(sizeof(T)), pos);
   return true;
+}
+
+// Mmad's implementation function, on the same tensors and MmadParams as the public Mmad
+// (基础API/矩阵计算（ISASI）/Mmad计算/Mmad.md): runs it, HF32 mode included.
+template <typename T, typename U, typename S>
+inline void MmadImpl(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
+                     const MmadParams& mmadParams, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  Mmad(dst, fm, filter, mmadParams, loc);
+}
+template <typename T, typename U, typename S, typename V>
+inline void MmadImpl(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
+                     const LocalTensor<V>& bias, const MmadParams& mmadParams,
+                     aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  Mmad(dst, fm, filter, bias, mmadParams, loc);
 }
 
 template <typename T>

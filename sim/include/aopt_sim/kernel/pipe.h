@@ -29,10 +29,12 @@ constexpr TPosition que_dst(TPosition p) {
 // Pipe that fills a queue buffer whose data comes from `src`. The Cube's positions [OFFICIAL,
 // the programming guide's matrix-programming queues]: A1/B1/C1 (L1) are filled by MTE2 and
 // drained by MTE1; A2/B2/C2 (L0A/L0B/BT) are filled by MTE1 and read by M; CO1 (L0C) is
-// written by M and drained by FIX; CO2 is filled by FIX.
+// written by M and drained by FIX; CO2 is filled by FIX. TSCM is L1 too ("L1 Buffer同时映射到A1、
+// B1、C1和TSCM": 基础API/数据搬运导览/概览/数据通路.md), filled and drained as A1/B1/C1.
 constexpr aopt::sim::pipe producer_pipe(TPosition src) {
   switch (src) {
     case TPosition::GM: case TPosition::VECIN: case TPosition::A1: case TPosition::B1: case TPosition::C1:
+    case TPosition::TSCM:
       return aopt::sim::pipe::mte2;
     case TPosition::A2: case TPosition::B2: case TPosition::C2: return aopt::sim::pipe::mte1;
     case TPosition::CO1: return aopt::sim::pipe::m;
@@ -44,7 +46,7 @@ constexpr aopt::sim::pipe producer_pipe(TPosition src) {
 constexpr aopt::sim::pipe consumer_pipe(TPosition dst) {
   switch (dst) {
     case TPosition::GM: case TPosition::VECOUT: case TPosition::CO2: return aopt::sim::pipe::mte3;
-    case TPosition::A1: case TPosition::B1: case TPosition::C1: return aopt::sim::pipe::mte1;
+    case TPosition::A1: case TPosition::B1: case TPosition::C1: case TPosition::TSCM: return aopt::sim::pipe::mte1;
     case TPosition::A2: case TPosition::B2: case TPosition::C2: return aopt::sim::pipe::m;
     case TPosition::CO1: return aopt::sim::pipe::fix;
     default: return aopt::sim::pipe::v;
@@ -53,7 +55,7 @@ constexpr aopt::sim::pipe consumer_pipe(TPosition dst) {
 // The buffer a position's queues and TBufs allocate from (UB for the vector positions and CO2).
 constexpr aopt::sim::local_mem position_mem(TPosition p) {
   switch (p) {
-    case TPosition::A1: case TPosition::B1: case TPosition::C1: return aopt::sim::local_mem::l1;
+    case TPosition::A1: case TPosition::B1: case TPosition::C1: case TPosition::TSCM: return aopt::sim::local_mem::l1;
     case TPosition::A2: return aopt::sim::local_mem::l0a;
     case TPosition::B2: return aopt::sim::local_mem::l0b;
     case TPosition::CO1: return aopt::sim::local_mem::l0c;

@@ -173,6 +173,25 @@ using ::int4b_t;  // kernels also name it AscendC::int4b_t (weight_quant_batch_m
 #ifndef __ubuf__
 #define __ubuf__
 #endif
+// The Cube's address-space qualifiers (asc-devkit docs/zh/guide/编程指南/语言扩展层/
+// SIMD-BuiltIn关键字.md: __ca__ L0A, __cb__ L0B, __cc__ L0C, __cbuf__ L1, __fbuf__ the fixpipe
+// buffer): one address space on sim, so they qualify nothing; the intrinsics that take them check
+// which buffer the address lies in (cce_intrinsics.h).
+#ifndef __ca__
+#define __ca__
+#endif
+#ifndef __cb__
+#define __cb__
+#endif
+#ifndef __cc__
+#define __cc__
+#endif
+#ifndef __cbuf__
+#define __cbuf__
+#endif
+#ifndef __fbuf__
+#define __fbuf__
+#endif
 #ifndef __inline__
 #define __inline__ inline
 #endif

@@ -47,6 +47,22 @@ class TypeUtils {
       case FORMAT_NCDHW: return "NCDHW";
       case FORMAT_NDHWC: return "NDHWC";
       case FORMAT_NCL: return "NCL";
+      // The private (5HD / fractal) formats of the cube operators' OpDefs (conv*_backprop_filter:
+      // NC1HWC0, NDC1HWC0, FRACTAL_Z_3D, FRACTAL_Z_C04): named, so kernels get FORMAT_<NAME>.
+      case FORMAT_NDC1HWC0: return "NDC1HWC0";
+      case FORMAT_FRACTAL_Z_3D: return "FRACTAL_Z_3D";
+      case FORMAT_FRACTAL_Z_3D_TRANSPOSE: return "FRACTAL_Z_3D_TRANSPOSE";
+      case FORMAT_FRACTAL_Z_C04: return "FRACTAL_Z_C04";
+      case FORMAT_NC1HWC0_C04: return "NC1HWC0_C04";
+      case FORMAT_FRACTAL_ZZ: return "FRACTAL_ZZ";
+      case FORMAT_FRACTAL_Z_G: return "FRACTAL_Z_G";
+      case FORMAT_C1HWNCoC0: return "C1HWNCoC0";
+      case FORMAT_HWCN: return "HWCN";
+      case FORMAT_DHWCN: return "DHWCN";
+      case FORMAT_DHWNC: return "DHWNC";
+      case FORMAT_CHWN: return "CHWN";
+      case FORMAT_NC: return "NC";
+      case FORMAT_CN: return "CN";
       default: return "RESERVED";
     }
   }
