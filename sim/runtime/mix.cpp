@@ -48,6 +48,9 @@ void declare_kernel_type(kernel_type t, bool keyed, std::uint64_t key) {
 void declare_inferred_kernel_type(kernel_type t) {
   auto& d = declared();
   std::lock_guard lk(d.mu);
+  // A kernel's Cube instructions infer AIC-only, its Matmul API use mixed 1:2 (which also
+  // instantiates Mmad): the marks register in any order at load, and the mixed one wins.
+  if (t == kernel_type::aic_only && d.inferred) return;
   d.inferred = t;
 }
 

@@ -181,6 +181,18 @@ TEST(CopyGmToCbuf, UndocumentedPadModesAndNonL1DestinationsAreRefused) {
   EXPECT_EQ(zero.error->kind, hw_error_kind::param_out_of_range);
 }
 
+TEST(CubePositions, TscmAllocatesFromL1) {
+  // "L1 Buffer同时映射到A1、B1、C1和TSCM" (基础API/数据搬运导览/概览/数据通路.md): a TSCM buffer larger
+  // than UB (conv3d_backprop_filter_v2's init-output buffer) comes from L1.
+  auto r = run(1, [] {
+    TPipe pipe;
+    TBuf<TPosition::TSCM> l1;
+    pipe.InitBuffer(l1, 256 * 1024);
+    EXPECT_EQ(aopt::sim::local_mem_of(l1.Get<float>().aopt_addr()), aopt::sim::local_mem::l1);
+  });
+  EXPECT_FALSE(r.error) << (r.error ? r.error->to_string() : "");
+}
+
 TEST(CubeQualifiers, TheAddressSpaceQualifiersCompile) {
   // SIMD-BuiltIn关键字.md: __ca__ L0A, __cb__ L0B, __cc__ L0C, __cbuf__ L1, __fbuf__ fixpipe buffer.
   __ca__ half* a = nullptr;

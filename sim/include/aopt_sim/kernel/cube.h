@@ -22,6 +22,7 @@
 #include "aopt_sim/kernel/cube_types.h"
 #include "aopt_sim/kernel/data_copy.h"
 #include "aopt_sim/kernel/global_tensor.h"
+#include "aopt_sim/kernel/mix.h"
 #include "aopt_sim/kernel/tensor.h"
 
 namespace aopt::sim::cube_detail {
@@ -575,6 +576,9 @@ inline void mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const Loca
                  const LocalTensor<V>* bias, const MmadParams& p, const aopt::sim::src_loc& loc) {
   namespace c = aopt::sim::cube_detail;
   const char* api = "Mmad";
+  // A kernel that uses Mmad is a Cube kernel (AIC-only unless it declares a type; mix.h).
+  // Dependent on T, so only a kernel that instantiates Mmad registers the mark.
+  static_cast<void>(aopt::sim::kernel_detail::cube_use_mark<static_cast<int>(sizeof(T) * 0)>::registered);
   constexpr bool fp16 = (std::is_same_v<U, half> && std::is_same_v<S, half>) ||
                         (std::is_same_v<U, bfloat16_t> && std::is_same_v<S, bfloat16_t>);
   constexpr bool i8 = (std::is_same_v<U, std::int8_t> || std::is_same_v<U, std::uint8_t>) &&
@@ -794,6 +798,26 @@ inline void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src, const 
                     const FixpipeParamsV220& intriParams, aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
   const std::uint64_t* vq = cube_impl::quant_vector(cbufWorkspace, intriParams, loc, "Fixpipe");
   cube_impl::fixpipe_local<T, U>(dst, src, vq, intriParams, config.format == CO2Layout::NZ, loc, "Fixpipe");
+}
+
+// The templated FixpipeParams<T>(a, b, c, d) that conv2d_backprop_filter_v2 passes to Fixpipe:
+// Fixpipe（L0C到GM数据搬运）.md says A2/A3 support only the FixpipeParamsV220 forms, and no page
+// documents this struct's fields, so it is declared (the kernel compiles) and its Fixpipe stops
+// with an error when it runs rather than guessing what the four values mean.
+template <typename T>
+struct FixpipeParams {
+  FixpipeParams() = default;
+  FixpipeParams(std::uint16_t v0, std::uint16_t v1, std::uint16_t v2, std::uint32_t v3) : values{v0, v1, v2, v3} {}
+  std::uint32_t values[4] = {0, 0, 0, 0};
+};
+template <typename T, typename U, typename S>
+inline void Fixpipe(const GlobalTensor<T>&, const LocalTensor<U>&, const FixpipeParams<S>&,
+                    aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+  aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                  "Fixpipe with FixpipeParams<T> is not emulated: the public Fixpipe page documents only "
+                  "FixpipeParamsV220 for Atlas A2/A3 (and FixpipeParamsM300/Arch3510 for other chips), not the fields "
+                  "of FixpipeParams<T>; use FixpipeParamsV220",
+                  loc, "Fixpipe");
 }
 
 // ---- Fill (InitConstValue): L1 in 32-byte blocks, L0A/L0B in 512-byte blocks, on MTE2 ----

@@ -95,6 +95,16 @@ struct matmul_use_mark {
   static inline const bool registered =
       (aopt::sim::declare_inferred_kernel_type(aopt::sim::kernel_type::mix_aic_1_2), true);
 };
+// A kernel that computes on the Cube (Mmad) and declares no type runs AIC-only, as the device
+// compiler builds a kernel from the instructions it uses (设置Kernel类型.md: a KERNEL_TYPE_AIC_ONLY
+// kernel is pure cube logic; conv2d_backprop_filter_v2 declares none and returns on the AIV);
+// [ASSUMED] that an undeclared kernel with Cube instructions is AIC-only. The Matmul API's mixed
+// mark takes precedence (declare_inferred_kernel_type).
+template <int Unused>
+struct cube_use_mark {
+  static inline const bool registered =
+      (aopt::sim::declare_inferred_kernel_type(aopt::sim::kernel_type::aic_only), true);
+};
 // A mixed kernel's AIC serves the Matmul objects its AIVs drive (REGIST_MATMUL_OBJ).
 inline bool aic_serves_matmul() {
   const auto t = aopt::sim::current_kernel_type();
