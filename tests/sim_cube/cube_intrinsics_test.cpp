@@ -208,3 +208,17 @@ TEST(CubeQualifiers, TheAddressSpaceQualifiersCompile) {
 }
 
 }  // namespace
+
+namespace {
+TEST(CubeKernelType, CubeUseInfersAicOnlyAndTheMatmulApiMixWins) {
+  using aopt::sim::kernel_type;
+  aopt::sim::clear_declared_kernel_types();
+  EXPECT_FALSE(aopt::sim::declared_kernel_type(0).has_value());
+  aopt::sim::declare_inferred_kernel_type(kernel_type::aic_only);  // a kernel's Mmad (cube_use_mark)
+  EXPECT_EQ(aopt::sim::declared_kernel_type(0), kernel_type::aic_only);
+  aopt::sim::declare_inferred_kernel_type(kernel_type::mix_aic_1_2);  // its Matmul API (matmul_use_mark)
+  aopt::sim::declare_inferred_kernel_type(kernel_type::aic_only);     // in either order
+  EXPECT_EQ(aopt::sim::declared_kernel_type(0), kernel_type::mix_aic_1_2);
+  aopt::sim::clear_declared_kernel_types();
+}
+}  // namespace
