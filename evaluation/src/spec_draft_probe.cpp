@@ -49,31 +49,11 @@ std::string first_line(const std::string& s) {
   return l;
 }
 
-// Runs case `c` on a build: with `screen` its tiling only (no kernel), "ok" when InferShape and
-// the tiling accept it and no output is absurdly larger than the inputs; without, the kernel too
-// (no timing), "ok" when it runs clean.
-// A kernel run that left every element of every declared output as the harness filled it (a
-// shape the operator does not handle: it returns early): such a case compares nothing, which is
-// never ok (evaluator), so the probe moves on. Not when the kernel wrote one of its inputs (in
-// place: the written inputs are compared like outputs, also where the OpDef declares an output
-// of the same name the kernel never writes, as the scatters into `var` do).
-bool nothing_written(const run_result& rr) {
-  bool any = false;
-  for (const auto& o : rr.outputs) {
-    if (o.written_input) return false;
-    std::error_code e;
-    if (!fs::exists(o.file, e)) return false;
-    const common::mapped_file f(o.file);
-    const std::uint8_t* b = f.data();
-    if (f.size() == 0) continue;
-    any = true;
-    if (std::any_of(b, b + f.size(), [](std::uint8_t x) { return x != harness_output_fill; })) return false;
-  }
-  return any;
-}
-
 // The share of the declared outputs' bytes a kernel run left as the harness filled them (0 when
-// the kernel wrote one of its inputs: in place, the outputs may be declared and never written).
+// the kernel wrote one of its inputs: in place, the written inputs are compared like outputs, also
+// where the OpDef declares an output of the same name the kernel never writes, as the scatters into
+// `var` do). 1: every element untouched (a shape the operator returns early on), which compares
+// nothing and is never ok (evaluator), so the probe moves on.
 double unwritten_share(const run_result& rr) {
   std::uint64_t total = 0, fill = 0;
   for (const auto& o : rr.outputs) {
@@ -88,6 +68,9 @@ double unwritten_share(const run_result& rr) {
   return total == 0 ? 0.0 : static_cast<double>(fill) / static_cast<double>(total);
 }
 
+// Runs case `c` on a build: with `screen` its tiling only (no kernel), "ok" when InferShape and
+// the tiling accept it and no output is absurdly larger than the inputs; without, the kernel too
+// (no timing), "ok" when it runs clean and writes most of its outputs.
 probe_attempt run_probe(backend& be, const build_result& built, std::size_t column, const case_spec& c,
                         const fs::path& run_dir, const common::sandbox_limits& limits, bool screen, std::int64_t output_cap = 0) {
   probe_attempt a;
@@ -149,14 +132,14 @@ probe_attempt run_probe(backend& be, const build_result& built, std::size_t colu
       }
     }
   }
-  if (!screen && a.status == "ok" && nothing_written(rr)) {
+  const double share = !screen && a.status == "ok" ? unwritten_share(rr) : 0.0;
+  if (share == 1.0) {
     a.status = "nothing_written";
     a.diagnostic = "the kernel ran clean but wrote no element of its outputs at this shape (they still hold the harness's "
                    "fill): an evaluation there would compare nothing";
-  } else if (!screen && a.status == "ok") {
+  } else {
     // Most of the output untouched (upsample_bilinear2d_aa at rank 5 wrote 0.2% of it): the kernel
     // does not handle this shape; a later probe is preferred, this one kept only as a last resort.
-    const double share = unwritten_share(rr);
     if (share > kMostlyUnwritten) {
       a.status = "mostly_unwritten";
       a.diagnostic = "the kernel ran clean but left " + std::to_string(static_cast<int>(share * 100.0 + 0.5)) +

@@ -64,28 +64,27 @@ struct gm_registry {
   std::map<std::uintptr_t, gm_entry> image;
 };
 
+// The kernel image's load address (dli_fbase, never 0 for a loaded object) when set_kernel_image
+// named one; 0: unset, the main program is the image.
+std::atomic<std::uintptr_t> g_kernel_image_base{0};
+
 // A kernel's `__gm__` global (`static const __gm__ int16_t table[] = {...}`, a constant table
 // the kernel copies in with DataCopy) lies in GM on the chip, beside the kernel's code. Here it
 // lies in a data segment of the loaded kernel image: the non-executable PT_LOAD segment holding
 // p, as [start, end), or {0, 0} when p is in none.
-// The kernel image's load address (dlpi_addr) when set_kernel_image named one; 0: the main program.
-std::atomic<std::uintptr_t> g_kernel_image_base{0};
-std::atomic<bool> g_kernel_image_set{false};
-
 std::pair<std::uintptr_t, std::uintptr_t> image_segment(std::uintptr_t p) {
   std::pair<std::uintptr_t, std::uintptr_t> found{0, 0};
   struct query {
     std::uintptr_t p;
     std::pair<std::uintptr_t, std::uintptr_t>* found;
-    bool set;
     std::uintptr_t base;
     bool first = true;
-  } q{p, &found, g_kernel_image_set.load(), g_kernel_image_base.load()};
+  } q{p, &found, g_kernel_image_base.load()};
   dl_iterate_phdr(
       [](dl_phdr_info* info, std::size_t, void* arg) -> int {
         auto* q = static_cast<query*>(arg);
         // Only the kernel's own object: the main program (listed first) unless one was set.
-        const bool image = q->set ? info->dlpi_addr == q->base : q->first;
+        const bool image = q->base != 0 ? info->dlpi_addr == q->base : q->first;
         q->first = false;
         if (!image) return 0;
         for (int i = 0; i < info->dlpi_phnum; ++i) {
@@ -176,12 +175,7 @@ void gm_free(void* p) {
 
 void set_kernel_image(const void* addr) {
   Dl_info info{};
-  if (addr == nullptr || dladdr(addr, &info) == 0) {
-    g_kernel_image_set = false;
-    return;
-  }
-  g_kernel_image_base = reinterpret_cast<std::uintptr_t>(info.dli_fbase);
-  g_kernel_image_set = true;
+  g_kernel_image_base = addr != nullptr && dladdr(addr, &info) != 0 ? reinterpret_cast<std::uintptr_t>(info.dli_fbase) : 0;
   std::unique_lock lk(registry().mu);
   registry().image.clear();
 }

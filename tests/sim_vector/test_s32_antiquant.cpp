@@ -212,3 +212,22 @@ TEST(S32Names, ReduceLastNdFailsWhenCalledAndReservedWorkspaceIsTheSystemReserva
   EXPECT_NE(r.error->message.find("ReduceLastND is not emulated"), std::string::npos) << r.error->message;
   EXPECT_EQ(RESERVED_WORKSPACE, aopt::sim::sys_workspace_bytes);
 }
+
+// FusedMulAdd's mask form (the same three-operand path): dst = src0 * dst + src1 over 2 repeats.
+TEST(FusedMulAdd, TheMaskFormReadsDst) {
+  std::vector<float> out;
+  vt::run_ok([&] {
+    auto x = vt::ub<float>(0, 128);
+    auto y = vt::ub<float>(1024, 128);
+    auto d = vt::ub<float>(2048, 128);
+    for (int i = 0; i < 128; ++i) {
+      x.aopt_ptr()[i] = static_cast<float>(i);
+      y.aopt_ptr()[i] = 3.0f;
+      d.aopt_ptr()[i] = 2.0f;
+    }
+    BinaryRepeatParams p;
+    FusedMulAdd(d, x, y, 64, 2, p);
+    out = vt::get(d, 128);
+  });
+  for (int i = 0; i < 128; ++i) EXPECT_FLOAT_EQ(out[i], static_cast<float>(i) * 2.0f + 3.0f) << i;
+}

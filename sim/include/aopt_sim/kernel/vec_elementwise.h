@@ -130,6 +130,8 @@ inline T from_bits(U u) {
 struct op_add { template <class T> T operator()(T a, T b) const { return wrap_add(a, b); } };
 struct op_sub { template <class T> T operator()(T a, T b) const { return wrap_sub(a, b); } };
 struct op_mul { template <class T> T operator()(T a, T b) const { return wrap_mul(a, b); } };
+// FusedMulAdd's three operands: dst = src0 * dst + src1 (binary_count/binary_lanes pass dst third).
+struct op_fused_mul_add { template <class T> T operator()(T a, T b, T d) const { return wrap_add(wrap_mul(a, d), b); } };
 struct op_div { template <class T> T operator()(T a, T b) const { return div_op(a, b); } };
 struct op_max { template <class T> T operator()(T a, T b) const { return a < b ? b : a; } };
 struct op_min { template <class T> T operator()(T a, T b) const { return b < a ? b : a; } };
@@ -354,39 +356,9 @@ inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                               aopt::sim::vec::op_shr<T>{scalarValue, roundEn});
 }
 
-// FusedMulAdd: dst = src0 * dst + src1; MulAddDst: dst = src0 * src1 + dst (count forms; the
-// three-operand mul_add class of the profile). Each step rounds to T, as Axpy.
-template <typename T, bool isSetMask = true>
-inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
-                        const int32_t& count, AOPT_VEC_LOC) {
-  aopt::sim::vec::binary_count(dst, src0, src1, count, aopt::sim::vec_class::mul_add, "FusedMulAdd", loc,
-                               [](T a, T b, T d) { return aopt::sim::vec::wrap_add(aopt::sim::vec::wrap_mul(a, d), b); });
-}
-
-// Their mask forms (bit-wise and continuous), repeatTimes repeats of BinaryRepeatParams strides
-// (the 基础API 双目指令 prototypes; weight_quant_batch_matmul_v2 broadcasts one operand's row with
-// src0RepStride 0).
-#define AOPT_VEC_MUL_ADD(NAME, EXPR)                                                                           \
-  template <typename T, bool isSetMask = true>                                                                 \
-  inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,          \
-                   const uint64_t mask[], const int32_t repeatTimes, const BinaryRepeatParams& repeatParams,   \
-                   AOPT_VEC_LOC) {                                                                             \
-    const auto ln = aopt::sim::vec::lanes_from_bits(isSetMask, mask, repeatTimes, aopt::sim::vec::epr_v<T>,    \
-                                                    loc, #NAME);                                               \
-    aopt::sim::vec::binary_lanes(dst, src0, src1, ln, repeatParams, aopt::sim::vec_class::mul_add, #NAME, loc, \
-                                 [](T a, T b, T d) { return EXPR; });                                          \
-  }                                                                                                            \
-  template <typename T, bool isSetMask = true>                                                                 \
-  inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,          \
-                   uint64_t mask, const int32_t repeatTimes, const BinaryRepeatParams& repeatParams,           \
-                   AOPT_VEC_LOC) {                                                                             \
-    const auto ln = aopt::sim::vec::lanes_from_mask(isSetMask, mask, repeatTimes, aopt::sim::vec::epr_v<T>,    \
-                                                    loc, #NAME);                                               \
-    aopt::sim::vec::binary_lanes(dst, src0, src1, ln, repeatParams, aopt::sim::vec_class::mul_add, #NAME, loc, \
-                                 [](T a, T b, T d) { return EXPR; });                                          \
-  }
-AOPT_VEC_MUL_ADD(FusedMulAdd, aopt::sim::vec::wrap_add(aopt::sim::vec::wrap_mul(a, d), b))
-#undef AOPT_VEC_MUL_ADD
+// FusedMulAdd: dst = src0 * dst + src1, its count and mask forms (the three-operand mul_add class of
+// the profile); each step rounds to T, as Axpy.
+AOPT_VEC_BINARY(FusedMulAdd, mul_add, aopt::sim::vec::op_fused_mul_add)
 
 }  // namespace AscendC
 
