@@ -1343,6 +1343,20 @@ case_spec align_case(const case_spec& c, const nlohmann::json& sig) {
   return out;
 }
 
+namespace {
+// A plain layout (as `host --signature` spells it) that a tensor of this rank can have; a private
+// one (NC1HWC0, NDC1HWC0, FRACTAL_Z, FRACTAL_NZ, ...) never: a case's tensors are in plain layouts.
+// The harness's matching_column applies the same rule to the descriptors it fills.
+bool plain_format_allows_rank(const std::string& f, std::size_t rank) {
+  if (f == "ND" || f == "RESERVED") return true;
+  if (f == "NC" || f == "CN") return rank == 2;
+  if (f == "NCL") return rank == 3;
+  if (f == "NCHW" || f == "NHWC" || f == "HWCN" || f == "CHWN") return rank == 4;
+  if (f == "NCDHW" || f == "NDHWC" || f == "DHWCN" || f == "DHWNC") return rank == 5;
+  return false;
+}
+}  // namespace
+
 std::optional<std::size_t> select_column(const nlohmann::json& sig, const case_spec& c, std::string& why) {
   const auto& ins = sig.value("inputs", nlohmann::json::array());
   if (ins.empty()) return 0;
@@ -1358,7 +1372,11 @@ std::optional<std::size_t> select_column(const nlohmann::json& sig, const case_s
       return std::nullopt;
     }
   }
-  std::string tried;
+  // Two passes: a column whose dtypes match and whose input formats are plain layouts that allow
+  // each given tensor's rank (the harness sets the descriptors' formats by the same rule, so
+  // tiling and kernel see one column: conv3dv2's fp16 NCDHW column, not its NDC1HWC0 one, for
+  // rank-5 tensors; its FORMAT_X selects the kernel), then by dtypes alone.
+  for (const bool by_format : {true, false}) {
   for (std::size_t col = 0; col < columns; ++col) {
     bool match = true;
     for (const auto& i : ins) {
@@ -1369,6 +1387,12 @@ std::optional<std::size_t> select_column(const nlohmann::json& sig, const case_s
         if (i.value("param_type", std::string("required")) == "optional") continue;
         why = "case '" + c.name + "' has no input '" + name + "' (the OpDef's inputs: " + names + ")";
         return std::nullopt;
+      }
+      const auto& fms = i.value("formats", nlohmann::json::array());
+      if (by_format && !fms.empty() && fms[std::min(col, fms.size() - 1)].is_string() &&
+          !plain_format_allows_rank(fms[std::min(col, fms.size() - 1)].get<std::string>(), it->tensors.at(0).shape.size())) {
+        match = false;
+        break;
       }
       if (dts.empty()) continue;
       const auto want = dts[std::min(col, dts.size() - 1)].get<std::string>();
@@ -1388,6 +1412,7 @@ std::optional<std::size_t> select_column(const nlohmann::json& sig, const case_s
       }
     }
     if (match) return col;
+  }
   }
   std::string have;
   for (const auto& ci : c.inputs) have += (have.empty() ? "" : ", ") + ci.name + ":" + dtype_name(ci.tensors.at(0).type);

@@ -275,9 +275,12 @@ inline void GetReduceMaxMinCount(T& maxMinValue) {
 // (n_burst in [1, 4095], len_burst in [1, 65535]); the size form moves `size` bytes as one burst.
 // The raw intrinsic kernels call, copy_gm_to_cbuf(dst, src, sid, nBurst, lenBurst, srcGap, dstGap,
 // padMode) (conv2d_backprop_filter_v2), is the same move with the stream id and the pad mode:
-// PAD_NONE is the plain move. The C API's pad1..pad8 forms (32-byte units with bytes inserted or
-// removed) are documented, but which pad_t value each one passes is not, so any mode but PAD_NONE
-// stops with an error naming it rather than guessing.
+// PAD_NONE is the plain move, PAD_MODEn the C API's asc_copy_gm2l1_padn (the names correspond; the
+// public C-API implementation passes exactly that mode, read, not copied). The page documents the
+// removing modes 6, 7, 8: "每32B删除最高位的28B/24B/16B, 最低位的4B/8B/16B连续存储" (of every 32-byte
+// block the lowest 4/8/16 bytes, taken as the block's first bytes in address order, are stored
+// one after another); those are emulated. The inserting modes 1..5 ("每1B插入31B的pad" ...) do not
+// say what the inserted bytes hold, so they stop with an error naming the mode rather than guess.
 enum pad_t : std::uint8_t {
   PAD_NONE = 0,
   PAD_MODE1,
@@ -345,16 +348,84 @@ inline void asc_copy_gm2l1(__cbuf__ void* dst, __gm__ void* src, std::uint32_t s
   aopt::sim::cce::copy_gm_to_l1(dst, src, 1, static_cast<std::uint16_t>(size / 32), 0, 0, loc, "asc_copy_gm2l1");
 }
 
+namespace aopt::sim::cce {
+// The removing pad modes (6, 7, 8): n_burst bursts of len_burst 32-byte source blocks, src_gap
+// blocks apart in GM; of each block its first `keep` bytes (4, 8, 16) land in L1 one after another,
+// each burst's right after the previous one's. A dst_gap is refused: the page does not say in which
+// unit it counts once the data shrinks. MTE2 reads every source byte (timed as the whole bursts).
+inline void copy_gm_to_l1_keep(void* dst, const void* src, std::uint16_t n_burst, std::uint16_t len_burst,
+                               std::uint16_t src_gap, std::uint16_t dst_gap, std::uint32_t keep, int mode,
+                               const src_loc& loc, const char* api) {
+  const std::string name = std::string(api) + " (PAD_MODE" + std::to_string(mode) + ")";
+  if (n_burst < 1 || n_burst > 4095 || len_burst < 1) {
+    fail(hw_error_kind::param_out_of_range,
+         name + ": n_burst " + std::to_string(n_burst) + " must be in [1, 4095] and len_burst " +
+             std::to_string(len_burst) + " in [1, 65535] (32-byte blocks)",
+         loc, api);
+  }
+  if (dst_gap != 0) {
+    fail(hw_error_kind::invalid_use,
+         name + " with dst_gap " + std::to_string(dst_gap) +
+             ": the unit of a destination gap after a removing pad mode is not documented; only dst_gap 0 is emulated",
+         loc, api);
+  }
+  const std::uint32_t addr = l1_addr(dst, loc, api);
+  const std::uint64_t out_bytes = std::uint64_t{n_burst} * len_burst * keep;
+  const std::uint64_t src_pitch = (std::uint64_t{len_burst} + src_gap) * 32;
+  AscendC::GlobalTensor<std::uint8_t> g;
+  g.SetGlobalBuffer(static_cast<std::uint8_t*>(const_cast<void*>(src)), loc);
+  const std::byte* gp = reinterpret_cast<const std::byte*>(g.GetPhyAddr());
+  g.aopt_check_read(gp, kernel_detail::span_bytes(n_burst, std::uint64_t{len_burst} * 32, src_pitch), loc, api);
+  kernel_detail::check_ub_addr(addr, out_bytes, loc, api, "destination");
+  kernel_detail::record_copy(rec_kind::copy_in, pipe::mte2, n_burst, std::uint64_t{len_burst} * 32, g.aopt_gm_offset(gp),
+                             addr, 1, false, loc, api, g.aopt_gm_buf(), g.aopt_l2_bypass(), out_bytes);
+  std::byte* out = static_cast<std::byte*>(dst);
+  for (std::uint32_t b = 0; b < n_burst; ++b) {
+    for (std::uint32_t k = 0; k < len_burst; ++k, out += keep) std::memcpy(out, gp + b * src_pitch + k * 32u, keep);
+  }
+}
+}  // namespace aopt::sim::cce
+
 inline void copy_gm_to_cbuf(__cbuf__ void* dst, __gm__ void* src, std::int8_t sid, std::uint16_t nBurst,
                             std::uint16_t lenBurst, std::uint16_t srcGap, std::uint16_t dstGap, pad_t padMode,
                             aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
   (void)sid;  // the stream id: no effect on the data
+  if (padMode == PAD_MODE6 || padMode == PAD_MODE7 || padMode == PAD_MODE8) {
+    const std::uint32_t keep = padMode == PAD_MODE6 ? 4 : padMode == PAD_MODE7 ? 8 : 16;
+    aopt::sim::cce::copy_gm_to_l1_keep(dst, src, nBurst, lenBurst, srcGap, dstGap, keep, static_cast<int>(padMode), loc,
+                                       "copy_gm_to_cbuf");
+    return;
+  }
   if (padMode != PAD_NONE) {
     aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
                     "copy_gm_to_cbuf with pad mode PAD_MODE" + std::to_string(static_cast<int>(padMode)) +
-                        " is not emulated: the C API documents pad forms (asc_copy_gm2l1_pad1..8), but not which "
-                        "pad_t value each passes to this intrinsic; only PAD_NONE (the plain move) is emulated",
+                        " is not emulated: asc_copy_gm2l1_pad1..5 insert pad bytes whose value the page does not "
+                        "give; PAD_NONE and the removing modes PAD_MODE6..8 are emulated",
                     loc, "copy_gm_to_cbuf");
   }
   aopt::sim::cce::copy_gm_to_l1(dst, src, nBurst, lenBurst, srcGap, dstGap, loc, "copy_gm_to_cbuf");
 }
+
+// The C API's removing forms (asc_copy_gm2l1_pad6/7/8), burst and size forms.
+#define AOPT_GM2L1_KEEP(n, keep)                                                                                      \
+  inline void asc_copy_gm2l1_pad##n(__cbuf__ void* dst, __gm__ void* src, std::uint16_t n_burst,                      \
+                                    std::uint16_t len_burst, std::uint16_t src_gap, std::uint16_t dst_gap,            \
+                                    aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {                         \
+    aopt::sim::cce::copy_gm_to_l1_keep(dst, src, n_burst, len_burst, src_gap, dst_gap, keep, n, loc,                 \
+                                       "asc_copy_gm2l1_pad" #n);                                                      \
+  }                                                                                                                   \
+  inline void asc_copy_gm2l1_pad##n(__cbuf__ void* dst, __gm__ void* src, std::uint32_t size,                         \
+                                    aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {                         \
+    if (size % 32 != 0 || size / 32 > 65535) {                                                                        \
+      aopt::sim::fail(aopt::sim::hw_error_kind::param_out_of_range,                                                   \
+                      "asc_copy_gm2l1_pad" #n ": size " + std::to_string(size) +                                      \
+                          " bytes is not a whole number of 32-byte DataBlocks (at most 65535)",                       \
+                      loc, "asc_copy_gm2l1_pad" #n);                                                                  \
+    }                                                                                                                 \
+    aopt::sim::cce::copy_gm_to_l1_keep(dst, src, 1, static_cast<std::uint16_t>(size / 32), 0, 0, keep, n, loc,       \
+                                       "asc_copy_gm2l1_pad" #n);                                                      \
+  }
+AOPT_GM2L1_KEEP(6, 4)
+AOPT_GM2L1_KEEP(7, 8)
+AOPT_GM2L1_KEEP(8, 16)
+#undef AOPT_GM2L1_KEEP

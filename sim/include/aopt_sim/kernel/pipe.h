@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <exception>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -484,9 +485,13 @@ class TBuf {
 
 class TPipe {
  public:
-  TPipe() { aopt::sim::set_current_pipe(this); }
+  TPipe(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    aopt::sim::set_current_pipe(this);
+    hold_aic_events(loc);
+  }
   ~TPipe() {
     try {
+      if (std::uncaught_exceptions() == 0) release_aic_events(aopt::sim::src_loc::current());
       if (aopt::sim::current_pipe() == this) aopt::sim::set_current_pipe(nullptr);
     } catch (...) {
       // destroyed outside an emulated core: nothing to unregister
@@ -531,8 +536,14 @@ class TPipe {
     for (auto& c : cube_cursor_) c = 0;
     for (auto& m : used_events_) m = 0;
   }
-  void Destroy() { Reset(); }
-  void Init() { Reset(); }
+  void Destroy(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    release_aic_events(loc);
+    Reset();
+  }
+  void Init(aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
+    Reset();
+    hold_aic_events(loc);
+  }
 
   template <HardEvent evt>
   TEventID FetchEventID() {
@@ -571,6 +582,8 @@ class TPipe {
 
   // --- emulator-only ---
   std::uint32_t aopt_used_bytes() const { return cursor_; }
+  // The M_MTE1 event ids a TPipe holds on the Cube core (Atlas A2): 0, 1, 2.
+  static constexpr int aic_held_m_mte1 = 3;
   // The Matmul API's L0A/L0B/L0C buffers: every Matmul object on this pipe takes them from one
   // region shared by all of them (the library uses L0 whole and the objects take turns on the
   // Cube [ASSUMED: a kernel finishes one object's Iterate/GetTensorC before the next object's
@@ -590,6 +603,29 @@ class TPipe {
   }
 
  private:
+  // A TPipe made on the Cube core (AIC) of an Atlas A2 holds the M_MTE1 event ids 0, 1 and 2 and
+  // sets their flags when it is made, and its Destroy (or its end) waits on them: the Cube library
+  // code and the kernels built on it (the tree's convolutions: conv3dv2, the conv3d backprop
+  // operators) start their L0 ping-pong with WaitFlag<M_MTE1>(0/1) and leave the flags set, and a
+  // kernel's own ids come after them (AllocEventID<M_MTE1> gives 3 first: weight_quant_batch_matmul_v2).
+  // [SOURCE: the public AscendC TPipe implementation for NPU arch 2201 (asc-devkit
+  // impl/basic_api/kernel_tpipe_impl.h, TPipe's Init and Destroy), read, not copied; the pages of
+  // SetFlag/WaitFlag(ISASI) say a WaitFlag blocks while its flag is 0.] Not on the vector cores.
+  void hold_aic_events(const aopt::sim::src_loc& loc) {
+    aic_events_held_ = aopt::sim::current_core_kind() == aopt::sim::core_kind::aic;
+    if (!aic_events_held_) return;
+    std::uint8_t& used = used_events_[static_cast<int>(HardEvent::M_MTE1)];
+    for (int id = 0; id < aic_held_m_mte1; ++id) {
+      used = static_cast<std::uint8_t>(used | (1u << id));
+      aopt::sim::kernel_detail::flag_op(true, HardEvent::M_MTE1, id, loc);
+    }
+  }
+  void release_aic_events(const aopt::sim::src_loc& loc) {
+    if (!aic_events_held_) return;
+    aic_events_held_ = false;
+    for (int id = 0; id < aic_held_m_mte1; ++id) aopt::sim::kernel_detail::flag_op(false, HardEvent::M_MTE1, id, loc);
+  }
+
   std::uint32_t take(std::uint64_t bytes, std::uint32_t num, std::uint32_t len,
                      const aopt::sim::src_loc& loc) {
     const std::uint64_t end = cursor_ + bytes;
@@ -640,6 +676,7 @@ class TPipe {
   std::uint32_t cursor_ = 0;
   std::uint32_t cube_cursor_[static_cast<int>(aopt::sim::local_mem::count_)] = {};
   std::uint8_t used_events_[static_cast<int>(HardEvent::MAX) + 1] = {};
+  bool aic_events_held_ = false;
   static constexpr int kL0_[] = {static_cast<int>(aopt::sim::local_mem::l0a), static_cast<int>(aopt::sim::local_mem::l0b),
                                  static_cast<int>(aopt::sim::local_mem::l0c)};
   bool matmul_l0_set_ = false;

@@ -238,11 +238,13 @@ inline void raw_flag(bool set, pipe_t src, pipe_t dst, std::int32_t id, const ao
 }
 }  // namespace aopt::sim::kernel_detail
 
-inline void set_flag(pipe_t src, pipe_t dst, event_t id,
+// The id as an integer: the event_t enumerators convert, and so does a kernel's integer id
+// (conv3dv2 passes a uint16_t ping-pong id; the CCE compiler takes it).
+inline void set_flag(pipe_t src, pipe_t dst, std::int32_t id,
                      aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
   aopt::sim::kernel_detail::raw_flag(true, src, dst, id, loc);
 }
-inline void wait_flag(pipe_t src, pipe_t dst, event_t id,
+inline void wait_flag(pipe_t src, pipe_t dst, std::int32_t id,
                       aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
   aopt::sim::kernel_detail::raw_flag(false, src, dst, id, loc);
 }
