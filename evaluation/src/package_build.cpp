@@ -183,6 +183,7 @@ class reader {
       for (const auto& c : parse_cmake(text)) command(c);
       project_includes();
     }
+    tree_library_sources();
     sibling_includes();
     finish();
     return std::move(out_);
@@ -198,6 +199,7 @@ class reader {
   // Not the files the build never compiles: aclnn_* and the op_api library's sources.
   void sibling_includes() {
     std::vector<std::pair<fs::path, fs::path>> todo;  // (real file, its place in the tree)
+    for (const auto& f : library_sources_) todo.emplace_back(f, f);  // what tree_library_sources brought
     std::error_code e;
     for (const char* sub : {"op_host", "op_kernel"}) {
       for (auto it = fs::recursive_directory_iterator(op_dir_ / sub, e); !e && it != fs::recursive_directory_iterator(); it.increment(e)) {
@@ -243,6 +245,83 @@ class reader {
             out_.host_include_dirs.push_back(mirror);
           }
         }
+      }
+    }
+  }
+
+  // The tree builds every operator's host sources into one library, so an operator may use what
+  // only another operator's CMakeLists.txt compiles: conv3dv2's proto includes its own
+  // cube_util.h, and the cube_util.cpp beside it is named by no CMakeLists (it is the op_api
+  // library's copy); GetConv3DXShape comes from conv2d_transpose_v2's cube_util.cc, which that
+  // operator's CMakeLists gives the proto library. So: a header of the package's op_host that a
+  // host file includes, with a source of its stem beside it that the package's CMakeLists does
+  // not name, is implemented by the first operator of the tree (in path order) whose CMakeLists
+  // gives its tiling or proto library a source of that stem beside a header of that name; that
+  // source and its header become shared files and a host source. Read only inside the tree root.
+  void tree_library_sources() {
+    if (root_ == op_dir_) return;
+    std::error_code e;
+    std::set<std::string> wanted;  // header file names
+    for (auto it = fs::recursive_directory_iterator(op_dir_ / "op_host", e); !e && it != fs::recursive_directory_iterator(); it.increment(e)) {
+      if (!it->is_regular_file() || !is_source_file(it->path()) || it->path().filename().string().rfind("aclnn_", 0) == 0) continue;
+      std::string text;
+      try {
+        text = common::read_text_file(it->path(), max_source_file_bytes);
+      } catch (const error&) {
+        continue;
+      }
+      for (const auto& inc : quoted_includes(text)) {
+        const fs::path h = (it->path().parent_path() / inc.second).lexically_normal();
+        if (inc.second.find("..") != std::string::npos || !fs::is_regular_file(h, e) || is_compiled(h)) continue;
+        for (const char* ext : {".cpp", ".cc"}) {
+          const fs::path beside = fs::path(h).replace_extension(ext);
+          const std::string rel = beside.lexically_relative(op_dir_).generic_string();
+          if (fs::is_regular_file(beside, e) &&
+              std::find(out_.host_sources.begin(), out_.host_sources.end(), rel) == out_.host_sources.end()) {
+            wanted.insert(h.filename().string());
+          }
+        }
+      }
+    }
+    if (wanted.empty()) return;
+    std::vector<fs::path> dirs;
+    for (auto it = fs::recursive_directory_iterator(root_, fs::directory_options::follow_directory_symlink, e);
+         !e && it != fs::recursive_directory_iterator(); it.increment(e)) {
+      if (!it->is_directory() || !fs::is_directory(it->path() / "op_host", e) || !fs::is_regular_file(it->path() / "CMakeLists.txt", e)) continue;
+      dirs.push_back(it->path());
+      it.disable_recursion_pending();
+    }
+    std::sort(dirs.begin(), dirs.end());
+    const fs::path own = fs::weakly_canonical(op_dir_, e);
+    for (const auto& dir : dirs) {
+      if (wanted.empty()) break;
+      if (fs::weakly_canonical(dir, e) == own) continue;
+      std::string text;
+      try {
+        text = common::read_text_file(dir / "CMakeLists.txt", max_source_file_bytes);
+      } catch (const error&) {
+        continue;
+      }
+      reader other(dir, root_, dir);
+      for (const auto& c : parse_cmake(text)) {
+        if (c.name == "set" || c.name == "list" || c.name == "file" || c.name == "target_sources") other.command(c);
+      }
+      for (const auto& rel : other.out_.host_sources) {
+        const fs::path src = (dir / rel).lexically_normal();
+        const std::string header = src.stem().string() + ".h";
+        if (rel.rfind(shared_prefix, 0) == 0 || !wanted.count(header) || !fs::is_regular_file(src.parent_path() / header, e)) continue;
+        wanted.erase(header);
+        add_shared(src);
+        add_shared(src.parent_path() / header);
+        add_shared(dir / "CMakeLists.txt");
+        const std::string shared = shared_prefix + src.lexically_relative(root_).generic_string();
+        out_.host_sources.push_back(shared);
+        if (other.out_.tiling_sources.count(rel)) out_.tiling_sources.insert(shared);
+        library_sources_.push_back(src);
+        out_.warnings.push_back("op_host includes " + header + ", whose source beside it no CMakeLists names: the tree's " +
+                                "library takes its definitions from " + src.lexically_relative(root_).generic_string() +
+                                " (named by " + (dir / "CMakeLists.txt").lexically_relative(root_).generic_string() +
+                                "), compiled here as a host source");
       }
     }
   }
@@ -598,6 +677,7 @@ class reader {
   fs::path view_;
   std::map<std::string, std::vector<std::string>> vars_;
   std::set<std::string> shared_;
+  std::vector<fs::path> library_sources_;  // other operators' sources tree_library_sources added
   std::uintmax_t bytes_ = 0;
   package_build out_;
 };

@@ -493,9 +493,9 @@ bool convolution_op(const op_interface& op) {
   return strides && pads && filter;
 }
 
-conv_geometry conv_shapes(int rank, bool input_size_given, bool filter_size_given, bool tail) {
+conv_geometry conv_shapes(int rank, bool input_size_given, bool filter_size_given, bool tail, int kernel) {
   const std::int64_t eight = tail ? 7 : 8;
-  std::int64_t n = 2, c = 16, s = eight, cout = 16, k = 3;
+  std::int64_t n = 2, c = 16, s = eight, cout = 16, k = kernel;
   if (filter_size_given) cout = c = k = 4;
   if (input_size_given) n = c = s = eight;
   if (input_size_given && filter_size_given) n = c = s = cout = k = eight;
@@ -707,6 +707,11 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
     push(rank, 0, "one convolution (stride 1, no padding, dilation 1; each input shaped by its name)", required, false,
          conv_attrs(op, rank, attrs));
     if (!out.empty()) out.back().conv = true;
+    if (push(rank, 0, "one pointwise convolution (a filter of spatial size 1, stride 1, no padding, dilation 1)", required,
+             false, conv_attrs(op, rank, attrs))) {
+      out.back().conv = true;
+      out.back().conv_kernel = 1;
+    }
   }
   if (ctc_loss_op(op) && push(3, 0, "one CTC loss (log_probs [T, N, C]; each input shaped by its name)", required, false, attrs)) {
     out.back().ctc = true;
@@ -990,7 +995,7 @@ case_spec conv_case(const op_interface& op, const probe& p, std::size_t column, 
     input_size = input_size || lower(in) == "input_size";
     filter_size = filter_size || lower(in) == "filter_size";
   }
-  const auto g = conv_shapes(p.rank, input_size, filter_size, tail);
+  const auto g = conv_shapes(p.rank, input_size, filter_size, tail, p.conv_kernel);
   add_named_inputs(op, p, column, c, [&](const std::string& n, const draft_param& d, tensor_spec& ts) {
     if (conv_size_input(d)) {
       const auto& shape = n == "input_size" ? g.input : g.filter;

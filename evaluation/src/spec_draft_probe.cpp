@@ -77,6 +77,10 @@ probe_attempt run_probe(backend& be, const build_result& built, std::size_t colu
   a.case_name = c.name;
   a.shapes = describe_case(c);
   fs::create_directories(run_dir);
+  // The column the build chose for this case (select_column: its dtypes and the plain formats its
+  // ranks allow, as the evaluation's runs and the harness's descriptors), else the draft's.
+  std::string why;
+  if (const auto col = select_column(built.signature, align_case(c, built.signature), why)) column = *col;
   run_spec rs;
   rs.column = column;
   rs.attrs = c.attrs;

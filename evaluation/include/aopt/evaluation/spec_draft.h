@@ -129,11 +129,13 @@ bool convolution_op(const op_interface& op);
 // dilation 1, one group: the input x [N, C, S...], the filter [Cout, C, K...] and the output
 // [N, Cout, S-K+1...]. A shape given as data (`input_size`, `filter_size`: one value per dimension)
 // is drafted as a range of one value, so that shape has every dimension equal: N = C = S when the
-// input's is, Cout = C = K when the filter's is. A tail case takes S = 7 (odd) for 8.
+// input's is, Cout = C = K when the filter's is. A tail case takes S = 7 (odd) for 8. `kernel`: K
+// (3; 1 for the pointwise probe that follows: conv3dv2 runs its NCDHW formats only for a 1x1x1
+// filter, its pointwise kernel) when no size is given as data.
 struct conv_geometry {
   std::vector<std::int64_t> input, filter, output;
 };
-conv_geometry conv_shapes(int rank, bool input_size_given, bool filter_size_given, bool tail = false);
+conv_geometry conv_shapes(int rank, bool input_size_given, bool filter_size_given, bool tail = false, int kernel = 3);
 
 // One try: every present input's shape (in OpDef order) and the attributes, and what it is.
 struct probe {
@@ -158,6 +160,7 @@ struct probe {
   // The convolution idiom (convolution_op): each input shaped by its name from conv_shapes, a size
   // input given as one value per dimension.
   bool conv = false;
+  int conv_kernel = 3;  // the filter's spatial size K (conv_shapes)
   // The resize idiom read channel-last (NHWC, NDHWC, NLC: the spatial sizes between N and C, the
   // last dimension): an `output_size` left unset takes the main shape's dimensions 1 to rank - 2.
   // For an ND operator, which a tiling may read either way (upsample_nearest: NCHW when the

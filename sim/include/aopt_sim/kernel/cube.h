@@ -270,7 +270,10 @@ fix_geometry make_fix_geometry(const AscendC::FixpipeParamsV220& p, bool nz_out,
     fail(hw_error_kind::invalid_use,
          "isChannelSplit needs a float source and destination and the NZ output (CFG_NZ), not NZ2ND", loc, api);
   }
-  if (g.n % (p.isChannelSplit ? 8 : 16) != 0) {
+  // The parameter table asks nSize in whole 16-column fractals; the NZ2ND page's conversion walks
+  // ceil(nSize / 16) blocks per row, and kernels with NZ2ND take any nSize (conv3dv2's pointwise
+  // output of 24 channels): with NZ2ND the last block writes only its nSize % 16 columns.
+  if (g.nz_out && g.n % (p.isChannelSplit ? 8 : 16) != 0) {
     fail(hw_error_kind::param_out_of_range,
          "nSize " + std::to_string(g.n) + " is not a multiple of " + std::string(p.isChannelSplit ? "8" : "16") +
              " (FixpipeParamsV220): the source is whole 16-column fractals of L0C",
