@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "aopt/evaluation/backend.h"
 #include "aopt/evaluation/spec_draft.h"
 #include "spec_draft_test_util.h"
 
@@ -108,4 +109,41 @@ TEST(SpecDraftConv, TheTailCaseHasAnOddSpatialSize) {
   const auto g = ev::conv_shapes(4, false, false, true);
   EXPECT_EQ(g.input, (shape{2, 16, 7, 7}));
   EXPECT_EQ(g.output, (shape{2, 16, 5, 5}));
+}
+
+// Session 33: after the 3-wide convolution a pointwise one (filter spatial size 1): conv3dv2 runs
+// its NCDHW formats only for a 1x1x1 filter (its pointwise kernel) and refused every 3-wide probe.
+TEST(SpecDraftConv, APointwiseConvolutionFollowsTheFirst) {
+  const auto op = conv_op("MyConv3D", {param("x"), param("filter"), param("bias", "float16", "optional")});
+  std::vector<std::string> notes;
+  const auto probes = ev::timed_probes(op, ev::draft_attrs(op, 0, notes));
+  ASSERT_GE(probes.size(), 2u);
+  ASSERT_TRUE(probes[1].conv) << probes[1].what;
+  EXPECT_EQ(probes[1].conv_kernel, 1);
+  const auto c = ev::probe_case(op, probes[1], 0, "perf", true, 1 << 21, false, &notes);
+  EXPECT_EQ(input(c, "x").shape, (shape{2, 16, 8, 8, 8}));
+  EXPECT_EQ(input(c, "filter").shape, (shape{16, 16, 1, 1, 1}));
+  const auto first = ev::probe_case(op, probes[0], 0, "perf", true, 1 << 21, false, &notes);
+  EXPECT_EQ(input(first, "filter").shape, (shape{16, 16, 3, 3, 3}));
+}
+
+// The column a case runs: among the dtype-matching ones, first one whose input formats are plain
+// layouts that allow the tensors' ranks (conv3dv2: fp16 in NDC1HWC0 first, in NCDHW later; rank-5
+// tensors run the NCDHW column, as the harness fills their descriptors), else by dtype alone.
+TEST(SpecDraftConv, TheColumnPrefersPlainFormatsThatAllowTheRanks) {
+  nlohmann::json sig = {{"inputs", nlohmann::json::array({
+      {{"name", "x"}, {"dtypes", {"float16", "float16"}}, {"formats", {"NDC1HWC0", "NCDHW"}}},
+      {{"name", "filter"}, {"dtypes", {"float16", "float16"}}, {"formats", {"FRACTAL_Z_3D", "NCDHW"}}}})}};
+  auto tensor = [](shape s) {
+    ev::tensor_spec t;
+    t.shape = std::move(s);
+    return t;
+  };
+  ev::case_spec c;
+  c.name = "perf";
+  c.inputs = {{"x", false, {tensor({2, 16, 8, 8, 8})}}, {"filter", false, {tensor({16, 16, 1, 1, 1})}}};
+  std::string why;
+  EXPECT_EQ(ev::select_column(sig, c, why), std::optional<std::size_t>(1)) << why;
+  c.inputs = {{"x", false, {tensor({2, 8, 1, 8, 8, 16})}}, {"filter", false, {tensor({8, 1, 16, 16})}}};
+  EXPECT_EQ(ev::select_column(sig, c, why), std::optional<std::size_t>(0)) << "no plain column fits rank 6: by dtype";
 }

@@ -64,3 +64,37 @@ TEST(TreeABuild, TilingAndProtoSourcesInSeparateLibrariesAreMarked) {
   EXPECT_EQ(build.tiling_sources, (std::set<std::string>{"op_host/apart_scale.cpp"}));
   EXPECT_FALSE(ev::load_package(tree / "src/pad/edge_user", o).host_libraries_apart) << "its one source goes to both libraries";
 }
+
+// The tree's one host library (session 33, conv3dv2): an operator's op_host includes its own
+// shape_util.h, and the shape_util.cpp beside it is named by no CMakeLists; another operator's
+// CMakeLists gives the proto library a shape_util.cc beside a shape_util.h. That one is compiled
+// (shared), not the unnamed copy. Before: the host link failed on the undefined function.
+TEST(TreeABuild, AHeaderWhoseBesideSourceNoCMakeListsNamesTakesTheTreesLibrarySource) {
+  const fs::path root = fs::temp_directory_path() / ("aopt-tree-lib-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  aopt::common::write_tree(root, {
+      {"src/conv/user/CMakeLists.txt", "target_sources(opsproto PRIVATE op_host/user_proto.cpp)\n"},
+      {"src/conv/user/op_host/user_proto.cpp", "#include \"shape_util.h\"\nint UserShape() { return ShapeOf(1); }\n"},
+      {"src/conv/user/op_host/shape_util.h", "int ShapeOf(int);\n"},
+      {"src/conv/user/op_host/shape_util.cpp", "#include \"aclnn/only_in_op_api.h\"\n"},
+      {"src/conv/provider/CMakeLists.txt", "target_sources(opsproto PRIVATE op_host/provider_proto.cpp op_host/shape_util.cc)\n"},
+      {"src/conv/provider/op_host/provider_proto.cpp", "int ProviderShape() { return 2; }\n"},
+      {"src/conv/provider/op_host/shape_util.h", "int ShapeOf(int);\n"},
+      {"src/conv/provider/op_host/shape_util.cc", "#include \"shape_util.h\"\nint ShapeOf(int x) { return x; }\n"},
+      {"src/conv/zeta_named/CMakeLists.txt", "target_sources(opsproto PRIVATE op_host/named_proto.cpp op_host/shape_util.cpp)\n"},
+      {"src/conv/zeta_named/op_host/named_proto.cpp", "#include \"shape_util.h\"\nint NamedShape() { return ShapeOf(3); }\n"},
+      {"src/conv/zeta_named/op_host/shape_util.h", "int ShapeOf(int);\n"},
+      {"src/conv/zeta_named/op_host/shape_util.cpp", "int ShapeOf(int x) { return x; }\n"},
+  });
+  const auto build = ev::read_package_build(root / "src/conv/user", root);
+  EXPECT_TRUE(has(build.host_sources, "aopt_shared/src/conv/provider/op_host/shape_util.cc")) << ::testing::PrintToString(build.host_sources);
+  EXPECT_FALSE(has(build.host_sources, "op_host/shape_util.cpp"));
+  EXPECT_TRUE(has(build.shared_files, "src/conv/provider/op_host/shape_util.h")) << ::testing::PrintToString(build.shared_files);
+  EXPECT_FALSE(has(build.shared_files, "src/conv/provider/op_host/provider_proto.cpp")) << "not the provider's other sources";
+  // The first operator in path order provides it (provider before zeta_named); an operator that
+  // names its own beside source takes nothing from the tree.
+  const auto named = ev::read_package_build(root / "src/conv/zeta_named", root);
+  EXPECT_TRUE(has(named.host_sources, "op_host/shape_util.cpp"));
+  EXPECT_TRUE(named.shared_files.empty()) << ::testing::PrintToString(named.shared_files);
+  fs::remove_all(root);
+}
