@@ -1347,7 +1347,11 @@ namespace {
 // A plain layout (as `host --signature` spells it) that a tensor of this rank can have; a private
 // one (NC1HWC0, NDC1HWC0, FRACTAL_Z, FRACTAL_NZ, ...) never: a case's tensors are in plain layouts.
 // The harness's matching_column applies the same rule to the descriptors it fills.
-bool plain_format_allows_rank(const std::string& f, std::size_t rank) {
+// With `private_too`, also a private format the harness lays a tensor of that rank out in
+// (aopt_sim/host/private_format.h: NC1HWC0 and FRACTAL_Z from rank 4, NDC1HWC0 and FRACTAL_Z_3D from 5).
+bool format_allows_rank(const std::string& f, std::size_t rank, bool private_too) {
+  if (private_too && (f == "NC1HWC0" || f == "FRACTAL_Z")) return rank == 4;
+  if (private_too && (f == "NDC1HWC0" || f == "FRACTAL_Z_3D")) return rank == 5;
   if (f == "ND" || f == "RESERVED") return true;
   if (f == "NC" || f == "CN") return rank == 2;
   if (f == "NCL") return rank == 3;
@@ -1372,11 +1376,13 @@ std::optional<std::size_t> select_column(const nlohmann::json& sig, const case_s
       return std::nullopt;
     }
   }
-  // Two passes: a column whose dtypes match and whose input formats are plain layouts that allow
+  // Three passes: a column whose dtypes match and whose input formats are plain layouts that allow
   // each given tensor's rank (the harness sets the descriptors' formats by the same rule, so
   // tiling and kernel see one column: conv3dv2's fp16 NCDHW column, not its NDC1HWC0 one, for
-  // rank-5 tensors; its FORMAT_X selects the kernel), then by dtypes alone.
-  for (const bool by_format : {true, false}) {
+  // rank-5 tensors; its FORMAT_X selects the kernel), then one whose private formats come from
+  // the tensors' ranks (the harness lays them out so: conv3d_backprop_filter_v2's NDC1HWC0), then
+  // by dtypes alone.
+  for (const int by_format : {2, 1, 0}) {
   for (std::size_t col = 0; col < columns; ++col) {
     bool match = true;
     for (const auto& i : ins) {
@@ -1389,8 +1395,8 @@ std::optional<std::size_t> select_column(const nlohmann::json& sig, const case_s
         return std::nullopt;
       }
       const auto& fms = i.value("formats", nlohmann::json::array());
-      if (by_format && !fms.empty() && fms[std::min(col, fms.size() - 1)].is_string() &&
-          !plain_format_allows_rank(fms[std::min(col, fms.size() - 1)].get<std::string>(), it->tensors.at(0).shape.size())) {
+      if (by_format > 0 && !fms.empty() && fms[std::min(col, fms.size() - 1)].is_string() &&
+          !format_allows_rank(fms[std::min(col, fms.size() - 1)].get<std::string>(), it->tensors.at(0).shape.size(), by_format == 1)) {
         match = false;
         break;
       }

@@ -34,6 +34,7 @@
 
 #include "aopt_sim/host/host.h"
 #include "aopt_sim/host/list_tensor_desc.h"
+#include "aopt_sim/host/private_format.h"
 #include "aopt_sim/host/tiling_data_ptr.h"
 #include "aopt_sim/kernel/core.h"
 #include "aopt_sim/kernel/types.h"
@@ -70,6 +71,11 @@ struct tensor_item {
   std::size_t bytes = 0;        // inputs: the file's size (numel * element size)
   bool shape_given = false;
   gm_ptr gm = nullptr;          // inputs: read straight into emulated GM when the request is read
+  // A private format of its OpDef column (aopt_sim/host/private_format.h): the tensor lies in GM in
+  // that layout (storage_shape), the case's data in the plain origin layout; 0 when plain.
+  ge::Format storage_format = ge::FORMAT_ND;
+  ge::Format origin_layout = ge::FORMAT_ND;
+  std::vector<std::int64_t> storage_shape;
 };
 
 struct io_arg {
@@ -101,18 +107,26 @@ std::size_t matching_column(const aopt::sim::host::op_def_record& rec, const std
       default: return false;
     }
   };
-  for (std::size_t c = 0; c < columns; ++c) {
-    bool ok = true;
-    for (const auto* args : {&ins, &outs}) {
-      const auto& params = args == &ins ? rec.inputs : rec.outputs;
-      for (const auto& a : *args) {
-        if (!a.present || a.ir_index >= params.size() || a.items.empty()) continue;
-        const auto& p = params[a.ir_index];
-        if (!p.dtypes.empty() && p.dtypes[std::min(c, p.dtypes.size() - 1)] != a.items.front().dtype) ok = false;
-        if (args == &ins && !p.formats.empty() && !rank_ok(p.formats[std::min(c, p.formats.size() - 1)], a.items.front().shape.size())) ok = false;
+  // Then a column with private formats (NC1HWC0, NDC1HWC0, FRACTAL_Z, FRACTAL_Z_3D) whose plain
+  // origin rank is the tensor's: the harness lays the tensor out in it (lay_out_private_formats).
+  for (const bool allow_private : {false, true}) {
+    for (std::size_t c = 0; c < columns; ++c) {
+      bool ok = true;
+      for (const auto* args : {&ins, &outs}) {
+        const auto& params = args == &ins ? rec.inputs : rec.outputs;
+        for (const auto& a : *args) {
+          if (!a.present || a.ir_index >= params.size() || a.items.empty()) continue;
+          const auto& p = params[a.ir_index];
+          if (!p.dtypes.empty() && p.dtypes[std::min(c, p.dtypes.size() - 1)] != a.items.front().dtype) ok = false;
+          if (args != &ins || p.formats.empty()) continue;
+          const ge::Format f = p.formats[std::min(c, p.formats.size() - 1)];
+          const auto origin_rank = host::private_format_origin_rank(f);
+          const std::size_t rank = a.items.front().shape.size();
+          if (!rank_ok(f, rank) && !(allow_private && origin_rank && *origin_rank == rank)) ok = false;
+        }
       }
+      if (ok) return c;
     }
-    if (ok) return c;
   }
   return static_cast<std::size_t>(-1);
 }
@@ -238,6 +252,9 @@ class runner {
   void build_instance();
   void set_attrs();
   void apply_data_format();
+  ge::Format origin_layout_of(std::size_t rank) const;
+  void lay_out_private_formats();
+  void gather_private_outputs();
   void infer_outputs();
   const double* init_value(const io_arg& a, const tensor_item& t) const;
   static void fill_with(tensor_item& t, double v);
@@ -489,6 +506,78 @@ void runner::build_instance() {
     };
     for (auto& sl : op_.inputs) set_format(sl, rec_->inputs);
     for (auto& sl : op_.outputs) set_format(sl, rec_->outputs);
+    lay_out_private_formats();
+  }
+}
+
+// The plain layout a private-format tensor of this rank comes from: the operator's data_format
+// (the case's, else its OpDef default) when it names one of this rank, else NCHW / NCDHW.
+ge::Format runner::origin_layout_of(std::size_t rank) const {
+  std::string df;
+  const json attrs = req_.value("attrs", json::object());
+  if (attrs.is_object() && attrs.contains("data_format") && attrs["data_format"].is_string()) {
+    df = attrs["data_format"].get<std::string>();
+  } else {
+    for (const auto& a : rec_->attrs) {
+      if (a.name == "data_format" && a.kind == gert::AoptAttrValue::kind::string) df = a.default_value.s;
+    }
+  }
+  const ge::Format f = host::layout_of_data_format(df, rank);
+  if (f == ge::FORMAT_NCHW || f == ge::FORMAT_NHWC || f == ge::FORMAT_NCDHW || f == ge::FORMAT_NDHWC) return f;
+  return rank == 4 ? ge::FORMAT_NCHW : ge::FORMAT_NCDHW;
+}
+
+// A tensor whose column format is private (aopt_sim/host/private_format.h) is given to the operator
+// as the runtime's TransData would: its descriptor's origin format the plain layout and origin shape
+// the case's, its storage format and shape the private ones, and an input's data moved into that
+// layout in GM (padding zero). An output's storage shape follows once its shape is known
+// (infer_outputs); its data comes back to the plain layout after the run (gather_private_outputs).
+void runner::lay_out_private_formats() {
+  std::size_t k = 0;
+  for (auto* args : {&inputs_, &outputs_}) {
+    auto& slots = args == &inputs_ ? op_.inputs : op_.outputs;
+    if (args == &outputs_) k = 0;
+    for (auto& a : *args) {
+      if (args == &inputs_ && !a.present) continue;
+      for (auto& t : a.items) {
+        auto& s = slots[k++];
+        const ge::Format f = s.desc.GetStorageFormat();
+        if (!host::private_format_origin_rank(f)) continue;
+        t.storage_format = f;
+        t.origin_layout = origin_layout_of(host::private_format_origin_rank(f).value());
+        s.desc.SetOriginFormat(t.origin_layout);
+        s.tensor.SetOriginFormat(t.origin_layout);
+        if (args == &inputs_) {
+          const auto storage = host::private_storage_shape(f, t.origin_layout, t.shape, elem_bytes(t.dtype));
+          const auto idx = host::private_format_index(f, t.origin_layout, t.shape, elem_bytes(t.dtype));
+          if (!storage) throw tiling_failure("input '" + a.name + "' " + shape_str(t.shape) + " does not fit its private format");
+          t.storage_shape = *storage;
+          const std::size_t e = elem_bytes(t.dtype), bytes = static_cast<std::size_t>(numel(*storage)) * e;
+          gm_ptr laid = alloc(bytes, "input " + a.name);
+          std::memset(laid, 0, bytes);
+          for (std::size_t i = 0; i < idx.size(); ++i) std::memcpy(laid + idx[i] * e, t.gm + i * e, e);
+          t.gm = laid;
+          t.bytes = bytes;
+          s.shape.MutableStorageShape() = to_gert(*storage);
+          s.tensor.MutableShape() = s.shape;
+          s.tensor.SetData(t.gm, t.bytes);
+        }
+      }
+    }
+  }
+}
+
+// After the run: each private-format output back in its plain layout at the start of its GM.
+void runner::gather_private_outputs() {
+  for (auto& a : outputs_) {
+    for (auto& t : a.items) {
+      if (t.storage_format == ge::FORMAT_ND || t.gm == nullptr) continue;
+      const auto idx = host::private_format_index(t.storage_format, t.origin_layout, t.shape, elem_bytes(t.dtype));
+      const std::size_t e = elem_bytes(t.dtype);
+      std::vector<std::byte> plain(idx.size() * e);
+      for (std::size_t i = 0; i < idx.size(); ++i) std::memcpy(plain.data() + i * e, t.gm + idx[i] * e, e);
+      std::memcpy(t.gm, plain.data(), plain.size());
+    }
   }
 }
 
@@ -616,6 +705,12 @@ void runner::infer_outputs() {
       }
       s.shape.MutableOriginShape() = to_gert(t.shape);
       s.shape.MutableStorageShape() = to_gert(t.shape);
+      if (t.storage_format != ge::FORMAT_ND) {
+        const auto storage = host::private_storage_shape(t.storage_format, t.origin_layout, t.shape, elem_bytes(t.dtype));
+        if (!storage) throw tiling_failure("output '" + a.name + "' " + shape_str(t.shape) + " does not fit its private format");
+        t.storage_shape = *storage;
+        s.shape.MutableStorageShape() = to_gert(*storage);
+      }
       s.tensor.MutableShape() = s.shape;
     }
   }
@@ -784,7 +879,7 @@ const double* runner::init_value(const io_arg& a, const tensor_item& t) const {
 
 // Writes `v` into every element of output `t`, in its dtype.
 void runner::fill_with(tensor_item& t, double v) {
-  const auto n = static_cast<std::size_t>(numel(t.shape));
+  const auto n = static_cast<std::size_t>(numel(t.storage_format != ge::FORMAT_ND ? t.storage_shape : t.shape));
   auto fill = [&](auto x) {
     auto* d = reinterpret_cast<decltype(x)*>(t.gm);
     for (std::size_t i = 0; i < n; ++i) d[i] = x;
@@ -833,7 +928,8 @@ void runner::allocate_gm() {
         t.gm = same->items[r].gm;
         continue;
       }
-      const std::size_t bytes = static_cast<std::size_t>(numel(t.shape)) * elem_bytes(t.dtype);
+      const auto& laid = t.storage_format != ge::FORMAT_ND ? t.storage_shape : t.shape;
+      const std::size_t bytes = static_cast<std::size_t>(numel(laid)) * elem_bytes(t.dtype);
       t.gm = alloc(bytes, "output " + a.name + (a.is_list ? "[" + std::to_string(r) + "]" : ""));
       std::memset(t.gm, output_junk, bytes);
       if (const double* v = init_value(a, t)) fill_with(t, *v);
@@ -1028,7 +1124,7 @@ void runner::find_written_inputs() {
     bool changed = false;
     for (std::size_t r = 0; r < a.items.size() && !changed; ++r) {
       const auto& t = a.items[r];
-      if (t.gm == nullptr || t.bytes == 0) continue;
+      if (t.gm == nullptr || t.bytes == 0 || t.storage_format != ge::FORMAT_ND) continue;  // private: not compared
       const int fd = ::open(resolve(t.file).c_str(), O_RDONLY | O_CLOEXEC);
       if (fd < 0) continue;
       void* m = ::mmap(nullptr, t.bytes, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -1210,6 +1306,7 @@ int runner::run() {
   }
   allocate_gm();
   launch_kernel();
+  gather_private_outputs();
   if (status_ == "ok") find_written_inputs();
   write_outputs();
   lap("write_outputs");
