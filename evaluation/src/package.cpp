@@ -292,6 +292,41 @@ std::string registered_tiling_header(const op_package& pkg, const std::string& k
                              "only inside --tree DIR)");
 }
 
+// The kernel's tiling struct is the one the host library registers, from the headers its sources
+// compile. A chosen op_host header that no host source includes while a host source includes, by
+// a quoted path, a header registering the operator's type (REGISTER_TILING_DATA_CLASS(<type>, ...))
+// is a stale copy: conv3d_transpose_v2's own conv3d_transpose_v2_tiling.h lacks fields that the
+// header its tiling source includes, ../../conv3d_backprop_input_v2/op_host/..._tiling.h, has and
+// its kernel reads. That included header (a shared file) is the tiling header then.
+std::optional<std::string> included_registering_header(const op_package& pkg, const std::string& kernel_hint, const fs::path& chosen) {
+  const std::string type = operator_type(pkg, kernel_hint);
+  if (type.empty()) return std::nullopt;
+  static const std::regex quoted(R"re(#\s*include\s*"([^"]+)")re");
+  const std::regex reg("REGISTER_TILING_DATA_CLASS\\s*\\(\\s*" + type + "\\s*,");
+  const std::string name = chosen.filename().string();
+  std::optional<std::string> found;
+  for (const auto& h : pkg.host_sources) {
+    if (h.rfind(shared_prefix, 0) == 0) continue;
+    const fs::path src = pkg.dir / h;
+    const std::string text = common::read_text_file(src, max_source_file_bytes);
+    for (std::sregex_iterator m(text.begin(), text.end(), quoted), end; m != end; ++m) {
+      const std::string inc = (*m)[1].str();
+      if (fs::path(inc).filename() == name) return std::nullopt;  // the chosen header is compiled
+      if (found || pkg.tree_root.empty()) continue;
+      std::error_code e;
+      const fs::path real = fs::weakly_canonical(src.parent_path() / inc, e);
+      const fs::path root = fs::weakly_canonical(pkg.tree_root, e);
+      const std::string rel = real.lexically_relative(root).generic_string();
+      if (e || rel.empty() || rel.rfind("..", 0) == 0 ||
+          std::find(pkg.shared_files.begin(), pkg.shared_files.end(), rel) == pkg.shared_files.end()) {
+        continue;
+      }
+      if (std::regex_search(common::read_text_file(real, max_source_file_bytes), reg)) found = shared_prefix + rel;
+    }
+  }
+  return found;
+}
+
 // Phase 5: the layout and the tiling header: <kernel>_tiling.h, another *_tiling.h, a header
 // of op_host/ with BEGIN_TILING_DATA_DEF, a header of op_kernel/ a host source includes, else a
 // registered shared struct. The kernel hint
@@ -335,6 +370,10 @@ void choose_tiling_header(op_package& pkg, std::string& kernel_hint) {
   // registering the operator's struct (weight_quant_batch_matmul_v2: the tiling class there, the
   // struct in <op>_tiling_data.h, which the tiling sources include) would bring host-only headers
   // into the kernel: the registering header is the kernel's tiling header then.
+  if (const auto used = included_registering_header(pkg, kernel_hint, chosen)) {
+    pkg.tiling_header = *used;
+    return;
+  }
   const std::string chosen_text = common::read_text_file(chosen, max_source_file_bytes);
   if (chosen_text.find("BEGIN_TILING_DATA_DEF") == std::string::npos) {
     try {

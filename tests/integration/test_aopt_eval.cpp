@@ -91,6 +91,17 @@ TEST_F(AoptEval, SameCandidateIsNeverEvaluatedTwice) {
   EXPECT_NE(other_seed["key"], first["key"]);
 }
 
+// A private-format column (session 33: the tree's conv3d backprop operators declare NDC1HWC0 and
+// FRACTAL_Z_3D): the harness gives the tiling origin NCDHW / storage NDC1HWC0 descriptors and
+// shapes (its tiling refuses anything else), lays x out with zero channel padding, and brings y
+// back to the plain layout, where the C++ reference (y = 2 x) checks it. Before: no column
+// matched a rank-5 tensor, the descriptors stayed ND and the tiling failed.
+TEST_F(AoptEval, PrivateFormatTensorsAreLaidOutAndGatheredBack) {
+  const auto r = eval_json("tests/integration/packages/private_scale", {"--no-cache"}, 0);
+  ASSERT_EQ(r.value("status", ""), "ok") << r.dump(2);
+  EXPECT_EQ(r["cases"][0]["mismatch_ratio"].get<double>(), 0.0) << r.dump(2);
+}
+
 TEST_F(AoptEval, EndlessLoopTimesOut) {
   const auto r = eval_json("tests/integration/packages/loop_forever", {"--timeout", "3", "--no-cache"}, 1);
   EXPECT_EQ(r.value("status", ""), "timeout") << r.dump(2);

@@ -149,6 +149,9 @@ constexpr std::uint32_t TOTAL_L0A_SIZE = 64 * 1024;
 constexpr std::uint32_t TOTAL_L0B_SIZE = 64 * 1024;
 constexpr std::uint32_t TOTAL_L0C_SIZE = 128 * 1024;
 constexpr std::uint32_t TOTAL_LOC_SIZE = TOTAL_L0C_SIZE;
+// A named factor of the AscendC headers' utility constants (conv3d_backprop_input_v2 halves its UB
+// with it: `TOTAL_UB_SIZE / HALF_FACTOR`).
+constexpr std::int32_t HALF_FACTOR = 2;
 }  // namespace AscendC
 using AscendC::ToFloat;
 
