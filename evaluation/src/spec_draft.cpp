@@ -702,20 +702,14 @@ std::vector<probe> timed_probes(const op_interface& op, const nlohmann::json& at
   for (const auto& p : op.inputs) {
     if (p.kind != "optional") required.emplace_back(p.name, input_role::data);
   }
-  if (convolution_op(op)) {
-    const int rank = conv_rank(op);
-    push(rank, 0, "one convolution (stride 1, no padding, dilation 1; each input shaped by its name)", required, false,
-         conv_attrs(op, rank, attrs));
-    if (!out.empty()) out.back().conv = true;
-    if (push(rank, 0, "one pointwise convolution (a filter of spatial size 1, stride 1, no padding, dilation 1)", required,
-             false, conv_attrs(op, rank, attrs))) {
-      out.back().conv = true;
-      out.back().conv_kernel = 1;
-    }
+  for (const int k : {3, 1}) {  // a 3-wide filter, then a pointwise one (conv3dv2's NCDHW kernel)
+    if (!convolution_op(op) || !push(conv_rank(op), 0, k == 3 ? "one convolution (stride 1, no padding, dilation 1; each input shaped by its name)"
+                                                              : "one pointwise convolution (a filter of spatial size 1, stride 1, no padding, dilation 1)",
+                                     required, false, conv_attrs(op, conv_rank(op), attrs))) break;
+    out.back().conv = true;
+    out.back().conv_kernel = k;
   }
-  if (ctc_loss_op(op) && push(3, 0, "one CTC loss (log_probs [T, N, C]; each input shaped by its name)", required, false, attrs)) {
-    out.back().ctc = true;
-  }
+  if (ctc_loss_op(op) && push(3, 0, "one CTC loss (log_probs [T, N, C]; each input shaped by its name)", required, false, attrs)) out.back().ctc = true;
   // A matrix product: square operands first, the first two inputs data and the others by name (a
   // bias or scale takes the last dimension), then every input data.
   bool any_optional = false;

@@ -812,6 +812,11 @@ struct FixpipeParams {
   FixpipeParams() = default;
   FixpipeParams(std::uint16_t v0, std::uint16_t v1, std::uint16_t v2, std::uint32_t v3) : values{v0, v1, v2, v3} {}
   std::uint32_t values[4] = {0, 0, 0, 0};
+  // The quantization part kernels set before the call (conv3d_backprop_input_v2's
+  // `fixpipeParams.quantParams.quantPre = quantMode`): declared so such kernels compile.
+  struct {
+    QuantMode_t quantPre = QuantMode_t::NoQuant;
+  } quantParams;
 };
 template <typename T, typename U, typename S>
 inline void Fixpipe(const GlobalTensor<T>&, const LocalTensor<U>&, const FixpipeParams<S>&,
