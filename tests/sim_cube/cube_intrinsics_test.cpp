@@ -374,3 +374,40 @@ TEST(CubeFixpipe, Nz2NdWritesAPartialLastColumnBlock) {
   EXPECT_EQ(nz.error->kind, hw_error_kind::param_out_of_range) << nz.error->to_string();
 }
 }  // namespace
+
+namespace {
+// FixpipeParams<T>(cburstNum, burstLen, 0, 0) (conv3d_backprop_input_v2's workspace copy): one burst
+// per 16-column block of L0C, burstLen 32-byte blocks of its float rows (M = burstLen * 32 / 64),
+// written to GM in NZ with the quantParams' conversion; gaps are refused.
+TEST(CubeFixpipe, FixpipeParamsCopiesGaplessBurstsInNz) {
+  constexpr std::uint32_t m = 16, blocks = 2;
+  gm_buffer gc(m * 16 * blocks * 2, "c");
+  auto r = run(1, [&] {
+    TPipe pipe;
+    TBuf<TPosition::CO1> cb;
+    pipe.InitBuffer(cb, blocks * 256 * 4);
+    float* c = cb.Get<float>().aopt_ptr();
+    for (std::uint32_t i = 0; i < blocks * 256; ++i) c[i] = static_cast<float>(i % 97) * 0.5f;
+    GlobalTensor<half> g;
+    g.SetGlobalBuffer(reinterpret_cast<half*>(gc.get()));
+    FixpipeParams<float> p(blocks, m * 16 * sizeof(float) / 32, 0, 0);
+    p.quantParams.quantPre = QuantMode_t::F322F16;
+    Fixpipe(g, cb.Get<float>(), p);
+  });
+  ASSERT_FALSE(r.error) << r.error->to_string();
+  for (std::uint32_t i = 0; i < blocks * 256; ++i) {
+    ASSERT_EQ(static_cast<float>(reinterpret_cast<half*>(gc.get())[i]), static_cast<float>(i % 97) * 0.5f) << i;
+  }
+  auto gap = run(1, [&] {
+    TPipe pipe;
+    TBuf<TPosition::CO1> cb;
+    pipe.InitBuffer(cb, blocks * 256 * 4);
+    GlobalTensor<half> g;
+    g.SetGlobalBuffer(reinterpret_cast<half*>(gc.get()));
+    FixpipeParams<float> p(blocks, m * 16 * sizeof(float) / 32, 0, 1);
+    Fixpipe(g, cb.Get<float>(), p);
+  });
+  ASSERT_TRUE(gap.error);
+  EXPECT_EQ(gap.error->kind, hw_error_kind::invalid_use) << gap.error->to_string();
+}
+}  // namespace

@@ -803,29 +803,41 @@ inline void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src, const 
   cube_impl::fixpipe_local<T, U>(dst, src, vq, intriParams, config.format == CO2Layout::NZ, loc, "Fixpipe");
 }
 
-// The templated FixpipeParams<T>(a, b, c, d) that conv2d_backprop_filter_v2 passes to Fixpipe:
-// Fixpipe（L0C到GM数据搬运）.md says A2/A3 support only the FixpipeParamsV220 forms, and no page
-// documents this struct's fields, so it is declared (the kernel compiles) and its Fixpipe stops
-// with an error when it runs rather than guessing what the four values mean.
+// The templated FixpipeParams<T>(cburstNum, burstLen, srcStride, dstStride) that cann-ops'
+// convolution kernels pass to Fixpipe (conv3d_backprop_input_v2 into its workspace,
+// conv2d_backprop_filter_v2). Fixpipe（L0C到GM数据搬运）.md documents only FixpipeParamsV220 for
+// A2/A3, yet these A2 kernels call this form. [ASSUMED, from the fields' names and the calls: one
+// burst per 16-column block of L0C (cburstNum = ceil(N / 16)), each burstLen 32-byte blocks of L0C
+// elements (M rows of 16: burstLen = M * 16 * sizeof(L0C type) / 32), written to GM in NZ (block
+// after block, M rows of 16 destination elements each) through quantParams.quantPre; only gapless
+// bursts (srcStride and dstStride 0), the others refused; conv3d_backprop_input_v2's input gradient
+// matches a computation of our own with it (scripts/check-conv-output.py).]
 template <typename T>
 struct FixpipeParams {
   FixpipeParams() = default;
   FixpipeParams(std::uint16_t v0, std::uint16_t v1, std::uint16_t v2, std::uint32_t v3) : values{v0, v1, v2, v3} {}
-  std::uint32_t values[4] = {0, 0, 0, 0};
-  // The quantization part kernels set before the call (conv3d_backprop_input_v2's
-  // `fixpipeParams.quantParams.quantPre = quantMode`): declared so such kernels compile.
+  std::uint32_t values[4] = {0, 0, 0, 0};  // cburstNum, burstLen, srcStride, dstStride
+  // The quantization part kernels set before the call (`fixpipeParams.quantParams.quantPre = ...`).
   struct {
     QuantMode_t quantPre = QuantMode_t::NoQuant;
   } quantParams;
 };
 template <typename T, typename U, typename S>
-inline void Fixpipe(const GlobalTensor<T>&, const LocalTensor<U>&, const FixpipeParams<S>&,
+inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const FixpipeParams<S>& p,
                     aopt::sim::src_loc loc = aopt::sim::src_loc::current()) {
-  aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
-                  "Fixpipe with FixpipeParams<T> is not emulated: the public Fixpipe page documents only "
-                  "FixpipeParamsV220 for Atlas A2/A3 (and FixpipeParamsM300/Arch3510 for other chips), not the fields "
-                  "of FixpipeParams<T>; use FixpipeParamsV220",
-                  loc, "Fixpipe");
+  const std::uint32_t bursts = p.values[0], len = p.values[1];
+  if (p.values[2] != 0 || p.values[3] != 0 || (len * 32u) % (16u * sizeof(U)) != 0) {
+    aopt::sim::fail(aopt::sim::hw_error_kind::invalid_use,
+                    "Fixpipe with FixpipeParams<T>: only gapless bursts of whole L0C rows are emulated (srcStride " +
+                        std::to_string(p.values[2]) + ", dstStride " + std::to_string(p.values[3]) + ", burstLen " +
+                        std::to_string(len) + "): no public page gives this form's fields on A2/A3; use FixpipeParamsV220",
+                    loc, "Fixpipe");
+  }
+  const auto m = static_cast<std::uint16_t>(len * 32u / (16u * sizeof(U)));
+  FixpipeParamsV220 v(static_cast<std::uint16_t>(bursts * 16u), m, static_cast<std::uint16_t>((m + 15u) / 16u * 16u),
+                      static_cast<std::uint32_t>(std::uint64_t{m} * 16u * sizeof(T) / 32u), false);
+  v.quantPre = p.quantParams.quantPre;
+  Fixpipe<T, U, CFG_NZ>(dst, src, v, loc);
 }
 
 // ---- Fill (InitConstValue): L1 in 32-byte blocks, L0A/L0B in 512-byte blocks, on MTE2 ----
