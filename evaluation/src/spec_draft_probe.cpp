@@ -3,6 +3,7 @@
 #include "aopt/evaluation/spec_draft_probe.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "aopt/common/error.h"
@@ -177,7 +178,7 @@ struct prober {
   fs::path work;
   const draft_options& o;
   spec_draft& d;
-  std::optional<build_result> full{};
+  std::map<std::size_t, build_result> fulls{};  // the kernel builds, one per column a probe ran
   std::string kernel_problem{};
   std::size_t n = 0;
 
@@ -188,17 +189,21 @@ struct prober {
     a.what = what;
     d.attempts.push_back(a);
     if (a.status != "ok" || !o.run_kernel) return a.status == "ok";
-    if (!full && kernel_problem.empty()) {
+    // The kernel of the column this case runs (a probe of another rank may take another column:
+    // select_column prefers plain formats its ranks allow), built once per column.
+    std::string why;
+    const std::size_t col = select_column(built.signature, align_case(c, built.signature), why).value_or(column);
+    if (kernel_problem.empty() && !fulls.count(col)) {
       const std::vector<const case_spec*> cs = {&c};
-      auto b = be.build(cand, work / "full", cs);
+      auto b = be.build(cand, work / ("full-" + std::to_string(col)), cs);
       if (b.ok) {
-        full = std::move(b);
+        fulls.emplace(col, std::move(b));
       } else {
         kernel_problem = first_line(b.diagnostic.empty() ? b.stage : b.diagnostic);
       }
     }
-    if (!full) return true;  // the kernel does not build on sim: the shapes are only screened
-    auto r = run_probe(be, *full, column, c, work / "probe" / std::to_string(n++), o.eval.limits, false, output_cap);
+    if (!fulls.count(col)) return true;  // the kernel does not build on sim: the shapes are only screened
+    auto r = run_probe(be, fulls.at(col), column, c, work / "probe" / std::to_string(n++), o.eval.limits, false, output_cap);
     r.what = what + ", kernel run";
     d.attempts.push_back(r);
     return r.status == "ok";
@@ -223,7 +228,7 @@ timed_choice choose_timed(prober& pr, const op_interface& op, const std::vector<
   const probe* partial = nullptr;   // the first probe whose run left most of the output unwritten
   std::int64_t partial_size = 0;
   for (std::int64_t size : {o.elements, o.elements / 16, o.elements / 256}) {
-    if (t.chosen != nullptr || (size != o.elements && (size < 4096 || !o.run_kernel || !pr.full))) break;
+    if (t.chosen != nullptr || (size != o.elements && (size < 4096 || !o.run_kernel || pr.fulls.empty()))) break;
     std::vector<const probe*> todo;
     for (const auto& p : probes) todo.push_back(&p);
     if (size != o.elements && !tiled.empty()) todo = tiled;  // smaller: only what failed when run
