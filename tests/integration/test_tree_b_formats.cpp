@@ -23,3 +23,12 @@ TEST_F(TreeBFormats, FormatMacrosCompareInPreprocessorConditions) {
   const auto r = init_and_eval("src/math/format_scale");
   ASSERT_TRUE(ok_and_compared(r, "y"));
 }
+
+// Fixture ColumnScale (tree_b, session 33): two columns of one dtype, NHWC then ND; the NHWC
+// column's kernel writes nothing, so init's rank-4 probes move on and a rank-2 probe runs the ND
+// column, whose kernel init now builds for it. Before: "sim backend: no kernel built for dtype
+// column 1" (an internal error; add_sigmoid_mul_reduce_sum_d's draft failed so in the tree).
+TEST_F(TreeBFormats, EachProbesKernelIsBuiltForTheColumnItRuns) {
+  const auto r = init_and_eval("src/math/column_scale");
+  ASSERT_TRUE(ok_and_compared(r, "y"));
+}
