@@ -533,10 +533,9 @@ ge::Format runner::origin_layout_of(std::size_t rank) const {
 // layout in GM (padding zero). An output's storage shape follows once its shape is known
 // (infer_outputs); its data comes back to the plain layout after the run (gather_private_outputs).
 void runner::lay_out_private_formats() {
-  std::size_t k = 0;
   for (auto* args : {&inputs_, &outputs_}) {
     auto& slots = args == &inputs_ ? op_.inputs : op_.outputs;
-    if (args == &outputs_) k = 0;
+    std::size_t k = 0;  // the slot of each present item, in order
     for (auto& a : *args) {
       if (args == &inputs_ && !a.present) continue;
       for (auto& t : a.items) {
