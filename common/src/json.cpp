@@ -1,5 +1,8 @@
 #include "aopt/common/json.h"
 
+#include <cmath>
+#include <limits>
+
 #include <cctype>
 
 #include "aopt/common/error.h"
@@ -19,6 +22,25 @@ text_pos pos_of_offset(const std::string& text, std::size_t offset) {
     }
   }
   return p;
+}
+
+nlohmann::json number_to_json(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+double number_from_json(const nlohmann::json& j, const char* key, double absent, double null_as) {
+  const auto it = j.find(key);
+  if (it == j.end()) return absent;
+  if (it->is_null()) return null_as;
+  if (it->is_string()) {
+    const auto& s = it->get_ref<const std::string&>();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+  }
+  return it->get<double>();
 }
 
 std::string pointer_token(const std::string& key) {

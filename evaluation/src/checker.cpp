@@ -5,6 +5,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "aopt/common/json.h"
+
 namespace aopt::evaluation {
 
 nlohmann::json output_check::to_json() const {
@@ -12,11 +14,13 @@ nlohmann::json output_check::to_json() const {
                       {"elements", elements},
                       {"mismatches", mismatches},
                       {"mismatch_ratio", mismatch_ratio},
-                      {"max_abs_err", max_abs_err},
-                      {"max_rel_err", max_rel_err},
+                      {"max_abs_err", common::number_to_json(max_abs_err)},
+                      {"max_rel_err", common::number_to_json(max_rel_err)},
                       {"passed", passed}};
   if (first_mismatch >= 0) {
-    j["first_mismatch"] = {{"index", first_mismatch}, {"got", got_at_first}, {"want", want_at_first}};
+    j["first_mismatch"] = {{"index", first_mismatch},
+                           {"got", common::number_to_json(got_at_first)},
+                           {"want", common::number_to_json(want_at_first)}};
   }
   if (reference_unwritten > 0) j["reference_unwritten"] = reference_unwritten;
   if (input) j["input"] = true;

@@ -1,6 +1,7 @@
 #include "aopt/evaluation/result.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "aopt/common/error.h"
 #include "aopt/common/json.h"
@@ -12,8 +13,8 @@ nlohmann::json case_result::to_json() const {
                       {"timed", timed},
                       {"status", status},
                       {"diagnostic", diagnostic},
-                      {"max_abs_err", max_abs_err},
-                      {"max_rel_err", max_rel_err},
+                      {"max_abs_err", common::number_to_json(max_abs_err)},
+                      {"max_rel_err", common::number_to_json(max_rel_err)},
                       {"mismatch_ratio", mismatch_ratio},
                       {"run_seconds", run_seconds},
                       {"phases", phases}};
@@ -93,8 +94,8 @@ eval_result eval_result::from_json(const nlohmann::json& j) {
       c.timed = cj.value("timed", false);
       c.status = cj.at("status").get<std::string>();
       c.diagnostic = cj.value("diagnostic", std::string());
-      c.max_abs_err = cj.value("max_abs_err", 0.0);
-      c.max_rel_err = cj.value("max_rel_err", 0.0);
+      c.max_abs_err = common::number_from_json(cj, "max_abs_err", 0.0, std::numeric_limits<double>::infinity());
+      c.max_rel_err = common::number_from_json(cj, "max_rel_err", 0.0, std::numeric_limits<double>::infinity());
       c.mismatch_ratio = cj.value("mismatch_ratio", 0.0);
       c.run_seconds = cj.value("run_seconds", 0.0);
       c.phases = cj.value("phases", nlohmann::json::object());
@@ -104,14 +105,14 @@ eval_result eval_result::from_json(const nlohmann::json& j) {
         o.elements = oj.value("elements", std::size_t{0});
         o.mismatches = oj.value("mismatches", std::size_t{0});
         o.mismatch_ratio = oj.value("mismatch_ratio", 0.0);
-        o.max_abs_err = oj.value("max_abs_err", 0.0);
-        o.max_rel_err = oj.value("max_rel_err", 0.0);
+        o.max_abs_err = common::number_from_json(oj, "max_abs_err", 0.0, std::numeric_limits<double>::infinity());
+        o.max_rel_err = common::number_from_json(oj, "max_rel_err", 0.0, std::numeric_limits<double>::infinity());
         o.passed = oj.value("passed", true);
         o.message = oj.value("message", std::string());
         if (oj.contains("first_mismatch")) {
           o.first_mismatch = oj["first_mismatch"].value("index", std::int64_t{-1});
-          o.got_at_first = oj["first_mismatch"].value("got", 0.0);
-          o.want_at_first = oj["first_mismatch"].value("want", 0.0);
+          o.got_at_first = common::number_from_json(oj["first_mismatch"], "got", 0.0, std::numeric_limits<double>::quiet_NaN());
+          o.want_at_first = common::number_from_json(oj["first_mismatch"], "want", 0.0, std::numeric_limits<double>::quiet_NaN());
         }
         c.outputs.push_back(o);
       }

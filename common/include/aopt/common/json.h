@@ -56,6 +56,15 @@ void write_json_file(const std::filesystem::path& file, const nlohmann::json& va
 // bytes, for instance.
 void make_valid_utf8(nlohmann::json& value);
 
+// A double as JSON: a finite number as itself, the others as the strings "inf", "-inf" and "nan"
+// (JSON has no such numbers: nlohmann writes them as null, which no reader takes for a number,
+// so a record holding an error of inf could not be read back from the cache).
+nlohmann::json number_to_json(double v);
+// The double `j[key]` holds as number_to_json wrote it; `absent` when there is no such member;
+// a null (records written before number_to_json) reads as `null_as`. Throws nlohmann's
+// type_error for anything else.
+double number_from_json(const nlohmann::json& j, const char* key, double absent, double null_as);
+
 // Escapes one JSON-pointer reference token ("a/b" -> "a~1b").
 std::string pointer_token(const std::string& key);
 
