@@ -171,5 +171,13 @@ void wait_blocked(launch_barrier& b, std::unique_lock<std::mutex>& lk, Done done
 
 // Byte written over a fresh UB, so reads of uninitialised UB give NaN / -1 deterministically.
 inline constexpr unsigned char ub_poison = 0xFF;
+// What a core's stack holds below the launch when the kernel starts (run_blocks paints it before
+// each block): a kernel that reads a local or member it never set (add_rms_norm's merge_n kernel
+// branches on an unset `bool isNumColAlign`) then reads the same value on every core and in every
+// run. Without it the value was whatever the thread's earlier frames left there, and the
+// simulated latency of the same program changed from run to run (18.03 / 18.04 / 18.05 us).
+// Zero is [ASSUMED]: the chip's stack holds what earlier work left, which nobody can know.
+inline constexpr unsigned char stack_paint = 0x00;
+inline constexpr std::size_t stack_paint_bytes = std::size_t(512) << 10;
 
 }  // namespace aopt::sim::detail

@@ -271,6 +271,14 @@ void record_error(launch_state& st, hw_error e) {
 
 std::atomic<std::uint64_t> next_core_serial{0};
 
+// Paints stack_paint_bytes of the stack below the caller's frame with detail::stack_paint, so a
+// kernel called right after it finds the same bytes in what it never initialised.
+[[gnu::noinline]] void paint_stack_below() {
+  auto* p = static_cast<unsigned char*>(__builtin_alloca(detail::stack_paint_bytes));
+  std::memset(p, detail::stack_paint, detail::stack_paint_bytes);
+  asm volatile("" : : "r"(p) : "memory");  // the stores are the point: keep them
+}
+
 void run_blocks(const launch_options& opts, const std::function<void()>& body, launch_state& st,
                 launch_result& out) {
   // Twice the UB: a kernel writing through a raw pointer into a buffer InitBuffer placed past
@@ -302,6 +310,7 @@ void run_blocks(const launch_options& opts, const std::function<void()>& body, l
     ctx.warnings = &st.warnings;
     ctx.gm_ranges = detail::gm_snapshot();
     detail::current_core() = &ctx;
+    paint_stack_below();
     try {
       body();
     } catch (const hw_fault& f) {

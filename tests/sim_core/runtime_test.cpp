@@ -130,6 +130,29 @@ TEST(Launch, UbIsPoisonedAndPrivate) {
   EXPECT_EQ(bad.load(), 0);
 }
 
+// Reads 16 KiB of the stack a callee of the kernel would use as it finds them (true when they
+// all hold the launch's paint, zero), then dirties them as a kernel's own frames would.
+[[gnu::noinline]] bool stack_holds_paint_then_dirty() {
+  unsigned char probe[16384];
+  asm volatile("" : : "r"(probe) : "memory");  // may have written probe: read what is there
+  bool painted = true;
+  for (const unsigned char c : probe) painted = painted && c == 0;
+  std::memset(probe, 0xAB, sizeof probe);
+  asm volatile("" : : "r"(probe) : "memory");
+  return painted;
+}
+
+// A kernel that reads a local it never set (add_rms_norm's merge_n kernel, `bool isNumColAlign`)
+// finds the same bytes on every core and in every run: each block starts on a painted stack,
+// also the second block a pool thread runs after the first left its frames there (4 blocks on
+// 2 threads). Without the paint the simulated latency of one program changed from run to run.
+TEST(Launch, EachBlockStartsOnAPaintedStack) {
+  std::vector<std::atomic<int>> painted(4);
+  auto r = test::run(4, [&] { painted[block_idx()] = stack_holds_paint_then_dirty() ? 1 : 0; }, 1);
+  EXPECT_FALSE(r.error.has_value());
+  for (std::uint32_t i = 0; i < 4; ++i) EXPECT_EQ(painted[i].load(), 1) << "block " << i;
+}
+
 TEST(Launch, FailReportsSiteAndCore) {
   auto r = test::run(3, [&] {
     if (block_idx() == 2) fail(hw_error_kind::invalid_use, "boom", src_loc{"f.cpp", 7, "fn"}, "Api");
