@@ -1110,9 +1110,14 @@ class sim_backend final : public backend {
     auto argv = kr.base;
     if (kr.raw_gm) argv.insert(argv.end(), raw_gm_trace_flags().begin(), raw_gm_trace_flags().end());
     if (!tc_.pch_header.empty()) {
+      // The PCH leaves the op type's tiling pick out (it mentions no macro the line defines,
+      // else GCC rejects it): defined as when it was built, the pick force-included after it.
+      argv.push_back("-DAOPT_SIM_KERNEL_PCH");
       argv.push_back("-include");
       argv.push_back(tc_.pch_header);
       if (!tc_.launcher.empty()) argv.push_back("-fpch-preprocess");
+      argv.push_back("-include");
+      argv.push_back(tc_.sim_include + "/aopt_sim/kernel/op_type_tiling.h");
     }
     if (!kr.tiling.empty()) {
       argv.push_back("-include");

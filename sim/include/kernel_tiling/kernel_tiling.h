@@ -58,18 +58,14 @@ using aopt_default_tiling_t_ = ::aopt::sim::no_default_tiling;
 #define AOPT_TILING_CAT2_(a, b) a##b
 #define AOPT_TILING_CAT_(a, b) AOPT_TILING_CAT2_(a, b)
 
-#ifdef AOPT_OP_TYPE
-// Fallback found by qualified lookup only when REGISTER_TILING_DATA_CLASS(AOPT_OP_TYPE, ...)
-// did not declare optiling::AoptTiling_<AOPT_OP_TYPE> itself.
-namespace optiling {
-namespace aopt_fallback_ {
-using AOPT_TILING_CAT_(AoptTiling_, AOPT_OP_TYPE) = ::aopt::sim::no_registered_tiling;
-}  // namespace aopt_fallback_
-using namespace aopt_fallback_;  // NOLINT
-}  // namespace optiling
-#define AOPT_REGISTERED_TILING_T_ ::optiling::AOPT_TILING_CAT_(AoptTiling_, AOPT_OP_TYPE)
-#else
+// The registered struct of the build's op type (-DAOPT_OP_TYPE) is picked in its own header,
+// outside the kernel PCH: a PCH that mentions a macro the compile line defines is rejected, and
+// every candidate kernel compiled from scratch (3.9 s instead of 1.1 s for a small kernel). A
+// PCH build defines AOPT_SIM_KERNEL_PCH and the evaluator force-includes op_type_tiling.h after
+// the PCH; every other build gets it here.
 #define AOPT_REGISTERED_TILING_T_ ::aopt::sim::no_registered_tiling
+#ifndef AOPT_SIM_KERNEL_PCH
+#include "aopt_sim/kernel/op_type_tiling.h"
 #endif
 
 #define REGISTER_TILING_DEFAULT(tiling_struct) using aopt_default_tiling_t_ = tiling_struct
