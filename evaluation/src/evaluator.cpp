@@ -331,6 +331,7 @@ bool evaluator::take_build(const build_result& built, eval_result& r) {
              {"parallel_kernel_build", built.speculation_hit},
              {"host_reused", built.host_reused},
              {"kernel_reused", built.kernel_reused}};
+  if (!built.kernel_pch_rejected.empty()) r.build["kernel_pch_rejected"] = built.kernel_pch_rejected;
   if (built.ok) return true;
   r.status = built.stage == "signature" ? "runtime_error" : "compile_error";
   r.diagnostic = built.diagnostic;

@@ -189,6 +189,20 @@ struct compile_outcome {
   double seconds = 0;
 };
 
+// The line of a kernel compile's log saying the PCH was not used (-Winvalid-pch), into
+// br.kernel_pch_rejected (the first one); a warning the first time in this process.
+void note_rejected_pch(build_result& br, const compile_outcome& out) {
+  if (out.reused || !br.kernel_pch_rejected.empty()) return;
+  const auto at = out.log.find("[-Winvalid-pch]");
+  if (at == std::string::npos) return;
+  const auto begin = out.log.rfind('\n', at);
+  br.kernel_pch_rejected = out.log.substr(begin == std::string::npos ? 0 : begin + 1, at - (begin == std::string::npos ? 0 : begin + 1));
+  static std::once_flag warned;
+  std::call_once(warned, [&] {
+    common::logger()->warn("the kernel PCH was not used, so every kernel compiles from scratch: {}", br.kernel_pch_rejected);
+  });
+}
+
 // A compiler log as the user may see it: valid UTF-8, bounded, and without what the compiler
 // said about files outside the package, the toolchain and the system headers (`#include
 // "/etc/shadow"` would otherwise quote the file in its errors): those lines and their context
@@ -1113,6 +1127,7 @@ class sim_backend final : public backend {
       // The PCH leaves the op type's tiling pick out (it mentions no macro the line defines,
       // else GCC rejects it): defined as when it was built, the pick force-included after it.
       argv.push_back("-DAOPT_SIM_KERNEL_PCH");
+      argv.push_back("-Winvalid-pch");  // a rejected PCH says why (build_result::kernel_pch_rejected)
       argv.push_back("-include");
       argv.push_back(tc_.pch_header);
       if (!tc_.launcher.empty()) argv.push_back("-fpch-preprocess");
@@ -1207,6 +1222,7 @@ class sim_backend final : public backend {
         br.speculation_hit = true;
         kernel_seconds = std::max(kernel_seconds, it->second.second.seconds);
         kernels_reused = kernels_reused && it->second.second.reused;
+        note_rejected_pch(br, it->second.second);
         if (!it->second.second.ok) return kernel_failure(br, it->second.second, col, t0);
         br.kernels[col] = dir / ("kernel_" + std::to_string(col) + ".so");
         continue;
@@ -1219,6 +1235,7 @@ class sim_backend final : public backend {
       auto out = f.get();
       kernel_seconds = std::max(kernel_seconds, out.seconds);
       kernels_reused = kernels_reused && out.reused;
+      note_rejected_pch(br, out);
       if (!out.ok && !failed) failed = std::make_pair(col, out);
       if (out.ok) br.kernels[col] = dir / ("kernel_" + std::to_string(col) + ".so");
     }

@@ -32,6 +32,10 @@ struct build_result {
   bool speculation_hit = false;  // kernel compiled in parallel with the host on a predicted signature
   // Taken from the artifact cache (an identical host / every kernel built before): nothing compiled.
   bool host_reused = false, kernel_reused = false;
+  // The compiler's word when it did not use the kernel PCH (-Winvalid-pch: "not used because
+  // `X' is defined"): every kernel column then compiled from scratch, three times slower. Empty
+  // when the PCH was used, nothing compiled, or there is none.
+  std::string kernel_pch_rejected;
   // The candidate's run-time tunables as every host run gets them (AOPT_TUNABLES; empty: none).
   std::string tunables;
   // The prepared sandbox the runs of this build share (sim backend, isolation on; null
