@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <tuple>
 
 #include "aopt/common/error.h"
@@ -234,6 +235,80 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
   r = synthesize(in);
   ASSERT_TRUE(r.tmpl) << r.error->reason;
   EXPECT_TRUE(r.tmpl->find("KEY_F32").has_value());
+}
+
+// The key made of parts (add_rms_norm's `dtypeKey * 10 + modeKey`), the type's part assigned in a
+// helper's switch on the data type and as a default before it, compared elsewhere: the type's
+// constants are no tunables at any of their uses (another value runs another type's code), the
+// mode's constants, chosen by the shape, stay choices, and a size a type branch assigns to a
+// variable that is no part of the key stays a tunable.
+TEST(Stage1Synthesis, ATypedPartOfTheKeyIsNoTunableWhereverItIsWritten) {
+  const std::string host = R"(#include "k_tiling.h"
+namespace optiling {
+constexpr uint32_t DKEY_HALF = 1;
+constexpr uint32_t DKEY_FLOAT = 2;
+constexpr uint32_t MODE_ROWS = 2;
+constexpr uint32_t MODE_SPLIT = 3;
+constexpr uint32_t UB_ELEMS_B16 = 12288;
+constexpr uint32_t UB_ELEMS_B32 = 6144;
+static void ByType(ge::DataType dt, uint32_t &dkey, uint32_t &ubElems)
+{
+    switch (dt) {
+        case ge::DT_FLOAT16:
+            dkey = DKEY_HALF;
+            ubElems = UB_ELEMS_B16;
+            break;
+        default:
+            dkey = DKEY_FLOAT;
+            ubElems = UB_ELEMS_B32;
+            break;
+    }
+}
+static ge::graphStatus TilingFunc(gert::TilingContext *context)
+{
+    TilingData tiling;
+    uint32_t width = 2;
+    uint32_t dkey = DKEY_HALF;
+    uint32_t ubElems = 0;
+    ByType(context->GetInputDesc(0)->GetDataType(), dkey, ubElems);
+    uint32_t cols = context->GetInputShape(0)->GetStorageShape().GetDim(1);
+    uint32_t modeKey = MODE_ROWS;
+    if (cols > ubElems) {
+        modeKey = MODE_SPLIT;
+    }
+    uint32_t align = (dkey == DKEY_FLOAT) ? 8 : 16;
+    tiling.set_rows(ubElems / (cols + align));
+    context->SetTilingKey(dkey * 10 + modeKey);
+)" + std::string(kKeyTilingEnd);
+  const std::string typed = "extern \"C\" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR tiling) {\n"
+                            "    if (TILING_KEY_IS(12)) { KernelRows<half> op; op.Run(x); }\n"
+                            "    else if (TILING_KEY_IS(13)) { KernelSplit<half> op; op.Run(x); }\n"
+                            "    else if (TILING_KEY_IS(22)) { KernelRows<float> op; op.Run(x); }\n"
+                            "    else if (TILING_KEY_IS(23)) { KernelSplit<float> op; op.Run(x); }\n}\n";
+  synthesis_input in;
+  in.host_files.push_back({"op_host/k.cpp", host});
+  in.kernel_files.push_back({"op_kernel/k.cpp", typed});
+  auto r = synthesize(in);
+  ASSERT_TRUE(r.tmpl) << r.error->reason;
+  std::set<std::string> names;
+  for (const auto& tu : r.tmpl->tunables) names.insert(tu.name);
+  EXPECT_FALSE(names.count("DKEY_HALF")) << ::testing::PrintToString(names);
+  EXPECT_FALSE(names.count("DKEY_FLOAT")) << ::testing::PrintToString(names);
+  EXPECT_TRUE(names.count("MODE_ROWS") || names.count("MODE_SPLIT")) << ::testing::PrintToString(names);
+  EXPECT_TRUE(names.count("UB_ELEMS_B16")) << ::testing::PrintToString(names);
+  std::size_t notes = 0;
+  for (const auto& n : r.tmpl->notes) notes += n.find("a data type's part of the tiling key") != std::string::npos;
+  EXPECT_GE(notes, 1u) << ::testing::PrintToString(r.tmpl->notes);
+  expect_round_trip(*r.tmpl);
+  // A kernel generic over its input type (DTYPE_X): the type's part is a choice like any other.
+  in.kernel_files[0].content = "extern \"C\" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR tiling) {\n"
+                               "    if (TILING_KEY_IS(12)) { KernelRows<DTYPE_X> op; op.Run(x); }\n"
+                               "    else if (TILING_KEY_IS(22)) { KernelRows<float> op; op.Run(x); }\n}\n";
+  r = synthesize(in);
+  ASSERT_TRUE(r.tmpl) << r.error->reason;
+  names.clear();
+  for (const auto& tu : r.tmpl->tunables) names.insert(tu.name);
+  EXPECT_TRUE(names.count("DKEY_HALF") || names.count("DKEY_FLOAT")) << ::testing::PrintToString(names);
 }
 
 // A kernel without DTYPE_ macros learns its data type from the tiling key (abs of cann-ops: one

@@ -760,12 +760,39 @@ class synthesizer {
         }
       }
     }
+    close_over_assignments(all, tainted_);
+    typed_key_constants(all);
+  }
+
+  // Adds to `names` every name assigned from them, until nothing changes (the backward slice).
+  static void close_over_assignments(const std::vector<std::pair<const tokens*, const stmt_info*>>& all,
+                                     std::set<std::string>& names) {
     for (bool changed = true; changed;) {
       changed = false;
       for (const auto& [tok, in] : all) {
-        if (in->r != stmt_info::role::assign || !tainted_.count(in->target)) continue;
+        if (in->r != stmt_info::role::assign || !names.count(in->target)) continue;
         for (std::size_t i = in->rhs_b; i < in->rhs_e; ++i) {
-          if ((*tok)[i].is_ident() && tainted_.insert(std::string((*tok)[i].text)).second) changed = true;
+          if ((*tok)[i].is_ident() && names.insert(std::string((*tok)[i].text)).second) changed = true;
+        }
+      }
+    }
+  }
+
+  // The constants a data-type branch assigns to a part of the tiling key (`case ge::DT_FLOAT16:
+  // dtypeKey = DTYPE_KEY_FP16;`, the key later `dtypeKey * 10 + modeKey`) when the kernel is typed
+  // by its key (no DTYPE_ macro: `TILING_KEY_IS(12)` instantiates its class with half): each names
+  // one type's kernel paths, so another value runs another type's code on this data, wherever the
+  // constant is also written (a default before the branch, a comparison). Not tunables (4c).
+  void typed_key_constants(const std::vector<std::pair<const tokens*, const stmt_info*>>& all) {
+    if (!typed_by_key_) return;
+    std::set<std::string> key_parts = key_vars_;
+    close_over_assignments(all, key_parts);
+    for (const auto& [tok, in] : all) {
+      if (in->r != stmt_info::role::assign || !key_parts.count(in->target)) continue;
+      for (std::size_t i = in->rhs_b; i < in->rhs_e; ++i) {
+        const std::string name((*tok)[i].text);
+        if ((*tok)[i].is_ident() && host_const_by_name_.count(name) && in_data_type_branch(*tok, i)) {
+          typed_key_consts_.insert(name);
         }
       }
     }
@@ -1148,6 +1175,12 @@ class synthesizer {
   // constant of the same name and value.
   void constant_tunables() {
     for (const auto& [ctx, c] : used_constants_) {
+      if (typed_key_consts_.count(c->name)) {
+        bld_.notes.push_back("constant " + c->name + " (" + bld_.where(0, c->offset) +
+                             ") is a data type's part of the tiling key (a branch of the data type assigns it; the "
+                             "kernel's key paths are typed): not a tunable");
+        continue;
+      }
       tunable tu;
       tu.name = bld_.unique_name(c->name);
       if (key_constant_names_.count(c->name)) {
@@ -1228,6 +1261,7 @@ class synthesizer {
   std::vector<stmt_info> infos_;
   std::vector<std::pair<const tokens*, stmt_info>> foreign_infos_;  // other sources' callees (foreign_slice)
   std::set<std::string> tainted_, key_vars_;
+  std::set<std::string> typed_key_consts_;  // typed_key_constants()
   std::set<std::size_t> consumed_;  // token indexes already part of a tunable
   std::vector<std::pair<std::string, const constant_def*>> used_constants_;  // in order of use
   std::set<std::string> used_constant_names_;
