@@ -50,7 +50,8 @@ TEST(SearchFormWhy, ACarefulFormBuildsAChangedHostConstant) {
         EXPECT_TRUE(f.host_literal) << pkg << " " << f.literal[k];
         // The bold form reads the same constant at run time.
         const auto bold = make_search_form(t, v, form_level::bold);
-        EXPECT_EQ(std::count(bold.literal.begin(), bold.literal.end(), f.literal[k]), 0) << pkg << " " << f.literal[k];
+        EXPECT_EQ(std::count(bold.literal.begin(), bold.literal.end(), f.literal[k]), 0)
+            << pkg << " " << f.literal[k] << " " << ::testing::PrintToString(bold.literal_why);
         ++found;
       }
     }
@@ -66,6 +67,55 @@ TEST(SearchFormWhy, TheBaseHasNoLiteral) {
     EXPECT_TRUE(f.literal_why.empty());
     EXPECT_FALSE(f.host_literal);
   }
+}
+
+}  // namespace
+}  // namespace aopt::stage1
+
+namespace aopt::stage1 {
+namespace {
+
+// A constant another constant expression is made of (`constexpr uint32_t LIT_STRIDE = 255 *
+// LIT_ELEMS;`, cann-ops add_layer_norm's FLOAT_BLOCK_ELEM) stays literal in the bold form: read at
+// run time it is no constant, the form did not compile, and the whole operator fell back to the
+// careful form (every constant declaration built: add_layer_norm's 127 built screens). The other
+// constants are still read at run time.
+TEST(SearchFormWhy, AConstantOtherConstantExpressionsUseStaysLiteralInTheBoldForm) {
+  auto in = test::load_package("literals");
+  auto& host = in.host_files.front();
+  ASSERT_EQ(host.path, "op_host/lit_custom.cpp");
+  const std::string decl = "namespace optiling {\nstatic constexpr uint32_t LIT_ELEMS = 8;\n"
+                           "static constexpr uint32_t LIT_STRIDE = 255 * LIT_ELEMS;\n}  // namespace optiling\n";
+  host.content.insert(host.content.find("namespace optiling {"), decl);
+  const std::string use = "tiling.set_padLength(pad);";
+  ASSERT_NE(host.content.find(use), std::string::npos);
+  host.content.replace(host.content.find(use), use.size(), "tiling.set_padLength(pad + LIT_STRIDE / LIT_ELEMS);");
+  auto r = synthesize(in);
+  ASSERT_TRUE(r.tmpl.has_value()) << (r.error ? r.error->reason : "");
+  const auto& t = *r.tmpl;
+  const auto e = t.find("LIT_ELEMS");
+  ASSERT_TRUE(e.has_value());
+  const auto base = make_search_form(t, t.base(), form_level::bold);
+  ASSERT_GT(base.slots, 0u);
+  auto files = base.files;
+  files.erase(std::string(tunables_file));
+  const std::string flags =
+      "-include '" + (test::source_dir() / "sim" / "include" / "aopt_sim" / "host" / "tunable.h").string() + "'";
+  std::string log;
+  EXPECT_EQ(test::syntax_check("literals", files, host.path, flags, log), 0) << log;
+  auto v = t.base();
+  v[*e] = 16;
+  const auto f = make_search_form(t, v, form_level::bold);
+  ASSERT_EQ(f.literal.size(), 1u);
+  EXPECT_EQ(f.literal.front(), "LIT_ELEMS");
+  EXPECT_EQ(f.literal_why.front(), "a constant that constant expressions use");
+  EXPECT_TRUE(f.host_literal);
+  // LIT_TILE_ELEMS, a #define no constant expression uses, is still read at run time.
+  const auto tile = t.find("LIT_TILE_ELEMS");
+  ASSERT_TRUE(tile.has_value());
+  auto w = t.base();
+  w[*tile] = 4096;
+  EXPECT_TRUE(make_search_form(t, w, form_level::bold).literal.empty());
 }
 
 }  // namespace

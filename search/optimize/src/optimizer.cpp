@@ -196,7 +196,7 @@ std::optional<stage1::form_level> search_form_level(job& j, const services& svc,
       continue;
     }
     j.say("stage", "Stage I: variants run on one build (search form, " + std::string(stage1::to_string(level)) + ", " +
-                       std::to_string(form.slots) + " values read at run time)");
+                       std::to_string(form.slots) + " values read at run time" + (why.empty() ? "" : "; " + why) + ")");
     return level;
   }
   j.say("stage", "Stage I: every variant is built (" + why + ")");

@@ -1,5 +1,8 @@
 #include <algorithm>
 #include <cctype>
+#include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "aopt/common/error.h"
@@ -259,6 +262,9 @@ struct statement_facts {
   bool constant_expression = false;  // static_assert, case, enum, template, alignas, an array bound
   bool constant_declaration = false;  // const, constexpr, #define
   std::vector<std::size_t> constexpr_tokens;  // `constexpr` keywords of the declaration
+  // Surely a constant expression: static_assert, case, enum, template, alignas, or inside `[...]`
+  // (not counting a `<` that may be a comparison).
+  bool surely_constant = false;
 };
 
 statement_facts facts_of(const std::vector<token>& toks, std::size_t i) {
@@ -277,6 +283,7 @@ statement_facts facts_of(const std::vector<token>& toks, std::size_t i) {
     if (k.is("<")) ++angle;
     if (k.is("static_assert") || k.is("case") || k.is("enum") || k.is("template") || k.is("alignas")) {
       f.constant_expression = true;
+      f.surely_constant = true;
     }
     if (k.is("const")) f.constant_declaration = true;
     if (k.is("constexpr")) {
@@ -288,7 +295,83 @@ statement_facts facts_of(const std::vector<token>& toks, std::size_t i) {
   // template argument (a comparison `a < b` is read wrongly as the latter, which only makes
   // the occurrence a literal).
   if (square > 0 || angle > 0) f.constant_expression = true;
+  if (square > 0) f.surely_constant = true;
   return f;
+}
+
+// The identifiers of `text` (a directive's body, an initializer), in order.
+std::vector<std::string> identifiers_of(std::string_view text) {
+  std::vector<std::string> out;
+  for (const token& k : lex(text)) {
+    if (k.is_ident()) out.emplace_back(k.text);
+  }
+  return out;
+}
+
+// `#define NAME body`: NAME and the body's text; nullopt for other directives and macros with
+// parameters.
+std::optional<std::pair<std::string, std::string_view>> object_macro(std::string_view d) {
+  std::size_t i = d.find_first_not_of(" \t", 1);
+  if (d.empty() || d[0] != '#' || i == std::string_view::npos || d.substr(i, 6) != "define") return std::nullopt;
+  i = d.find_first_not_of(" \t", i + 6);
+  if (i == std::string_view::npos) return std::nullopt;
+  std::size_t e = i;
+  while (e < d.size() && (std::isalnum(static_cast<unsigned char>(d[e])) || d[e] == '_')) ++e;
+  if (e == i || (e < d.size() && d[e] == '(')) return std::nullopt;
+  return std::make_pair(std::string(d.substr(i, e - i)), d.substr(e));
+}
+
+// The names whose values a constant expression of the file needs: used in a `constexpr`
+// declaration's initializer, an array bound, a template argument, static_assert, case or enum,
+// closed over the const declarations and object-like macros that define them. The bold form keeps
+// their declarations literal: `static const int E = AOPT_TUNABLE(3, 8);` is no constant, and
+// `constexpr int S = 255 * E;` then does not compile (cann-ops add_layer_norm, whose whole bold
+// form failed for it, so every one of its constants was built).
+std::set<std::string> constant_expression_names(const std::vector<token>& toks) {
+  std::set<std::string> names;
+  std::map<std::string, std::vector<std::string>> defined_from;  // a constant -> its initializer's names
+  for (std::size_t i = 0; i < toks.size(); ++i) {
+    const token& k = toks[i];
+    if (k.kind == token_kind::directive) {
+      if (const auto m = object_macro(k.text)) defined_from[m->first] = identifiers_of(m->second);
+      continue;
+    }
+    if (!k.is_ident()) continue;
+    const statement_facts f = facts_of(toks, i);
+    if (i + 1 < toks.size() && toks[i + 1].is("=")) {  // a declarator (or an assignment)
+      if (!f.constant_declaration) continue;
+      auto& from = defined_from[std::string(k.text)];
+      for (std::size_t j = i + 2; j < toks.size() && !toks[j].is(";"); ++j) {
+        if (toks[j].is_ident()) from.emplace_back(toks[j].text);
+      }
+      continue;
+    }
+    if (f.surely_constant || !f.constexpr_tokens.empty()) names.emplace(k.text);
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [name, from] : defined_from) {
+      if (!names.count(name)) continue;
+      for (const auto& n : from) changed = names.insert(n).second || changed;
+    }
+  }
+  return names;
+}
+
+// The name a constant declaration holding token `i` declares: a macro's, or the identifier
+// before the `=` of its statement; empty when there is none.
+std::string declared_name(const std::vector<token>& toks, std::size_t i) {
+  if (toks[i].kind == token_kind::directive) {
+    const auto m = object_macro(toks[i].text);
+    return m ? m->first : std::string();
+  }
+  std::string name;
+  for (std::size_t j = i; j-- > 0;) {
+    const token& k = toks[j];
+    if (k.is(";") || k.is("{") || k.is("}") || k.kind == token_kind::directive) break;
+    if (k.is("=") && j > 0 && toks[j - 1].is_ident()) name = std::string(toks[j - 1].text);
+  }
+  return name;
 }
 
 }  // namespace
@@ -307,6 +390,7 @@ search_form make_search_form(const tiling_template& tt, const assignment& values
   search_form out;
   if (tt.files.empty()) return out;
   const std::vector<token> toks = lex(tt.files[0].content);
+  const std::set<std::string> needed_constant = level == form_level::bold ? constant_expression_names(toks) : std::set<std::string>{};
   std::vector<std::vector<edit>> edits(tt.files.size());
   std::vector<std::size_t> constexpr_done;
   nlohmann::json given = nlohmann::json::array();
@@ -326,6 +410,9 @@ search_form make_search_form(const tiling_template& tt, const assignment& values
         f = facts_of(toks, token_at(toks, oc.offset));
         if (f.constant_expression) why = "a constant expression";
         else if (level == form_level::careful && f.constant_declaration) why = "a constant declaration (careful form)";
+        else if (f.constant_declaration && needed_constant.count(declared_name(toks, token_at(toks, oc.offset)))) {
+          why = "a constant that constant expressions use";
+        }
       }
       const bool digits = !oc.original.empty() && oc.original[0] >= '0' && oc.original[0] <= '9';
       const bool numeric = digits && parse_integer_literal(oc.original) && parse_integer_literal(text);
