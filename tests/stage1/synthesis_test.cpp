@@ -170,6 +170,22 @@ TEST(Stage1Synthesis, SuiteMulKeysAndPlaceholderInit) {
   expect_round_trip(t);
 }
 
+// How many of the template's notes say `what`.
+std::size_t notes_saying(const tiling_template& t, const std::string& what) {
+  return static_cast<std::size_t>(std::count_if(t.notes.begin(), t.notes.end(),
+                                                [&](const std::string& n) { return n.find(what) != std::string::npos; }));
+}
+
+// A kernel whose tiling keys run the given class instantiations (`{12, "KernelRows<half>"}`).
+std::string kernel_of_keys(const std::vector<std::pair<int, std::string>>& paths) {
+  std::string k = "extern \"C\" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR tiling) {\n";
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    k += std::string(i == 0 ? "    if" : "    else if") + " (TILING_KEY_IS(" + std::to_string(paths[i].first) + ")) { " +
+         paths[i].second + " op; op.Run(x); }\n";
+  }
+  return k + "}\n";
+}
+
 // The end of the key tests' tiling functions (after their key choice).
 const char* const kKeyTilingEnd = R"(    tiling.set_tile(4096 / width);
     tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
@@ -245,12 +261,10 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 TEST(Stage1Synthesis, ATypedPartOfTheKeyIsNoTunableWhereverItIsWritten) {
   const std::string host = R"(#include "k_tiling.h"
 namespace optiling {
-constexpr uint32_t DKEY_HALF = 1;
-constexpr uint32_t DKEY_FLOAT = 2;
-constexpr uint32_t MODE_ROWS = 2;
-constexpr uint32_t MODE_SPLIT = 3;
-constexpr uint32_t UB_ELEMS_B16 = 12288;
-constexpr uint32_t UB_ELEMS_B32 = 6144;
+static constexpr uint32_t DKEY_HALF = 1;
+static constexpr uint32_t DKEY_FLOAT = 2;
+static constexpr uint32_t UB_ELEMS_B16 = 12288;
+static constexpr uint32_t UB_ELEMS_B32 = 6144;
 static void ByType(ge::DataType dt, uint32_t &dkey, uint32_t &ubElems)
 {
     switch (dt) {
@@ -264,11 +278,13 @@ static void ByType(ge::DataType dt, uint32_t &dkey, uint32_t &ubElems)
             break;
     }
 }
+constexpr uint32_t MODE_ROWS = 2;
+constexpr uint32_t MODE_SPLIT = 3;
 static ge::graphStatus TilingFunc(gert::TilingContext *context)
 {
+    uint32_t dkey = DKEY_HALF;
     TilingData tiling;
     uint32_t width = 2;
-    uint32_t dkey = DKEY_HALF;
     uint32_t ubElems = 0;
     ByType(context->GetInputDesc(0)->GetDataType(), dkey, ubElems);
     uint32_t cols = context->GetInputShape(0)->GetStorageShape().GetDim(1);
@@ -280,14 +296,10 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
     tiling.set_rows(ubElems / (cols + align));
     context->SetTilingKey(dkey * 10 + modeKey);
 )" + std::string(kKeyTilingEnd);
-  const std::string typed = "extern \"C\" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR tiling) {\n"
-                            "    if (TILING_KEY_IS(12)) { KernelRows<half> op; op.Run(x); }\n"
-                            "    else if (TILING_KEY_IS(13)) { KernelSplit<half> op; op.Run(x); }\n"
-                            "    else if (TILING_KEY_IS(22)) { KernelRows<float> op; op.Run(x); }\n"
-                            "    else if (TILING_KEY_IS(23)) { KernelSplit<float> op; op.Run(x); }\n}\n";
   synthesis_input in;
   in.host_files.push_back({"op_host/k.cpp", host});
-  in.kernel_files.push_back({"op_kernel/k.cpp", typed});
+  in.kernel_files.push_back({"op_kernel/k.cpp", kernel_of_keys({{12, "KernelRows<half>"}, {13, "KernelSplit<half>"},
+                                                                 {22, "KernelRows<float>"}, {23, "KernelSplit<float>"}})});
   auto r = synthesize(in);
   ASSERT_TRUE(r.tmpl) << r.error->reason;
   std::set<std::string> names;
@@ -296,19 +308,13 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
   EXPECT_FALSE(names.count("DKEY_FLOAT")) << ::testing::PrintToString(names);
   EXPECT_TRUE(names.count("MODE_ROWS") || names.count("MODE_SPLIT")) << ::testing::PrintToString(names);
   EXPECT_TRUE(names.count("UB_ELEMS_B16")) << ::testing::PrintToString(names);
-  std::size_t notes = 0;
-  for (const auto& n : r.tmpl->notes) notes += n.find("a data type's part of the tiling key") != std::string::npos;
-  EXPECT_GE(notes, 1u) << ::testing::PrintToString(r.tmpl->notes);
+  EXPECT_GE(notes_saying(*r.tmpl, "a data type's part of the tiling key"), 1u) << ::testing::PrintToString(r.tmpl->notes);
   expect_round_trip(*r.tmpl);
   // A kernel generic over its input type (DTYPE_X): the type's part is a choice like any other.
-  in.kernel_files[0].content = "extern \"C\" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR tiling) {\n"
-                               "    if (TILING_KEY_IS(12)) { KernelRows<DTYPE_X> op; op.Run(x); }\n"
-                               "    else if (TILING_KEY_IS(22)) { KernelRows<float> op; op.Run(x); }\n}\n";
-  r = synthesize(in);
-  ASSERT_TRUE(r.tmpl) << r.error->reason;
-  names.clear();
-  for (const auto& tu : r.tmpl->tunables) names.insert(tu.name);
-  EXPECT_TRUE(names.count("DKEY_HALF") || names.count("DKEY_FLOAT")) << ::testing::PrintToString(names);
+  in.kernel_files[0].content = kernel_of_keys({{12, "KernelRows<DTYPE_X>"}, {22, "KernelRows<float>"}});
+  const auto generic = synthesize(in);
+  ASSERT_TRUE(generic.tmpl) << generic.error->reason;
+  EXPECT_TRUE(generic.tmpl->find("DKEY_HALF") || generic.tmpl->find("DKEY_FLOAT"));
 }
 
 // A kernel without DTYPE_ macros learns its data type from the tiling key (abs of cann-ops: one
@@ -343,12 +349,9 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
         context->SetTilingKey(7);
     }
 )" + std::string(kKeyTilingEnd);
-  const std::string typed = "extern \"C\" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR tiling) {\n"
-                            "    if (TILING_KEY_IS(1)) { KernelHalf op; op.Run(x); }\n"
-                            "    else if (TILING_KEY_IS(2)) { KernelFloat op; op.Run(x); }\n}\n";
   synthesis_input in;
   in.host_files.push_back({"op_host/k.cpp", host});
-  in.kernel_files.push_back({"op_kernel/k.cpp", typed});
+  in.kernel_files.push_back({"op_kernel/k.cpp", kernel_of_keys({{1, "KernelHalf"}, {2, "KernelFloat"}})});
   auto r = synthesize(in);
   ASSERT_TRUE(r.tmpl) << r.error->reason;
   std::vector<std::string> keys;
@@ -358,14 +361,11 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
   }
   ASSERT_EQ(keys.size(), 1u) << ::testing::PrintToString(keys);
   EXPECT_NE(keys[0].find("SetTilingKey(7)"), std::string::npos) << keys[0] << ": chosen by the shape, not the type";
-  std::size_t notes = 0;
-  for (const auto& n : r.tmpl->notes) notes += n.find("chosen by the data type") != std::string::npos;
-  EXPECT_EQ(notes, 4u) << ::testing::PrintToString(r.tmpl->notes);  // the default type's too (`key = 1`)
+  // The default type's note too (`key = 1`).
+  EXPECT_EQ(notes_saying(*r.tmpl, "chosen by the data type"), 4u) << ::testing::PrintToString(r.tmpl->notes);
   expect_round_trip(*r.tmpl);
   // The same host with a kernel generic over its input type: every key site is a choice again.
-  in.kernel_files[0].content = "extern \"C\" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR tiling) {\n"
-                               "    if (TILING_KEY_IS(1)) { Kernel<DTYPE_X, DTYPE_X> op; op.Run(x); }\n"
-                               "    else if (TILING_KEY_IS(2)) { Kernel<DTYPE_X, float> op; op.Run(x); }\n}\n";
+  in.kernel_files[0].content = kernel_of_keys({{1, "Kernel<DTYPE_X, DTYPE_X>"}, {2, "Kernel<DTYPE_X, float>"}});
   r = synthesize(in);
   ASSERT_TRUE(r.tmpl) << r.error->reason;
   keys.clear();
