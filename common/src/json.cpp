@@ -1,9 +1,8 @@
 #include "aopt/common/json.h"
 
+#include <cctype>
 #include <cmath>
 #include <limits>
-
-#include <cctype>
 
 #include "aopt/common/error.h"
 #include "aopt/common/fs.h"

@@ -195,8 +195,9 @@ void note_rejected_pch(build_result& br, const compile_outcome& out) {
   if (out.reused || !br.kernel_pch_rejected.empty()) return;
   const auto at = out.log.find("[-Winvalid-pch]");
   if (at == std::string::npos) return;
-  const auto begin = out.log.rfind('\n', at);
-  br.kernel_pch_rejected = out.log.substr(begin == std::string::npos ? 0 : begin + 1, at - (begin == std::string::npos ? 0 : begin + 1));
+  const auto newline = out.log.rfind('\n', at);
+  const std::size_t line = newline == std::string::npos ? 0 : newline + 1;
+  br.kernel_pch_rejected = out.log.substr(line, at - line);
   static std::once_flag warned;
   std::call_once(warned, [&] {
     common::logger()->warn("the kernel PCH was not used, so every kernel compiles from scratch: {}", br.kernel_pch_rejected);
